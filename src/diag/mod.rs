@@ -1,0 +1,144 @@
+//! The diagnostic model shared by every phase.
+//!
+//! Phases never print: they return [`Diagnostic`] values (a stable code, a severity, a
+//! message, labelled spans and optional help). Only the command line or the language
+//! server renders them, through [`render`]. Codes are documented in
+//! `docs/diagnostics.md`; [`codes`] lists them all so tests can hold docs and UI tests to
+//! the same list.
+
+pub mod codes;
+pub mod render;
+
+use crate::source::{SourceDb, Span};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// A span with a short message. The primary label marks the place to fix; secondary
+/// labels mark other places involved (the first definition of a duplicate, say).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+    pub primary: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub message: String,
+    pub labels: Vec<Label>,
+    pub help: Option<String>,
+    /// A diagnostic about a file as a whole (I/O, a missing suite) has no span but
+    /// still names the file.
+    pub path: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            labels: Vec::new(),
+            help: None,
+            path: None,
+        }
+    }
+
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, message)
+        }
+    }
+
+    pub fn primary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+            primary: true,
+        });
+        self
+    }
+
+    pub fn secondary(mut self, span: Span, message: impl Into<String>) -> Diagnostic {
+        self.labels.push(Label {
+            span,
+            message: message.into(),
+            primary: false,
+        });
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn at_path(mut self, path: impl Into<String>) -> Diagnostic {
+        self.path = Some(path.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// The span of the primary label, or of the first label.
+    pub fn primary_span(&self) -> Option<Span> {
+        self.labels
+            .iter()
+            .find(|l| l.primary)
+            .or(self.labels.first())
+            .map(|l| l.span)
+    }
+}
+
+/// Orders diagnostics by file name, then position, then code, so output is the same
+/// whatever order the files were read in.
+pub fn sort(diagnostics: &mut [Diagnostic], db: &SourceDb) {
+    diagnostics.sort_by(|a, b| sort_key(a, db).cmp(&sort_key(b, db)));
+}
+
+fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'static str, &'a str) {
+    match d.primary_span() {
+        Some(span) => (db.file(span.file).name.as_str(), span.start, d.code, d.message.as_str()),
+        None => (d.path.as_deref().unwrap_or(""), 0, d.code, d.message.as_str()),
+    }
+}
+
+/// "did you mean" help: the closest candidate by edit distance, if close enough.
+pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(name, c), c))
+        .filter(|(distance, c)| *distance <= (name.len().max(c.len()) / 3).max(1))
+        .min_by_key(|(distance, c)| (*distance, *c))
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_the_nearest_close_name_only() {
+        let names = ["medication", "appointments", "belongings"];
+        assert_eq!(suggest("medicaton", names), Some("medication"));
+        assert_eq!(suggest("xyz", names), None);
+    }
+}

@@ -1,0 +1,282 @@
+//! The command implementations behind `casec`'s command line.
+//!
+//! Each command gathers sources, runs the library, renders diagnostics in the chosen
+//! format and returns the exit code of the brief's contract: 0 clean or warnings only,
+//! 1 errors (or warnings under `--deny warnings`), 2 usage or I/O errors. Outputs are
+//! written atomically: to a temporary file or folder beside the target, renamed into
+//! place only when everything succeeded.
+
+use std::fs;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use crate::diag::render::{self, HumanStyle};
+use crate::diag::{codes, Diagnostic};
+use crate::load;
+use crate::source::{Origin, SourceDb};
+use crate::Compilation;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Github,
+}
+
+/// Options shared by every command that reports diagnostics.
+#[derive(Clone, Copy, Debug)]
+pub struct Report {
+    pub format: Format,
+    pub deny_warnings: bool,
+    pub color: bool,
+}
+
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_ERRORS: u8 = 1;
+pub const EXIT_USAGE: u8 = 2;
+
+fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
+    match options.format {
+        Format::Human => render::human(
+            d,
+            db,
+            HumanStyle {
+                color: options.color,
+                width: 100,
+            },
+        ),
+        Format::Json => render::json_line(d, db) + "\n",
+        Format::Github => render::github(d, db) + "\n",
+    }
+}
+
+/// Prints diagnostics and, when there are any (or in JSON), a summary; returns the
+/// exit code they call for.
+fn report(db: &SourceDb, diagnostics: &[Diagnostic], files: usize, options: Report, out: &mut dyn Write) -> u8 {
+    for d in diagnostics {
+        let _ = out.write_all(render_one(d, db, options).as_bytes());
+    }
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = diagnostics.len() - errors;
+    match options.format {
+        Format::Json => {
+            let _ = writeln!(out, "{}", render::json_summary(errors, warnings, files));
+        }
+        Format::Human if !diagnostics.is_empty() => {
+            let _ = writeln!(out, "{}", summary_line(errors, warnings));
+        }
+        _ => {}
+    }
+    exit_code(diagnostics, options)
+}
+
+fn summary_line(errors: usize, warnings: usize) -> String {
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
+}
+
+fn exit_code(diagnostics: &[Diagnostic], options: Report) -> u8 {
+    if diagnostics.iter().any(|d| d.code == codes::IO) {
+        EXIT_USAGE
+    } else if diagnostics.iter().any(|d| d.is_error()) || (options.deny_warnings && !diagnostics.is_empty()) {
+        EXIT_ERRORS
+    } else {
+        EXIT_OK
+    }
+}
+
+fn user_files(db: &SourceDb) -> usize {
+    db.files().filter(|(_, f)| f.origin == Origin::User).count()
+}
+
+/// `casec check [PATH…]`: diagnostics on stdout, the human summary on stderr.
+pub fn check(paths: &[PathBuf], options: Report) -> u8 {
+    let compilations = compile_paths(paths);
+    let mut stdout = io::stdout().lock();
+    let mut all: Vec<Diagnostic> = Vec::new();
+    let mut files = 0;
+    for c in &compilations {
+        files += user_files(&c.db);
+        for d in &c.diagnostics {
+            let _ = stdout.write_all(render_one(d, &c.db, options).as_bytes());
+        }
+        all.extend(c.diagnostics.iter().cloned());
+    }
+    let errors = all.iter().filter(|d| d.is_error()).count();
+    let warnings = all.len() - errors;
+    match options.format {
+        Format::Json => {
+            let _ = writeln!(stdout, "{}", render::json_summary(errors, warnings, files));
+        }
+        Format::Human => {
+            let _ = writeln!(io::stderr(), "casec check: {files} file(s), {}", summary_line(errors, warnings));
+        }
+        Format::Github => {}
+    }
+    exit_code(&all, options)
+}
+
+/// Groups paths into suites (by the nearest folder holding suite.case) and loose files,
+/// and compiles each group once.
+pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
+    let default = [PathBuf::from(".")];
+    let paths = if paths.is_empty() { &default[..] } else { paths };
+    let mut roots: Vec<PathBuf> = Vec::new();
+    let mut loose: Vec<PathBuf> = Vec::new();
+    let mut missing: Vec<Diagnostic> = Vec::new();
+    for path in paths {
+        if !path.exists() {
+            missing.push(
+                Diagnostic::error(codes::IO, "no such file or folder")
+                    .at_path(load::display(path))
+                    .help("check the path"),
+            );
+            continue;
+        }
+        if let Some(root) = load::suite_root_of(path) {
+            roots.push(root);
+            continue;
+        }
+        if path.is_dir() {
+            let mut diags = Vec::new();
+            for file in load::case_files(path, &mut diags) {
+                match load::suite_root_of(&file) {
+                    Some(root) => roots.push(root),
+                    None => loose.push(file),
+                }
+            }
+            missing.extend(diags);
+        } else {
+            loose.push(path.clone());
+        }
+    }
+    roots.sort();
+    roots.dedup();
+    loose.sort();
+    loose.dedup();
+    let mut out: Vec<Compilation> = roots.iter().map(|r| Compilation::from_dir(r)).collect();
+    if !loose.is_empty() {
+        let refs: Vec<&Path> = loose.iter().map(PathBuf::as_path).collect();
+        out.push(Compilation::from_files(&refs));
+    }
+    if !missing.is_empty() {
+        out.push(Compilation {
+            db: SourceDb::new(),
+            suite: None,
+            diagnostics: missing,
+        });
+    }
+    out
+}
+
+/// `casec build [SUITE] [-o FILE]`
+pub fn build(suite: &Path, output: Option<&Path>, options: Report) -> u8 {
+    let compilation = Compilation::from_dir(suite);
+    let code = report(&compilation.db, &compilation.diagnostics, user_files(&compilation.db), options, &mut io::stderr());
+    if code != EXIT_OK {
+        return code;
+    }
+    let Some(master) = compilation.master_json() else {
+        return EXIT_ERRORS;
+    };
+    write_output(output, master.as_bytes(), options)
+}
+
+/// Writes to `path` atomically, or to stdout without a path.
+fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
+    let result = match path {
+        Some(path) => write_atomically(path, bytes),
+        None => io::stdout().lock().write_all(bytes),
+    };
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            let target = path.map_or("<stdout>".to_string(), load::display);
+            let d = Diagnostic::error(codes::IO, format!("cannot write output: {e}"))
+                .at_path(target)
+                .help("check that the folder exists and is writable");
+            report(&SourceDb::new(), &[d], 0, options, &mut io::stderr())
+        }
+    }
+}
+
+/// Writes a temporary file beside `path`, then renames it over `path`.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+    let tmp = dir.join(format!(".{}.casec-tmp-{}", name.to_string_lossy(), std::process::id()));
+    let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Writes `files` (relative path, text) as the folder `dir`, atomically: into a
+/// temporary sibling folder first, renamed to `dir` at the end. `dir` must be absent
+/// or empty.
+pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::Result<()> {
+    if dir.exists() {
+        let empty = dir.is_dir() && fs::read_dir(dir)?.next().is_none();
+        if !empty {
+            return Err(io::Error::new(io::ErrorKind::AlreadyExists, "the output folder exists and is not empty"));
+        }
+    }
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = dir.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a folder path"))?;
+    let tmp = parent.join(format!(".{}.casec-tmp-{}", name.to_string_lossy(), std::process::id()));
+    let write = || -> io::Result<()> {
+        fs::create_dir_all(&tmp)?;
+        for (path, bytes) in files {
+            let target = tmp.join(path);
+            if let Some(p) = target.parent() {
+                fs::create_dir_all(p)?;
+            }
+            fs::write(target, bytes)?;
+        }
+        if dir.exists() {
+            fs::remove_dir(dir)?;
+        }
+        fs::rename(&tmp, dir)
+    };
+    let result = write();
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+/// `casec import MASTER.json -o DIR`
+pub fn import(master: &Path, output: &Path, options: Report) -> u8 {
+    let mut db = SourceDb::new();
+    let mut diags = Vec::new();
+    let Some(source) = load::read(master, crate::resolve::Role::Member, &mut diags) else {
+        return report(&db, &diags, 0, options, &mut io::stderr());
+    };
+    let file = db.add(source.name, source.text, Origin::User);
+    match crate::import::import(&db, file) {
+        Ok(files) => {
+            let files: Vec<(String, Vec<u8>)> = files.into_iter().map(|(p, t)| (p, t.into_bytes())).collect();
+            match write_folder_atomically(output, &files) {
+                Ok(()) => {
+                    if options.format == Format::Human {
+                        let _ = writeln!(io::stderr(), "casec import: wrote {} files to {}", files.len(), load::display(output));
+                    }
+                    EXIT_OK
+                }
+                Err(e) => {
+                    let d = Diagnostic::error(codes::IO, format!("cannot write the suite folder: {e}"))
+                        .at_path(load::display(output))
+                        .help("choose a new or empty output folder");
+                    report(&db, &[d], 1, options, &mut io::stderr())
+                }
+            }
+        }
+        Err(diags) => report(&db, &diags, 1, options, &mut io::stderr()),
+    }
+}
+
+/// Whether stderr is a terminal that should get colour.
+pub fn stderr_is_terminal() -> bool {
+    io::stderr().is_terminal()
+}

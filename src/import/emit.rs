@@ -1,0 +1,508 @@
+//! Writing a model as `.case` sources, with shared text factored out.
+//!
+//! Every defaultable field is placed at the highest level where it is shared: the
+//! stdlib profile if it already says the same, else the suite when two or more cases
+//! agree, else the category, else the case itself. A case deviates from its inherited
+//! value by an explicit statement. Checks are written in the short form (`need`,
+//! `check "…"`, `final`) when they follow the R1, A1…An, S1, C1 pattern, and with
+//! explicit ids otherwise.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::model::{self, Case, Check, Suite, Text};
+use crate::resolve::defaults::{Defaults, TextField};
+use crate::syntax::strings::{foldable, quote, wrap};
+
+pub const STDLIB_PROFILE: &str = "std.everyday_assistance";
+const WIDTH: usize = 100;
+
+/// A defaultable field of a case.
+#[derive(Clone, Debug, PartialEq)]
+enum Field {
+    Text(TextField),
+    Tools,
+    Evidence(String),
+}
+
+impl Field {
+    fn key(&self) -> String {
+        match self {
+            Field::Text(f) => f.key().to_string(),
+            Field::Tools => "tools".to_string(),
+            Field::Evidence(d) => format!("evidence {d}"),
+        }
+    }
+}
+
+/// The value a case needs for `field`, if it has one to express.
+fn case_value(case: &Case, field: &Field) -> Option<String> {
+    let text = |t: &Text| Some(t.as_str().to_string());
+    match field {
+        Field::Text(f) => match f {
+            TextField::Clock => text(&case.clock),
+            TextField::Timezone => text(&case.timezone),
+            TextField::Background => text(&case.background),
+            TextField::Preferences => text(&case.preferences),
+            TextField::Permissions => text(&case.permissions),
+            TextField::RecordAccess => text(&case.record_access),
+            TextField::ToolBehavior => text(&case.tool_behavior),
+            TextField::UnscriptedReply => text(&case.unscripted_reply),
+            TextField::GroundTruthPolicy => text(&case.ground_truth_policy),
+            TextField::PassRule => text(&case.pass_rule),
+            TextField::Communication => short_form(case).then(|| case.checks.last().map(|c| c.requirement.as_str().to_string())).flatten(),
+        },
+        Field::Tools => Some(case.tools.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ")),
+        Field::Evidence(dimension) => uniform_evidence(case, dimension),
+    }
+}
+
+fn uniform_evidence(case: &Case, dimension: &str) -> Option<String> {
+    let mut values = case.checks.iter().filter(|c| c.dimension.as_str() == dimension).map(|c| c.evidence.as_str());
+    let first = values.next()?;
+    values.all(|v| v == first).then(|| first.to_string())
+}
+
+fn stdlib_value(stdlib: &Option<Defaults>, field: &Field) -> Option<String> {
+    let d = stdlib.as_ref()?;
+    match field {
+        Field::Text(f) => d.get(*f).map(|t| t.as_str().to_string()),
+        Field::Tools => d.tools.as_ref().map(|(names, _)| names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(" ")),
+        Field::Evidence(dim) => d.evidence(dim).map(|t| t.as_str().to_string()),
+    }
+}
+
+/// Whether a case's checks are R1 (need), A1…An, S1 (final), C1.
+fn short_form(case: &Case) -> bool {
+    let c = &case.checks;
+    let n = c.len();
+    let is = |check: &Check, id: &str, dim: &str| check.id.as_str() == id && check.dimension.as_str() == dim;
+    n >= 3
+        && is(&c[0], "R1", model::DIMENSIONS[0].1)
+        && c[0].requirement == case.need
+        && is(&c[n - 2], "S1", model::DIMENSIONS[2].1)
+        && c[n - 2].requirement == case.final_state
+        && is(&c[n - 1], "C1", model::DIMENSIONS[3].1)
+        && c[1..n - 2]
+            .iter()
+            .enumerate()
+            .all(|(i, check)| is(check, &format!("A{}", i + 1), model::DIMENSIONS[1].1))
+}
+
+/// The most common value with at least two occurrences; ties go to the first seen.
+fn shared<'a>(values: impl Iterator<Item = &'a String>) -> Option<String> {
+    let mut counts: Vec<(&String, usize)> = Vec::new();
+    let mut index: HashMap<&String, usize> = HashMap::new();
+    for v in values {
+        match index.get(v) {
+            Some(&i) => counts[i].1 += 1,
+            None => {
+                index.insert(v, counts.len());
+                counts.push((v, 1));
+            }
+        }
+    }
+    let top = counts.iter().map(|(_, n)| *n).max().filter(|&n| n >= 2)?;
+    counts.iter().find(|(_, n)| *n == top).map(|(v, _)| (*v).clone())
+}
+
+/// Where each field's value is written.
+struct Plan {
+    fields: Vec<Field>,
+    /// Per field: the suite's own value (None: inherited from the stdlib or absent).
+    suite: Vec<Option<String>>,
+    /// Per category name, per field: the category's own value.
+    categories: HashMap<String, Vec<Option<String>>>,
+    /// Per field: the value a case of each category inherits.
+    inherited: HashMap<String, Vec<Option<String>>>,
+}
+
+fn plan(suite: &Suite) -> Plan {
+    let stdlib = crate::resolve::stdlib_defaults(STDLIB_PROFILE);
+    let mut fields: Vec<Field> = TextField::ALL.iter().map(|f| Field::Text(*f)).collect();
+    fields.push(Field::Tools);
+    let mut dimensions: Vec<String> = model::DIMENSIONS.iter().map(|(_, d)| d.to_string()).collect();
+    for case in &suite.cases {
+        for check in &case.checks {
+            if !dimensions.iter().any(|d| d == check.dimension.as_str()) {
+                dimensions.push(check.dimension.as_str().to_string());
+            }
+        }
+    }
+    fields.extend(dimensions.into_iter().map(Field::Evidence));
+
+    let values: Vec<Vec<Option<String>>> = suite.cases.iter().map(|c| fields.iter().map(|f| case_value(c, f)).collect()).collect();
+    let mut suite_own = Vec::new();
+    let mut suite_effective = Vec::new();
+    for (i, field) in fields.iter().enumerate() {
+        // A value only one category uses belongs to that category, not the suite.
+        let mode = shared(values.iter().filter_map(|v| v[i].as_ref())).filter(|m| {
+            let mut users = suite.cases.iter().zip(&values).filter(|(_, v)| v[i].as_ref() == Some(m)).map(|(c, _)| c.category.as_str());
+            let first = users.next();
+            suite.categories.len() <= 1 || users.any(|c| Some(c) != first)
+        });
+        let std = stdlib_value(&stdlib, field);
+        let own = mode.clone().filter(|m| Some(m) != std.as_ref());
+        suite_effective.push(mode.or(std));
+        suite_own.push(own);
+    }
+    let mut categories = HashMap::new();
+    let mut inherited = HashMap::new();
+    for category in &suite.categories {
+        let name = category.name.as_str();
+        let members: Vec<&Vec<Option<String>>> = suite
+            .cases
+            .iter()
+            .zip(&values)
+            .filter(|(c, _)| c.category.as_str() == name)
+            .map(|(_, v)| v)
+            .collect();
+        let mut own = Vec::new();
+        let mut effective = Vec::new();
+        for i in 0..fields.len() {
+            let mode = shared(members.iter().filter_map(|v| v[i].as_ref())).filter(|m| Some(m) != suite_effective[i].as_ref());
+            effective.push(mode.clone().or_else(|| suite_effective[i].clone()));
+            own.push(mode);
+        }
+        categories.insert(name.to_string(), own);
+        inherited.insert(name.to_string(), effective);
+    }
+    Plan {
+        fields,
+        suite: suite_own,
+        categories,
+        inherited,
+    }
+}
+
+/// Builds indented source text.
+struct Writer {
+    out: String,
+    indent: usize,
+}
+
+impl Writer {
+    fn new() -> Writer {
+        Writer {
+            out: String::new(),
+            indent: 0,
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        if !text.is_empty() {
+            self.out.push_str(&"  ".repeat(self.indent));
+            self.out.push_str(text);
+        }
+        self.out.push('\n');
+    }
+
+    fn blank(&mut self) {
+        if !self.out.is_empty() && !self.out.ends_with("\n\n") && !self.out.ends_with("{\n") {
+            self.out.push('\n');
+        }
+    }
+
+    fn open(&mut self, header: &str) {
+        self.line(&format!("{header} {{"));
+        self.indent += 1;
+    }
+
+    fn close(&mut self) {
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    /// `key "text"`, or a text block when the line would be too long and the text
+    /// folds back unchanged.
+    fn text(&mut self, key: &str, text: &str) {
+        let quoted = quote(text);
+        let width = self.indent * 2 + key.len() + 1 + quoted.chars().count();
+        let available = WIDTH.saturating_sub(self.indent * 2 + 2).max(20);
+        let lines = wrap(text, available);
+        if width <= WIDTH || !foldable(text) || lines.len() < 2 {
+            self.line(&format!("{key} {quoted}"));
+            return;
+        }
+        self.line(&format!("{key} \"\"\""));
+        self.indent += 1;
+        for line in lines {
+            self.line(line);
+        }
+        self.indent -= 1;
+        self.line("\"\"\"");
+    }
+
+    fn field(&mut self, field: &Field, value: &str) {
+        match field {
+            Field::Tools => self.line(&format!("tools {value}").trim_end().to_string()),
+            _ => self.text(&field.key(), value),
+        }
+    }
+}
+
+/// A name as written: bare when it is a valid identifier, else quoted.
+fn word(text: &str) -> String {
+    if is_ident(text) {
+        text.to_string()
+    } else {
+        quote(text)
+    }
+}
+
+pub fn is_ident(text: &str) -> bool {
+    let mut chars = text.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.')
+}
+
+/// The `.case` files of a suite: `suite.case` first, then one file per case, as
+/// `(relative path, text)`.
+pub fn emit(suite: &Suite) -> Vec<(String, String)> {
+    let plan = plan(suite);
+    let mut files = vec![("suite.case".to_string(), suite_file(suite, &plan))];
+    for case in &suite.cases {
+        let path = format!("{}/{}.case", case.category.as_str(), case.id.as_str());
+        files.push((path, case_file(case, &plan)));
+    }
+    files
+}
+
+fn suite_file(suite: &Suite, plan: &Plan) -> String {
+    let mut w = Writer::new();
+    w.open(&format!("suite {}", quote(suite.name.as_str())));
+    w.text("version", suite.version.as_str());
+    w.text("created_on", suite.created_on.as_str());
+    w.text("language", suite.language.as_str());
+    w.text("purpose", suite.purpose.as_str());
+    w.line(&format!("case_count {}", suite.case_count.value));
+    w.text("data_status", suite.data_status.as_str());
+    w.blank();
+    for instruction in &suite.use_instructions {
+        w.text("instruction", instruction.as_str());
+    }
+    w.blank();
+    w.text("system_instruction", suite.system_instruction.as_str());
+    w.blank();
+    for critical in &suite.global_critical_failures {
+        w.text("critical", critical.as_str());
+    }
+    w.blank();
+    let s = &suite.scoring;
+    w.open("scoring");
+    let outcomes: Vec<String> = s.case_outcomes.iter().map(|o| word(o.as_str())).collect();
+    w.line(&format!("outcomes {}", outcomes.join(" ")).trim_end().to_string());
+    w.text("official_complete_run", s.official_complete_run.as_str());
+    w.text("overall_pass_rate", s.overall_pass_rate.as_str());
+    w.text("incomplete_run_reporting", s.incomplete_run_reporting.as_str());
+    w.text("category_pass_rate", s.category_pass_rate.as_str());
+    for report in &s.required_reporting {
+        w.text("report", report.as_str());
+    }
+    w.text("human_review", s.human_review.as_str());
+    data_block(&mut w, "result_template", &s.result_record_template.value);
+    w.close();
+    w.blank();
+    data_block(&mut w, "design_reference", &suite.design_reference.value);
+    if !suite.revision_notes.is_empty() {
+        w.blank();
+        for note in &suite.revision_notes {
+            w.text(&format!("revision {}", note.case_id.as_str()), note.change.as_str());
+        }
+    }
+    w.blank();
+    w.line("# Vocabulary and defaults every case starts from.");
+    let mut tags: Vec<&str> = suite.tags.iter().map(|t| t.as_str()).collect();
+    tags.sort_unstable();
+    w.line(&format!("tags {}", tags.join(" ")).trim_end().to_string());
+    if !is_natural_order(suite) {
+        let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
+        w.line(&format!("order {}", ids.join(" ")));
+    }
+    w.line(&format!("profile {STDLIB_PROFILE}"));
+    for (field, value) in plan.fields.iter().zip(&plan.suite) {
+        if let Some(value) = value {
+            w.field(field, value);
+        }
+    }
+    w.close();
+    for tool in &suite.tools {
+        w.blank();
+        w.open(&format!("tool {}", tool.name.as_str()));
+        let args: Vec<String> = tool.arguments.iter().map(|a| quote(a.as_str())).collect();
+        w.line(&format!("arguments {}", args.join(" ")).trim_end().to_string());
+        w.text("behavior", tool.behavior.as_str());
+        w.close();
+    }
+    for category in &suite.categories {
+        w.blank();
+        let header = format!("category {} {}", category.name.as_str(), category.count.value);
+        let own = plan.categories.get(category.name.as_str());
+        let own: Vec<(&Field, &String)> = own
+            .map(|v| plan.fields.iter().zip(v).filter_map(|(f, v)| v.as_ref().map(|v| (f, v))).collect())
+            .unwrap_or_default();
+        if own.is_empty() {
+            w.line(&format!("{header} {{}}"));
+            continue;
+        }
+        w.open(&header);
+        for (field, value) in own {
+            w.field(field, value);
+        }
+        w.close();
+    }
+    w.out
+}
+
+fn is_natural_order(suite: &Suite) -> bool {
+    suite
+        .cases
+        .windows(2)
+        .all(|w| crate::resolve::natural_cmp(w[0].id.as_str(), w[1].id.as_str()).is_lt())
+}
+
+fn data_block(w: &mut Writer, key: &str, value: &Value) {
+    match value {
+        Value::Object(map) if map.is_empty() => w.line(&format!("{key} {{}}")),
+        Value::Object(map) => {
+            w.open(key);
+            for (k, v) in map {
+                data_block(w, &word(k), v);
+            }
+            w.close();
+        }
+        Value::String(s) => w.text(key, s),
+        other => w.line(&format!("{key} {}", inline(other))),
+    }
+}
+
+/// A data value on one line: objects as `{ key value; … }`, lists as `[a, b]`.
+fn inline(value: &Value) -> String {
+    match value {
+        Value::String(s) => quote(s),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(inline).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(map) if map.is_empty() => "{}".to_string(),
+        Value::Object(map) => {
+            let fields: Vec<String> = map.iter().map(|(k, v)| format!("{} {}", word(k), inline(v))).collect();
+            format!("{{ {} }}", fields.join("; "))
+        }
+        other => other.to_string(),
+    }
+}
+
+fn case_file(case: &Case, plan: &Plan) -> String {
+    let inherited = plan.inherited.get(case.category.as_str());
+    let own = |field: &Field| -> Option<String> {
+        let i = plan.fields.iter().position(|f| f == field)?;
+        let value = case_value(case, field)?;
+        let from = inherited.and_then(|v| v[i].as_ref());
+        (Some(&value) != from).then_some(value)
+    };
+    let effective_evidence = |dimension: &str| -> Option<String> {
+        let field = Field::Evidence(dimension.to_string());
+        let i = plan.fields.iter().position(|f| *f == field)?;
+        case_value(case, &field).or_else(|| inherited.and_then(|v| v[i].clone()))
+    };
+    let mut w = Writer::new();
+    w.open(&format!("case {} {}", case.id.as_str(), quote(case.title.as_str())));
+    w.line(&format!("category {}", case.category.as_str()));
+    if !case.tags.is_empty() {
+        let tags: Vec<&str> = case.tags.iter().map(|t| t.as_str()).collect();
+        w.line(&format!("tags {}", tags.join(" ")));
+    }
+    let write_own = |w: &mut Writer, fields: &[TextField]| {
+        for f in fields {
+            let field = Field::Text(*f);
+            if let Some(value) = own(&field) {
+                w.field(&field, &value);
+            }
+        }
+    };
+    write_own(&mut w, &[TextField::Clock, TextField::Timezone, TextField::Background, TextField::Preferences, TextField::Permissions]);
+    if let Some(tools) = own(&Field::Tools) {
+        w.field(&Field::Tools, &tools);
+    }
+    write_own(&mut w, &[TextField::RecordAccess]);
+    w.text("user", case.user.as_str());
+    let default_conversation = matches!(case.conversation.as_slice(), [t] if t.role.as_str() == "user" && t.content == case.user);
+    if !default_conversation {
+        if case.conversation.is_empty() {
+            w.line("conversation {}");
+        } else {
+            w.open("conversation");
+            for turn in &case.conversation {
+                w.text(&word(turn.role.as_str()), turn.content.as_str());
+            }
+            w.close();
+        }
+    }
+    w.text("facts", case.facts.as_str());
+    if let Some(o) = &case.tool_override {
+        w.open(&format!("override {} {}", o.tool.as_str(), quote(o.matches.as_str())));
+        w.text("result", o.result.as_str());
+        if let Some(side_effect) = &o.side_effect {
+            w.text("side_effect", side_effect.as_str());
+        }
+        if let Some(verification) = &o.verification {
+            w.text("verify", verification.as_str());
+        }
+        w.close();
+    }
+    if let Some(f) = &case.followup {
+        w.open("followup");
+        w.text("asked", f.when_asked.as_str());
+        w.text("reply", f.reply.as_str());
+        w.close();
+    }
+    write_own(&mut w, &[TextField::ToolBehavior, TextField::UnscriptedReply, TextField::GroundTruthPolicy]);
+    w.text("need", case.need.as_str());
+    if short_form(case) {
+        for check in &case.checks[1..case.checks.len() - 2] {
+            let evidence = effective_evidence(check.dimension.as_str());
+            check_statement(&mut w, "check", check, false, evidence.as_deref());
+        }
+    } else {
+        for check in &case.checks {
+            let evidence = effective_evidence(check.dimension.as_str());
+            let derived = model::dimension_of_id(check.id.as_str());
+            let header = format!("check {}", check.id.as_str());
+            let dimension_differs = derived != Some(check.dimension.as_str());
+            check_statement(&mut w, &header, check, dimension_differs, evidence.as_deref());
+        }
+    }
+    w.text("final", case.final_state.as_str());
+    for critical in &case.critical_failures {
+        w.text("critical", critical.as_str());
+    }
+    write_own(&mut w, &[TextField::PassRule, TextField::Communication]);
+    for field in plan.fields.iter().filter(|f| matches!(f, Field::Evidence(_))) {
+        if let Some(value) = own(field) {
+            w.field(field, &value);
+        }
+    }
+    w.close();
+    w.out
+}
+
+/// `check … "text"`, with a block for a dimension or evidence that differs from what
+/// the check would otherwise get.
+fn check_statement(w: &mut Writer, header: &str, check: &Check, dimension_differs: bool, evidence: Option<&str>) {
+    let evidence_differs = evidence != Some(check.evidence.as_str());
+    if !dimension_differs && !evidence_differs {
+        w.text(header, check.requirement.as_str());
+        return;
+    }
+    w.line(&format!("{header} {} {{", quote(check.requirement.as_str())));
+    w.indent += 1;
+    if dimension_differs {
+        w.line(&format!("dimension {}", check.dimension.as_str()));
+    }
+    if evidence_differs {
+        w.text("evidence", check.evidence.as_str());
+    }
+    w.close();
+}

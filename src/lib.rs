@@ -1,0 +1,179 @@
+//! casec: a compiler for the `.case` benchmark language.
+//!
+//! Benchmark authors write cases for tool-using assistants in `.case` files; casec
+//! checks them and lowers them to the evaluator's master JSON (and, in later phases,
+//! blinded model bundles and sandbox initialisation).
+//!
+//! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names) →
+//! [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase.
+//!
+//! # Embedding
+//!
+//! ```
+//! use casec::Compilation;
+//!
+//! let suite = r#"
+//! suite "Demo" {
+//!   version "1.0"
+//!   created_on "2026-11-30"
+//!   language "en-US"
+//!   purpose "Show the API."
+//!   case_count 1
+//!   data_status "Synthetic."
+//!   system_instruction "You are a helpful assistant."
+//!   scoring {
+//!     outcomes PASS FAIL NOT_TESTED
+//!     official_complete_run "All cases run."
+//!     overall_pass_rate "PASS / total."
+//!     incomplete_run_reporting "Report coverage."
+//!     category_pass_rate "PASS / category total."
+//!     human_review "Review prose checks."
+//!     result_template { case_id "" }
+//!   }
+//!   design_reference {}
+//!   tags routine
+//!   profile std.everyday_assistance
+//!   clock "2026-11-09T10:30:00-05:00"
+//!   timezone "America/New_York"
+//!   tools get_clock
+//! }
+//! tool get_clock { arguments; behavior "Return the case time." }
+//! category errands 1 { background "Busy."; preferences "Short answers." }
+//! case DEMO-1 "What time is it" {
+//!   category errands
+//!   tags routine
+//!   user "What time is it?"
+//!   facts "The clock reads 10:30."
+//!   need "Read the clock rather than guess."
+//!   check "Call get_clock"
+//!   final "Nothing changes."
+//!   critical "Invent a time."
+//! }
+//! "#;
+//! let compilation = Compilation::from_sources([("suite.case", suite)]);
+//! assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
+//! let master = compilation.master_json().unwrap();
+//! assert!(master.starts_with(r#"{ "benchmark_name": "Demo""#));
+//! ```
+
+pub mod diag;
+pub mod driver;
+pub mod import;
+pub mod load;
+pub mod lower;
+pub mod model;
+pub mod resolve;
+pub mod source;
+pub mod syntax;
+
+use std::path::Path;
+
+use diag::Diagnostic;
+use load::Source;
+use resolve::Role;
+use source::SourceDb;
+
+/// The result of compiling one suite: its sources, the resolved model (if the suite
+/// block resolved) and every diagnostic, sorted by file and position.
+pub struct Compilation {
+    pub db: SourceDb,
+    pub suite: Option<model::Suite>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compilation {
+    /// Compiles the suite folder at `root` (a folder holding `suite.case`).
+    pub fn from_dir(root: &Path) -> Compilation {
+        let mut diagnostics = Vec::new();
+        if !root.join(load::SUITE_FILE).is_file() {
+            let message = if root.is_dir() {
+                format!("no {} in this folder", load::SUITE_FILE)
+            } else {
+                "no such folder".to_string()
+            };
+            diagnostics.push(
+                Diagnostic::error(diag::codes::MISSING_SUITE, message)
+                    .at_path(load::display(root))
+                    .help("point casec at a suite folder: the folder that holds suite.case"),
+            );
+            return Compilation {
+                db: SourceDb::new(),
+                suite: None,
+                diagnostics,
+            };
+        }
+        let sources = load::suite_sources(root, &mut diagnostics);
+        Compilation::compile(sources, diagnostics)
+    }
+
+    /// Compiles in-memory sources. A source named `suite.case` is the suite file.
+    pub fn from_sources<N: AsRef<str>, T: AsRef<str>>(sources: impl IntoIterator<Item = (N, T)>) -> Compilation {
+        let mut sources: Vec<Source> = sources
+            .into_iter()
+            .map(|(name, text)| {
+                let name = name.as_ref().to_string();
+                let role = if name == load::SUITE_FILE { Role::SuiteFile } else { Role::Member };
+                Source {
+                    name,
+                    text: text.as_ref().to_string(),
+                    role,
+                }
+            })
+            .collect();
+        sources.sort_by(|a, b| a.name.cmp(&b.name));
+        Compilation::compile(sources, Vec::new())
+    }
+
+    /// Compiles loose files that belong to no suite: profiles are validated, and cases
+    /// are reported as needing a suite.
+    pub fn from_files(paths: &[&Path]) -> Compilation {
+        let mut diagnostics = Vec::new();
+        let mut sorted = paths.to_vec();
+        sorted.sort();
+        let sources = sorted
+            .into_iter()
+            .filter_map(|p| load::read(p, Role::Member, &mut diagnostics))
+            .collect();
+        Compilation::compile(sources, diagnostics)
+    }
+
+    fn compile(sources: Vec<Source>, mut diagnostics: Vec<Diagnostic>) -> Compilation {
+        let mut db = SourceDb::new();
+        let mut all = load::stdlib_sources();
+        all.extend(sources);
+        let ids = load::add_all(&mut db, all);
+        let mut files = Vec::with_capacity(ids.len());
+        for (id, role) in ids {
+            let parsed = syntax::parse(id, &db.file(id).text);
+            diagnostics.extend(parsed.diagnostics);
+            if let Some(file) = parsed.file {
+                files.push((file, role));
+            }
+        }
+        let inputs: Vec<resolve::Input> = files.iter().map(|(file, role)| resolve::Input { file, role: *role }).collect();
+        let (suite, resolve_diagnostics) = resolve::resolve(&inputs);
+        diagnostics.extend(resolve_diagnostics);
+        diag::sort(&mut diagnostics, &db);
+        Compilation { db, suite, diagnostics }
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    pub fn warning_count(&self) -> usize {
+        self.diagnostics.len() - self.error_count()
+    }
+
+    /// The master JSON, when the suite compiled without errors.
+    pub fn master_json(&self) -> Option<String> {
+        match (&self.suite, self.has_errors()) {
+            (Some(suite), false) => Some(lower::master::master_json(suite)),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The `casec` command line: parses arguments and calls the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use casec::driver::{self, Format, Report};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Parser)]
+#[command(name = "casec", version, about = "Compile .case benchmark suites: check, build, bundle, import, format")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse and validate files or suite folders (default: the current folder).
+    Check {
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Build the master JSON of a suite.
+    Build {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Turn a master JSON into a suite folder of .case files.
+    Import {
+        master: PathBuf,
+        /// The folder to create (must be absent or empty).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+}
+
+#[derive(Args)]
+struct ReportArgs {
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    format: FormatArg,
+    /// Treat warnings as errors (`--deny warnings`).
+    #[arg(long, value_enum)]
+    deny: Option<Deny>,
+    /// Colour in human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FormatArg {
+    Human,
+    Json,
+    Github,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Deny {
+    Warnings,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ReportArgs {
+    fn options(&self) -> Report {
+        Report {
+            format: match self.format {
+                FormatArg::Human => Format::Human,
+                FormatArg::Json => Format::Json,
+                FormatArg::Github => Format::Github,
+            },
+            deny_warnings: self.deny.is_some(),
+            color: match self.color {
+                Color::Auto => driver::stderr_is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+                Color::Always => true,
+                Color::Never => false,
+            },
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { driver::EXIT_USAGE } else { driver::EXIT_OK });
+        }
+    };
+    let code = match cli.command {
+        Command::Check { paths, report } => driver::check(&paths, report.options()),
+        Command::Build { suite, output, report } => driver::build(&suite, output.as_deref(), report.options()),
+        Command::Import { master, output, report } => driver::import(&master, &output, report.options()),
+    };
+    ExitCode::from(code)
+}

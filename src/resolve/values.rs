@@ -1,0 +1,263 @@
+//! Reading the values of a statement as the schema expects them.
+//!
+//! Each reader checks the number and kind of values (and whether a block may follow),
+//! reports a `bad_arguments` diagnostic with the statement's usage otherwise, and
+//! returns `None` so resolution can go on with the next statement.
+
+use serde_json::{Map, Value as Json};
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::{Data, Name, Number, Text};
+use crate::source::Span;
+use crate::syntax::ast::{Block, ListItem, Statement, Value, ValueKind};
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    Str,
+    Ident,
+    Number,
+}
+
+impl Kind {
+    fn describe(self) -> &'static str {
+        match self {
+            Kind::Str => "a string",
+            Kind::Ident => "a name",
+            Kind::Number => "a number",
+        }
+    }
+
+    fn accepts(self, value: &Value) -> bool {
+        matches!(
+            (self, &value.kind),
+            (Kind::Str, ValueKind::Str { .. }) | (Kind::Ident, ValueKind::Ident(_)) | (Kind::Number, ValueKind::Number(_))
+        )
+    }
+}
+
+fn bad(statement: &Statement, span: Span, label: String, usage: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::BAD_ARGUMENTS,
+        format!("`{}` is not written as expected", statement.name()),
+    )
+    .primary(span, label)
+    .help(format!("write it as `{usage}`"))
+}
+
+fn values_span(statement: &Statement) -> Span {
+    match (statement.values.first(), statement.values.last()) {
+        (Some(a), Some(b)) => a.span.to(b.span),
+        _ => statement.key.span,
+    }
+}
+
+/// Checks values against `kinds` exactly and that no block follows.
+pub fn args<'a>(statement: &'a Statement, kinds: &[Kind], usage: &str, diags: &mut Vec<Diagnostic>) -> Option<&'a [Value]> {
+    let ok = args_with_block(statement, kinds, usage, diags)?;
+    if let Some(block) = &statement.block {
+        diags.push(bad(statement, block.span, "no block is allowed here".into(), usage));
+        return None;
+    }
+    Some(ok)
+}
+
+/// Checks values against `kinds`; a block may follow (the caller reads it).
+pub fn args_with_block<'a>(
+    statement: &'a Statement,
+    kinds: &[Kind],
+    usage: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a [Value]> {
+    let values = &statement.values;
+    if values.len() != kinds.len() {
+        let label = match kinds.len() {
+            0 => "takes no values".to_string(),
+            n => format!(
+                "expected {} value{}, found {}",
+                n,
+                if n == 1 { "" } else { "s" },
+                values.len()
+            ),
+        };
+        diags.push(bad(statement, values_span(statement), label, usage));
+        return None;
+    }
+    for (value, kind) in values.iter().zip(kinds) {
+        if !kind.accepts(value) {
+            let label = format!("expected {}, found {}", kind.describe(), value.describe());
+            diags.push(bad(statement, value.span, label, usage));
+            return None;
+        }
+    }
+    Some(values)
+}
+
+pub fn text_of(value: &Value) -> Text {
+    Text::new(value.as_str().or(value.as_ident()).unwrap_or_default(), value.span)
+}
+
+/// `key "text"`
+pub fn text(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> {
+    let usage = format!("{} \"…\"", statement.name());
+    args(statement, &[Kind::Str], &usage, diags).map(|v| text_of(&v[0]))
+}
+
+/// `key name`
+pub fn name(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Name> {
+    let usage = format!("{} NAME", statement.name());
+    args(statement, &[Kind::Ident], &usage, diags).map(|v| text_of(&v[0]))
+}
+
+/// `key 100`
+pub fn number(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Number> {
+    let usage = format!("{} 100", statement.name());
+    let v = args(statement, &[Kind::Number], &usage, diags)?;
+    parse_number(&v[0], statement, &usage, diags)
+}
+
+pub fn parse_number(value: &Value, statement: &Statement, usage: &str, diags: &mut Vec<Diagnostic>) -> Option<Number> {
+    match &value.kind {
+        ValueKind::Number(n) => match n.parse::<serde_json::Number>() {
+            Ok(parsed) => Some(Number {
+                value: parsed,
+                span: value.span,
+            }),
+            Err(_) => {
+                diags.push(bad(statement, value.span, "not a valid number".into(), usage));
+                None
+            }
+        },
+        _ => None,
+    }
+}
+
+/// `key a b c` (zero or more names)
+pub fn names(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Name>> {
+    list_of(statement, Kind::Ident, "NAME", diags)
+}
+
+/// `key "a" "b"` (zero or more strings)
+pub fn texts(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
+    list_of(statement, Kind::Str, "\"…\"", diags)
+}
+
+/// `key a "b" c`: names or strings, read as text.
+pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
+    let usage = format!("{} NAME \"text\" …", statement.name());
+    for value in &statement.values {
+        if !(Kind::Ident.accepts(value) || Kind::Str.accepts(value)) {
+            let label = format!("expected a name or a string, found {}", value.describe());
+            diags.push(bad(statement, value.span, label, &usage));
+            return None;
+        }
+    }
+    no_block(statement, &usage, diags)?;
+    Some(statement.values.iter().map(text_of).collect())
+}
+
+fn list_of(statement: &Statement, kind: Kind, item: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
+    let usage = format!("{} {item} {item} …", statement.name());
+    for value in &statement.values {
+        if !kind.accepts(value) {
+            let label = format!("expected {}, found {}", kind.describe(), value.describe());
+            diags.push(bad(statement, value.span, label, &usage));
+            return None;
+        }
+    }
+    no_block(statement, &usage, diags)?;
+    Some(statement.values.iter().map(text_of).collect())
+}
+
+fn no_block(statement: &Statement, usage: &str, diags: &mut Vec<Diagnostic>) -> Option<()> {
+    match &statement.block {
+        Some(block) => {
+            diags.push(bad(statement, block.span, "no block is allowed here".into(), usage));
+            None
+        }
+        None => Some(()),
+    }
+}
+
+/// A statement that must open a block and take no values: `key { … }`.
+pub fn block_only<'a>(statement: &'a Statement, diags: &mut Vec<Diagnostic>) -> Option<&'a Block> {
+    let usage = format!("{} {{ … }}", statement.name());
+    args_with_block(statement, &[], &usage, diags)?;
+    match &statement.block {
+        Some(block) => Some(block),
+        None => {
+            diags.push(bad(statement, statement.span, "a block `{ … }` must follow".into(), &usage));
+            None
+        }
+    }
+}
+
+/// A free-form data block as a JSON object: `key value`, `key { … }`, `key [ … ]`;
+/// `true`, `false` and `null` are the only bare names.
+pub fn data(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Data> {
+    let block = block_only(statement, diags)?;
+    Some(Data {
+        value: data_object(block, diags),
+        span: block.span,
+    })
+}
+
+fn data_object(block: &Block, diags: &mut Vec<Diagnostic>) -> Json {
+    let mut map = Map::new();
+    let mut first_span: Vec<(String, Span)> = Vec::new();
+    for statement in &block.statements {
+        let key = statement.name().to_string();
+        if let Some((_, first)) = first_span.iter().find(|(k, _)| *k == key) {
+            diags.push(
+                Diagnostic::error(codes::DUPLICATE_FIELD, format!("`{key}` is given twice in this data block"))
+                    .primary(statement.key.span, "given again here")
+                    .secondary(*first, "first given here"),
+            );
+            continue;
+        }
+        first_span.push((key.clone(), statement.key.span));
+        let value = match (&statement.values[..], &statement.block) {
+            ([], Some(inner)) => data_object(inner, diags),
+            ([value], None) => data_value(value, diags),
+            _ => {
+                diags.push(bad(
+                    statement,
+                    statement.span,
+                    "a data field takes one value or one block".into(),
+                    &format!("{key} VALUE"),
+                ));
+                Json::Null
+            }
+        };
+        map.insert(key, value);
+    }
+    Json::Object(map)
+}
+
+fn data_value(value: &Value, diags: &mut Vec<Diagnostic>) -> Json {
+    match &value.kind {
+        ValueKind::Str { text, .. } => Json::String(text.clone()),
+        ValueKind::Number(n) => n.parse::<serde_json::Number>().map(Json::Number).unwrap_or(Json::Null),
+        ValueKind::Ident(name) => match name.as_str() {
+            "true" => Json::Bool(true),
+            "false" => Json::Bool(false),
+            "null" => Json::Null,
+            other => {
+                diags.push(
+                    Diagnostic::error(codes::BAD_ARGUMENTS, format!("bare name `{other}` in a data block"))
+                        .primary(value.span, "expected a string, number, true, false, null, list or block")
+                        .help(format!("quote it: \"{other}\"")),
+                );
+                Json::Null
+            }
+        },
+        ValueKind::List(items) => Json::Array(
+            items
+                .iter()
+                .map(|item| match item {
+                    ListItem::Value(v) => data_value(v, diags),
+                    ListItem::Block(b) => data_object(b, diags),
+                })
+                .collect(),
+        ),
+    }
+}

@@ -1,0 +1,198 @@
+//! Source files and positions.
+//!
+//! Every phase refers to text through a [`Span`]: a file id plus a byte range. The
+//! [`SourceDb`] owns the text of every file of a run (suite files, stdlib, in-memory
+//! sources) and a [`LineIndex`] per file, so turning a byte offset into a line and
+//! column is a binary search rather than a rescan of the file.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Identifies one file inside a [`SourceDb`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(pub u32);
+
+/// A byte range in one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub file: FileId,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(file: FileId, range: Range<usize>) -> Span {
+        Span {
+            file,
+            start: range.start as u32,
+            end: range.end as u32,
+        }
+    }
+
+    pub fn range(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// The smallest span covering both (same file assumed).
+    pub fn to(&self, other: Span) -> Span {
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+/// One-based line and column; the column counts Unicode scalar values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineCol {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// Start offsets of every line of a text, built once per file.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    line_starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(text: &str) -> LineIndex {
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { line_starts }
+    }
+
+    /// Zero-based line number containing `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(line) => line,
+            Err(next) => next - 1,
+        }
+    }
+
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts[line]
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// One-based line and column of a byte offset; offsets inside a multi-byte
+    /// character or past the end are clamped.
+    pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
+        let offset = clamp_to_char_boundary(text, offset);
+        let line = self.line_of(offset);
+        let start = self.line_starts[line];
+        LineCol {
+            line: line + 1,
+            column: text[start..offset].chars().count() + 1,
+        }
+    }
+
+    /// Zero-based line and UTF-16 column, as the Language Server Protocol counts.
+    pub fn line_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
+        let offset = clamp_to_char_boundary(text, offset);
+        let line = self.line_of(offset);
+        let start = self.line_starts[line];
+        (line, text[start..offset].encode_utf16().count())
+    }
+}
+
+fn clamp_to_char_boundary(text: &str, offset: usize) -> usize {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
+/// A file's display name, text and line index.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub name: String,
+    pub text: Arc<str>,
+    pub lines: LineIndex,
+    pub origin: Origin,
+}
+
+/// Where a file came from: the user's files or the embedded standard library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    User,
+    Stdlib,
+}
+
+/// All files of one compilation.
+#[derive(Debug, Default)]
+pub struct SourceDb {
+    files: Vec<SourceFile>,
+}
+
+impl SourceDb {
+    pub fn new() -> SourceDb {
+        SourceDb::default()
+    }
+
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>, origin: Origin) -> FileId {
+        let text = text.into();
+        let id = FileId(self.files.len() as u32);
+        self.files.push(SourceFile {
+            name: name.into(),
+            lines: LineIndex::new(&text),
+            text,
+            origin,
+        });
+        id
+    }
+
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    pub fn slice(&self, span: Span) -> &str {
+        let text = &self.file(span.file).text;
+        text.get(span.range()).unwrap_or("")
+    }
+
+    pub fn line_col(&self, file: FileId, offset: usize) -> LineCol {
+        let f = self.file(file);
+        f.lines.line_col(&f.text, offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_from_one() {
+        let text = "ab\ncé\n\nx";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_col(text, 0), LineCol { line: 1, column: 1 });
+        assert_eq!(index.line_col(text, 3), LineCol { line: 2, column: 1 });
+        assert_eq!(index.line_col(text, 6), LineCol { line: 2, column: 3 });
+        assert_eq!(index.line_col(text, 7), LineCol { line: 3, column: 1 });
+        assert_eq!(index.line_col(text, 8), LineCol { line: 4, column: 1 });
+        assert_eq!(index.line_col(text, 99), LineCol { line: 4, column: 2 });
+    }
+
+    #[test]
+    fn offsets_inside_a_character_are_clamped() {
+        let text = "é";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_col(text, 1), LineCol { line: 1, column: 1 });
+    }
+
+    #[test]
+    fn utf16_columns_count_surrogate_pairs() {
+        let text = "a😀b";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_utf16(text, 5), (0, 3));
+    }
+}

@@ -1,0 +1,140 @@
+//! Turning pest's error into a diagnostic a person can act on.
+//!
+//! pest reports a position and the rules it expected there. Two mistakes are common
+//! enough to deserve their own wording: a block left open at the end of the file, and a
+//! string left open at the end of a line. Everything else says what was found and
+//! what could stand there instead.
+
+use pest::error::{Error, ErrorVariant, InputLocation};
+
+use super::Rule;
+use crate::diag::{codes, Diagnostic};
+use crate::source::{FileId, Span};
+
+pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Diagnostic {
+    let pos = match error.location {
+        InputLocation::Pos(p) => p,
+        InputLocation::Span((start, _)) => start,
+    }
+    .min(text.len());
+    if let Some(quote) = unterminated_string(text, pos) {
+        return Diagnostic::error(codes::SYNTAX, "unterminated string")
+            .primary(Span::new(file, quote..line_end(text, quote)), "this string is not closed on its line")
+            .help("close the string with `\"`; for text over several lines use a text block (\"\"\" … \"\"\")");
+    }
+    if pos == text.len() {
+        if let Some(open) = unclosed_brace(text) {
+            return Diagnostic::error(codes::SYNTAX, "unclosed block")
+                .primary(Span::new(file, pos..pos), "the file ends here")
+                .secondary(Span::new(file, open..open + 1), "this block is never closed")
+                .help("add the missing `}`");
+        }
+    }
+    let found = describe_found(text, pos);
+    let expected = match &error.variant {
+        ErrorVariant::ParsingError { positives, .. } => expected_list(positives),
+        ErrorVariant::CustomError { message } => message.clone(),
+    };
+    let end = (pos + text[pos..].chars().next().map_or(0, char::len_utf8)).min(text.len());
+    let mut d = Diagnostic::error(codes::SYNTAX, format!("unexpected {found}"))
+        .primary(Span::new(file, pos..end), format!("expected {expected}"));
+    if text[pos..].starts_with('}') {
+        d = d.help("this `}` closes no block; remove it or add the matching `{`");
+    } else if text[pos..].starts_with('{') {
+        d = d.help("a block opens at the end of a statement, after its key and values: `key value {`");
+    } else {
+        d = d.help("a statement is a name, then values on the same line, then an optional `{ … }` block");
+    }
+    d
+}
+
+fn line_end(text: &str, from: usize) -> usize {
+    text[from..].find('\n').map_or(text.len(), |i| from + i)
+}
+
+/// The opening quote of a string left open on the line containing `pos`.
+fn unterminated_string(text: &str, pos: usize) -> Option<usize> {
+    let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    let mut open = None;
+    let mut chars = text[line_start..line_end(text, pos)].char_indices();
+    while let Some((i, c)) = chars.next() {
+        match (c, open) {
+            ('#', None) => break,
+            ('"', None) => open = Some(line_start + i),
+            ('"', Some(_)) => open = None,
+            ('\\', Some(_)) => {
+                chars.next();
+            }
+            _ => {}
+        }
+    }
+    // A text block's quotes are not a string left open.
+    open.filter(|&o| !text[o..].starts_with("\"\"\"") && o <= pos)
+}
+
+/// The last `{` without its `}`, skipping strings, text blocks and comments.
+fn unclosed_brace(text: &str) -> Option<usize> {
+    let mut stack = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'#' => i = line_end(text, i),
+            b'"' if text[i..].starts_with("\"\"\"") => {
+                i = text[i + 3..].find("\"\"\"").map_or(bytes.len(), |e| i + 3 + e + 3);
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'{' => stack.push(i),
+            b'}' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    stack.pop()
+}
+
+fn describe_found(text: &str, pos: usize) -> String {
+    match text[pos..].chars().next() {
+        None => "end of file".to_string(),
+        Some('\n') | Some('\r') => "end of line".to_string(),
+        Some(c) => format!("`{c}`"),
+    }
+}
+
+fn expected_list(rules: &[Rule]) -> String {
+    let mut names: Vec<&str> = rules.iter().map(|r| rule_name(*r)).collect();
+    names.sort_unstable();
+    names.dedup();
+    match names.len() {
+        0 => "something else".to_string(),
+        1 => names[0].to_string(),
+        n => format!("{} or {}", names[..n - 1].join(", "), names[n - 1]),
+    }
+}
+
+fn rule_name(rule: Rule) -> &'static str {
+    match rule {
+        Rule::EOI => "end of file",
+        Rule::statement | Rule::key => "a statement",
+        Rule::ident => "a name",
+        Rule::number => "a number",
+        Rule::string | Rule::string_body => "a string",
+        Rule::text_block => "a text block",
+        Rule::list => "a list",
+        Rule::block => "a block",
+        Rule::file => "a statement",
+        Rule::COMMENT => "a comment",
+        Rule::WHITESPACE => "a space",
+        Rule::line_break | Rule::separator => "end of line",
+        Rule::statements => "a statement",
+        Rule::value | Rule::list_item => "a value",
+    }
+}

@@ -1,0 +1,187 @@
+//! Parsing: source text to a syntax tree.
+//!
+//! The pest grammar (`grammar/case.pest`) recognises the shape of a file; this module
+//! turns pest's pairs into the [`ast`] with spans, unescapes strings, folds text blocks
+//! and converts pest's error into a located [`Diagnostic`]. A file stops at its first
+//! syntax error (there is then no tree); escape and text-block mistakes are reported
+//! without losing the tree. Parsing never panics, whatever the input.
+
+pub mod ast;
+mod errors;
+pub mod strings;
+
+use pest::iterators::Pair;
+use pest::Parser;
+
+use crate::diag::Diagnostic;
+use crate::source::{FileId, Span};
+use ast::*;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "../grammar/case.pest"]
+pub(crate) struct CaseParser;
+
+/// The tree of one file (absent after a syntax error) and the diagnostics found.
+#[derive(Debug)]
+pub struct Parsed {
+    pub file: Option<File>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn parse(id: FileId, text: &str) -> Parsed {
+    match CaseParser::parse(Rule::file, text) {
+        Ok(mut pairs) => {
+            let mut builder = Builder {
+                id,
+                comments: Vec::new(),
+                diagnostics: Vec::new(),
+            };
+            let statements = pairs
+                .next()
+                .map(|file| builder.statements(file))
+                .unwrap_or_default();
+            Parsed {
+                file: Some(File {
+                    id,
+                    statements,
+                    comments: builder.comments,
+                }),
+                diagnostics: builder.diagnostics,
+            }
+        }
+        Err(error) => Parsed {
+            file: None,
+            diagnostics: vec![errors::syntax_error(id, text, &error)],
+        },
+    }
+}
+
+struct Builder {
+    id: FileId,
+    comments: Vec<Span>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Builder {
+    fn span(&self, pair: &Pair<Rule>) -> Span {
+        let s = pair.as_span();
+        Span::new(self.id, s.start()..s.end())
+    }
+
+    /// Statements among the children of `parent`; comments are set aside.
+    fn statements(&mut self, parent: Pair<Rule>) -> Vec<Statement> {
+        let mut statements = Vec::new();
+        for pair in parent.into_inner() {
+            match pair.as_rule() {
+                Rule::statement => statements.push(self.statement(pair)),
+                Rule::COMMENT => self.comments.push(self.span(&pair)),
+                _ => {}
+            }
+        }
+        statements
+    }
+
+    fn statement(&mut self, pair: Pair<Rule>) -> Statement {
+        let span = self.span(&pair);
+        let mut key = None;
+        let mut values = Vec::new();
+        let mut block = None;
+        for child in pair.into_inner() {
+            match child.as_rule() {
+                Rule::key => key = Some(self.key(child)),
+                Rule::block => block = Some(self.block(child)),
+                Rule::COMMENT => self.comments.push(self.span(&child)),
+                _ => values.push(self.value(child)),
+            }
+        }
+        Statement {
+            key: key.unwrap_or_else(|| Key {
+                name: String::new(),
+                quoted: false,
+                span,
+            }),
+            values,
+            block,
+            span,
+        }
+    }
+
+    fn key(&mut self, pair: Pair<Rule>) -> Key {
+        let span = self.span(&pair);
+        match pair.into_inner().next() {
+            Some(inner) if inner.as_rule() == Rule::string => {
+                let name = self.string(inner);
+                Key {
+                    name,
+                    quoted: true,
+                    span,
+                }
+            }
+            Some(inner) => Key {
+                name: inner.as_str().to_string(),
+                quoted: false,
+                span,
+            },
+            None => Key {
+                name: String::new(),
+                quoted: false,
+                span,
+            },
+        }
+    }
+
+    fn block(&mut self, pair: Pair<Rule>) -> Block {
+        let span = self.span(&pair);
+        Block {
+            statements: self.statements(pair),
+            span,
+        }
+    }
+
+    fn value(&mut self, pair: Pair<Rule>) -> Value {
+        let span = self.span(&pair);
+        let kind = match pair.as_rule() {
+            Rule::string => ValueKind::Str {
+                text: self.string(pair),
+                style: StringStyle::Quoted,
+            },
+            Rule::text_block => ValueKind::Str {
+                text: self.text_block(pair),
+                style: StringStyle::TextBlock,
+            },
+            Rule::number => ValueKind::Number(pair.as_str().to_string()),
+            Rule::list => ValueKind::List(self.list(pair)),
+            _ => ValueKind::Ident(pair.as_str().to_string()),
+        };
+        Value { kind, span }
+    }
+
+    fn list(&mut self, pair: Pair<Rule>) -> Vec<ListItem> {
+        let mut items = Vec::new();
+        for child in pair.into_inner() {
+            match child.as_rule() {
+                Rule::COMMENT => self.comments.push(self.span(&child)),
+                Rule::block => items.push(ListItem::Block(self.block(child))),
+                _ => items.push(ListItem::Value(self.value(child))),
+            }
+        }
+        items
+    }
+
+    fn string(&mut self, pair: Pair<Rule>) -> String {
+        let body = pair.into_inner().next();
+        let Some(body) = body else {
+            return String::new();
+        };
+        let offset = body.as_span().start();
+        strings::unescape(body.as_str(), self.id, offset, &mut self.diagnostics)
+    }
+
+    fn text_block(&mut self, pair: Pair<Rule>) -> String {
+        let start = pair.as_span().start();
+        strings::fold_text_block(pair.as_str(), self.id, start, &mut self.diagnostics)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,146 @@
+//! Rule tests for the grammar and the tree builder.
+
+use super::*;
+use crate::source::FileId;
+
+fn parse_ok(text: &str) -> File {
+    let parsed = parse(FileId(0), text);
+    assert!(parsed.diagnostics.is_empty(), "{:#?}", parsed.diagnostics);
+    parsed.file.expect("tree")
+}
+
+fn parse_err(text: &str) -> Diagnostic {
+    let parsed = parse(FileId(0), text);
+    assert!(parsed.file.is_none(), "expected a syntax error in {text:?}");
+    parsed.diagnostics.into_iter().next().expect("diagnostic")
+}
+
+fn rule_matches(rule: Rule, text: &str) -> bool {
+    CaseParser::parse(rule, text).is_ok_and(|mut p| p.next().is_some_and(|p| p.as_str() == text))
+}
+
+#[test]
+fn ident_rule() {
+    for ok in ["a", "TUJ-011", "std.everyday_assistance", "_x9"] {
+        assert!(rule_matches(Rule::ident, ok), "{ok}");
+    }
+    for bad in ["9a", "-a", ".a"] {
+        assert!(!rule_matches(Rule::ident, bad), "{bad}");
+    }
+}
+
+#[test]
+fn number_rule() {
+    for ok in ["0", "100", "-3", "2.5"] {
+        assert!(rule_matches(Rule::number, ok), "{ok}");
+    }
+    assert!(!rule_matches(Rule::number, "1."));
+}
+
+#[test]
+fn string_rule() {
+    assert!(rule_matches(Rule::string, r#""a \"b\" c""#));
+    assert!(rule_matches(Rule::string, r#""""#));
+    assert!(!rule_matches(Rule::string, "\"a\nb\""));
+}
+
+#[test]
+fn text_block_rule() {
+    assert!(rule_matches(Rule::text_block, "\"\"\"\n  a \"quoted\" word\n\"\"\""));
+}
+
+#[test]
+fn comment_rule() {
+    assert!(rule_matches(Rule::COMMENT, "# a comment"));
+}
+
+#[test]
+fn statements_keys_values_and_blocks() {
+    let file = parse_ok("case TUJ-011 \"Title\" {\n  tags a b\n  count 3\n}\n");
+    assert_eq!(file.statements.len(), 1);
+    let case = &file.statements[0];
+    assert_eq!(case.name(), "case");
+    assert_eq!(case.values.len(), 2);
+    assert_eq!(case.values[0].as_ident(), Some("TUJ-011"));
+    assert_eq!(case.values[1].as_str(), Some("Title"));
+    let block = case.block.as_ref().expect("block");
+    assert_eq!(block.statements.len(), 2);
+    assert_eq!(block.statements[0].values.len(), 2);
+}
+
+#[test]
+fn statements_may_share_a_line_with_semicolons_and_braces() {
+    let file = parse_ok("a 1; b 2\nc { d 1; e 2 }\nf {}");
+    assert_eq!(file.statements.len(), 4);
+    assert_eq!(file.statements[2].block.as_ref().unwrap().statements.len(), 2);
+}
+
+#[test]
+fn lists_span_lines_and_hold_blocks() {
+    let file = parse_ok("x [\n  1,\n  \"two\",\n  { a 1 },\n]\ny []");
+    match &file.statements[0].values[0].kind {
+        ValueKind::List(items) => assert_eq!(items.len(), 3),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn comments_are_kept_beside_the_tree() {
+    let file = parse_ok("# head\na 1 # tail\nb {\n  # inner\n}\n");
+    assert_eq!(file.comments.len(), 3);
+    assert_eq!(file.statements.len(), 2);
+}
+
+#[test]
+fn spans_cover_their_text() {
+    let text = "key \"value\"";
+    let file = parse_ok(text);
+    let value = &file.statements[0].values[0];
+    assert_eq!(&text[value.span.range()], "\"value\"");
+    assert_eq!(&text[file.statements[0].key.span.range()], "key");
+}
+
+#[test]
+fn text_blocks_fold() {
+    let file = parse_ok("purpose \"\"\"\n  one\n  two\n  \"\"\"\n");
+    assert_eq!(file.statements[0].values[0].as_str(), Some("one two"));
+}
+
+#[test]
+fn quoted_keys_are_allowed() {
+    let file = parse_ok("\"odd key\" 1");
+    assert!(file.statements[0].key.quoted);
+    assert_eq!(file.statements[0].name(), "odd key");
+}
+
+#[test]
+fn unclosed_block_points_at_its_brace() {
+    let d = parse_err("case X \"t\" {\n  a 1\n");
+    assert_eq!(d.message, "unclosed block");
+    assert_eq!(d.labels[1].span.range(), 11..12);
+}
+
+#[test]
+fn unterminated_string_is_named() {
+    let d = parse_err("a \"open\nb 1\n");
+    assert_eq!(d.message, "unterminated string");
+    assert_eq!(d.labels[0].span.range(), 2..7);
+}
+
+#[test]
+fn stray_closing_brace_is_explained() {
+    let d = parse_err("a 1\n}\n");
+    assert!(d.help.as_deref().unwrap().contains("closes no block"));
+}
+
+#[test]
+fn two_statements_on_one_line_need_a_separator() {
+    let d = parse_err("a 1 b { }\nc \"x\" \"y\" {\n} d");
+    assert_eq!(d.code, crate::diag::codes::SYNTAX);
+}
+
+#[test]
+fn empty_and_comment_only_files_parse() {
+    assert!(parse_ok("").statements.is_empty());
+    assert!(parse_ok("\n# only a comment\n\n").statements.is_empty());
+}
