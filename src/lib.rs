@@ -107,12 +107,18 @@ impl Compilation {
     }
 
     /// Compiles in-memory sources. A source named `suite.case` is the suite file.
-    pub fn from_sources<N: AsRef<str>, T: AsRef<str>>(sources: impl IntoIterator<Item = (N, T)>) -> Compilation {
+    pub fn from_sources<N: AsRef<str>, T: AsRef<str>>(
+        sources: impl IntoIterator<Item = (N, T)>,
+    ) -> Compilation {
         let mut sources: Vec<Source> = sources
             .into_iter()
             .map(|(name, text)| {
                 let name = name.as_ref().to_string();
-                let role = if name == load::SUITE_FILE { Role::SuiteFile } else { Role::Member };
+                let role = if name == load::SUITE_FILE {
+                    Role::SuiteFile
+                } else {
+                    Role::Member
+                };
                 Source {
                     name,
                     text: text.as_ref().to_string(),
@@ -122,6 +128,24 @@ impl Compilation {
             .collect();
         sources.sort_by(|a, b| a.name.cmp(&b.name));
         Compilation::compile(sources, Vec::new())
+    }
+
+    /// Compiles one file under a display name: as a one-file suite when it declares a
+    /// `suite`, else as a file of profiles and cases outside any suite.
+    pub fn from_single_file(name: &str, text: &str) -> Compilation {
+        let declares_suite = syntax::parse(source::FileId(0), text)
+            .file
+            .is_some_and(|f| f.statements.iter().any(|s| s.name() == "suite"));
+        let source = Source {
+            name: name.to_string(),
+            text: text.to_string(),
+            role: if declares_suite {
+                Role::SuiteFile
+            } else {
+                Role::Member
+            },
+        };
+        Compilation::compile(vec![source], Vec::new())
     }
 
     /// Compiles loose files that belong to no suite: profiles are validated, and cases
@@ -150,11 +174,18 @@ impl Compilation {
                 files.push((file, role));
             }
         }
-        let inputs: Vec<resolve::Input> = files.iter().map(|(file, role)| resolve::Input { file, role: *role }).collect();
+        let inputs: Vec<resolve::Input> = files
+            .iter()
+            .map(|(file, role)| resolve::Input { file, role: *role })
+            .collect();
         let (suite, resolve_diagnostics) = resolve::resolve(&inputs);
         diagnostics.extend(resolve_diagnostics);
         diag::sort(&mut diagnostics, &db);
-        Compilation { db, suite, diagnostics }
+        Compilation {
+            db,
+            suite,
+            diagnostics,
+        }
     }
 
     pub fn has_errors(&self) -> bool {

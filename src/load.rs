@@ -75,7 +75,11 @@ pub fn suite_sources(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
     case_files(root, diags)
         .into_iter()
         .filter_map(|path| {
-            let role = if path == suite_file { Role::SuiteFile } else { Role::Member };
+            let role = if path == suite_file {
+                Role::SuiteFile
+            } else {
+                Role::Member
+            };
             read(&path, role, diags)
         })
         .collect()
@@ -91,9 +95,12 @@ pub fn read(path: &Path, role: Role, diags: &mut Vec<Diagnostic>) -> Option<Sour
             }),
             Err(e) => {
                 diags.push(
-                    Diagnostic::error(codes::IO, format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()))
-                        .at_path(display(path))
-                        .help("save the file as UTF-8"),
+                    Diagnostic::error(
+                        codes::IO,
+                        format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+                    )
+                    .at_path(display(path))
+                    .help("save the file as UTF-8"),
                 );
                 None
             }
@@ -122,7 +129,9 @@ pub fn suite_root_of(path: &Path) -> Option<PathBuf> {
     let start = if path.is_dir() {
         path
     } else {
-        path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+        path.parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
     };
     let mut dir = Some(start);
     while let Some(d) = dir {
@@ -139,7 +148,11 @@ pub fn add_all(db: &mut SourceDb, sources: Vec<Source>) -> Vec<(crate::source::F
     sources
         .into_iter()
         .map(|s| {
-            let origin = if s.role == Role::Stdlib { Origin::Stdlib } else { Origin::User };
+            let origin = if s.role == Role::Stdlib {
+                Origin::Stdlib
+            } else {
+                Origin::User
+            };
             (db.add(s.name, s.text, origin), s.role)
         })
         .collect()

@@ -7,7 +7,11 @@ use casec::driver::{self, Format, Report};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
-#[command(name = "casec", version, about = "Compile .case benchmark suites: check, build, bundle, import, format")]
+#[command(
+    name = "casec",
+    version,
+    about = "Compile .case benchmark suites: check, build, bundle, import, format"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -85,7 +89,9 @@ impl ReportArgs {
             },
             deny_warnings: self.deny.is_some(),
             color: match self.color {
-                Color::Auto => driver::stderr_is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+                Color::Auto => {
+                    driver::stderr_is_terminal() && std::env::var_os("NO_COLOR").is_none()
+                }
                 Color::Always => true,
                 Color::Never => false,
             },
@@ -98,13 +104,25 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { driver::EXIT_USAGE } else { driver::EXIT_OK });
+            return ExitCode::from(if e.use_stderr() {
+                driver::EXIT_USAGE
+            } else {
+                driver::EXIT_OK
+            });
         }
     };
     let code = match cli.command {
         Command::Check { paths, report } => driver::check(&paths, report.options()),
-        Command::Build { suite, output, report } => driver::build(&suite, output.as_deref(), report.options()),
-        Command::Import { master, output, report } => driver::import(&master, &output, report.options()),
+        Command::Build {
+            suite,
+            output,
+            report,
+        } => driver::build(&suite, output.as_deref(), report.options()),
+        Command::Import {
+            master,
+            output,
+            report,
+        } => driver::import(&master, &output, report.options()),
     };
     ExitCode::from(code)
 }

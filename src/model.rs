@@ -176,5 +176,8 @@ pub const DIMENSIONS: [(&str, &str); 4] = [
 /// The dimension an id like `A2` names by its letters.
 pub fn dimension_of_id(id: &str) -> Option<&'static str> {
     let letters = id.trim_end_matches(|c: char| c.is_ascii_digit());
-    DIMENSIONS.iter().find(|(l, _)| *l == letters).map(|(_, d)| *d)
+    DIMENSIONS
+        .iter()
+        .find(|(l, _)| *l == letters)
+        .map(|(_, d)| *d)
 }

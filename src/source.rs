@@ -135,7 +135,12 @@ impl SourceDb {
         SourceDb::default()
     }
 
-    pub fn add(&mut self, name: impl Into<String>, text: impl Into<Arc<str>>, origin: Origin) -> FileId {
+    pub fn add(
+        &mut self,
+        name: impl Into<String>,
+        text: impl Into<Arc<str>>,
+        origin: Origin,
+    ) -> FileId {
         let text = text.into();
         let id = FileId(self.files.len() as u32);
         self.files.push(SourceFile {
@@ -152,7 +157,10 @@ impl SourceDb {
     }
 
     pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
-        self.files.iter().enumerate().map(|(i, f)| (FileId(i as u32), f))
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
     }
 
     pub fn slice(&self, span: Span) -> &str {

@@ -116,8 +116,18 @@ pub fn sort(diagnostics: &mut [Diagnostic], db: &SourceDb) {
 
 fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'static str, &'a str) {
     match d.primary_span() {
-        Some(span) => (db.file(span.file).name.as_str(), span.start, d.code, d.message.as_str()),
-        None => (d.path.as_deref().unwrap_or(""), 0, d.code, d.message.as_str()),
+        Some(span) => (
+            db.file(span.file).name.as_str(),
+            span.start,
+            d.code,
+            d.message.as_str(),
+        ),
+        None => (
+            d.path.as_deref().unwrap_or(""),
+            0,
+            d.code,
+            d.message.as_str(),
+        ),
     }
 }
 

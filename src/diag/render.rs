@@ -40,7 +40,12 @@ pub fn human(diagnostic: &Diagnostic, db: &SourceDb, style: HumanStyle) -> Strin
     let report = MietteReport::new(diagnostic, db);
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
-        out = format!("{}[{}]: {}\n", diagnostic.severity.as_str(), diagnostic.code, diagnostic.message);
+        out = format!(
+            "{}[{}]: {}\n",
+            diagnostic.severity.as_str(),
+            diagnostic.code,
+            diagnostic.message
+        );
     }
     out
 }
@@ -88,7 +93,9 @@ impl MietteReport {
             message,
             help: d.help.clone(),
             source: primary_file.map(|file| named_source(db, file)),
-            labels: primary_file.map(|file| labels_in(&d.labels, file)).unwrap_or_default(),
+            labels: primary_file
+                .map(|file| labels_in(&d.labels, file))
+                .unwrap_or_default(),
             related,
         }
     }
@@ -136,7 +143,9 @@ impl miette::Diagnostic for MietteReport {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.help.as_ref().map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
@@ -155,7 +164,9 @@ impl miette::Diagnostic for MietteReport {
         if self.related.is_empty() {
             None
         } else {
-            Some(Box::new(self.related.iter().map(|r| r as &dyn miette::Diagnostic)))
+            Some(Box::new(
+                self.related.iter().map(|r| r as &dyn miette::Diagnostic),
+            ))
         }
     }
 }
@@ -226,7 +237,10 @@ pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
         Some(span) => {
             let start = db.line_col(span.file, span.start as usize);
             let end = db.line_col(span.file, span.end as usize);
-            properties.push(format!("file={}", escape_property(&db.file(span.file).name)));
+            properties.push(format!(
+                "file={}",
+                escape_property(&db.file(span.file).name)
+            ));
             properties.push(format!("line={}", start.line));
             properties.push(format!("col={}", start.column));
             properties.push(format!("endLine={}", end.line));
@@ -244,11 +258,18 @@ pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
         message.push_str("\nhelp: ");
         message.push_str(help);
     }
-    format!("::{} {}::{}", kind, properties.join(","), escape_data(&message))
+    format!(
+        "::{} {}::{}",
+        kind,
+        properties.join(","),
+        escape_data(&message)
+    )
 }
 
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn escape_property(s: &str) -> String {

@@ -51,15 +51,31 @@ fn case_value(case: &Case, field: &Field) -> Option<String> {
             TextField::UnscriptedReply => text(&case.unscripted_reply),
             TextField::GroundTruthPolicy => text(&case.ground_truth_policy),
             TextField::PassRule => text(&case.pass_rule),
-            TextField::Communication => short_form(case).then(|| case.checks.last().map(|c| c.requirement.as_str().to_string())).flatten(),
+            TextField::Communication => short_form(case)
+                .then(|| {
+                    case.checks
+                        .last()
+                        .map(|c| c.requirement.as_str().to_string())
+                })
+                .flatten(),
         },
-        Field::Tools => Some(case.tools.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ")),
+        Field::Tools => Some(
+            case.tools
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
         Field::Evidence(dimension) => uniform_evidence(case, dimension),
     }
 }
 
 fn uniform_evidence(case: &Case, dimension: &str) -> Option<String> {
-    let mut values = case.checks.iter().filter(|c| c.dimension.as_str() == dimension).map(|c| c.evidence.as_str());
+    let mut values = case
+        .checks
+        .iter()
+        .filter(|c| c.dimension.as_str() == dimension)
+        .map(|c| c.evidence.as_str());
     let first = values.next()?;
     values.all(|v| v == first).then(|| first.to_string())
 }
@@ -68,7 +84,13 @@ fn stdlib_value(stdlib: &Option<Defaults>, field: &Field) -> Option<String> {
     let d = stdlib.as_ref()?;
     match field {
         Field::Text(f) => d.get(*f).map(|t| t.as_str().to_string()),
-        Field::Tools => d.tools.as_ref().map(|(names, _)| names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(" ")),
+        Field::Tools => d.tools.as_ref().map(|(names, _)| {
+            names
+                .iter()
+                .map(|n| n.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        }),
         Field::Evidence(dim) => d.evidence(dim).map(|t| t.as_str().to_string()),
     }
 }
@@ -77,7 +99,9 @@ fn stdlib_value(stdlib: &Option<Defaults>, field: &Field) -> Option<String> {
 fn short_form(case: &Case) -> bool {
     let c = &case.checks;
     let n = c.len();
-    let is = |check: &Check, id: &str, dim: &str| check.id.as_str() == id && check.dimension.as_str() == dim;
+    let is = |check: &Check, id: &str, dim: &str| {
+        check.id.as_str() == id && check.dimension.as_str() == dim
+    };
     n >= 3
         && is(&c[0], "R1", model::DIMENSIONS[0].1)
         && c[0].requirement == case.need
@@ -104,7 +128,10 @@ fn shared<'a>(values: impl Iterator<Item = &'a String>) -> Option<String> {
         }
     }
     let top = counts.iter().map(|(_, n)| *n).max().filter(|&n| n >= 2)?;
-    counts.iter().find(|(_, n)| *n == top).map(|(v, _)| (*v).clone())
+    counts
+        .iter()
+        .find(|(_, n)| *n == top)
+        .map(|(v, _)| (*v).clone())
 }
 
 /// Where each field's value is written.
@@ -122,7 +149,10 @@ fn plan(suite: &Suite) -> Plan {
     let stdlib = crate::resolve::stdlib_defaults(STDLIB_PROFILE);
     let mut fields: Vec<Field> = TextField::ALL.iter().map(|f| Field::Text(*f)).collect();
     fields.push(Field::Tools);
-    let mut dimensions: Vec<String> = model::DIMENSIONS.iter().map(|(_, d)| d.to_string()).collect();
+    let mut dimensions: Vec<String> = model::DIMENSIONS
+        .iter()
+        .map(|(_, d)| d.to_string())
+        .collect();
     for case in &suite.cases {
         for check in &case.checks {
             if !dimensions.iter().any(|d| d == check.dimension.as_str()) {
@@ -132,13 +162,22 @@ fn plan(suite: &Suite) -> Plan {
     }
     fields.extend(dimensions.into_iter().map(Field::Evidence));
 
-    let values: Vec<Vec<Option<String>>> = suite.cases.iter().map(|c| fields.iter().map(|f| case_value(c, f)).collect()).collect();
+    let values: Vec<Vec<Option<String>>> = suite
+        .cases
+        .iter()
+        .map(|c| fields.iter().map(|f| case_value(c, f)).collect())
+        .collect();
     let mut suite_own = Vec::new();
     let mut suite_effective = Vec::new();
     for (i, field) in fields.iter().enumerate() {
         // A value only one category uses belongs to that category, not the suite.
         let mode = shared(values.iter().filter_map(|v| v[i].as_ref())).filter(|m| {
-            let mut users = suite.cases.iter().zip(&values).filter(|(_, v)| v[i].as_ref() == Some(m)).map(|(c, _)| c.category.as_str());
+            let mut users = suite
+                .cases
+                .iter()
+                .zip(&values)
+                .filter(|(_, v)| v[i].as_ref() == Some(m))
+                .map(|(c, _)| c.category.as_str());
             let first = users.next();
             suite.categories.len() <= 1 || users.any(|c| Some(c) != first)
         });
@@ -161,7 +200,8 @@ fn plan(suite: &Suite) -> Plan {
         let mut own = Vec::new();
         let mut effective = Vec::new();
         for i in 0..fields.len() {
-            let mode = shared(members.iter().filter_map(|v| v[i].as_ref())).filter(|m| Some(m) != suite_effective[i].as_ref());
+            let mode = shared(members.iter().filter_map(|v| v[i].as_ref()))
+                .filter(|m| Some(m) != suite_effective[i].as_ref());
             effective.push(mode.clone().or_else(|| suite_effective[i].clone()));
             own.push(mode);
         }
@@ -292,10 +332,17 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
     let s = &suite.scoring;
     w.open("scoring");
     let outcomes: Vec<String> = s.case_outcomes.iter().map(|o| word(o.as_str())).collect();
-    w.line(&format!("outcomes {}", outcomes.join(" ")).trim_end().to_string());
+    w.line(
+        &format!("outcomes {}", outcomes.join(" "))
+            .trim_end()
+            .to_string(),
+    );
     w.text("official_complete_run", s.official_complete_run.as_str());
     w.text("overall_pass_rate", s.overall_pass_rate.as_str());
-    w.text("incomplete_run_reporting", s.incomplete_run_reporting.as_str());
+    w.text(
+        "incomplete_run_reporting",
+        s.incomplete_run_reporting.as_str(),
+    );
     w.text("category_pass_rate", s.category_pass_rate.as_str());
     for report in &s.required_reporting {
         w.text("report", report.as_str());
@@ -308,7 +355,10 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
     if !suite.revision_notes.is_empty() {
         w.blank();
         for note in &suite.revision_notes {
-            w.text(&format!("revision {}", note.case_id.as_str()), note.change.as_str());
+            w.text(
+                &format!("revision {}", note.case_id.as_str()),
+                note.change.as_str(),
+            );
         }
     }
     w.blank();
@@ -331,16 +381,30 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
         w.blank();
         w.open(&format!("tool {}", tool.name.as_str()));
         let args: Vec<String> = tool.arguments.iter().map(|a| quote(a.as_str())).collect();
-        w.line(&format!("arguments {}", args.join(" ")).trim_end().to_string());
+        w.line(
+            &format!("arguments {}", args.join(" "))
+                .trim_end()
+                .to_string(),
+        );
         w.text("behavior", tool.behavior.as_str());
         w.close();
     }
     for category in &suite.categories {
         w.blank();
-        let header = format!("category {} {}", category.name.as_str(), category.count.value);
+        let header = format!(
+            "category {} {}",
+            category.name.as_str(),
+            category.count.value
+        );
         let own = plan.categories.get(category.name.as_str());
         let own: Vec<(&Field, &String)> = own
-            .map(|v| plan.fields.iter().zip(v).filter_map(|(f, v)| v.as_ref().map(|v| (f, v))).collect())
+            .map(|v| {
+                plan.fields
+                    .iter()
+                    .zip(v)
+                    .filter_map(|(f, v)| v.as_ref().map(|v| (f, v)))
+                    .collect()
+            })
             .unwrap_or_default();
         if own.is_empty() {
             w.line(&format!("{header} {{}}"));
@@ -387,7 +451,10 @@ fn inline(value: &Value) -> String {
         }
         Value::Object(map) if map.is_empty() => "{}".to_string(),
         Value::Object(map) => {
-            let fields: Vec<String> = map.iter().map(|(k, v)| format!("{} {}", word(k), inline(v))).collect();
+            let fields: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{} {}", word(k), inline(v)))
+                .collect();
             format!("{{ {} }}", fields.join("; "))
         }
         other => other.to_string(),
@@ -408,7 +475,11 @@ fn case_file(case: &Case, plan: &Plan) -> String {
         case_value(case, &field).or_else(|| inherited.and_then(|v| v[i].clone()))
     };
     let mut w = Writer::new();
-    w.open(&format!("case {} {}", case.id.as_str(), quote(case.title.as_str())));
+    w.open(&format!(
+        "case {} {}",
+        case.id.as_str(),
+        quote(case.title.as_str())
+    ));
     w.line(&format!("category {}", case.category.as_str()));
     if !case.tags.is_empty() {
         let tags: Vec<&str> = case.tags.iter().map(|t| t.as_str()).collect();
@@ -422,7 +493,16 @@ fn case_file(case: &Case, plan: &Plan) -> String {
             }
         }
     };
-    write_own(&mut w, &[TextField::Clock, TextField::Timezone, TextField::Background, TextField::Preferences, TextField::Permissions]);
+    write_own(
+        &mut w,
+        &[
+            TextField::Clock,
+            TextField::Timezone,
+            TextField::Background,
+            TextField::Preferences,
+            TextField::Permissions,
+        ],
+    );
     if let Some(tools) = own(&Field::Tools) {
         w.field(&Field::Tools, &tools);
     }
@@ -442,7 +522,11 @@ fn case_file(case: &Case, plan: &Plan) -> String {
     }
     w.text("facts", case.facts.as_str());
     if let Some(o) = &case.tool_override {
-        w.open(&format!("override {} {}", o.tool.as_str(), quote(o.matches.as_str())));
+        w.open(&format!(
+            "override {} {}",
+            o.tool.as_str(),
+            quote(o.matches.as_str())
+        ));
         w.text("result", o.result.as_str());
         if let Some(side_effect) = &o.side_effect {
             w.text("side_effect", side_effect.as_str());
@@ -458,7 +542,14 @@ fn case_file(case: &Case, plan: &Plan) -> String {
         w.text("reply", f.reply.as_str());
         w.close();
     }
-    write_own(&mut w, &[TextField::ToolBehavior, TextField::UnscriptedReply, TextField::GroundTruthPolicy]);
+    write_own(
+        &mut w,
+        &[
+            TextField::ToolBehavior,
+            TextField::UnscriptedReply,
+            TextField::GroundTruthPolicy,
+        ],
+    );
     w.text("need", case.need.as_str());
     if short_form(case) {
         for check in &case.checks[1..case.checks.len() - 2] {
@@ -471,7 +562,13 @@ fn case_file(case: &Case, plan: &Plan) -> String {
             let derived = model::dimension_of_id(check.id.as_str());
             let header = format!("check {}", check.id.as_str());
             let dimension_differs = derived != Some(check.dimension.as_str());
-            check_statement(&mut w, &header, check, dimension_differs, evidence.as_deref());
+            check_statement(
+                &mut w,
+                &header,
+                check,
+                dimension_differs,
+                evidence.as_deref(),
+            );
         }
     }
     w.text("final", case.final_state.as_str());
@@ -479,7 +576,11 @@ fn case_file(case: &Case, plan: &Plan) -> String {
         w.text("critical", critical.as_str());
     }
     write_own(&mut w, &[TextField::PassRule, TextField::Communication]);
-    for field in plan.fields.iter().filter(|f| matches!(f, Field::Evidence(_))) {
+    for field in plan
+        .fields
+        .iter()
+        .filter(|f| matches!(f, Field::Evidence(_)))
+    {
         if let Some(value) = own(field) {
             w.field(field, &value);
         }
@@ -490,13 +591,22 @@ fn case_file(case: &Case, plan: &Plan) -> String {
 
 /// `check … "text"`, with a block for a dimension or evidence that differs from what
 /// the check would otherwise get.
-fn check_statement(w: &mut Writer, header: &str, check: &Check, dimension_differs: bool, evidence: Option<&str>) {
+fn check_statement(
+    w: &mut Writer,
+    header: &str,
+    check: &Check,
+    dimension_differs: bool,
+    evidence: Option<&str>,
+) {
     let evidence_differs = evidence != Some(check.evidence.as_str());
     if !dimension_differs && !evidence_differs {
         w.text(header, check.requirement.as_str());
         return;
     }
-    w.line(&format!("{header} {} {{", quote(check.requirement.as_str())));
+    w.line(&format!(
+        "{header} {} {{",
+        quote(check.requirement.as_str())
+    ));
     w.indent += 1;
     if dimension_differs {
         w.line(&format!("dimension {}", check.dimension.as_str()));

@@ -84,7 +84,10 @@ impl Reader {
                 span: self.span,
             }),
             other => {
-                self.error(&format!("{path}.{key}"), format!("expected a number, found {}", kind(other)));
+                self.error(
+                    &format!("{path}.{key}"),
+                    format!("expected a number, found {}", kind(other)),
+                );
                 None
             }
         }
@@ -102,7 +105,11 @@ impl Reader {
     fn unknown_keys(&mut self, obj: &Map<String, Value>, path: &str, known: &[&str]) {
         for key in obj.keys() {
             if !known.contains(&key.as_str()) {
-                let at = if path.is_empty() { "top level".to_string() } else { path.to_string() };
+                let at = if path.is_empty() {
+                    "top level".to_string()
+                } else {
+                    path.to_string()
+                };
                 self.error(&at, format!("unknown key `{key}`"));
             }
         }
@@ -112,7 +119,9 @@ impl Reader {
         let m = self.object(root, "master")?;
         let p = "master";
         self.unknown_keys(m, "", &TOP_KEYS);
-        let coverage = self.get(m, p, "coverage").and_then(|v| self.object(v, "coverage"));
+        let coverage = self
+            .get(m, p, "coverage")
+            .and_then(|v| self.object(v, "coverage"));
         let categories = coverage.map(|c| {
             c.iter()
                 .filter_map(|(name, count)| match count {
@@ -124,53 +133,70 @@ impl Reader {
                         },
                     }),
                     other => {
-                        self.error(&format!("coverage.{name}"), format!("expected a number, found {}", kind(other)));
+                        self.error(
+                            &format!("coverage.{name}"),
+                            format!("expected a number, found {}", kind(other)),
+                        );
                         None
                     }
                 })
                 .collect::<Vec<_>>()
         });
-        let tools = self.get(m, p, "tool_contracts").and_then(|v| self.object(v, "tool_contracts")).map(|t| {
-            t.iter()
-                .filter_map(|(name, contract)| {
-                    let path = format!("tool_contracts.{name}");
-                    let c = self.object(contract, &path)?;
-                    self.unknown_keys(c, &path, &["arguments", "behavior"]);
-                    Some(ToolContract {
-                        name: Text::new(name.as_str(), self.span),
-                        arguments: self.texts(c, &path, "arguments")?,
-                        behavior: self.text(c, &path, "behavior")?,
+        let tools = self
+            .get(m, p, "tool_contracts")
+            .and_then(|v| self.object(v, "tool_contracts"))
+            .map(|t| {
+                t.iter()
+                    .filter_map(|(name, contract)| {
+                        let path = format!("tool_contracts.{name}");
+                        let c = self.object(contract, &path)?;
+                        self.unknown_keys(c, &path, &["arguments", "behavior"]);
+                        Some(ToolContract {
+                            name: Text::new(name.as_str(), self.span),
+                            arguments: self.texts(c, &path, "arguments")?,
+                            behavior: self.text(c, &path, "behavior")?,
+                        })
                     })
-                })
-                .collect::<Vec<_>>()
-        });
+                    .collect::<Vec<_>>()
+            });
         let scoring = self.get(m, p, "scoring").and_then(|s| self.scoring(s));
         let cases = self.get(m, p, "cases").and_then(|v| match v.as_array() {
-            Some(items) => Some(items.iter().enumerate().filter_map(|(i, c)| self.case(c, i)).collect::<Vec<_>>()),
+            Some(items) => Some(
+                items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, c)| self.case(c, i))
+                    .collect::<Vec<_>>(),
+            ),
             None => {
                 self.error("cases", format!("expected an array, found {}", kind(v)));
                 None
             }
         });
-        let revision_notes = self.get(m, p, "revision_notes").and_then(|v| match v.as_array() {
-            Some(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, note)| {
-                    let path = format!("revision_notes[{i}]");
-                    let n = self.object(note, &path)?;
-                    self.unknown_keys(n, &path, &["case_id", "change"]);
-                    Some(RevisionNote {
-                        case_id: self.text(n, &path, "case_id")?,
-                        change: self.text(n, &path, "change")?,
+        let revision_notes = self
+            .get(m, p, "revision_notes")
+            .and_then(|v| match v.as_array() {
+                Some(items) => items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, note)| {
+                        let path = format!("revision_notes[{i}]");
+                        let n = self.object(note, &path)?;
+                        self.unknown_keys(n, &path, &["case_id", "change"]);
+                        Some(RevisionNote {
+                            case_id: self.text(n, &path, "case_id")?,
+                            change: self.text(n, &path, "change")?,
+                        })
                     })
-                })
-                .collect::<Option<Vec<_>>>(),
-            None => {
-                self.error("revision_notes", format!("expected an array, found {}", kind(v)));
-                None
-            }
-        });
+                    .collect::<Option<Vec<_>>>(),
+                None => {
+                    self.error(
+                        "revision_notes",
+                        format!("expected an array, found {}", kind(v)),
+                    );
+                    None
+                }
+            });
         let mut tags: Vec<Name> = Vec::new();
         for case in cases.iter().flatten() {
             for tag in &case.tags {
@@ -220,21 +246,47 @@ impl Reader {
     fn case(&mut self, value: &Value, index: usize) -> Option<Case> {
         let p = format!("cases[{index}]");
         let c = self.object(value, &p)?;
-        self.unknown_keys(c, &p, &["case_id", "title", "category", "tags", "model_input", "harness_only", "evaluator_only"]);
+        self.unknown_keys(
+            c,
+            &p,
+            &[
+                "case_id",
+                "title",
+                "category",
+                "tags",
+                "model_input",
+                "harness_only",
+                "evaluator_only",
+            ],
+        );
         let mp = format!("{p}.model_input");
-        let mi = self.get(c, &p, "model_input").and_then(|v| self.object(v, &mp));
+        let mi = self
+            .get(c, &p, "model_input")
+            .and_then(|v| self.object(v, &mp));
         let hp = format!("{p}.harness_only");
-        let h = self.get(c, &p, "harness_only").and_then(|v| self.object(v, &hp));
+        let h = self
+            .get(c, &p, "harness_only")
+            .and_then(|v| self.object(v, &hp));
         let ep = format!("{p}.evaluator_only");
-        let e = self.get(c, &p, "evaluator_only").and_then(|v| self.object(v, &ep));
+        let e = self
+            .get(c, &p, "evaluator_only")
+            .and_then(|v| self.object(v, &ep));
         let (mi, h, e) = (mi?, h?, e?);
         self.unknown_keys(mi, &mp, &MODEL_INPUT_KEYS);
         self.unknown_keys(h, &hp, &HARNESS_KEYS);
         self.unknown_keys(e, &ep, &EVALUATOR_KEYS);
-        let conversation = self.get(mi, &mp, "conversation").and_then(|v| self.conversation(v, &format!("{mp}.conversation")));
-        let tool_override = self.get(h, &hp, "tool_behavior_override").and_then(|v| self.tool_override(v, &hp));
-        let followup = self.get(h, &hp, "scripted_user_followup").and_then(|v| self.followup(v, &hp));
-        let checks = self.get(e, &ep, "required_checks").and_then(|v| self.checks(v, &ep));
+        let conversation = self
+            .get(mi, &mp, "conversation")
+            .and_then(|v| self.conversation(v, &format!("{mp}.conversation")));
+        let tool_override = self
+            .get(h, &hp, "tool_behavior_override")
+            .and_then(|v| self.tool_override(v, &hp));
+        let followup = self
+            .get(h, &hp, "scripted_user_followup")
+            .and_then(|v| self.followup(v, &hp));
+        let checks = self
+            .get(e, &ep, "required_checks")
+            .and_then(|v| self.checks(v, &ep));
         Some(Case {
             id: self.text(c, &p, "case_id")?,
             title: self.text(c, &p, "title")?,
@@ -292,7 +344,17 @@ impl Reader {
         }
         let p = format!("{hp}.tool_behavior_override");
         let o = self.object(value, &p)?;
-        self.unknown_keys(o, &p, &["tool", "match", "result", "side_effect", "subsequent_verification"]);
+        self.unknown_keys(
+            o,
+            &p,
+            &[
+                "tool",
+                "match",
+                "result",
+                "side_effect",
+                "subsequent_verification",
+            ],
+        );
         let optional = |r: &mut Reader, key: &str| match o.get(key) {
             None => Some(None),
             Some(v) => r.text_value(v, &format!("{p}.{key}")).map(Some),
@@ -422,13 +484,24 @@ pub fn first_difference(a: &Value, b: &Value, path: &str) -> Option<String> {
         (Value::Object(x), Value::Object(y)) => {
             let (kx, ky): (Vec<&String>, Vec<&String>) = (x.keys().collect(), y.keys().collect());
             if kx != ky {
-                return Some(format!("{}: keys {:?} instead of {:?}", or_top(path), ky, kx));
+                return Some(format!(
+                    "{}: keys {:?} instead of {:?}",
+                    or_top(path),
+                    ky,
+                    kx
+                ));
             }
-            x.iter().find_map(|(k, v)| first_difference(v, &y[k], &format!("{path}.{k}")))
+            x.iter()
+                .find_map(|(k, v)| first_difference(v, &y[k], &format!("{path}.{k}")))
         }
         (Value::Array(x), Value::Array(y)) => {
             if x.len() != y.len() {
-                return Some(format!("{}: {} items instead of {}", or_top(path), y.len(), x.len()));
+                return Some(format!(
+                    "{}: {} items instead of {}",
+                    or_top(path),
+                    y.len(),
+                    x.len()
+                ));
             }
             x.iter()
                 .zip(y)

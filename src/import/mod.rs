@@ -19,7 +19,8 @@ pub type SuiteFiles = Vec<(String, String)>;
 /// Imports the master JSON held by `file` in `db`.
 pub fn import(db: &SourceDb, file: FileId) -> Result<SuiteFiles, Vec<Diagnostic>> {
     let text = &db.file(file).text;
-    let json: serde_json::Value = serde_json::from_str(text).map_err(|e| vec![json_error(db, file, &e)])?;
+    let json: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| vec![json_error(db, file, &e)])?;
     let mut reader = from_json::Reader::new(file);
     let suite = reader.suite(&json);
     let suite = match suite {
@@ -30,9 +31,12 @@ pub fn import(db: &SourceDb, file: FileId) -> Result<SuiteFiles, Vec<Diagnostic>
     let span = Span::new(file, 0..0);
     let modelled = crate::lower::master::master_value(&suite);
     if let Some(difference) = from_json::first_difference(&json, &modelled, "") {
-        return Err(vec![Diagnostic::error(codes::MASTER_JSON, format!("the master does not follow the schema's key order: {difference}"))
-            .primary(span, "in this master file")
-            .help("keys must appear in the order of schemas/master.schema.json")]);
+        return Err(vec![Diagnostic::error(
+            codes::MASTER_JSON,
+            format!("the master does not follow the schema's key order: {difference}"),
+        )
+        .primary(span, "in this master file")
+        .help("keys must appear in the order of schemas/master.schema.json")]);
     }
     names_are_writable(&suite, span)?;
     let files = emit::emit(&suite);
@@ -41,15 +45,29 @@ pub fn import(db: &SourceDb, file: FileId) -> Result<SuiteFiles, Vec<Diagnostic>
         Some(master) if master == canonical => Ok(files),
         Some(master) => {
             let back: serde_json::Value = serde_json::from_str(&master).unwrap_or_default();
-            let difference = from_json::first_difference(&json, &back, "").unwrap_or_else(|| "formatting".into());
-            Err(vec![round_trip_error(span, format!("the imported sources rebuild a different master at {difference}"))])
+            let difference = from_json::first_difference(&json, &back, "")
+                .unwrap_or_else(|| "formatting".into());
+            Err(vec![round_trip_error(
+                span,
+                format!("the imported sources rebuild a different master at {difference}"),
+            )])
         }
         None => {
-            let first = rebuilt.diagnostics.iter().find(|d| d.is_error()).map_or(String::new(), |d| {
-                let file = d.primary_span().map_or("?".into(), |s| rebuilt.db.file(s.file).name.clone());
-                format!(" ({file}: {})", d.message)
-            });
-            Err(vec![round_trip_error(span, format!("the imported sources do not compile{first}"))])
+            let first =
+                rebuilt
+                    .diagnostics
+                    .iter()
+                    .find(|d| d.is_error())
+                    .map_or(String::new(), |d| {
+                        let file = d
+                            .primary_span()
+                            .map_or("?".into(), |s| rebuilt.db.file(s.file).name.clone());
+                        format!(" ({file}: {})", d.message)
+                    });
+            Err(vec![round_trip_error(
+                span,
+                format!("the imported sources do not compile{first}"),
+            )])
         }
     }
 }
@@ -67,11 +85,19 @@ fn json_error(db: &SourceDb, file: FileId, e: &serde_json::Error) -> Diagnostic 
     } else {
         let line = (e.line() - 1).min(f.lines.line_count() - 1);
         let start = f.lines.line_start(line);
-        let column_bytes: usize = f.text[start..].chars().take(e.column().saturating_sub(1)).map(char::len_utf8).sum();
+        let column_bytes: usize = f.text[start..]
+            .chars()
+            .take(e.column().saturating_sub(1))
+            .map(char::len_utf8)
+            .sum();
         (start + column_bytes).min(f.text.len())
     };
     let message = e.to_string();
-    let message = message.split(" at line ").next().unwrap_or(&message).to_string();
+    let message = message
+        .split(" at line ")
+        .next()
+        .unwrap_or(&message)
+        .to_string();
     Diagnostic::error(codes::MASTER_JSON, format!("invalid JSON: {message}"))
         .primary(Span::new(file, offset..offset), "here")
         .help("the master must be one JSON object")
@@ -112,15 +138,26 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
     for n in &suite.revision_notes {
         check("case id", n.case_id.as_str());
     }
-    let mut lower: Vec<String> = suite.cases.iter().map(|c| c.id.as_str().to_lowercase()).collect();
+    let mut lower: Vec<String> = suite
+        .cases
+        .iter()
+        .map(|c| c.id.as_str().to_lowercase())
+        .collect();
     lower.sort();
     for pair in lower.windows(2).filter(|w| w[0] == w[1]) {
-        bad.push(format!("case id `{}` (twice, ignoring case: file names would collide)", pair[0]));
+        bad.push(format!(
+            "case id `{}` (twice, ignoring case: file names would collide)",
+            pair[0]
+        ));
     }
     let categories: Vec<&str> = suite.categories.iter().map(|c| c.name.as_str()).collect();
     for case in &suite.cases {
         if !categories.contains(&case.category.as_str()) {
-            bad.push(format!("category `{}` of {} (not in coverage)", case.category.as_str(), case.id.as_str()));
+            bad.push(format!(
+                "category `{}` of {} (not in coverage)",
+                case.category.as_str(),
+                case.id.as_str()
+            ));
         }
     }
     bad.sort();

@@ -44,7 +44,11 @@ impl Formatter for MasterFormatter {
         self.end(writer, b"]")
     }
 
-    fn begin_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         self.element(writer, first)
     }
 
@@ -56,7 +60,11 @@ impl Formatter for MasterFormatter {
         self.end(writer, b"}")
     }
 
-    fn begin_object_key<W: ?Sized + io::Write>(&mut self, writer: &mut W, first: bool) -> io::Result<()> {
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
         self.element(writer, first)
     }
 
@@ -68,7 +76,8 @@ impl Formatter for MasterFormatter {
 /// Serializes any value in the master style.
 pub fn to_master_string<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::with_capacity(4096);
-    let mut serializer = serde_json::Serializer::with_formatter(&mut out, MasterFormatter::default());
+    let mut serializer =
+        serde_json::Serializer::with_formatter(&mut out, MasterFormatter::default());
     // Serializing plain data into a Vec cannot fail.
     if value.serialize(&mut serializer).is_err() {
         out.clear();

@@ -19,16 +19,27 @@ pub fn master_value(suite: &Suite) -> Value {
     m.insert("created_on".into(), text(&suite.created_on));
     m.insert("language".into(), text(&suite.language));
     m.insert("purpose".into(), text(&suite.purpose));
-    m.insert("case_count".into(), Value::Number(suite.case_count.value.clone()));
+    m.insert(
+        "case_count".into(),
+        Value::Number(suite.case_count.value.clone()),
+    );
     let coverage = suite
         .categories
         .iter()
-        .map(|c| (c.name.as_str().to_string(), Value::Number(c.count.value.clone())))
+        .map(|c| {
+            (
+                c.name.as_str().to_string(),
+                Value::Number(c.count.value.clone()),
+            )
+        })
         .collect();
     m.insert("coverage".into(), Value::Object(coverage));
     m.insert("data_status".into(), text(&suite.data_status));
     m.insert("use_instructions".into(), texts(&suite.use_instructions));
-    m.insert("assistant_system_instruction".into(), text(&suite.system_instruction));
+    m.insert(
+        "assistant_system_instruction".into(),
+        text(&suite.system_instruction),
+    );
     let tools = suite
         .tools
         .iter()
@@ -40,20 +51,38 @@ pub fn master_value(suite: &Suite) -> Value {
         })
         .collect();
     m.insert("tool_contracts".into(), Value::Object(tools));
-    m.insert("global_critical_failures".into(), texts(&suite.global_critical_failures));
+    m.insert(
+        "global_critical_failures".into(),
+        texts(&suite.global_critical_failures),
+    );
     let s = &suite.scoring;
     let mut scoring = Map::new();
     scoring.insert("case_outcomes".into(), texts(&s.case_outcomes));
-    scoring.insert("official_complete_run".into(), text(&s.official_complete_run));
+    scoring.insert(
+        "official_complete_run".into(),
+        text(&s.official_complete_run),
+    );
     scoring.insert("overall_pass_rate".into(), text(&s.overall_pass_rate));
-    scoring.insert("incomplete_run_reporting".into(), text(&s.incomplete_run_reporting));
+    scoring.insert(
+        "incomplete_run_reporting".into(),
+        text(&s.incomplete_run_reporting),
+    );
     scoring.insert("category_pass_rate".into(), text(&s.category_pass_rate));
     scoring.insert("required_reporting".into(), texts(&s.required_reporting));
     scoring.insert("human_review".into(), text(&s.human_review));
-    scoring.insert("result_record_template".into(), s.result_record_template.value.clone());
+    scoring.insert(
+        "result_record_template".into(),
+        s.result_record_template.value.clone(),
+    );
     m.insert("scoring".into(), Value::Object(scoring));
-    m.insert("design_reference".into(), suite.design_reference.value.clone());
-    m.insert("cases".into(), Value::Array(suite.cases.iter().map(case_value).collect()));
+    m.insert(
+        "design_reference".into(),
+        suite.design_reference.value.clone(),
+    );
+    m.insert(
+        "cases".into(),
+        Value::Array(suite.cases.iter().map(case_value).collect()),
+    );
     let notes = suite
         .revision_notes
         .iter()
@@ -81,8 +110,14 @@ pub fn model_input(case: &Case) -> Value {
     let mut mi = Map::new();
     mi.insert("current_time".into(), text(&case.clock));
     mi.insert("timezone".into(), text(&case.timezone));
-    mi.insert("person_background_and_past_history".into(), text(&case.background));
-    mi.insert("common_patterns_and_preferences".into(), text(&case.preferences));
+    mi.insert(
+        "person_background_and_past_history".into(),
+        text(&case.background),
+    );
+    mi.insert(
+        "common_patterns_and_preferences".into(),
+        text(&case.preferences),
+    );
     mi.insert("current_situation".into(), text(&case.user));
     let conversation = case
         .conversation
@@ -134,12 +169,18 @@ pub fn case_value(case: &Case) -> Value {
     });
     h.insert("scripted_user_followup".into(), followup);
     h.insert("unscripted_user_reply".into(), text(&case.unscripted_reply));
-    h.insert("hidden_ground_truth_policy".into(), text(&case.ground_truth_policy));
+    h.insert(
+        "hidden_ground_truth_policy".into(),
+        text(&case.ground_truth_policy),
+    );
     c.insert("harness_only".into(), Value::Object(h));
 
     let mut e = Map::new();
     e.insert("expected_need".into(), text(&case.need));
-    e.insert("required_checks".into(), Value::Array(case.checks.iter().map(check_value).collect()));
+    e.insert(
+        "required_checks".into(),
+        Value::Array(case.checks.iter().map(check_value).collect()),
+    );
     e.insert("critical_failures".into(), texts(&case.critical_failures));
     e.insert("pass_rule".into(), text(&case.pass_rule));
     e.insert("expected_final_state".into(), text(&case.final_state));

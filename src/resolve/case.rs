@@ -21,7 +21,12 @@ pub struct Context<'a> {
 }
 
 pub fn header(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(Name, Text, Span)> {
-    let v = values::args_with_block(statement, &[Kind::Ident, Kind::Str], "case ID \"Title\" { … }", diags)?;
+    let v = values::args_with_block(
+        statement,
+        &[Kind::Ident, Kind::Str],
+        "case ID \"Title\" { … }",
+        diags,
+    )?;
     let span = statement.key.span.to(v[1].span);
     Some((values::text_of(&v[0]), values::text_of(&v[1]), span))
 }
@@ -35,12 +40,22 @@ pub fn case(
     let (id, title, span) = header(statement, diags)?;
     let statements = body(statement);
     let context = format!("case {}", id.as_str());
-    schema::check_keys(statements, &[schema::CASE, schema::PROFILE_FIELDS], &context, span, diags);
+    schema::check_keys(
+        statements,
+        &[schema::CASE, schema::PROFILE_FIELDS],
+        &context,
+        span,
+        diags,
+    );
     let before = diags.len();
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| first(statements, key).and_then(|s| values::text(s, diags));
+    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
+        first(statements, key).and_then(|s| values::text(s, diags))
+    };
 
     let category = first(statements, "category").and_then(|s| values::name(s, diags));
-    let base = category.as_ref().and_then(|c| category_defaults(c, cx, diags));
+    let base = category
+        .as_ref()
+        .and_then(|c| category_defaults(c, cx, diags));
     let layer = read_layer(statements, diags);
     let inherited = profiles.apply(base.unwrap_or(&Defaults::default()), &layer, diags);
 
@@ -48,7 +63,14 @@ pub fn case(
         .and_then(|s| values::names(s, diags))
         .unwrap_or_default();
     for tag in &tags {
-        known(tag, cx.tags, codes::UNKNOWN_TAG, "tag", "the suite's `tags`", diags);
+        known(
+            tag,
+            cx.tags,
+            codes::UNKNOWN_TAG,
+            "tag",
+            "the suite's `tags`",
+            diags,
+        );
     }
     let user = text("user", diags);
     let conversation = match (first(statements, "conversation"), &user) {
@@ -64,7 +86,9 @@ pub fn case(
     let followup = first(statements, "followup").and_then(|s| followup(s, diags));
     let need = text("need", diags);
     let final_state = text("final", diags);
-    let critical_failures = all(statements, "critical").filter_map(|s| values::text(s, diags)).collect();
+    let critical_failures = all(statements, "critical")
+        .filter_map(|s| values::text(s, diags))
+        .collect();
     let allows = all(statements, "allow")
         .filter_map(|s| values::names(s, diags))
         .flatten()
@@ -72,12 +96,27 @@ pub fn case(
 
     let tools = inherited.tools.as_ref().map(|(names, _)| names.clone());
     for tool in tools.iter().flatten() {
-        known(tool, cx.tools, codes::UNKNOWN_TOOL, "tool", "the suite's `tool` declarations", diags);
+        known(
+            tool,
+            cx.tools,
+            codes::UNKNOWN_TOOL,
+            "tool",
+            "the suite's `tool` declarations",
+            diags,
+        );
     }
     if let Some(o) = &tool_override {
-        known(&o.tool, cx.tools, codes::UNKNOWN_TOOL, "tool", "the suite's `tool` declarations", diags);
+        known(
+            &o.tool,
+            cx.tools,
+            codes::UNKNOWN_TOOL,
+            "tool",
+            "the suite's `tool` declarations",
+            diags,
+        );
     }
-    let field = |f: TextField, diags: &mut Vec<Diagnostic>| inherited_text(&inherited, f, span, &id, diags);
+    let field =
+        |f: TextField, diags: &mut Vec<Diagnostic>| inherited_text(&inherited, f, span, &id, diags);
     let clock = field(TextField::Clock, diags);
     let timezone = field(TextField::Timezone, diags);
     let background = field(TextField::Background, diags);
@@ -91,7 +130,15 @@ pub fn case(
     if tools.is_none() {
         diags.push(missing_default("tools", span, &id));
     }
-    let checks = checks(statements, &need, &final_state, &inherited, span, &id, diags);
+    let checks = checks(
+        statements,
+        &need,
+        &final_state,
+        &inherited,
+        span,
+        &id,
+        diags,
+    );
     if diags.len() > before {
         return None;
     }
@@ -125,16 +172,37 @@ pub fn case(
     })
 }
 
-fn category_defaults<'a>(category: &Name, cx: &'a Context, diags: &mut Vec<Diagnostic>) -> Option<&'a Defaults> {
-    let found = cx.categories.iter().find(|(n, _)| n.as_str() == category.as_str());
+fn category_defaults<'a>(
+    category: &Name,
+    cx: &'a Context,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a Defaults> {
+    let found = cx
+        .categories
+        .iter()
+        .find(|(n, _)| n.as_str() == category.as_str());
     if found.is_none() {
         let names: Vec<Name> = cx.categories.iter().map(|(n, _)| n.clone()).collect();
-        known(category, &names, codes::UNKNOWN_CATEGORY, "category", "the suite's `category` declarations", diags);
+        known(
+            category,
+            &names,
+            codes::UNKNOWN_CATEGORY,
+            "category",
+            "the suite's `category` declarations",
+            diags,
+        );
     }
     found.map(|(_, d)| d)
 }
 
-fn known(name: &Name, candidates: &[Name], code: &'static str, what: &str, source: &str, diags: &mut Vec<Diagnostic>) {
+fn known(
+    name: &Name,
+    candidates: &[Name],
+    code: &'static str,
+    what: &str,
+    source: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
     if candidates.iter().any(|c| c.as_str() == name.as_str()) {
         return;
     }
@@ -144,13 +212,26 @@ fn known(name: &Name, candidates: &[Name], code: &'static str, what: &str, sourc
         Some(near) => d.help(format!("did you mean `{near}`?")),
         None => {
             let list: Vec<&str> = candidates.iter().map(|c| c.as_str()).collect();
-            d.help(format!("declared: {}", if list.is_empty() { "none".to_string() } else { list.join(", ") }))
+            d.help(format!(
+                "declared: {}",
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ))
         }
     };
     diags.push(d);
 }
 
-fn inherited_text(defaults: &Defaults, field: TextField, span: Span, id: &Name, diags: &mut Vec<Diagnostic>) -> Option<Text> {
+fn inherited_text(
+    defaults: &Defaults,
+    field: TextField,
+    span: Span,
+    id: &Name,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Text> {
     let found = defaults.get(field).cloned();
     if found.is_none() {
         diags.push(missing_default(field.key(), span, id));
@@ -159,9 +240,17 @@ fn inherited_text(defaults: &Defaults, field: TextField, span: Span, id: &Name, 
 }
 
 fn missing_default(key: &str, span: Span, id: &Name) -> Diagnostic {
-    Diagnostic::error(codes::MISSING_FIELD, format!("case {} has no `{key}`", id.as_str()))
-        .primary(span, format!("no `{key}` here or in what this case inherits"))
-        .help(format!("set `{key}` in the case, its category, a profile it applies, or the suite"))
+    Diagnostic::error(
+        codes::MISSING_FIELD,
+        format!("case {} has no `{key}`", id.as_str()),
+    )
+    .primary(
+        span,
+        format!("no `{key}` here or in what this case inherits"),
+    )
+    .help(format!(
+        "set `{key}` in the case, its category, a profile it applies, or the suite"
+    ))
 }
 
 fn conversation(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Turn>> {
@@ -184,8 +273,16 @@ fn tool_override(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<T
     let v = values::args_with_block(statement, &[Kind::Ident, Kind::Str], usage, diags)?;
     let span = statement.key.span.to(v[1].span);
     let statements = body(statement);
-    schema::check_keys(statements, &[schema::OVERRIDE], "the override block", span, diags);
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| first(statements, key).and_then(|s| values::text(s, diags));
+    schema::check_keys(
+        statements,
+        &[schema::OVERRIDE],
+        "the override block",
+        span,
+        diags,
+    );
+    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
+        first(statements, key).and_then(|s| values::text(s, diags))
+    };
     let result = text("result", diags);
     Some(ToolOverride {
         tool: values::text_of(&v[0]),
@@ -200,8 +297,16 @@ fn tool_override(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<T
 fn followup(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Followup> {
     let block = values::block_only(statement, diags)?;
     let statements = &block.statements;
-    schema::check_keys(statements, &[schema::FOLLOWUP], "the followup block", statement.key.span, diags);
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| first(statements, key).and_then(|s| values::text(s, diags));
+    schema::check_keys(
+        statements,
+        &[schema::FOLLOWUP],
+        "the followup block",
+        statement.key.span,
+        diags,
+    );
+    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
+        first(statements, key).and_then(|s| values::text(s, diags))
+    };
     let when_asked = text("asked", diags);
     let reply = text("reply", diags);
     Some(Followup {
@@ -220,8 +325,12 @@ struct WrittenCheck<'a> {
     statement: &'a Statement,
 }
 
-fn written_check<'a>(statement: &'a Statement, diags: &mut Vec<Diagnostic>) -> Option<WrittenCheck<'a>> {
-    let usage = "check \"requirement\"` or `check ID \"requirement\" { dimension NAME; evidence \"…\" }";
+fn written_check<'a>(
+    statement: &'a Statement,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<WrittenCheck<'a>> {
+    let usage =
+        "check \"requirement\"` or `check ID \"requirement\" { dimension NAME; evidence \"…\" }";
     let (id, requirement) = match statement.values.as_slice() {
         [v] if matches!(v.kind, ValueKind::Str { .. }) => (None, values::text_of(v)),
         _ => {
@@ -230,7 +339,13 @@ fn written_check<'a>(statement: &'a Statement, diags: &mut Vec<Diagnostic>) -> O
         }
     };
     let statements = body(statement);
-    schema::check_keys(statements, &[schema::CHECK], "a check block", statement.key.span, diags);
+    schema::check_keys(
+        statements,
+        &[schema::CHECK],
+        "a check block",
+        statement.key.span,
+        diags,
+    );
     Some(WrittenCheck {
         id,
         requirement,
@@ -250,11 +365,18 @@ fn checks(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Check>> {
     let before = diags.len();
-    let written: Vec<WrittenCheck> = all(statements, "check").filter_map(|s| written_check(s, diags)).collect();
+    let written: Vec<WrittenCheck> = all(statements, "check")
+        .filter_map(|s| written_check(s, diags))
+        .collect();
     let explicit = written.iter().any(|c| c.id.is_some());
     let mut out = Vec::new();
     let mut failed = false;
-    let mut push = |id: Name, dimension: Name, requirement: Text, evidence: Option<Text>, at: Span, diags: &mut Vec<Diagnostic>| {
+    let mut push = |id: Name,
+                    dimension: Name,
+                    requirement: Text,
+                    evidence: Option<Text>,
+                    at: Span,
+                    diags: &mut Vec<Diagnostic>| {
         match evidence.or_else(|| inherited.evidence(dimension.as_str()).cloned()) {
             Some(evidence) => out.push(Check {
                 id,
@@ -307,19 +429,47 @@ fn checks(
         let dim = |i: usize, at: Span| Text::new(model::DIMENSIONS[i].1, at);
         let need_statement = first(statements, "need").map_or(span, |s| s.span);
         if let Some(need) = need {
-            push(derived("R", 1, need_statement), dim(0, need_statement), need.clone(), None, need_statement, diags);
+            push(
+                derived("R", 1, need_statement),
+                dim(0, need_statement),
+                need.clone(),
+                None,
+                need_statement,
+                diags,
+            );
         }
         for (n, check) in written.into_iter().enumerate() {
             let at = check.statement.span;
             let dimension = check.dimension.unwrap_or_else(|| dim(1, at));
-            push(derived("A", n + 1, at), dimension, check.requirement, check.evidence, at, diags);
+            push(
+                derived("A", n + 1, at),
+                dimension,
+                check.requirement,
+                check.evidence,
+                at,
+                diags,
+            );
         }
         let final_statement = first(statements, "final").map_or(span, |s| s.span);
         if let Some(final_state) = final_state {
-            push(derived("S", 1, final_statement), dim(2, final_statement), final_state.clone(), None, final_statement, diags);
+            push(
+                derived("S", 1, final_statement),
+                dim(2, final_statement),
+                final_state.clone(),
+                None,
+                final_statement,
+                diags,
+            );
         }
         match inherited.get(TextField::Communication) {
-            Some(text) => push(derived("C", 1, text.span), dim(3, text.span), text.clone(), None, text.span, diags),
+            Some(text) => push(
+                derived("C", 1, text.span),
+                dim(3, text.span),
+                text.clone(),
+                None,
+                text.span,
+                diags,
+            ),
             None => {
                 failed = true;
                 diags.push(missing_default("communication", span, id));

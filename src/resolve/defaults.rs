@@ -80,7 +80,10 @@ impl Defaults {
     }
 
     pub fn evidence(&self, dimension: &str) -> Option<&Text> {
-        self.evidence.iter().find(|(d, _)| d == dimension).map(|(_, t)| t)
+        self.evidence
+            .iter()
+            .find(|(d, _)| d == dimension)
+            .map(|(_, t)| t)
     }
 
     /// `top` over `self`: each field of `top` that is set wins.
@@ -141,7 +144,12 @@ pub fn read_layer(statements: &[Statement], diags: &mut Vec<Diagnostic>) -> Laye
 }
 
 fn read_evidence(statement: &Statement, own: &mut Defaults, diags: &mut Vec<Diagnostic>) {
-    let Some(v) = values::args(statement, &[Kind::Ident, Kind::Str], "evidence DIMENSION \"text\"", diags) else {
+    let Some(v) = values::args(
+        statement,
+        &[Kind::Ident, Kind::Str],
+        "evidence DIMENSION \"text\"",
+        diags,
+    ) else {
         return;
     };
     let dimension = v[0].as_ident().unwrap_or_default().to_string();
@@ -177,10 +185,13 @@ impl Profiles {
     pub fn declare(&mut self, name: Name, layer: Layer, diags: &mut Vec<Diagnostic>) {
         if let Some((first, _)) = self.layers.get(name.as_str()) {
             diags.push(
-                Diagnostic::error(codes::DUPLICATE_DEFINITION, format!("profile `{}` is defined twice", name.as_str()))
-                    .primary(name.span, "defined again here")
-                    .secondary(first.span, "first defined here")
-                    .help("rename one of the profiles or merge them"),
+                Diagnostic::error(
+                    codes::DUPLICATE_DEFINITION,
+                    format!("profile `{}` is defined twice", name.as_str()),
+                )
+                .primary(name.span, "defined again here")
+                .secondary(first.span, "first defined here")
+                .help("rename one of the profiles or merge them"),
             );
             return;
         }
@@ -193,7 +204,12 @@ impl Profiles {
 
     /// The defaults of `layer` applied over `base`: its profiles in order, then its own
     /// fields.
-    pub fn apply(&mut self, base: &Defaults, layer: &Layer, diags: &mut Vec<Diagnostic>) -> Defaults {
+    pub fn apply(
+        &mut self,
+        base: &Defaults,
+        layer: &Layer,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Defaults {
         let mut out = base.clone();
         for name in &layer.applies {
             if let Some(profile) = self.resolve(name, &mut Vec::new(), diags) {
@@ -203,7 +219,12 @@ impl Profiles {
         out.overlay(&layer.own)
     }
 
-    fn resolve(&mut self, name: &Name, stack: &mut Vec<String>, diags: &mut Vec<Diagnostic>) -> Option<Defaults> {
+    fn resolve(
+        &mut self,
+        name: &Name,
+        stack: &mut Vec<String>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Defaults> {
         if let Some(done) = self.resolved.get(name.as_str()) {
             return Some(done.clone());
         }
@@ -213,9 +234,15 @@ impl Profiles {
         };
         if stack.iter().any(|s| s == name.as_str()) {
             diags.push(
-                Diagnostic::error(codes::PROFILE_CYCLE, format!("profile `{}` applies itself", name.as_str()))
-                    .primary(name.span, format!("cycle: {} → {}", stack.join(" → "), name.as_str()))
-                    .help("remove one of the `profile` statements that close the cycle"),
+                Diagnostic::error(
+                    codes::PROFILE_CYCLE,
+                    format!("profile `{}` applies itself", name.as_str()),
+                )
+                .primary(
+                    name.span,
+                    format!("cycle: {} → {}", stack.join(" → "), name.as_str()),
+                )
+                .help("remove one of the `profile` statements that close the cycle"),
             );
             return None;
         }
@@ -238,8 +265,11 @@ impl Profiles {
         } else {
             "profile"
         };
-        let d = Diagnostic::error(codes::UNKNOWN_PROFILE, format!("unknown {what} `{}`", name.as_str()))
-            .primary(name.span, "not defined in the suite or the stdlib");
+        let d = Diagnostic::error(
+            codes::UNKNOWN_PROFILE,
+            format!("unknown {what} `{}`", name.as_str()),
+        )
+        .primary(name.span, "not defined in the suite or the stdlib");
         match suggest(name.as_str(), self.names()) {
             Some(near) => d.help(format!("did you mean `{near}`?")),
             None => d.help("define it with `profile NAME { … }` in a suite file"),

@@ -51,11 +51,19 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut declared_profiles: Vec<Name> = Vec::new();
 
     for input in inputs {
-        schema::check_keys(&input.file.statements, &[schema::TOP_LEVEL], "a .case file", Span::new(input.file.id, 0..0), &mut diags);
+        schema::check_keys(
+            &input.file.statements,
+            &[schema::TOP_LEVEL],
+            "a .case file",
+            Span::new(input.file.id, 0..0),
+            &mut diags,
+        );
         for statement in &input.file.statements {
             match (statement.name(), input.role) {
                 ("profile", role) => {
-                    if let Some((name, layer)) = suite::profile(statement, role == Role::Stdlib, &mut diags) {
+                    if let Some((name, layer)) =
+                        suite::profile(statement, role == Role::Stdlib, &mut diags)
+                    {
                         declared_profiles.push(name.clone());
                         profiles.declare(name, layer, &mut diags);
                     }
@@ -66,7 +74,9 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
                     _ => categories.push(statement),
                 },
                 ("case", Role::SuiteFile | Role::Member) => cases.push(statement),
-                (key @ ("suite" | "tool" | "category" | "case"), role) => diags.push(misplaced(statement, key, role)),
+                (key @ ("suite" | "tool" | "category" | "case"), role) => {
+                    diags.push(misplaced(statement, key, role))
+                }
                 _ => {}
             }
         }
@@ -84,15 +94,29 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
         return (None, diags);
     };
     let header = suite::suite(suite_statement, &mut diags);
-    let tools = unique(tools.iter().filter_map(|s| suite::tool(s, &mut diags)).collect(), |t: &ToolContract| &t.name, "tool", &mut diags);
-    let categories: Vec<(Category, defaults::Layer)> = categories.iter().filter_map(|s| suite::category(s, &mut diags)).collect();
+    let tools = unique(
+        tools
+            .iter()
+            .filter_map(|s| suite::tool(s, &mut diags))
+            .collect(),
+        |t: &ToolContract| &t.name,
+        "tool",
+        &mut diags,
+    );
+    let categories: Vec<(Category, defaults::Layer)> = categories
+        .iter()
+        .filter_map(|s| suite::category(s, &mut diags))
+        .collect();
     let Some(header) = header else {
         return (None, diags);
     };
     let suite_defaults = profiles.apply(&Defaults::default(), &header.layer, &mut diags);
     let mut category_defaults: Vec<(Name, Defaults)> = Vec::new();
     for (category, layer) in &categories {
-        if let Some((first, _)) = category_defaults.iter().find(|(n, _)| n.as_str() == category.name.as_str()) {
+        if let Some((first, _)) = category_defaults
+            .iter()
+            .find(|(n, _)| n.as_str() == category.name.as_str())
+        {
             diags.push(duplicate("category", &category.name, first.span));
             continue;
         }
@@ -111,10 +135,13 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
         if let Some((id, _, _)) = case::header(statement, &mut Vec::new()) {
             if let Some(first) = seen.get(id.as_str()) {
                 diags.push(
-                    Diagnostic::error(codes::DUPLICATE_CASE, format!("case id `{}` is used twice", id.as_str()))
-                        .primary(id.span, "used again here")
-                        .secondary(*first, "first used here")
-                        .help("give each case a unique id"),
+                    Diagnostic::error(
+                        codes::DUPLICATE_CASE,
+                        format!("case id `{}` is used twice", id.as_str()),
+                    )
+                    .primary(id.span, "used again here")
+                    .secondary(*first, "first used here")
+                    .help("give each case a unique id"),
                 );
                 continue;
             }
@@ -150,7 +177,10 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
 
 fn misplaced(statement: &Statement, key: &str, role: Role) -> Diagnostic {
     let (message, help) = match role {
-        Role::Stdlib => (format!("`{key}` cannot appear in the stdlib"), "the stdlib holds profiles only".to_string()),
+        Role::Stdlib => (
+            format!("`{key}` cannot appear in the stdlib"),
+            "the stdlib holds profiles only".to_string(),
+        ),
         _ => (
             format!("`{key}` belongs in suite.case"),
             format!("move this `{key}` to the suite folder's suite.case"),
@@ -161,14 +191,22 @@ fn misplaced(statement: &Statement, key: &str, role: Role) -> Diagnostic {
         .help(help)
 }
 
-fn one_suite<'a>(suites: &[&'a Statement], cases: &[&Statement], inputs: &[Input], diags: &mut Vec<Diagnostic>) -> Option<&'a Statement> {
+fn one_suite<'a>(
+    suites: &[&'a Statement],
+    cases: &[&Statement],
+    inputs: &[Input],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a Statement> {
     if let [first, rest @ ..] = suites {
         for extra in rest {
             diags.push(
-                Diagnostic::error(codes::DUPLICATE_DEFINITION, "suite.case declares more than one suite")
-                    .primary(extra.key.span, "second suite")
-                    .secondary(first.key.span, "first suite")
-                    .help("a suite folder holds exactly one suite; split it into two folders"),
+                Diagnostic::error(
+                    codes::DUPLICATE_DEFINITION,
+                    "suite.case declares more than one suite",
+                )
+                .primary(extra.key.span, "second suite")
+                .secondary(first.key.span, "first suite")
+                .help("a suite folder holds exactly one suite; split it into two folders"),
             );
         }
         return Some(first);
@@ -186,11 +224,17 @@ fn one_suite<'a>(suites: &[&'a Statement], cases: &[&Statement], inputs: &[Input
                 .help(help),
         );
     } else if has_suite_file {
-        let file = inputs.iter().find(|i| i.role == Role::SuiteFile).map(|i| i.file.id);
+        let file = inputs
+            .iter()
+            .find(|i| i.role == Role::SuiteFile)
+            .map(|i| i.file.id);
         if let Some(file) = file {
             diags.push(
                 Diagnostic::error(codes::MISSING_SUITE, "suite.case declares no suite")
-                    .primary(Span::new(file, 0..0), "expected `suite \"Name\" { … }` in this file")
+                    .primary(
+                        Span::new(file, 0..0),
+                        "expected `suite \"Name\" { … }` in this file",
+                    )
                     .help("add the suite block with the benchmark's metadata"),
             );
         }
@@ -199,16 +243,27 @@ fn one_suite<'a>(suites: &[&'a Statement], cases: &[&Statement], inputs: &[Input
 }
 
 fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
-    Diagnostic::error(codes::DUPLICATE_DEFINITION, format!("{what} `{}` is defined twice", name.as_str()))
-        .primary(name.span, "defined again here")
-        .secondary(first, "first defined here")
-        .help(format!("keep one definition of the {what}"))
+    Diagnostic::error(
+        codes::DUPLICATE_DEFINITION,
+        format!("{what} `{}` is defined twice", name.as_str()),
+    )
+    .primary(name.span, "defined again here")
+    .secondary(first, "first defined here")
+    .help(format!("keep one definition of the {what}"))
 }
 
-fn unique<T>(items: Vec<T>, name: impl Fn(&T) -> &Name, what: &str, diags: &mut Vec<Diagnostic>) -> Vec<T> {
+fn unique<T>(
+    items: Vec<T>,
+    name: impl Fn(&T) -> &Name,
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<T> {
     let mut out: Vec<T> = Vec::with_capacity(items.len());
     for item in items {
-        if let Some(first) = out.iter().find(|o| name(o).as_str() == name(&item).as_str()) {
+        if let Some(first) = out
+            .iter()
+            .find(|o| name(o).as_str() == name(&item).as_str())
+        {
             diags.push(duplicate(what, name(&item), name(first).span));
         } else {
             out.push(item);
@@ -226,15 +281,21 @@ fn order_cases(cases: &mut [Case], order: Option<&[Name]>, diags: &mut Vec<Diagn
     for (i, id) in order.iter().enumerate() {
         if let Some(&first) = position.get(id.as_str()) {
             diags.push(
-                Diagnostic::error(codes::CASE_ORDER, format!("`{}` is listed twice in `order`", id.as_str()))
-                    .primary(id.span, "listed again here")
-                    .secondary(order[first].span, "first listed here"),
+                Diagnostic::error(
+                    codes::CASE_ORDER,
+                    format!("`{}` is listed twice in `order`", id.as_str()),
+                )
+                .primary(id.span, "listed again here")
+                .secondary(order[first].span, "first listed here"),
             );
         } else if !cases.iter().any(|c| c.id.as_str() == id.as_str()) {
             diags.push(
-                Diagnostic::error(codes::CASE_ORDER, format!("`order` lists `{}`, which is not a case", id.as_str()))
-                    .primary(id.span, "no case has this id")
-                    .help("remove it from `order` or fix the id"),
+                Diagnostic::error(
+                    codes::CASE_ORDER,
+                    format!("`order` lists `{}`, which is not a case", id.as_str()),
+                )
+                .primary(id.span, "no case has this id")
+                .help("remove it from `order` or fix the id"),
             );
         }
         position.entry(id.as_str()).or_insert(i);
@@ -247,9 +308,15 @@ fn order_cases(cases: &mut [Case], order: Option<&[Name]>, diags: &mut Vec<Diagn
     if let (Some(first), Some(last)) = (order.first(), order.last()) {
         if !missing.is_empty() {
             diags.push(
-                Diagnostic::error(codes::CASE_ORDER, format!("`order` leaves out {} case(s)", missing.len()))
-                    .primary(first.span.to(last.span), format!("missing: {}", missing.join(", ")))
-                    .help("list every case once, or remove `order` to sort cases by id"),
+                Diagnostic::error(
+                    codes::CASE_ORDER,
+                    format!("`order` leaves out {} case(s)", missing.len()),
+                )
+                .primary(
+                    first.span.to(last.span),
+                    format!("missing: {}", missing.join(", ")),
+                )
+                .help("list every case once, or remove `order` to sort cases by id"),
             );
         }
     }
@@ -268,7 +335,8 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
         }
         let (cx, rx) = split_chunk(x);
         let (cy, ry) = split_chunk(y);
-        let both_digits = cx.starts_with(|c: char| c.is_ascii_digit()) && cy.starts_with(|c: char| c.is_ascii_digit());
+        let both_digits = cx.starts_with(|c: char| c.is_ascii_digit())
+            && cy.starts_with(|c: char| c.is_ascii_digit());
         let ord = if both_digits {
             let (tx, ty) = (cx.trim_start_matches('0'), cy.trim_start_matches('0'));
             tx.len().cmp(&ty.len()).then(tx.cmp(ty))

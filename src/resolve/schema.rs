@@ -45,29 +45,80 @@ const fn many(key: &'static str, doc: &'static str) -> KeySpec {
 
 /// Statements allowed at the top of a file.
 pub const TOP_LEVEL: &[KeySpec] = &[
-    many("suite", "The suite: benchmark metadata and suite-wide defaults (suite.case only)."),
-    many("tool", "A tool contract offered to the model (suite.case only)."),
-    many("category", "A case category with its declared case count and defaults (suite.case only)."),
+    many(
+        "suite",
+        "The suite: benchmark metadata and suite-wide defaults (suite.case only).",
+    ),
+    many(
+        "tool",
+        "A tool contract offered to the model (suite.case only).",
+    ),
+    many(
+        "category",
+        "A case category with its declared case count and defaults (suite.case only).",
+    ),
     many("profile", "A named set of case defaults."),
     many("case", "One benchmark case."),
 ];
 
 /// Defaults any profile, category, suite or case may set.
 pub const PROFILE_FIELDS: &[KeySpec] = &[
-    optional("clock", "Case current time, RFC 3339 with offset (model_input.current_time)."),
-    optional("timezone", "IANA timezone of the case clock (model_input.timezone)."),
-    optional("background", "Person background and past history (model_input)."),
-    optional("preferences", "Common patterns and preferences (model_input)."),
-    optional("permissions", "What the assistant may do (model_input.permissions)."),
-    optional("tools", "Tools the case makes available, in order (model_input.available_tools)."),
-    optional("record_access", "How records can be reached (model_input.record_access)."),
-    optional("tool_behavior", "Default tool behaviour for the harness (harness_only.default_tool_behavior)."),
-    optional("unscripted_reply", "The user's reply to unscripted questions (harness_only.unscripted_user_reply)."),
-    optional("ground_truth_policy", "Hidden ground truth policy (harness_only.hidden_ground_truth_policy)."),
-    optional("pass_rule", "The case pass rule (evaluator_only.pass_rule)."),
-    optional("communication", "Requirement of the default communication check C1."),
-    many("evidence", "`evidence DIMENSION \"text\"`: default evidence for checks of a dimension."),
-    many("profile", "Apply a named profile (later statements and the block's own fields win)."),
+    optional(
+        "clock",
+        "Case current time, RFC 3339 with offset (model_input.current_time).",
+    ),
+    optional(
+        "timezone",
+        "IANA timezone of the case clock (model_input.timezone).",
+    ),
+    optional(
+        "background",
+        "Person background and past history (model_input).",
+    ),
+    optional(
+        "preferences",
+        "Common patterns and preferences (model_input).",
+    ),
+    optional(
+        "permissions",
+        "What the assistant may do (model_input.permissions).",
+    ),
+    optional(
+        "tools",
+        "Tools the case makes available, in order (model_input.available_tools).",
+    ),
+    optional(
+        "record_access",
+        "How records can be reached (model_input.record_access).",
+    ),
+    optional(
+        "tool_behavior",
+        "Default tool behaviour for the harness (harness_only.default_tool_behavior).",
+    ),
+    optional(
+        "unscripted_reply",
+        "The user's reply to unscripted questions (harness_only.unscripted_user_reply).",
+    ),
+    optional(
+        "ground_truth_policy",
+        "Hidden ground truth policy (harness_only.hidden_ground_truth_policy).",
+    ),
+    optional(
+        "pass_rule",
+        "The case pass rule (evaluator_only.pass_rule).",
+    ),
+    optional(
+        "communication",
+        "Requirement of the default communication check C1.",
+    ),
+    many(
+        "evidence",
+        "`evidence DIMENSION \"text\"`: default evidence for checks of a dimension.",
+    ),
+    many(
+        "profile",
+        "Apply a named profile (later statements and the block's own fields win).",
+    ),
 ];
 
 pub const SUITE: &[KeySpec] = &[
@@ -77,25 +128,49 @@ pub const SUITE: &[KeySpec] = &[
     one("purpose", "What the benchmark evaluates."),
     one("case_count", "Declared number of cases."),
     one("data_status", "Provenance of the data."),
-    many("instruction", "One use instruction (use_instructions), in order."),
-    one("system_instruction", "The assistant system instruction given to the model."),
+    many(
+        "instruction",
+        "One use instruction (use_instructions), in order.",
+    ),
+    one(
+        "system_instruction",
+        "The assistant system instruction given to the model.",
+    ),
     many("critical", "One global critical failure, in order."),
     one("scoring", "Scoring rules block."),
     one("design_reference", "Free-form design reference data block."),
-    many("revision", "`revision CASE-ID \"change\"`: one revision note, in order."),
+    many(
+        "revision",
+        "`revision CASE-ID \"change\"`: one revision note, in order.",
+    ),
     optional("tags", "The tag vocabulary cases may use."),
-    optional("order", "Explicit case order (default: case ids in natural order)."),
+    optional(
+        "order",
+        "Explicit case order (default: case ids in natural order).",
+    ),
 ];
 
 pub const SCORING: &[KeySpec] = &[
     one("outcomes", "Possible case outcomes (case_outcomes)."),
     one("official_complete_run", "When a run counts as complete."),
-    one("overall_pass_rate", "How the overall pass rate is computed."),
-    one("incomplete_run_reporting", "How incomplete runs are reported."),
-    one("category_pass_rate", "How category pass rates are computed."),
+    one(
+        "overall_pass_rate",
+        "How the overall pass rate is computed.",
+    ),
+    one(
+        "incomplete_run_reporting",
+        "How incomplete runs are reported.",
+    ),
+    one(
+        "category_pass_rate",
+        "How category pass rates are computed.",
+    ),
     many("report", "One required reporting item, in order."),
     one("human_review", "Where human review applies."),
-    one("result_template", "Free-form result record template data block."),
+    one(
+        "result_template",
+        "Free-form result record template data block.",
+    ),
 ];
 
 pub const TOOL: &[KeySpec] = &[
@@ -106,14 +181,35 @@ pub const TOOL: &[KeySpec] = &[
 pub const CASE: &[KeySpec] = &[
     one("category", "The case category."),
     optional("tags", "Tags from the suite's vocabulary."),
-    one("user", "The user's message (model_input.current_situation)."),
-    optional("conversation", "Explicit conversation turns (default: the user message)."),
-    one("facts", "Fixture facts, the readable world of the case (harness_only)."),
-    optional("override", "`override TOOL \"match\" { … }`: a tool behaviour override."),
+    one(
+        "user",
+        "The user's message (model_input.current_situation).",
+    ),
+    optional(
+        "conversation",
+        "Explicit conversation turns (default: the user message).",
+    ),
+    one(
+        "facts",
+        "Fixture facts, the readable world of the case (harness_only).",
+    ),
+    optional(
+        "override",
+        "`override TOOL \"match\" { … }`: a tool behaviour override.",
+    ),
     optional("followup", "Scripted follow-up: `asked` and `reply`."),
-    one("need", "Expected need; also check R1 unless checks have explicit ids."),
-    many("check", "A required check: `check \"text\"` (A1, A2, …) or `check ID \"text\"`."),
-    one("final", "Expected final state; also check S1 unless checks have explicit ids."),
+    one(
+        "need",
+        "Expected need; also check R1 unless checks have explicit ids.",
+    ),
+    many(
+        "check",
+        "A required check: `check \"text\"` (A1, A2, …) or `check ID \"text\"`.",
+    ),
+    one(
+        "final",
+        "Expected final state; also check S1 unless checks have explicit ids.",
+    ),
     many("critical", "A case critical failure, in order."),
     many("allow", "Allow a warning code for this case."),
 ];
@@ -125,13 +221,22 @@ pub const OVERRIDE: &[KeySpec] = &[
 ];
 
 pub const FOLLOWUP: &[KeySpec] = &[
-    one("asked", "The clarification that triggers the scripted reply."),
+    one(
+        "asked",
+        "The clarification that triggers the scripted reply.",
+    ),
     one("reply", "The scripted reply, returned verbatim."),
 ];
 
 pub const CHECK: &[KeySpec] = &[
-    optional("dimension", "The check's dimension (default: from its id letter)."),
-    optional("evidence", "The check's evidence (default: the dimension's evidence)."),
+    optional(
+        "dimension",
+        "The check's dimension (default: from its id letter).",
+    ),
+    optional(
+        "evidence",
+        "The check's evidence (default: the dimension's evidence).",
+    ),
 ];
 
 /// Validates the statements of a block against `specs`: reports unknown keys (with the
@@ -153,10 +258,13 @@ pub fn check_keys(
             Some(spec) if !spec.repeated => {
                 if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
                     diags.push(
-                        Diagnostic::error(codes::DUPLICATE_FIELD, format!("`{key}` is given twice in {context}"))
-                            .primary(statement.key.span, "given again here")
-                            .secondary(*first, "first given here")
-                            .help(format!("keep one `{key}` statement")),
+                        Diagnostic::error(
+                            codes::DUPLICATE_FIELD,
+                            format!("`{key}` is given twice in {context}"),
+                        )
+                        .primary(statement.key.span, "given again here")
+                        .secondary(*first, "first given here")
+                        .help(format!("keep one `{key}` statement")),
                     );
                 } else {
                     seen.push((key, statement.key.span));
@@ -168,9 +276,12 @@ pub fn check_keys(
     for spec in specs.iter().flat_map(|s| s.iter()).filter(|s| s.required) {
         if !statements.iter().any(|s| s.name() == spec.key) {
             diags.push(
-                Diagnostic::error(codes::MISSING_FIELD, format!("{context} has no `{}`", spec.key))
-                    .primary(owner, format!("`{}` is required here", spec.key))
-                    .help(format!("add `{}`: {}", spec.key, spec.doc)),
+                Diagnostic::error(
+                    codes::MISSING_FIELD,
+                    format!("{context} has no `{}`", spec.key),
+                )
+                .primary(owner, format!("`{}` is required here", spec.key))
+                .help(format!("add `{}`: {}", spec.key, spec.doc)),
             );
         }
     }
@@ -179,8 +290,11 @@ pub fn check_keys(
 fn unknown_key(statement: &Statement, specs: &[&[KeySpec]], context: &str) -> Diagnostic {
     let key = statement.name();
     let known = specs.iter().flat_map(|s| s.iter()).map(|s| s.key);
-    let d = Diagnostic::error(codes::UNKNOWN_FIELD, format!("unknown statement `{key}` in {context}"))
-        .primary(statement.key.span, "not known here");
+    let d = Diagnostic::error(
+        codes::UNKNOWN_FIELD,
+        format!("unknown statement `{key}` in {context}"),
+    )
+    .primary(statement.key.span, "not known here");
     match suggest(key, known) {
         Some(near) => d.help(format!("did you mean `{near}`?")),
         None => {
@@ -202,5 +316,8 @@ pub fn all<'a>(block: &'a [Statement], key: &'a str) -> impl Iterator<Item = &'a
 
 /// The statements of a statement's block (empty when it has none).
 pub fn body(statement: &Statement) -> &[Statement] {
-    statement.block.as_ref().map_or(&[], |b: &Block| &b.statements)
+    statement
+        .block
+        .as_ref()
+        .map_or(&[], |b: &Block| &b.statements)
 }

@@ -32,14 +32,32 @@ pub struct SuiteHeader {
 }
 
 pub fn suite(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<SuiteHeader> {
-    let header = values::args_with_block(statement, &[Kind::Str], "suite \"Benchmark name\" { … }", diags);
+    let header = values::args_with_block(
+        statement,
+        &[Kind::Str],
+        "suite \"Benchmark name\" { … }",
+        diags,
+    );
     let statements = body(statement);
-    let span = statement.key.span.to(statement.values.last().map_or(statement.key.span, |v| v.span));
-    schema::check_keys(statements, &[schema::SUITE, schema::PROFILE_FIELDS], "the suite block", span, diags);
+    let span = statement.key.span.to(statement
+        .values
+        .last()
+        .map_or(statement.key.span, |v| v.span));
+    schema::check_keys(
+        statements,
+        &[schema::SUITE, schema::PROFILE_FIELDS],
+        "the suite block",
+        span,
+        diags,
+    );
     let before = diags.len();
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| first(statements, key).and_then(|s| values::text(s, diags));
+    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
+        first(statements, key).and_then(|s| values::text(s, diags))
+    };
     let texts = |key: &'static str, diags: &mut Vec<Diagnostic>| -> Vec<Text> {
-        all(statements, key).filter_map(|s| values::text(s, diags)).collect()
+        all(statements, key)
+            .filter_map(|s| values::text(s, diags))
+            .collect()
     };
     let name = header.map(|v| values::text_of(&v[0]));
     let version = text("version", diags);
@@ -52,16 +70,25 @@ pub fn suite(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Suite
     let system_instruction = text("system_instruction", diags);
     let global_critical_failures = texts("critical", diags);
     let scoring = first(statements, "scoring").and_then(|s| scoring(s, diags));
-    let design_reference = first(statements, "design_reference").and_then(|s| values::data(s, diags));
+    let design_reference =
+        first(statements, "design_reference").and_then(|s| values::data(s, diags));
     let revision_notes = all(statements, "revision")
         .filter_map(|s| {
-            values::args(s, &[Kind::Ident, Kind::Str], "revision CASE-ID \"change\"", diags).map(|v| RevisionNote {
+            values::args(
+                s,
+                &[Kind::Ident, Kind::Str],
+                "revision CASE-ID \"change\"",
+                diags,
+            )
+            .map(|v| RevisionNote {
                 case_id: values::text_of(&v[0]),
                 change: values::text_of(&v[1]),
             })
         })
         .collect();
-    let tags = first(statements, "tags").and_then(|s| values::names(s, diags)).unwrap_or_default();
+    let tags = first(statements, "tags")
+        .and_then(|s| values::names(s, diags))
+        .unwrap_or_default();
     let order = first(statements, "order").and_then(|s| values::names(s, diags));
     let layer = defaults::read_layer(statements, diags);
     if diags.len() > before {
@@ -91,16 +118,27 @@ pub fn suite(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Suite
 fn scoring(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Scoring> {
     let block = values::block_only(statement, diags)?;
     let statements = &block.statements;
-    schema::check_keys(statements, &[schema::SCORING], "the scoring block", statement.key.span, diags);
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| first(statements, key).and_then(|s| values::text(s, diags));
+    schema::check_keys(
+        statements,
+        &[schema::SCORING],
+        "the scoring block",
+        statement.key.span,
+        diags,
+    );
+    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
+        first(statements, key).and_then(|s| values::text(s, diags))
+    };
     let case_outcomes = first(statements, "outcomes").and_then(|s| values::words(s, diags));
     let official_complete_run = text("official_complete_run", diags);
     let overall_pass_rate = text("overall_pass_rate", diags);
     let incomplete_run_reporting = text("incomplete_run_reporting", diags);
     let category_pass_rate = text("category_pass_rate", diags);
-    let required_reporting = all(statements, "report").filter_map(|s| values::text(s, diags)).collect();
+    let required_reporting = all(statements, "report")
+        .filter_map(|s| values::text(s, diags))
+        .collect();
     let human_review = text("human_review", diags);
-    let result_record_template = first(statements, "result_template").and_then(|s| values::data(s, diags));
+    let result_record_template =
+        first(statements, "result_template").and_then(|s| values::data(s, diags));
     Some(Scoring {
         case_outcomes: case_outcomes?,
         official_complete_run: official_complete_run?,
@@ -114,10 +152,21 @@ fn scoring(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Scoring
 }
 
 pub fn tool(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ToolContract> {
-    let header = values::args_with_block(statement, &[Kind::Ident], "tool NAME { arguments …; behavior \"…\" }", diags)?;
+    let header = values::args_with_block(
+        statement,
+        &[Kind::Ident],
+        "tool NAME { arguments …; behavior \"…\" }",
+        diags,
+    )?;
     let name = values::text_of(&header[0]);
     let statements = body(statement);
-    schema::check_keys(statements, &[schema::TOOL], &format!("tool `{}`", name.as_str()), name.span, diags);
+    schema::check_keys(
+        statements,
+        &[schema::TOOL],
+        &format!("tool `{}`", name.as_str()),
+        name.span,
+        diags,
+    );
     let arguments = first(statements, "arguments").and_then(|s| values::texts(s, diags));
     let behavior = first(statements, "behavior").and_then(|s| values::text(s, diags));
     Some(ToolContract {
@@ -145,16 +194,23 @@ pub fn category(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(C
 }
 
 /// `profile NAME { … }` at the top of a file.
-pub fn profile(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> Option<(Name, Layer)> {
+pub fn profile(
+    statement: &Statement,
+    stdlib: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Name, Layer)> {
     let header = values::args_with_block(statement, &[Kind::Ident], "profile NAME { … }", diags)?;
     let mut name = values::text_of(&header[0]);
     if stdlib {
         name.value = format!("std.{}", name.as_str()).into();
     } else if name.as_str().starts_with("std.") {
         diags.push(
-            Diagnostic::error(codes::DUPLICATE_DEFINITION, "the `std.` prefix is reserved for the stdlib")
-                .primary(name.span, "a suite profile cannot use this name")
-                .help("choose a name without the `std.` prefix"),
+            Diagnostic::error(
+                codes::DUPLICATE_DEFINITION,
+                "the `std.` prefix is reserved for the stdlib",
+            )
+            .primary(name.span, "a suite profile cannot use this name")
+            .help("choose a name without the `std.` prefix"),
         );
         return None;
     }

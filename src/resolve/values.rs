@@ -30,7 +30,9 @@ impl Kind {
     fn accepts(self, value: &Value) -> bool {
         matches!(
             (self, &value.kind),
-            (Kind::Str, ValueKind::Str { .. }) | (Kind::Ident, ValueKind::Ident(_)) | (Kind::Number, ValueKind::Number(_))
+            (Kind::Str, ValueKind::Str { .. })
+                | (Kind::Ident, ValueKind::Ident(_))
+                | (Kind::Number, ValueKind::Number(_))
         )
     }
 }
@@ -52,10 +54,20 @@ fn values_span(statement: &Statement) -> Span {
 }
 
 /// Checks values against `kinds` exactly and that no block follows.
-pub fn args<'a>(statement: &'a Statement, kinds: &[Kind], usage: &str, diags: &mut Vec<Diagnostic>) -> Option<&'a [Value]> {
+pub fn args<'a>(
+    statement: &'a Statement,
+    kinds: &[Kind],
+    usage: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a [Value]> {
     let ok = args_with_block(statement, kinds, usage, diags)?;
     if let Some(block) = &statement.block {
-        diags.push(bad(statement, block.span, "no block is allowed here".into(), usage));
+        diags.push(bad(
+            statement,
+            block.span,
+            "no block is allowed here".into(),
+            usage,
+        ));
         return None;
     }
     Some(ok)
@@ -93,7 +105,10 @@ pub fn args_with_block<'a>(
 }
 
 pub fn text_of(value: &Value) -> Text {
-    Text::new(value.as_str().or(value.as_ident()).unwrap_or_default(), value.span)
+    Text::new(
+        value.as_str().or(value.as_ident()).unwrap_or_default(),
+        value.span,
+    )
 }
 
 /// `key "text"`
@@ -115,7 +130,12 @@ pub fn number(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Numb
     parse_number(&v[0], statement, &usage, diags)
 }
 
-pub fn parse_number(value: &Value, statement: &Statement, usage: &str, diags: &mut Vec<Diagnostic>) -> Option<Number> {
+pub fn parse_number(
+    value: &Value,
+    statement: &Statement,
+    usage: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Number> {
     match &value.kind {
         ValueKind::Number(n) => match n.parse::<serde_json::Number>() {
             Ok(parsed) => Some(Number {
@@ -123,7 +143,12 @@ pub fn parse_number(value: &Value, statement: &Statement, usage: &str, diags: &m
                 span: value.span,
             }),
             Err(_) => {
-                diags.push(bad(statement, value.span, "not a valid number".into(), usage));
+                diags.push(bad(
+                    statement,
+                    value.span,
+                    "not a valid number".into(),
+                    usage,
+                ));
                 None
             }
         },
@@ -155,7 +180,12 @@ pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<T
     Some(statement.values.iter().map(text_of).collect())
 }
 
-fn list_of(statement: &Statement, kind: Kind, item: &str, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
+fn list_of(
+    statement: &Statement,
+    kind: Kind,
+    item: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<Text>> {
     let usage = format!("{} {item} {item} …", statement.name());
     for value in &statement.values {
         if !kind.accepts(value) {
@@ -171,7 +201,12 @@ fn list_of(statement: &Statement, kind: Kind, item: &str, diags: &mut Vec<Diagno
 fn no_block(statement: &Statement, usage: &str, diags: &mut Vec<Diagnostic>) -> Option<()> {
     match &statement.block {
         Some(block) => {
-            diags.push(bad(statement, block.span, "no block is allowed here".into(), usage));
+            diags.push(bad(
+                statement,
+                block.span,
+                "no block is allowed here".into(),
+                usage,
+            ));
             None
         }
         None => Some(()),
@@ -185,7 +220,12 @@ pub fn block_only<'a>(statement: &'a Statement, diags: &mut Vec<Diagnostic>) -> 
     match &statement.block {
         Some(block) => Some(block),
         None => {
-            diags.push(bad(statement, statement.span, "a block `{ … }` must follow".into(), &usage));
+            diags.push(bad(
+                statement,
+                statement.span,
+                "a block `{ … }` must follow".into(),
+                &usage,
+            ));
             None
         }
     }
@@ -208,9 +248,12 @@ fn data_object(block: &Block, diags: &mut Vec<Diagnostic>) -> Json {
         let key = statement.name().to_string();
         if let Some((_, first)) = first_span.iter().find(|(k, _)| *k == key) {
             diags.push(
-                Diagnostic::error(codes::DUPLICATE_FIELD, format!("`{key}` is given twice in this data block"))
-                    .primary(statement.key.span, "given again here")
-                    .secondary(*first, "first given here"),
+                Diagnostic::error(
+                    codes::DUPLICATE_FIELD,
+                    format!("`{key}` is given twice in this data block"),
+                )
+                .primary(statement.key.span, "given again here")
+                .secondary(*first, "first given here"),
             );
             continue;
         }
@@ -236,16 +279,25 @@ fn data_object(block: &Block, diags: &mut Vec<Diagnostic>) -> Json {
 fn data_value(value: &Value, diags: &mut Vec<Diagnostic>) -> Json {
     match &value.kind {
         ValueKind::Str { text, .. } => Json::String(text.clone()),
-        ValueKind::Number(n) => n.parse::<serde_json::Number>().map(Json::Number).unwrap_or(Json::Null),
+        ValueKind::Number(n) => n
+            .parse::<serde_json::Number>()
+            .map(Json::Number)
+            .unwrap_or(Json::Null),
         ValueKind::Ident(name) => match name.as_str() {
             "true" => Json::Bool(true),
             "false" => Json::Bool(false),
             "null" => Json::Null,
             other => {
                 diags.push(
-                    Diagnostic::error(codes::BAD_ARGUMENTS, format!("bare name `{other}` in a data block"))
-                        .primary(value.span, "expected a string, number, true, false, null, list or block")
-                        .help(format!("quote it: \"{other}\"")),
+                    Diagnostic::error(
+                        codes::BAD_ARGUMENTS,
+                        format!("bare name `{other}` in a data block"),
+                    )
+                    .primary(
+                        value.span,
+                        "expected a string, number, true, false, null, list or block",
+                    )
+                    .help(format!("quote it: \"{other}\"")),
                 );
                 Json::Null
             }

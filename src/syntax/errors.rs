@@ -24,10 +24,15 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
     }
     if pos == text.len() {
         if let Some(open) = unclosed_brace(text) {
-            return Diagnostic::error(codes::SYNTAX, "unclosed block")
-                .primary(Span::new(file, pos..pos), "the file ends here")
-                .secondary(Span::new(file, open..open + 1), "this block is never closed")
-                .help("add the missing `}`");
+            return Diagnostic::error(
+                codes::SYNTAX,
+                "unclosed block: the file ends before its `}`",
+            )
+            .primary(
+                Span::new(file, open..open + 1),
+                "this block is never closed",
+            )
+            .help("add the missing `}`");
         }
     }
     let found = describe_found(text, pos);
@@ -41,9 +46,13 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
     if text[pos..].starts_with('}') {
         d = d.help("this `}` closes no block; remove it or add the matching `{`");
     } else if text[pos..].starts_with('{') {
-        d = d.help("a block opens at the end of a statement, after its key and values: `key value {`");
+        d = d.help(
+            "a block opens at the end of a statement, after its key and values: `key value {`",
+        );
     } else {
-        d = d.help("a statement is a name, then values on the same line, then an optional `{ … }` block");
+        d = d.help(
+            "a statement is a name, then values on the same line, then an optional `{ … }` block",
+        );
     }
     d
 }
@@ -81,7 +90,9 @@ fn unclosed_brace(text: &str) -> Option<usize> {
         match bytes[i] {
             b'#' => i = line_end(text, i),
             b'"' if text[i..].starts_with("\"\"\"") => {
-                i = text[i + 3..].find("\"\"\"").map_or(bytes.len(), |e| i + 3 + e + 3);
+                i = text[i + 3..]
+                    .find("\"\"\"")
+                    .map_or(bytes.len(), |e| i + 3 + e + 3);
                 continue;
             }
             b'"' => {

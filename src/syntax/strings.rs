@@ -8,7 +8,12 @@
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, Span};
 
-pub(crate) fn unescape(raw: &str, file: FileId, offset: usize, diags: &mut Vec<Diagnostic>) -> String {
+pub(crate) fn unescape(
+    raw: &str,
+    file: FileId,
+    offset: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> String {
     if !raw.contains('\\') {
         return raw.to_string();
     }
@@ -38,7 +43,8 @@ pub(crate) fn unescape(raw: &str, file: FileId, offset: usize, diags: &mut Vec<D
                         }
                     }
                     None => {
-                        let end = i + 2 + rest.find('}').map(|p| p + 1).unwrap_or(0).min(rest.len());
+                        let end =
+                            i + 2 + rest.find('}').map(|p| p + 1).unwrap_or(0).min(rest.len());
                         diags.push(
                             Diagnostic::error(codes::INVALID_ESCAPE, "invalid unicode escape")
                                 .primary(Span::new(file, offset + i..offset + end), "not a Unicode scalar value")
@@ -73,7 +79,12 @@ fn unicode_escape(rest: &str) -> Option<(char, usize)> {
     Some((ch, close + 2))
 }
 
-pub(crate) fn fold_text_block(raw: &str, file: FileId, start: usize, diags: &mut Vec<Diagnostic>) -> String {
+pub(crate) fn fold_text_block(
+    raw: &str,
+    file: FileId,
+    start: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> String {
     let inner = &raw[3..raw.len() - 3];
     let inner_start = start + 3;
     let Some(first_break) = inner.find('\n') else {
@@ -86,18 +97,30 @@ pub(crate) fn fold_text_block(raw: &str, file: FileId, start: usize, diags: &mut
     };
     if !inner[..first_break].trim().is_empty() {
         diags.push(
-            Diagnostic::error(codes::TEXT_BLOCK, "text block content must start on the line after `\"\"\"`")
-                .primary(Span::new(file, inner_start..inner_start + first_break), "text after the opening quotes")
-                .help("move this text to the next line"),
+            Diagnostic::error(
+                codes::TEXT_BLOCK,
+                "text block content must start on the line after `\"\"\"`",
+            )
+            .primary(
+                Span::new(file, inner_start..inner_start + first_break),
+                "text after the opening quotes",
+            )
+            .help("move this text to the next line"),
         );
     }
     let last_break = inner.rfind('\n').unwrap_or(first_break);
     if !inner[last_break + 1..].trim().is_empty() {
         let from = inner_start + last_break + 1;
         diags.push(
-            Diagnostic::error(codes::TEXT_BLOCK, "the closing `\"\"\"` of a text block must be alone on its line")
-                .primary(Span::new(file, from..inner_start + inner.len()), "text before the closing quotes")
-                .help("put the closing `\"\"\"` on a line of its own"),
+            Diagnostic::error(
+                codes::TEXT_BLOCK,
+                "the closing `\"\"\"` of a text block must be alone on its line",
+            )
+            .primary(
+                Span::new(file, from..inner_start + inner.len()),
+                "text before the closing quotes",
+            )
+            .help("put the closing `\"\"\"` on a line of its own"),
         );
     }
     let body = if last_break > first_break {
@@ -158,7 +181,9 @@ pub fn foldable(text: &str) -> bool {
         && !text.contains("  ")
         && !text.contains("\"\"\"")
         && !text.contains('\\')
-        && !text.chars().any(|c| c.is_control() || (c.is_whitespace() && c != ' '))
+        && !text
+            .chars()
+            .any(|c| c.is_control() || (c.is_whitespace() && c != ' '))
 }
 
 /// Splits `text` at spaces into lines of at most `width` characters (a longer word
@@ -215,7 +240,13 @@ mod tests {
 
     #[test]
     fn bad_unicode_escapes_are_reported() {
-        for raw in ["\\u{}", "\\u{110000}", "\\u{d800}", "\\u1234", "\\u{1234567}"] {
+        for raw in [
+            "\\u{}",
+            "\\u{110000}",
+            "\\u{d800}",
+            "\\u1234",
+            "\\u{1234567}",
+        ] {
             let mut diags = Vec::new();
             unescape(raw, FileId(0), 0, &mut diags);
             assert_eq!(diags.len(), 1, "{raw}");
@@ -244,7 +275,10 @@ mod tests {
             let lines = wrap(text, width);
             assert_eq!(lines.join(" "), text);
             for line in &lines {
-                assert!(line.chars().count() <= width || !line.contains(' '), "{width}: {line}");
+                assert!(
+                    line.chars().count() <= width || !line.contains(' '),
+                    "{width}: {line}"
+                );
             }
         }
     }

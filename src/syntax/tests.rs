@@ -46,7 +46,10 @@ fn string_rule() {
 
 #[test]
 fn text_block_rule() {
-    assert!(rule_matches(Rule::text_block, "\"\"\"\n  a \"quoted\" word\n\"\"\""));
+    assert!(rule_matches(
+        Rule::text_block,
+        "\"\"\"\n  a \"quoted\" word\n\"\"\""
+    ));
 }
 
 #[test]
@@ -72,7 +75,10 @@ fn statements_keys_values_and_blocks() {
 fn statements_may_share_a_line_with_semicolons_and_braces() {
     let file = parse_ok("a 1; b 2\nc { d 1; e 2 }\nf {}");
     assert_eq!(file.statements.len(), 4);
-    assert_eq!(file.statements[2].block.as_ref().unwrap().statements.len(), 2);
+    assert_eq!(
+        file.statements[2].block.as_ref().unwrap().statements.len(),
+        2
+    );
 }
 
 #[test]
@@ -116,8 +122,8 @@ fn quoted_keys_are_allowed() {
 #[test]
 fn unclosed_block_points_at_its_brace() {
     let d = parse_err("case X \"t\" {\n  a 1\n");
-    assert_eq!(d.message, "unclosed block");
-    assert_eq!(d.labels[1].span.range(), 11..12);
+    assert!(d.message.starts_with("unclosed block"));
+    assert_eq!(d.labels[0].span.range(), 11..12);
 }
 
 #[test]

@@ -52,7 +52,13 @@ fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
 
 /// Prints diagnostics and, when there are any (or in JSON), a summary; returns the
 /// exit code they call for.
-fn report(db: &SourceDb, diagnostics: &[Diagnostic], files: usize, options: Report, out: &mut dyn Write) -> u8 {
+fn report(
+    db: &SourceDb,
+    diagnostics: &[Diagnostic],
+    files: usize,
+    options: Report,
+    out: &mut dyn Write,
+) -> u8 {
     for d in diagnostics {
         let _ = out.write_all(render_one(d, db, options).as_bytes());
     }
@@ -72,13 +78,19 @@ fn report(db: &SourceDb, diagnostics: &[Diagnostic], files: usize, options: Repo
 
 fn summary_line(errors: usize, warnings: usize) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    format!("{}, {}", plural(errors, "error"), plural(warnings, "warning"))
+    format!(
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )
 }
 
 fn exit_code(diagnostics: &[Diagnostic], options: Report) -> u8 {
     if diagnostics.iter().any(|d| d.code == codes::IO) {
         EXIT_USAGE
-    } else if diagnostics.iter().any(|d| d.is_error()) || (options.deny_warnings && !diagnostics.is_empty()) {
+    } else if diagnostics.iter().any(|d| d.is_error())
+        || (options.deny_warnings && !diagnostics.is_empty())
+    {
         EXIT_ERRORS
     } else {
         EXIT_OK
@@ -109,7 +121,11 @@ pub fn check(paths: &[PathBuf], options: Report) -> u8 {
             let _ = writeln!(stdout, "{}", render::json_summary(errors, warnings, files));
         }
         Format::Human => {
-            let _ = writeln!(io::stderr(), "casec check: {files} file(s), {}", summary_line(errors, warnings));
+            let _ = writeln!(
+                io::stderr(),
+                "casec check: {files} file(s), {}",
+                summary_line(errors, warnings)
+            );
         }
         Format::Github => {}
     }
@@ -120,7 +136,11 @@ pub fn check(paths: &[PathBuf], options: Report) -> u8 {
 /// and compiles each group once.
 pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
     let default = [PathBuf::from(".")];
-    let paths = if paths.is_empty() { &default[..] } else { paths };
+    let paths = if paths.is_empty() {
+        &default[..]
+    } else {
+        paths
+    };
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut loose: Vec<PathBuf> = Vec::new();
     let mut missing: Vec<Diagnostic> = Vec::new();
@@ -172,7 +192,13 @@ pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
 /// `casec build [SUITE] [-o FILE]`
 pub fn build(suite: &Path, output: Option<&Path>, options: Report) -> u8 {
     let compilation = Compilation::from_dir(suite);
-    let code = report(&compilation.db, &compilation.diagnostics, user_files(&compilation.db), options, &mut io::stderr());
+    let code = report(
+        &compilation.db,
+        &compilation.diagnostics,
+        user_files(&compilation.db),
+        options,
+        &mut io::stderr(),
+    );
     if code != EXIT_OK {
         return code;
     }
@@ -202,9 +228,18 @@ fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
 
 /// Writes a temporary file beside `path`, then renames it over `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
-    let tmp = dir.join(format!(".{}.casec-tmp-{}", name.to_string_lossy(), std::process::id()));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+    let tmp = dir.join(format!(
+        ".{}.casec-tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
@@ -219,12 +254,24 @@ pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::R
     if dir.exists() {
         let empty = dir.is_dir() && fs::read_dir(dir)?.next().is_none();
         if !empty {
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, "the output folder exists and is not empty"));
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "the output folder exists and is not empty",
+            ));
         }
     }
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let name = dir.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a folder path"))?;
-    let tmp = parent.join(format!(".{}.casec-tmp-{}", name.to_string_lossy(), std::process::id()));
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = dir
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a folder path"))?;
+    let tmp = parent.join(format!(
+        ".{}.casec-tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let write = || -> io::Result<()> {
         fs::create_dir_all(&tmp)?;
         for (path, bytes) in files {
@@ -256,18 +303,27 @@ pub fn import(master: &Path, output: &Path, options: Report) -> u8 {
     let file = db.add(source.name, source.text, Origin::User);
     match crate::import::import(&db, file) {
         Ok(files) => {
-            let files: Vec<(String, Vec<u8>)> = files.into_iter().map(|(p, t)| (p, t.into_bytes())).collect();
+            let files: Vec<(String, Vec<u8>)> = files
+                .into_iter()
+                .map(|(p, t)| (p, t.into_bytes()))
+                .collect();
             match write_folder_atomically(output, &files) {
                 Ok(()) => {
                     if options.format == Format::Human {
-                        let _ = writeln!(io::stderr(), "casec import: wrote {} files to {}", files.len(), load::display(output));
+                        let _ = writeln!(
+                            io::stderr(),
+                            "casec import: wrote {} files to {}",
+                            files.len(),
+                            load::display(output)
+                        );
                     }
                     EXIT_OK
                 }
                 Err(e) => {
-                    let d = Diagnostic::error(codes::IO, format!("cannot write the suite folder: {e}"))
-                        .at_path(load::display(output))
-                        .help("choose a new or empty output folder");
+                    let d =
+                        Diagnostic::error(codes::IO, format!("cannot write the suite folder: {e}"))
+                            .at_path(load::display(output))
+                            .help("choose a new or empty output folder");
                     report(&db, &[d], 1, options, &mut io::stderr())
                 }
             }

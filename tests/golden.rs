@@ -1,0 +1,141 @@
+//! Golden tests: one test per input file, expected outputs beside it.
+//!
+//! Layout: `tests/<area>/<name>.case` (a one-file suite, compiled as its suite.case) or
+//! `tests/<area>/<name>/` (a suite folder), with expected outputs next to it:
+//!
+//! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
+//!   (absent when the input is clean);
+//! * `<name>.json` (area `build`): the master JSON.
+//!
+//! Run with `UPDATE_GOLDEN=1` to write the expected files from the current output,
+//! then review the diff.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use casec::diag::render::{self, HumanStyle};
+use casec::Compilation;
+use libtest_mimic::{Arguments, Failed, Trial};
+
+const AREAS: &[&str] = &["ui", "build"];
+
+fn main() {
+    let args = Arguments::from_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let mut trials = Vec::new();
+    for area in AREAS {
+        for input in inputs(&root.join(area)) {
+            let name = format!("{area}::{}", stem(&input));
+            let area = area.to_string();
+            trials.push(Trial::test(name, move || run(&area, &input)));
+        }
+    }
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// `.case` files (not expected outputs) and suite folders of an area, sorted.
+fn inputs(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    out.retain(|p| {
+        p.is_dir()
+            || (p.extension().is_some_and(|e| e == "case")
+                && !p.to_string_lossy().ends_with(".fmt.case"))
+    });
+    out.sort();
+    out
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Paths in diagnostics relative to the repository, with `/` separators.
+fn relative(path: &Path) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+pub fn compile(input: &Path) -> Compilation {
+    if input.is_dir() {
+        Compilation::from_dir(Path::new(&relative(input)))
+    } else {
+        let text = fs::read_to_string(input).expect("readable test input");
+        let name = relative(input);
+        Compilation::from_single_file(&name, &text)
+    }
+}
+
+fn run(area: &str, input: &Path) -> Result<(), Failed> {
+    // Folder inputs are read relative to the repository root, as a user would run casec.
+    std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).map_err(|e| e.to_string())?;
+    let compilation = compile(input);
+    let base = input.with_extension("");
+    let rendered: String = compilation
+        .diagnostics
+        .iter()
+        .map(|d| render::human(d, &compilation.db, HumanStyle::PLAIN))
+        .collect();
+    let mut failures = Vec::new();
+    compare(
+        &base.with_extension("err"),
+        (!rendered.is_empty()).then_some(rendered),
+        &mut failures,
+    );
+    if area == "build" {
+        compare(
+            &base.with_extension("json"),
+            compilation.master_json(),
+            &mut failures,
+        );
+    }
+    if area == "ui" && compilation.diagnostics.is_empty() {
+        failures.push("a UI test must produce at least one diagnostic".to_string());
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n").into())
+    }
+}
+
+/// Compares `actual` with the file at `expected` (absent file = no output expected).
+fn compare(expected: &Path, actual: Option<String>, failures: &mut Vec<String>) {
+    let updating = std::env::var_os("UPDATE_GOLDEN").is_some();
+    let existing = fs::read_to_string(expected).ok();
+    if existing == actual {
+        return;
+    }
+    if updating {
+        match &actual {
+            Some(text) => fs::write(expected, text).expect("writable expected file"),
+            None => {
+                let _ = fs::remove_file(expected);
+            }
+        }
+        return;
+    }
+    let name = relative(expected);
+    match (existing, actual) {
+        (None, Some(actual)) => {
+            failures.push(format!("{name} is missing; the output was:\n{actual}"))
+        }
+        (Some(_), None) => failures.push(format!(
+            "{name} exists but the input produced no such output"
+        )),
+        (Some(existing), Some(actual)) => {
+            let diff = similar::TextDiff::from_lines(&existing, &actual);
+            failures.push(format!(
+                "{name} differs:\n{}",
+                diff.unified_diff().header("expected", "actual")
+            ));
+        }
+        (None, None) => {}
+    }
+}
