@@ -131,14 +131,23 @@ fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'static 
     }
 }
 
-/// "did you mean" help: the closest candidate by edit distance, if close enough.
+/// "did you mean" help: the closest candidate by edit distance if close enough, else
+/// the shortest candidate that the name begins (`tool_failure` → `tool_failure_or_…`).
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(name, c), c))
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    let close = candidates
+        .iter()
+        .map(|c| (strsim::damerau_levenshtein(name, c), *c))
         .filter(|(distance, c)| *distance <= (name.len().max(c.len()) / 3).max(1))
         .min_by_key(|(distance, c)| (*distance, *c))
-        .map(|(_, c)| c)
+        .map(|(_, c)| c);
+    close.or_else(|| {
+        candidates
+            .iter()
+            .filter(|c| name.chars().count() >= 3 && c.starts_with(name))
+            .min_by_key(|c| (c.len(), **c))
+            .copied()
+    })
 }
 
 #[cfg(test)]
@@ -150,5 +159,6 @@ mod tests {
         let names = ["medication", "appointments", "belongings"];
         assert_eq!(suggest("medicaton", names), Some("medication"));
         assert_eq!(suggest("xyz", names), None);
+        assert_eq!(suggest("appoint", names), Some("appointments"));
     }
 }
