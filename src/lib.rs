@@ -65,6 +65,7 @@ pub mod model;
 pub mod resolve;
 pub mod source;
 pub mod syntax;
+pub mod world;
 
 use std::path::Path;
 
@@ -180,6 +181,9 @@ impl Compilation {
             .collect();
         let (suite, resolve_diagnostics) = resolve::resolve(&inputs);
         diagnostics.extend(resolve_diagnostics);
+        if let Some(suite) = &suite {
+            diagnostics.extend(world::consistency::check_suite(suite, &db));
+        }
         diag::sort(&mut diagnostics, &db);
         Compilation {
             db,

@@ -14,10 +14,16 @@ use crate::resolve::Role;
 use crate::source::{Origin, SourceDb};
 
 /// The stdlib, embedded so that casec works from any directory.
-pub const STDLIB: &[(&str, &str)] = &[(
-    "everyday_assistance.case",
-    include_str!("../stdlib/everyday_assistance.case"),
-)];
+pub const STDLIB: &[(&str, &str)] = &[
+    (
+        "everyday_assistance.case",
+        include_str!("../stdlib/everyday_assistance.case"),
+    ),
+    (
+        "everyday_world.case",
+        include_str!("../stdlib/everyday_world.case"),
+    ),
+];
 
 pub const SUITE_FILE: &str = "suite.case";
 

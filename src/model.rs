@@ -127,6 +127,9 @@ pub struct Case {
     pub final_state: Text,
     /// Warning codes this case allows, with the `allow` statement's span.
     pub allows: Vec<Name>,
+    /// What the sandbox loads (world, machine override, expectations), when the case
+    /// has a `world`.
+    pub sandbox: Option<crate::world::Sandbox>,
     /// The `case` statement's header (keyword, id and title).
     pub span: Span,
 }

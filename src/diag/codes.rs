@@ -34,4 +34,23 @@ codes! {
     IO = "io": "a file or folder could not be read or written";
     MASTER_JSON = "master_json": "the master JSON does not parse or does not follow the schema";
     IMPORT_ROUND_TRIP = "import_round_trip": "an imported suite would not rebuild the same master";
+    // Worlds, machine overrides and expectations: documented in docs/diagnostics-world.md.
+    SCHEMA_DEFINITION = "schema_definition": "a world schema declaration that cannot be used";
+    UNKNOWN_SCHEMA = "unknown_schema": "a suite names a world schema that is not declared";
+    UNKNOWN_COLLECTION = "unknown_collection": "a collection the world schema does not declare";
+    UNKNOWN_RECORD_FIELD = "unknown_record_field": "a field the collection does not declare";
+    RECORD_FIELD_TYPE = "record_field_type": "a value that does not fit its field's type";
+    MISSING_RECORD_FIELD = "missing_record_field": "a record without one of its required fields";
+    DUPLICATE_RECORD = "duplicate_record": "two records of one world with the same id";
+    RECORD_ID_PREFIX = "record_id_prefix": "a record or request id that does not start with its prefix";
+    DANGLING_REFERENCE = "dangling_reference": "a reference to a record the world does not hold";
+    ZONE_OFFSET_MISMATCH = "zone_offset_mismatch": "a datetime whose offset contradicts its timezone";
+    UNMODELLED_RECORD = "unmodelled_record": "a record id named in the prose that the world lacks";
+    UNKNOWN_RECORD = "unknown_record": "an expectation or override naming a record the world lacks";
+    UNKNOWN_ARGUMENT = "unknown_argument": "a call filter naming an argument the tool does not take";
+    UNOFFERED_TOOL = "unoffered_tool": "an expectation or override about a tool the case does not offer";
+    OVERRIDE_MATCHES_NOTHING = "override_matches_nothing": "a machine override that no call of the case can match";
+    UNKNOWN_CHECK = "unknown_check": "an expectation tied to a check or critical failure the case lacks";
+    UNCLASSIFIED_CHECK = "unclassified_check": "a check of a modelled case with neither an expectation nor a review mark";
+    TOOL_WITHOUT_RECORDS = "tool_without_records": "a case offers a tool its world gives nothing to work on";
 }

@@ -313,6 +313,7 @@ impl Reader {
             pass_rule: self.text(e, &ep, "pass_rule")?,
             final_state: self.text(e, &ep, "expected_final_state")?,
             allows: Vec::new(),
+            sandbox: None,
             span: self.span,
         })
     }

@@ -168,6 +168,7 @@ pub fn case(
         pass_rule: pass_rule?,
         final_state: final_state?,
         allows,
+        sandbox: None,
         span,
     })
 }
@@ -476,6 +477,5 @@ fn checks(
             }
         }
     }
-    drop(push);
     (!failed && diags.len() == before).then_some(out)
 }

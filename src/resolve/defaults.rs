@@ -173,6 +173,12 @@ pub struct Profiles {
     resolved: HashMap<String, Defaults>,
 }
 
+impl Default for Profiles {
+    fn default() -> Profiles {
+        Profiles::new()
+    }
+}
+
 impl Profiles {
     pub fn new() -> Profiles {
         Profiles {

@@ -11,7 +11,7 @@ mod case;
 pub mod defaults;
 pub mod schema;
 mod suite;
-mod values;
+pub(crate) mod values;
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -49,6 +49,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut categories: Vec<&Statement> = Vec::new();
     let mut cases: Vec<&Statement> = Vec::new();
     let mut declared_profiles: Vec<Name> = Vec::new();
+    let mut schemas: Vec<(&Statement, bool)> = Vec::new();
 
     for input in inputs {
         schema::check_keys(
@@ -74,6 +75,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
                     _ => categories.push(statement),
                 },
                 ("case", Role::SuiteFile | Role::Member) => cases.push(statement),
+                ("schema", role) => schemas.push((statement, role == Role::Stdlib)),
                 (key @ ("suite" | "tool" | "category" | "case"), role) => {
                     diags.push(misplaced(statement, key, role))
                 }
@@ -124,6 +126,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
         category_defaults.push((category.name.clone(), defaults));
     }
     let tool_names: Vec<Name> = tools.iter().map(|t| t.name.clone()).collect();
+    let worlds = crate::world::SuiteWorld::new(&schemas, suite_statement, &tools, &mut diags);
     let cx = case::Context {
         categories: &category_defaults,
         tags: &header.tags,
@@ -147,7 +150,8 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
             }
             seen.insert(id.as_str().to_string(), id.span);
         }
-        if let Some(case) = case::case(statement, &cx, &mut profiles, &mut diags) {
+        if let Some(mut case) = case::case(statement, &cx, &mut profiles, &mut diags) {
+            case.sandbox = worlds.sandbox(statement, &case, &mut diags);
             resolved.push(case);
         }
     }
@@ -359,21 +363,6 @@ fn split_chunk(s: &str) -> (&str, &str) {
     s.split_at(end)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::natural_cmp;
-    use std::cmp::Ordering;
-
-    #[test]
-    fn natural_order_compares_numbers_by_value() {
-        assert_eq!(natural_cmp("A2", "A10"), Ordering::Less);
-        assert_eq!(natural_cmp("TUJ-099", "TUJ-100"), Ordering::Less);
-        assert_eq!(natural_cmp("b1", "a2"), Ordering::Greater);
-        assert_eq!(natural_cmp("A01", "A1"), Ordering::Less);
-        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
-    }
-}
-
 /// The defaults of a stdlib profile (`std.<name>`), as a suite applying it sees them.
 pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
     let mut diags = Vec::new();
@@ -396,4 +385,19 @@ pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
     };
     let out = profiles.apply(&Defaults::default(), &layer, &mut diags);
     diags.is_empty().then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn natural_order_compares_numbers_by_value() {
+        assert_eq!(natural_cmp("A2", "A10"), Ordering::Less);
+        assert_eq!(natural_cmp("TUJ-099", "TUJ-100"), Ordering::Less);
+        assert_eq!(natural_cmp("b1", "a2"), Ordering::Greater);
+        assert_eq!(natural_cmp("A01", "A1"), Ordering::Less);
+        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
+    }
 }

@@ -59,6 +59,10 @@ pub const TOP_LEVEL: &[KeySpec] = &[
     ),
     many("profile", "A named set of case defaults."),
     many("case", "One benchmark case."),
+    many(
+        "schema",
+        "`schema NAME { collection … }`: a world schema (typed sandbox collections).",
+    ),
 ];
 
 /// Defaults any profile, category, suite or case may set.
@@ -148,6 +152,10 @@ pub const SUITE: &[KeySpec] = &[
         "order",
         "Explicit case order (default: case ids in natural order).",
     ),
+    optional(
+        "world_schema",
+        "The world schema case worlds follow, e.g. std.everyday_world.",
+    ),
 ];
 
 pub const SCORING: &[KeySpec] = &[
@@ -212,12 +220,48 @@ pub const CASE: &[KeySpec] = &[
     ),
     many("critical", "A case critical failure, in order."),
     many("allow", "Allow a warning code for this case."),
+    optional(
+        "world",
+        "`world { COLLECTION ID { field value } }`: the records the sandbox loads.",
+    ),
+    many(
+        "expect",
+        "`expect CHECK… { assertion… }`: assertions that decide these checks.",
+    ),
+    many(
+        "forbid",
+        "`forbid F1… { assertion… }`: when a critical failure is committed.",
+    ),
+    many(
+        "review",
+        "`review ID… [\"why\"]`: checks or critical failures a reader judges.",
+    ),
 ];
 
 pub const OVERRIDE: &[KeySpec] = &[
     one("result", "What the matched call returns."),
     optional("side_effect", "What the matched call writes."),
     optional("verify", "What a later verification or lookup returns."),
+    optional(
+        "when",
+        "Machine part: `when { argument value }`, the calls it intercepts.",
+    ),
+    optional(
+        "times",
+        "Machine part: how many matching calls it intercepts (default: all).",
+    ),
+    optional(
+        "error",
+        "Machine part: `error CODE { field value }`, what the call returns.",
+    ),
+    optional(
+        "request",
+        "Machine part: the request id the intercepted call reports.",
+    ),
+    optional(
+        "commits",
+        "Machine part: the intercepted write is applied anyway.",
+    ),
 ];
 
 pub const FOLLOWUP: &[KeySpec] = &[

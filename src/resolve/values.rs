@@ -241,7 +241,7 @@ pub fn data(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Data> 
     })
 }
 
-fn data_object(block: &Block, diags: &mut Vec<Diagnostic>) -> Json {
+pub fn data_object(block: &Block, diags: &mut Vec<Diagnostic>) -> Json {
     let mut map = Map::new();
     let mut first_span: Vec<(String, Span)> = Vec::new();
     for statement in &block.statements {

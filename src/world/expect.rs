@@ -1,0 +1,685 @@
+//! Expectations: a small assertion language over the final sandbox state and the tool
+//! trace, tied to the checks it decides (`expect A1 S1 { … }`), predicates of critical
+//! failures (`forbid F2 { … }`) and review marks (`review A3 F1`).
+//!
+//! The assertions and their exact meaning are listed in docs/worlds.md; this module
+//! reads and validates them against the case (its world, tools and checks) and gives
+//! their JSON for the sandbox file.
+
+use serde_json::{json, Map, Value as Json};
+
+use crate::diag::{codes, suggest, Diagnostic};
+use crate::model::{Name, Text, ToolContract};
+use crate::resolve::schema::{body, check_keys, KeySpec};
+use crate::resolve::values::{self, Kind};
+use crate::syntax::ast::{Statement, Value, ValueKind};
+
+use super::filters::{self, Condition, FilterCx, Role};
+use super::records::{id_letters, known_collection};
+use super::schema::Collection;
+
+/// `expect IDS { … }`: the checks these assertions decide (all must hold).
+#[derive(Clone, Debug)]
+pub struct Expectation {
+    pub ids: Vec<Name>,
+    pub assertions: Vec<Assertion>,
+}
+
+/// `review IDS ["why"]`: checks or critical failures a reader must judge.
+#[derive(Clone, Debug)]
+pub struct Review {
+    pub ids: Vec<Name>,
+    pub reason: Option<Text>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Count {
+    Exactly(u64),
+    AtLeast(u64),
+    AtMost(u64),
+}
+
+impl Count {
+    fn to_json(&self, into: &mut Map<String, Json>) {
+        let (key, n) = match self {
+            Count::Exactly(n) => ("exactly", n),
+            Count::AtLeast(n) => ("at_least", n),
+            Count::AtMost(n) => ("at_most", n),
+        };
+        into.insert(key.into(), json!(n));
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Step {
+    Call {
+        tool: Name,
+        conditions: Vec<Condition>,
+    },
+    Asked,
+}
+
+#[derive(Clone, Debug)]
+pub enum Assertion {
+    Exists(Vec<Name>),
+    Absent(Vec<Name>),
+    /// Collections and records unchanged from the initial world, but for `except`.
+    Unchanged {
+        collections: Vec<Name>,
+        records: Vec<Name>,
+        except: Vec<Name>,
+    },
+    Changed {
+        collections: Vec<Name>,
+        records: Vec<Name>,
+    },
+    Record {
+        id: Name,
+        conditions: Vec<Condition>,
+    },
+    Count {
+        collection: Name,
+        count: Count,
+        conditions: Vec<Condition>,
+    },
+    Called {
+        tool: Name,
+        count: Count,
+        conditions: Vec<Condition>,
+    },
+    Retrieved(Vec<Name>),
+    VerifiedRecord(Name),
+    VerifiedMatch {
+        collection: Name,
+        conditions: Vec<Condition>,
+    },
+    InOrder(Vec<Step>),
+    OnlyAfter(Vec<Step>),
+    Asked,
+    Any(Vec<Assertion>),
+    Not(Vec<Assertion>),
+}
+
+const ASSERTIONS: &[KeySpec] = &[
+    many("exists", "`exists ID…`: the records exist at the end."),
+    many("absent", "`absent ID…`: the records do not exist at the end."),
+    many("unchanged", "`unchanged [COLLECTION|ID…] [except ID…]`: as in the initial world (bare: the whole world)."),
+    many("changed", "`changed COLLECTION|ID…`: at least one of them differs from the initial world."),
+    many("record", "`record ID { field value … }`: the record exists and its fields match."),
+    many("count", "`count COLLECTION [at_least|at_most] N { conditions }`: records matching."),
+    many("called", "`called TOOL [[at_least|at_most] N] { conditions }`: matching calls (default: at least one)."),
+    many("retrieved", "`retrieved ID…`: a tool result showed each record."),
+    many("verified", "`verified ID` or `verified COLLECTION { conditions }`: read back after its last write."),
+    many("in_order", "`in_order { TOOL { … }; asked; … }`: these steps happen in this order."),
+    many("only_after", "`only_after { FIRST; THEN }`: every THEN call comes after a FIRST step."),
+    many("asked", "`asked`: the assistant asked the scripted follow-up question."),
+    many("any", "`any { … }`: at least one of the assertions holds."),
+    many("not", "`not { … }`: the assertions do not all hold."),
+];
+
+const fn many(key: &'static str, doc: &'static str) -> KeySpec {
+    KeySpec {
+        key,
+        required: false,
+        repeated: true,
+        doc,
+    }
+}
+
+/// What assertions are read against.
+pub struct ExpectCx<'a> {
+    pub filters: FilterCx<'a>,
+    /// The suite's tool contracts and the tools this case offers.
+    pub contracts: &'a [ToolContract],
+    pub offered: &'a [Name],
+}
+
+pub fn read_assertions(
+    statements: &[Statement],
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Assertion> {
+    let owner = statements.first().map(|s| s.key.span);
+    if let Some(owner) = owner {
+        check_keys(statements, &[ASSERTIONS], "an expectation", owner, diags);
+    }
+    statements
+        .iter()
+        .filter_map(|s| assertion(s, cx, diags))
+        .collect()
+}
+
+fn assertion(
+    statement: &Statement,
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Assertion> {
+    match statement.name() {
+        "exists" => ids(statement, cx, diags).map(Assertion::Exists),
+        "absent" => ids(statement, cx, diags).map(Assertion::Absent),
+        "retrieved" => ids(statement, cx, diags).map(Assertion::Retrieved),
+        "unchanged" => unchanged(statement, cx, diags),
+        "changed" => changed(statement, cx, diags),
+        "record" => record(statement, cx, diags),
+        "count" => count(statement, cx, diags),
+        "called" => called(statement, cx, diags),
+        "verified" => verified(statement, cx, diags),
+        "in_order" => steps(statement, cx, diags).map(Assertion::InOrder),
+        "only_after" => only_after(statement, cx, diags),
+        "asked" => values::args(statement, &[], "asked", diags).map(|_| Assertion::Asked),
+        "any" => nested(statement, cx, diags).map(Assertion::Any),
+        "not" => nested(statement, cx, diags).map(Assertion::Not),
+        _ => None,
+    }
+}
+
+fn nested(
+    statement: &Statement,
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<Assertion>> {
+    let block = values::block_only(statement, diags)?;
+    Some(read_assertions(&block.statements, cx, diags))
+}
+
+/// `KEY ID…`: at least one record id, each known.
+fn ids(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Vec<Name>> {
+    let names = values::names(statement, diags)?;
+    if names.is_empty() {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("`{}` names no record", statement.name()),
+            )
+            .primary(statement.span, "expected one or more record ids")
+            .help(format!("write it as `{} B1`", statement.name())),
+        );
+        return None;
+    }
+    let before = diags.len();
+    for name in &names {
+        known_record(name, cx, diags);
+    }
+    (diags.len() == before).then_some(names)
+}
+
+fn known_record<'a>(
+    name: &Name,
+    cx: &'a ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a Collection> {
+    match cx.filters.ids.get(name.as_str()) {
+        Some(collection) => cx.filters.schema.collection(collection),
+        None => {
+            let d = filters::unknown_id(name.as_str(), name.span);
+            let near = suggest(name.as_str(), cx.filters.ids.keys().map(String::as_str));
+            diags.push(match near {
+                Some(near) => d.help(format!("did you mean `{near}`?")),
+                None => d,
+            });
+            None
+        }
+    }
+}
+
+/// Splits `unchanged`/`changed` targets into collections and records.
+fn targets(
+    values: &[Name],
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Vec<Name>, Vec<Name>)> {
+    let before = diags.len();
+    let (mut collections, mut records) = (Vec::new(), Vec::new());
+    for name in values {
+        if id_letters(name.as_str()).is_some() {
+            known_record(name, cx, diags);
+            records.push(name.clone());
+        } else {
+            known_collection(name, cx.filters.schema, diags);
+            collections.push(name.clone());
+        }
+    }
+    (diags.len() == before).then_some((collections, records))
+}
+
+fn unchanged(
+    statement: &Statement,
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Assertion> {
+    let names = values::names(statement, diags)?;
+    let split = names.iter().position(|n| n.as_str() == "except");
+    let (scope, except) = match split {
+        Some(i) => (&names[..i], &names[i + 1..]),
+        None => (&names[..], &names[..0]),
+    };
+    if split.is_some() && except.is_empty() {
+        diags.push(
+            Diagnostic::error(codes::BAD_ARGUMENTS, "`except` names no record")
+                .primary(statement.span, "expected record ids after `except`")
+                .help("write it as `unchanged dose_log except L1`"),
+        );
+        return None;
+    }
+    let (mut collections, records) = targets(scope, cx, diags)?;
+    let before = diags.len();
+    for id in except {
+        known_record(id, cx, diags);
+    }
+    if diags.len() > before {
+        return None;
+    }
+    if scope.is_empty() {
+        collections = cx
+            .filters
+            .schema
+            .collections
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
+    }
+    Some(Assertion::Unchanged {
+        collections,
+        records,
+        except: except.to_vec(),
+    })
+}
+
+fn changed(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
+    let names = ids_or_collections(statement, diags)?;
+    let (collections, records) = targets(&names, cx, diags)?;
+    Some(Assertion::Changed {
+        collections,
+        records,
+    })
+}
+
+fn ids_or_collections(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Name>> {
+    let names = values::names(statement, diags)?;
+    if names.is_empty() {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("`{}` names nothing", statement.name()),
+            )
+            .primary(statement.span, "expected collections or record ids")
+            .help(format!(
+                "write it as `{} medication_schedules` or `{} M2`",
+                statement.name(),
+                statement.name()
+            )),
+        );
+        return None;
+    }
+    Some(names)
+}
+
+fn record(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
+    let v = values::args_with_block(
+        statement,
+        &[Kind::Ident],
+        "record ID { field value }",
+        diags,
+    )?;
+    let id = values::text_of(&v[0]);
+    let collection = known_record(&id, cx, diags)?;
+    let conditions = filters::record_conditions(body(statement), collection, &cx.filters, diags);
+    Some(Assertion::Record { id, conditions })
+}
+
+/// `[N]`, `[at_least N]`, `[at_most N]` after the first value; `None` when absent.
+fn count_of(
+    rest: &[Value],
+    statement: &Statement,
+    usage: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Option<Count>> {
+    let number = |v: &Value| match &v.kind {
+        ValueKind::Number(n) => n.parse::<u64>().ok(),
+        _ => None,
+    };
+    let parsed = match rest {
+        [] => Some(None),
+        [n] => number(n).map(|n| Some(Count::Exactly(n))),
+        [word, n] => match (word.as_ident(), number(n)) {
+            (Some("at_least"), Some(n)) => Some(Some(Count::AtLeast(n))),
+            (Some("at_most"), Some(n)) => Some(Some(Count::AtMost(n))),
+            _ => None,
+        },
+        _ => None,
+    };
+    if parsed.is_none() {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("`{}` is not written as expected", statement.name()),
+            )
+            .primary(
+                statement.span,
+                "expected a count: N, at_least N or at_most N",
+            )
+            .help(format!("write it as `{usage}`")),
+        );
+    }
+    parsed
+}
+
+fn count(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
+    let usage = "count COLLECTION [at_least|at_most] N { field value }";
+    let Some((first, rest)) = statement
+        .values
+        .split_first()
+        .filter(|(f, _)| f.as_ident().is_some())
+    else {
+        values::args_with_block(statement, &[Kind::Ident, Kind::Number], usage, diags);
+        return None;
+    };
+    let name = values::text_of(first);
+    let count = count_of(rest, statement, usage, diags)?;
+    let Some(count) = count else {
+        diags.push(
+            Diagnostic::error(codes::BAD_ARGUMENTS, "`count` has no number")
+                .primary(statement.span, "expected how many records match")
+                .help(format!("write it as `{usage}`")),
+        );
+        return None;
+    };
+    let collection = known_collection(&name, cx.filters.schema, diags)?;
+    let conditions = filters::record_conditions(body(statement), collection, &cx.filters, diags);
+    Some(Assertion::Count {
+        collection: name,
+        count,
+        conditions,
+    })
+}
+
+fn called(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
+    let usage = "called TOOL [[at_least|at_most] N] { argument value }";
+    let Some((first, rest)) = statement
+        .values
+        .split_first()
+        .filter(|(f, _)| f.as_ident().is_some())
+    else {
+        values::args_with_block(statement, &[Kind::Ident], usage, diags);
+        return None;
+    };
+    let count = count_of(rest, statement, usage, diags)?.unwrap_or(Count::AtLeast(1));
+    let (tool, conditions) = call(&values::text_of(first), body(statement), cx, diags)?;
+    Some(Assertion::Called {
+        tool,
+        count,
+        conditions,
+    })
+}
+
+/// A tool the case offers and the conditions on its calls.
+fn call(
+    tool: &Name,
+    block: &[Statement],
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Name, Vec<Condition>)> {
+    let contract = offered_contract(tool, cx.offered, cx.contracts, diags)?;
+    let conditions =
+        filters::call_conditions(block, contract, &cx.filters, Role::Expectation, diags);
+    Some((tool.clone(), conditions))
+}
+
+/// The contract of `tool` when the case offers it; `unoffered_tool` otherwise.
+pub fn offered_contract<'a>(
+    tool: &Name,
+    offered: &[Name],
+    contracts: &'a [ToolContract],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a ToolContract> {
+    let contract = contracts.iter().find(|c| c.name.as_str() == tool.as_str());
+    if let Some(contract) = contract.filter(|_| offered.iter().any(|o| o.as_str() == tool.as_str()))
+    {
+        return Some(contract);
+    }
+    let d = Diagnostic::error(
+        codes::UNOFFERED_TOOL,
+        format!("this case does not offer `{}`", tool.as_str()),
+    )
+    .primary(tool.span, "the model under test cannot call it");
+    diags.push(
+        match suggest(tool.as_str(), offered.iter().map(|o| o.as_str())) {
+            Some(near) => d.help(format!("did you mean `{near}`?")),
+            None => d.help(format!(
+                "the case offers: {}; add the tool to its `tools` if it should be callable",
+                offered
+                    .iter()
+                    .map(|o| o.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        },
+    );
+    None
+}
+
+fn verified(
+    statement: &Statement,
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Assertion> {
+    let v = values::args_with_block(
+        statement,
+        &[Kind::Ident],
+        "verified ID` or `verified COLLECTION { … }",
+        diags,
+    )?;
+    let name = values::text_of(&v[0]);
+    if id_letters(name.as_str()).is_some() {
+        known_record(&name, cx, diags)?;
+        return Some(Assertion::VerifiedRecord(name));
+    }
+    let collection = known_collection(&name, cx.filters.schema, diags)?;
+    let conditions = filters::record_conditions(body(statement), collection, &cx.filters, diags);
+    Some(Assertion::VerifiedMatch {
+        collection: name,
+        conditions,
+    })
+}
+
+fn steps(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Vec<Step>> {
+    let block = values::block_only(statement, diags)?;
+    let before = diags.len();
+    let steps: Vec<Step> = block
+        .statements
+        .iter()
+        .filter_map(|s| match s.name() {
+            "asked" => values::args(s, &[], "asked", diags).map(|_| Step::Asked),
+            _ => {
+                values::args_with_block(
+                    s,
+                    &[],
+                    &format!("{} {{ argument value }}", s.name()),
+                    diags,
+                )?;
+                let tool = Text::new(s.name(), s.key.span);
+                call(&tool, body(s), cx, diags)
+                    .map(|(tool, conditions)| Step::Call { tool, conditions })
+            }
+        })
+        .collect();
+    if steps.len() < 2 && diags.len() == before {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("`{}` needs at least two steps", statement.name()),
+            )
+            .primary(statement.span, "one step has no order")
+            .help("list the steps as `TOOL { argument value }` or `asked`, one per line, in order"),
+        );
+        return None;
+    }
+    (diags.len() == before).then_some(steps)
+}
+
+fn only_after(
+    statement: &Statement,
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Assertion> {
+    let steps = steps(statement, cx, diags)?;
+    if steps.len() != 2 || matches!(steps[1], Step::Asked) {
+        diags.push(
+            Diagnostic::error(codes::BAD_ARGUMENTS, "`only_after` takes a first step and a call")
+                .primary(statement.span, "expected exactly two steps, the second a tool call")
+                .help("write it as `only_after { read_records { collection calendar_events }; provider_booking { operation create } }`"),
+        );
+        return None;
+    }
+    Some(Assertion::OnlyAfter(steps))
+}
+
+/// `expect`/`forbid`/`review` ids: the case's checks, or its critical failures F1…Fn.
+pub fn check_ids(
+    names: &[Name],
+    checks: &[&str],
+    criticals: usize,
+    allow_checks: bool,
+    allow_criticals: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let critical_ids: Vec<String> = (1..=criticals).map(|i| format!("F{i}")).collect();
+    let mut known: Vec<&str> = Vec::new();
+    if allow_checks {
+        known.extend(checks.iter().copied());
+    }
+    if allow_criticals {
+        known.extend(critical_ids.iter().map(String::as_str));
+    }
+    let before = diags.len();
+    for name in names.iter().filter(|n| !known.contains(&n.as_str())) {
+        let what = match (allow_checks, allow_criticals) {
+            (true, true) => "check or critical failure",
+            (true, false) => "check",
+            _ => "critical failure",
+        };
+        let d = Diagnostic::error(
+            codes::UNKNOWN_CHECK,
+            format!("this case has no {what} `{}`", name.as_str()),
+        )
+        .primary(name.span, format!("the case has: {}", known.join(", ")));
+        diags.push(match suggest(name.as_str(), known.iter().copied()) {
+            Some(near) => d.help(format!("did you mean `{near}`?")),
+            None => d.help("checks are R1, A1…, S1, C1 as the case derives them; critical failures are F1, F2, … in the order written"),
+        });
+    }
+    diags.len() == before
+}
+
+impl Assertion {
+    pub fn to_json(&self) -> Json {
+        let names = |ns: &[Name]| Json::Array(ns.iter().map(|n| json!(n.as_str())).collect());
+        let conds = |cs: &[Condition]| Json::Array(cs.iter().map(Condition::to_json).collect());
+        let mut m = Map::new();
+        let kind = match self {
+            Assertion::Exists(ids) | Assertion::Absent(ids) | Assertion::Retrieved(ids) => {
+                m.insert("records".into(), names(ids));
+                match self {
+                    Assertion::Exists(_) => "exists",
+                    Assertion::Absent(_) => "absent",
+                    _ => "retrieved",
+                }
+            }
+            Assertion::Unchanged {
+                collections,
+                records,
+                except,
+            } => {
+                m.insert("collections".into(), names(collections));
+                m.insert("records".into(), names(records));
+                m.insert("except".into(), names(except));
+                "unchanged"
+            }
+            Assertion::Changed {
+                collections,
+                records,
+            } => {
+                m.insert("collections".into(), names(collections));
+                m.insert("records".into(), names(records));
+                "changed"
+            }
+            Assertion::Record { id, conditions } => {
+                m.insert("record".into(), json!(id.as_str()));
+                m.insert("where".into(), conds(conditions));
+                "record"
+            }
+            Assertion::Count {
+                collection,
+                count,
+                conditions,
+            } => {
+                m.insert("collection".into(), json!(collection.as_str()));
+                count.to_json(&mut m);
+                m.insert("where".into(), conds(conditions));
+                "count"
+            }
+            Assertion::Called {
+                tool,
+                count,
+                conditions,
+            } => {
+                m.insert("tool".into(), json!(tool.as_str()));
+                count.to_json(&mut m);
+                m.insert("where".into(), conds(conditions));
+                "called"
+            }
+            Assertion::VerifiedRecord(id) => {
+                m.insert("record".into(), json!(id.as_str()));
+                "verified"
+            }
+            Assertion::VerifiedMatch {
+                collection,
+                conditions,
+            } => {
+                m.insert("collection".into(), json!(collection.as_str()));
+                m.insert("where".into(), conds(conditions));
+                "verified"
+            }
+            Assertion::InOrder(steps) | Assertion::OnlyAfter(steps) => {
+                m.insert(
+                    "steps".into(),
+                    Json::Array(steps.iter().map(Step::to_json).collect()),
+                );
+                if matches!(self, Assertion::InOrder(_)) {
+                    "in_order"
+                } else {
+                    "only_after"
+                }
+            }
+            Assertion::Asked => "asked",
+            Assertion::Any(inner) | Assertion::Not(inner) => {
+                m.insert(
+                    "of".into(),
+                    Json::Array(inner.iter().map(Assertion::to_json).collect()),
+                );
+                if matches!(self, Assertion::Any(_)) {
+                    "any"
+                } else {
+                    "not"
+                }
+            }
+        };
+        let mut out = Map::new();
+        out.insert("kind".into(), json!(kind));
+        out.extend(m);
+        Json::Object(out)
+    }
+}
+
+impl Step {
+    fn to_json(&self) -> Json {
+        match self {
+            Step::Call { tool, conditions } => json!({
+                "step": "call",
+                "tool": tool.as_str(),
+                "where": conditions.iter().map(Condition::to_json).collect::<Vec<_>>(),
+            }),
+            Step::Asked => json!({ "step": "asked" }),
+        }
+    }
+}

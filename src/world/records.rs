@@ -1,0 +1,450 @@
+//! The `world { … }` block of a case: its records, typed by the suite's world schema.
+//!
+//! ```case
+//! world {
+//!   medication_schedules M2 { label "Evening medication"; time "20:00"; recurrence daily; status active }
+//!   reminders R1 { label "Evening medication"; at "2026-11-09 20:00"; recurrence daily; status active }
+//!   new provider_bookings B1        # the booking the run creates is called B1 in the prose
+//! }
+//! ```
+//!
+//! Reading happens in two passes: ids first (so references can point forwards), then
+//! every field against its type.
+
+use crate::diag::{codes, suggest, Diagnostic};
+use crate::model::{Name, Text};
+use crate::resolve::schema::body;
+use crate::resolve::values::{self, Kind};
+use crate::source::Span;
+use crate::syntax::ast::{Statement, ValueKind};
+
+use super::schema::{Collection, FieldType, WorldSchema, RESERVED_FIELDS};
+use super::time::ZonedDateTime;
+use super::value::{self, FieldValue, IdIndex, TypeCx};
+
+#[derive(Clone, Debug, Default)]
+pub struct World {
+    pub records: Vec<Record>,
+    /// Ids the run will give to records it creates, by collection, in order.
+    pub new_ids: Vec<(Name, Name)>,
+}
+
+impl World {
+    pub fn record(&self, id: &str) -> Option<&Record> {
+        self.records.iter().find(|r| r.id.as_str() == id)
+    }
+
+    /// Every id the case may name: existing records and declared new ones.
+    pub fn all_ids(&self) -> IdIndex {
+        let mut ids = self.existing_ids();
+        for (collection, id) in &self.new_ids {
+            ids.insert(id.as_str().to_string(), collection.as_str().to_string());
+        }
+        ids
+    }
+
+    pub fn existing_ids(&self) -> IdIndex {
+        self.records
+            .iter()
+            .map(|r| (r.id.as_str().to_string(), r.collection.as_str().to_string()))
+            .collect()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub collection: Name,
+    pub id: Name,
+    pub fields: Vec<(Name, FieldValue)>,
+    /// Earlier states, oldest first: what the fields were before each change.
+    pub history: Vec<Revision>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Revision {
+    pub changed_at: ZonedDateTime,
+    pub reason: Option<Text>,
+    pub fields: Vec<(Name, FieldValue)>,
+}
+
+/// Reads a world block; records with errors are reported and left out.
+pub fn read_world(
+    statement: &Statement,
+    schema: &WorldSchema,
+    zone: Option<chrono_tz::Tz>,
+    diags: &mut Vec<Diagnostic>,
+) -> World {
+    let Some(block) = values::block_only(statement, diags) else {
+        return World::default();
+    };
+    let mut world = World::default();
+    let mut heads: Vec<(&Collection, Name, &Statement)> = Vec::new();
+    let mut seen: Vec<Name> = Vec::new();
+    for statement in &block.statements {
+        if statement.name() == "new" {
+            read_new_ids(statement, schema, &mut seen, &mut world, diags);
+        } else if let Some((collection, id)) = record_head(statement, schema, diags) {
+            if claim_id(&id, collection, schema, &mut seen, diags) {
+                heads.push((collection, id, statement));
+            }
+        }
+    }
+    let existing: IdIndex = heads
+        .iter()
+        .map(|(c, id, _)| (id.as_str().to_string(), c.name.as_str().to_string()))
+        .collect();
+    let cx = TypeCx {
+        zone,
+        ids: &existing,
+    };
+    for (collection, id, statement) in heads {
+        if let Some(record) = read_record(collection, id, statement, &cx, diags) {
+            world.records.push(record);
+        }
+    }
+    world
+}
+
+/// `new COLLECTION ID…`
+fn read_new_ids(
+    statement: &Statement,
+    schema: &WorldSchema,
+    seen: &mut Vec<Name>,
+    world: &mut World,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(names) = values::names(statement, diags) else {
+        return;
+    };
+    let Some((collection, ids)) = names.split_first().filter(|(_, ids)| !ids.is_empty()) else {
+        diags.push(
+            Diagnostic::error(codes::BAD_ARGUMENTS, "`new` is not written as expected")
+                .primary(statement.span, "expected a collection and at least one id")
+                .help("write it as `new provider_bookings B1`"),
+        );
+        return;
+    };
+    let Some(spec) = known_collection(collection, schema, diags) else {
+        return;
+    };
+    for id in ids {
+        if claim_id(id, spec, schema, seen, diags) {
+            world.new_ids.push((collection.clone(), id.clone()));
+        }
+    }
+}
+
+fn record_head<'a>(
+    statement: &Statement,
+    schema: &'a WorldSchema,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(&'a Collection, Name)> {
+    let key = Text::new(statement.name(), statement.key.span);
+    let collection = known_collection(&key, schema, diags)?;
+    let usage = format!("{} ID {{ field value; … }}", key.as_str());
+    let v = values::args_with_block(statement, &[Kind::Ident], &usage, diags)?;
+    Some((collection, values::text_of(&v[0])))
+}
+
+/// The collection `name` names, or an `unknown_collection` diagnostic.
+pub fn known_collection<'a>(
+    name: &Name,
+    schema: &'a WorldSchema,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a Collection> {
+    if let Some(found) = schema.collection(name.as_str()) {
+        return Some(found);
+    }
+    let names = schema.collections.iter().map(|c| c.name.as_str());
+    let d = Diagnostic::error(
+        codes::UNKNOWN_COLLECTION,
+        format!("unknown collection `{}`", name.as_str()),
+    )
+    .primary(
+        name.span,
+        format!("not a collection of {}", schema.name.as_str()),
+    );
+    diags.push(match suggest(name.as_str(), names) {
+        Some(near) => d.help(format!("did you mean `{near}`?")),
+        None => d.help(format!(
+            "{} declares: {}",
+            schema.name.as_str(),
+            schema
+                .collections
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    });
+    None
+}
+
+/// Checks an id's prefix and uniqueness; records it as seen.
+fn claim_id(
+    id: &Name,
+    collection: &Collection,
+    schema: &WorldSchema,
+    seen: &mut Vec<Name>,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    if let Some(first) = seen.iter().find(|s| s.as_str() == id.as_str()) {
+        diags.push(
+            Diagnostic::error(
+                codes::DUPLICATE_RECORD,
+                format!("record id `{}` is used twice in this world", id.as_str()),
+            )
+            .primary(id.span, "used again here")
+            .secondary(first.span, "first used here")
+            .help("ids name one record each across the whole world; number the second one on"),
+        );
+        return false;
+    }
+    seen.push(id.clone());
+    check_prefix(id, &collection.id_prefix, &collection.name, schema, diags)
+}
+
+/// Whether `id` is the prefix's letters followed by digits; reports it otherwise.
+pub fn check_prefix(
+    id: &Name,
+    prefix: &Name,
+    owner: &Name,
+    schema: &WorldSchema,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let letters = id_letters(id.as_str());
+    if letters == Some(prefix.as_str()) {
+        return true;
+    }
+    let what = if schema.is_request_prefix(prefix.as_str()) {
+        "request ids".to_string()
+    } else {
+        format!("ids of {}", owner.as_str())
+    };
+    diags.push(
+        Diagnostic::error(
+            codes::RECORD_ID_PREFIX,
+            format!("`{}` does not look like one of the {what}", id.as_str()),
+        )
+        .primary(id.span, format!("expected `{}` followed by digits", prefix.as_str()))
+        .help(format!(
+            "{what} are `{0}1`, `{0}2`, …: the prose names records this way and the sandbox numbers new ones after them",
+            prefix.as_str()
+        )),
+    );
+    false
+}
+
+/// The letters of an id shaped like `CT12` (capitals, then digits).
+pub fn id_letters(id: &str) -> Option<&str> {
+    let split = id.find(|c: char| c.is_ascii_digit())?;
+    let (letters, digits) = id.split_at(split);
+    let ok = !letters.is_empty()
+        && letters.chars().all(|c| c.is_ascii_uppercase())
+        && digits.chars().all(|c| c.is_ascii_digit());
+    ok.then_some(letters)
+}
+
+fn read_record(
+    collection: &Collection,
+    id: Name,
+    statement: &Statement,
+    cx: &TypeCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Record> {
+    let before = diags.len();
+    let mut fields: Vec<(Name, FieldValue)> = Vec::new();
+    let mut history = Vec::new();
+    for field in body(statement) {
+        if field.name() == "history" {
+            history.extend(read_revision(collection, field, cx, diags));
+            continue;
+        }
+        if let Some((name, value)) = read_field(collection, field, cx, diags) {
+            if let Some((first, _)) = fields.iter().find(|(n, _)| n.as_str() == name.as_str()) {
+                diags.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE_FIELD,
+                        format!(
+                            "`{}` is given twice in record {}",
+                            name.as_str(),
+                            id.as_str()
+                        ),
+                    )
+                    .primary(name.span, "given again here")
+                    .secondary(first.span, "first given here")
+                    .help("keep one value; earlier values belong in a `history` entry"),
+                );
+                continue;
+            }
+            fields.push((name, value));
+        }
+    }
+    for spec in collection.fields.iter().filter(|f| f.required) {
+        if !body(statement)
+            .iter()
+            .any(|s| s.name() == spec.name.as_str())
+        {
+            diags.push(
+                Diagnostic::error(
+                    codes::MISSING_RECORD_FIELD,
+                    format!("record {} has no `{}`", id.as_str(), spec.name.as_str()),
+                )
+                .primary(id.span, format!("{} requires `{}`", collection.name.as_str(), spec.name.as_str()))
+                .help(format!(
+                    "add `{} …` ({}); mark the field `optional` in the schema if the prose may leave it out",
+                    spec.name.as_str(),
+                    spec.ty.describe()
+                )),
+            );
+        }
+    }
+    sort_like_schema(&mut fields, collection);
+    (diags.len() == before).then_some(Record {
+        collection: collection.name.clone(),
+        id,
+        fields,
+        history,
+    })
+}
+
+/// Fields in the order the schema declares them, so output does not depend on how
+/// the author ordered a record.
+fn sort_like_schema(fields: &mut [(Name, FieldValue)], collection: &Collection) {
+    let rank = |name: &str| {
+        collection
+            .fields
+            .iter()
+            .position(|f| f.name.as_str() == name)
+    };
+    fields.sort_by_key(|(name, _)| rank(name.as_str()));
+}
+
+/// `FIELD VALUE` inside a record (or a history entry).
+pub fn read_field(
+    collection: &Collection,
+    statement: &Statement,
+    cx: &TypeCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Name, FieldValue)> {
+    let name = Text::new(statement.name(), statement.key.span);
+    let Some(spec) = collection.field(name.as_str()) else {
+        diags.push(unknown_field(&name, collection));
+        return None;
+    };
+    let usage = format!("{} VALUE", name.as_str());
+    let value = match statement.values.as_slice() {
+        [value] if statement.block.is_none() => value,
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!("`{}` takes one value", name.as_str()),
+                )
+                .primary(
+                    statement.span,
+                    format!("expected one {}", spec.ty.describe()),
+                )
+                .help(format!("write it as `{usage}`; a list is written `[a, b]`")),
+            );
+            return None;
+        }
+    };
+    match value::read(value, &spec.ty, cx, name.as_str()) {
+        Ok(v) => Some((name, v)),
+        Err(d) => {
+            diags.push(d);
+            None
+        }
+    }
+}
+
+pub fn unknown_field(name: &Name, collection: &Collection) -> Diagnostic {
+    let names = collection
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .chain(RESERVED_FIELDS.iter().copied());
+    let d = Diagnostic::error(
+        codes::UNKNOWN_RECORD_FIELD,
+        format!(
+            "{} has no field `{}`",
+            collection.name.as_str(),
+            name.as_str()
+        ),
+    )
+    .primary(name.span, "not a field of this collection");
+    match suggest(name.as_str(), names) {
+        Some(near) => d.help(format!("did you mean `{near}`?")),
+        None => d.help(format!(
+            "{} has: {}",
+            collection.name.as_str(),
+            collection
+                .fields
+                .iter()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// `history "WHEN" ["reason"] { field old_value … }`
+fn read_revision(
+    collection: &Collection,
+    statement: &Statement,
+    cx: &TypeCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Revision> {
+    let usage = "history \"YYYY-MM-DD HH:MM\" \"reason\" { field earlier_value }";
+    let (when, reason) = match statement.values.as_slice() {
+        [when] => (when, None),
+        [when, reason] if matches!(reason.kind, ValueKind::Str { .. }) => {
+            (when, Some(values::text_of(reason)))
+        }
+        _ => {
+            values::args_with_block(statement, &[Kind::Str, Kind::Str], usage, diags);
+            return None;
+        }
+    };
+    let changed_at = match value::read(when, &FieldType::DateTime, cx, "history") {
+        Ok(FieldValue::DateTime(dt)) => dt,
+        Ok(_) => return None,
+        Err(d) => {
+            diags.push(d);
+            return None;
+        }
+    };
+    let mut fields: Vec<(Name, FieldValue)> = body(statement)
+        .iter()
+        .filter_map(|s| read_field(collection, s, cx, diags))
+        .collect();
+    if fields.is_empty() {
+        diags.push(
+            Diagnostic::error(
+                codes::MISSING_FIELD,
+                "this history entry records no earlier value",
+            )
+            .primary(statement.key.span, "expected `{ field earlier_value }`")
+            .help(format!("write it as `{usage}`")),
+        );
+        return None;
+    }
+    sort_like_schema(&mut fields, collection);
+    Some(Revision {
+        changed_at,
+        reason,
+        fields,
+    })
+}
+
+/// The span of a record's id, for diagnostics elsewhere.
+pub fn id_span(world: &World, id: &str) -> Option<Span> {
+    world.record(id).map(|r| r.id.span).or_else(|| {
+        world
+            .new_ids
+            .iter()
+            .find(|(_, n)| n.as_str() == id)
+            .map(|(_, n)| n.span)
+    })
+}

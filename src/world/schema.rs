@@ -1,0 +1,488 @@
+//! World schemas: the typed collections a suite's sandbox holds, declared in `.case`
+//! syntax (`schema NAME { collection … { field … } }`).
+//!
+//! A schema is written once (the stdlib ships `std.everyday_world`) and named by a
+//! suite with `world_schema NAME`. Reading validates the declaration itself: known field
+//! types, references to declared collections, unique names and id prefixes.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::diag::{codes, suggest, Diagnostic};
+use crate::model::{Name, Text};
+use crate::resolve::schema::{self as keys, body, first, KeySpec};
+use crate::resolve::values::{self, Kind};
+use crate::source::Span;
+use crate::syntax::ast::{Statement, Value};
+
+/// Names a world block reserves for itself: no collection may take them.
+pub const RESERVED_COLLECTIONS: &[&str] = &["new"];
+/// Names a record block reserves for itself: no field may take them.
+pub const RESERVED_FIELDS: &[&str] = &["history"];
+
+#[derive(Clone, Debug)]
+pub struct WorldSchema {
+    pub name: Name,
+    /// The letters of request ids (`Q` for Q1), when the schema's tools issue them.
+    pub request_prefix: Option<Name>,
+    pub collections: Vec<Collection>,
+}
+
+impl WorldSchema {
+    pub fn collection(&self, name: &str) -> Option<&Collection> {
+        self.collections.iter().find(|c| c.name.as_str() == name)
+    }
+
+    /// The collections whose ids start with exactly these letters.
+    pub fn collections_with_prefix<'a>(
+        &'a self,
+        letters: &'a str,
+    ) -> impl Iterator<Item = &'a Collection> + 'a {
+        self.collections
+            .iter()
+            .filter(move |c| c.id_prefix.as_str() == letters)
+    }
+
+    pub fn is_request_prefix(&self, letters: &str) -> bool {
+        self.request_prefix
+            .as_ref()
+            .is_some_and(|p| p.as_str() == letters)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Collection {
+    pub name: Name,
+    pub doc: Option<Text>,
+    pub id_prefix: Name,
+    /// Writes are refused (e.g. prescriptions).
+    pub read_only: bool,
+    /// Tools that work on this collection only (a tracker tool on trackers).
+    pub tools: Vec<Name>,
+    pub fields: Vec<FieldSpec>,
+}
+
+impl Collection {
+    pub fn field(&self, name: &str) -> Option<&FieldSpec> {
+        self.fields.iter().find(|f| f.name.as_str() == name)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldSpec {
+    pub name: Name,
+    pub ty: FieldType,
+    pub required: bool,
+    pub doc: Option<Text>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldType {
+    Text,
+    Date,
+    Time,
+    DateTime,
+    Duration,
+    Recurrence,
+    Bool,
+    Number,
+    Enum(Vec<String>),
+    /// A record id of one of these collections.
+    Ref(Vec<String>),
+    List(Box<FieldType>),
+}
+
+impl FieldType {
+    /// How the type is written in a schema, e.g. `list enum locate ring`.
+    pub fn describe(&self) -> String {
+        match self {
+            FieldType::Text => "text".into(),
+            FieldType::Date => "date".into(),
+            FieldType::Time => "time".into(),
+            FieldType::DateTime => "datetime".into(),
+            FieldType::Duration => "duration".into(),
+            FieldType::Recurrence => "recurrence".into(),
+            FieldType::Bool => "bool".into(),
+            FieldType::Number => "number".into(),
+            FieldType::Enum(values) => format!("enum {}", values.join(" ")),
+            FieldType::Ref(targets) => format!("ref {}", targets.join(" ")),
+            FieldType::List(item) => format!("list {}", item.describe()),
+        }
+    }
+}
+
+const SCHEMA_KEYS: &[KeySpec] = &[
+    KeySpec {
+        key: "doc",
+        required: false,
+        repeated: false,
+        doc: "What the schema is for.",
+    },
+    KeySpec {
+        key: "request_prefix",
+        required: false,
+        repeated: false,
+        doc: "Letters of request ids issued by write tools (Q for Q1).",
+    },
+    KeySpec {
+        key: "collection",
+        required: false,
+        repeated: true,
+        doc: "`collection NAME { id_prefix …; field … }`: one collection of records.",
+    },
+];
+
+const COLLECTION_KEYS: &[KeySpec] = &[
+    KeySpec {
+        key: "doc",
+        required: false,
+        repeated: false,
+        doc: "What the collection holds.",
+    },
+    KeySpec {
+        key: "id_prefix",
+        required: true,
+        repeated: false,
+        doc: "The letters record ids start with (M for M1).",
+    },
+    KeySpec {
+        key: "read_only",
+        required: false,
+        repeated: false,
+        doc: "Writes to this collection are refused.",
+    },
+    KeySpec {
+        key: "tools",
+        required: false,
+        repeated: false,
+        doc: "Tools that work only on this collection.",
+    },
+    KeySpec {
+        key: "field",
+        required: false,
+        repeated: true,
+        doc: "`field NAME TYPE [optional]`: one typed field.",
+    },
+];
+
+const FIELD_KEYS: &[KeySpec] = &[KeySpec {
+    key: "doc",
+    required: false,
+    repeated: false,
+    doc: "What the field means.",
+}];
+
+const TYPE_NAMES: &[&str] = &[
+    "text",
+    "date",
+    "time",
+    "datetime",
+    "duration",
+    "recurrence",
+    "bool",
+    "number",
+    "enum",
+    "ref",
+    "list",
+];
+
+/// Every schema declared in the stdlib and the suite's files, by name (`std.` prefixed
+/// for the stdlib). Duplicates and invalid declarations are reported and left out.
+pub fn read_schemas(
+    statements: &[(&Statement, bool)],
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<String, Arc<WorldSchema>> {
+    let mut out: HashMap<String, Arc<WorldSchema>> = HashMap::new();
+    for (statement, stdlib) in statements {
+        let Some(schema) = read_schema(statement, *stdlib, diags) else {
+            continue;
+        };
+        if let Some(first) = out.get(schema.name.as_str()) {
+            diags.push(duplicate("schema", &schema.name, first.name.span));
+            continue;
+        }
+        out.insert(schema.name.as_str().to_string(), Arc::new(schema));
+    }
+    out
+}
+
+fn read_schema(
+    statement: &Statement,
+    stdlib: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<WorldSchema> {
+    let header = values::args_with_block(
+        statement,
+        &[Kind::Ident],
+        "schema NAME { collection … }",
+        diags,
+    )?;
+    let mut name = values::text_of(&header[0]);
+    if stdlib {
+        name.value = format!("std.{}", name.as_str()).into();
+    }
+    let statements = body(statement);
+    let context = format!("schema `{}`", name.as_str());
+    keys::check_keys(statements, &[SCHEMA_KEYS], &context, name.span, diags);
+    let before = diags.len();
+    let request_prefix = first(statements, "request_prefix").and_then(|s| values::name(s, diags));
+    if let Some(s) = first(statements, "doc") {
+        values::text(s, diags);
+    }
+    let mut collections: Vec<Collection> = Vec::new();
+    for statement in keys::all(statements, "collection") {
+        let Some(collection) = read_collection(statement, diags) else {
+            continue;
+        };
+        if let Some(earlier) = collections
+            .iter()
+            .find(|c| c.name.as_str() == collection.name.as_str())
+        {
+            diags.push(duplicate("collection", &collection.name, earlier.name.span));
+            continue;
+        }
+        collections.push(collection);
+    }
+    check_references(&collections, diags);
+    (diags.len() == before).then_some(WorldSchema {
+        name,
+        request_prefix,
+        collections,
+    })
+}
+
+fn read_collection(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Collection> {
+    let usage = "collection NAME { id_prefix X; field NAME TYPE }";
+    let header = values::args_with_block(statement, &[Kind::Ident], usage, diags)?;
+    let name = values::text_of(&header[0]);
+    if RESERVED_COLLECTIONS.contains(&name.as_str()) {
+        diags.push(reserved(
+            &name,
+            "collection",
+            "a world block uses it to declare new ids",
+        ));
+    }
+    let statements = body(statement);
+    let context = format!("collection `{}`", name.as_str());
+    keys::check_keys(statements, &[COLLECTION_KEYS], &context, name.span, diags);
+    let id_prefix = first(statements, "id_prefix").and_then(|s| values::name(s, diags));
+    if let Some(prefix) = &id_prefix {
+        if !prefix.as_str().chars().all(|c| c.is_ascii_uppercase()) {
+            diags.push(
+                schema_error(
+                    format!("id prefix `{}` is not upper-case letters", prefix.as_str()),
+                    prefix.span,
+                    "ids are these letters followed by digits",
+                )
+                .help("write the prefix in capital letters, e.g. `id_prefix CT`"),
+            );
+        }
+    }
+    let read_only = match first(statements, "read_only") {
+        Some(s) => values::args(s, &[], "read_only", diags).is_some(),
+        None => false,
+    };
+    let tools = first(statements, "tools")
+        .and_then(|s| values::names(s, diags))
+        .unwrap_or_default();
+    let doc = first(statements, "doc").and_then(|s| values::text(s, diags));
+    let mut fields: Vec<FieldSpec> = Vec::new();
+    for statement in keys::all(statements, "field") {
+        let Some(field) = read_field(statement, diags) else {
+            continue;
+        };
+        if let Some(earlier) = fields
+            .iter()
+            .find(|f| f.name.as_str() == field.name.as_str())
+        {
+            diags.push(duplicate("field", &field.name, earlier.name.span));
+            continue;
+        }
+        fields.push(field);
+    }
+    Some(Collection {
+        name,
+        doc,
+        id_prefix: id_prefix?,
+        read_only,
+        tools,
+        fields,
+    })
+}
+
+fn read_field(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<FieldSpec> {
+    let usage = "field NAME TYPE [optional] { doc \"…\" }";
+    let words: Option<Vec<&Value>> = statement
+        .values
+        .iter()
+        .map(|v| v.as_ident().map(|_| v))
+        .collect();
+    let Some(mut words) = words.filter(|w| w.len() >= 2) else {
+        diags.push(
+            Diagnostic::error(codes::BAD_ARGUMENTS, "`field` is not written as expected")
+                .primary(statement.span, "expected a field name and a type, as names")
+                .help(format!("write it as `{usage}`")),
+        );
+        return None;
+    };
+    let required = words.last().and_then(|v| v.as_ident()) != Some("optional");
+    if !required {
+        words.pop();
+    }
+    let name = values::text_of(words[0]);
+    if RESERVED_FIELDS.contains(&name.as_str()) {
+        diags.push(reserved(
+            &name,
+            "field",
+            "records use it for their audit history",
+        ));
+    }
+    let fields = body(statement);
+    keys::check_keys(fields, &[FIELD_KEYS], "a field block", name.span, diags);
+    let doc = first(fields, "doc").and_then(|s| values::text(s, diags));
+    let ty = read_type(&words[1..], diags)?;
+    Some(FieldSpec {
+        name,
+        ty,
+        required,
+        doc,
+    })
+}
+
+/// `text`, `enum a b`, `ref coll…`, `list TYPE`: the type words after a field name.
+fn read_type(words: &[&Value], diags: &mut Vec<Diagnostic>) -> Option<FieldType> {
+    let (head, rest) = words.split_first()?;
+    let word = head.as_ident().unwrap_or_default();
+    let args: Vec<String> = rest
+        .iter()
+        .filter_map(|v| v.as_ident().map(str::to_string))
+        .collect();
+    let simple = match word {
+        "text" => Some(FieldType::Text),
+        "date" => Some(FieldType::Date),
+        "time" => Some(FieldType::Time),
+        "datetime" => Some(FieldType::DateTime),
+        "duration" => Some(FieldType::Duration),
+        "recurrence" => Some(FieldType::Recurrence),
+        "bool" => Some(FieldType::Bool),
+        "number" => Some(FieldType::Number),
+        _ => None,
+    };
+    let needs_args = |what: &str, diags: &mut Vec<Diagnostic>| {
+        diags.push(
+            schema_error(
+                format!("`{word}` needs {what}"),
+                head.span,
+                format!("`{word}` without {what}"),
+            )
+            .help(format!(
+                "write e.g. `field status {word} {}`",
+                example_args(word)
+            )),
+        );
+    };
+    match (simple, word) {
+        (Some(ty), _) if rest.is_empty() => Some(ty),
+        (Some(_), _) => {
+            let extra = rest[0].span.to(rest[rest.len() - 1].span);
+            diags.push(
+                schema_error(
+                    format!("type `{word}` takes no arguments"),
+                    extra,
+                    "not part of the type",
+                )
+                .help("mark an optional field with a final `optional`; nothing else follows a simple type"),
+            );
+            None
+        }
+        (None, "enum" | "ref") if args.is_empty() => {
+            needs_args(
+                if word == "enum" {
+                    "its values"
+                } else {
+                    "a collection"
+                },
+                diags,
+            );
+            None
+        }
+        (None, "enum") => Some(FieldType::Enum(args)),
+        (None, "ref") => Some(FieldType::Ref(args)),
+        (None, "list") if rest.is_empty() => {
+            needs_args("an item type", diags);
+            None
+        }
+        (None, "list") => read_type(rest, diags).map(|t| FieldType::List(Box::new(t))),
+        _ => {
+            let d = schema_error(
+                format!("unknown field type `{word}`"),
+                head.span,
+                "not a field type",
+            );
+            diags.push(match suggest(word, TYPE_NAMES.iter().copied()) {
+                Some(near) => d.help(format!("did you mean `{near}`?")),
+                None => d.help(format!("field types: {}", TYPE_NAMES.join(", "))),
+            });
+            None
+        }
+    }
+}
+
+fn example_args(word: &str) -> &'static str {
+    match word {
+        "enum" => "pending completed",
+        "ref" => "contacts",
+        _ => "text",
+    }
+}
+
+/// Every `ref` names a collection of the same schema.
+fn check_references(collections: &[Collection], diags: &mut Vec<Diagnostic>) {
+    let names: Vec<&str> = collections.iter().map(|c| c.name.as_str()).collect();
+    for field in collections.iter().flat_map(|c| &c.fields) {
+        let mut ty = &field.ty;
+        while let FieldType::List(item) = ty {
+            ty = item;
+        }
+        let FieldType::Ref(targets) = ty else {
+            continue;
+        };
+        for target in targets.iter().filter(|t| !names.contains(&t.as_str())) {
+            let d = schema_error(
+                format!(
+                    "field `{}` refers to unknown collection `{target}`",
+                    field.name.as_str()
+                ),
+                field.name.span,
+                "its `ref` names no collection of this schema",
+            );
+            diags.push(match suggest(target, names.iter().copied()) {
+                Some(near) => d.help(format!("did you mean `{near}`?")),
+                None => d.help("declare the collection in this schema or fix the name"),
+            });
+        }
+    }
+}
+
+fn schema_error(message: String, span: Span, label: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(codes::SCHEMA_DEFINITION, message).primary(span, label)
+}
+
+fn reserved(name: &Name, what: &str, why: &str) -> Diagnostic {
+    schema_error(
+        format!("`{}` cannot name a {what}", name.as_str()),
+        name.span,
+        format!("reserved: {why}"),
+    )
+    .help(format!("choose another {what} name"))
+}
+
+fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
+    Diagnostic::error(
+        codes::DUPLICATE_DEFINITION,
+        format!("{what} `{}` is defined twice", name.as_str()),
+    )
+    .primary(name.span, "defined again here")
+    .secondary(first, "first defined here")
+    .help(format!("keep one definition of the {what}"))
+}

@@ -1,0 +1,358 @@
+//! Dates, times, datetimes, durations and recurrences as authors write them.
+//!
+//! Authors write times the way the prose states them, in the case's timezone:
+//! `"2026-11-09 20:00"` is resolved to the case zone (the offset is computed, DST
+//! included); `"2026-11-09T20:00:00-05:00"` states the offset, which must then agree with
+//! the zone. A bracketed IANA zone (`"2026-11-12 14:00[America/Los_Angeles]"`, RFC 9557)
+//! places one value in another zone. Errors are plain messages; the caller locates them.
+
+use chrono::{
+    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone,
+    Weekday,
+};
+use chrono_tz::Tz;
+
+/// A datetime resolved to an instant, with the zone it was written in when not the case's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZonedDateTime {
+    pub instant: DateTime<FixedOffset>,
+    pub zone: Option<String>,
+}
+
+impl ZonedDateTime {
+    /// RFC 3339 with offset, plus the RFC 9557 zone suffix when one was written.
+    pub fn render(&self) -> String {
+        let base = self.instant.format("%Y-%m-%dT%H:%M:%S%:z").to_string();
+        match &self.zone {
+            Some(zone) => format!("{base}[{zone}]"),
+            None => base,
+        }
+    }
+}
+
+/// Why a datetime was refused: a plain mistake, or an offset that the zone contradicts.
+#[derive(Debug, PartialEq)]
+pub enum DateTimeError {
+    Invalid(String),
+    OffsetMismatch {
+        written: String,
+        expected: String,
+        zone: String,
+    },
+}
+
+pub fn parse_date(text: &str) -> Result<NaiveDate, String> {
+    NaiveDate::parse_from_str(text, "%Y-%m-%d")
+        .map_err(|_| "a date is written YYYY-MM-DD, e.g. \"2026-11-09\"".to_string())
+}
+
+pub fn parse_time(text: &str) -> Result<NaiveTime, String> {
+    NaiveTime::parse_from_str(text, "%H:%M")
+        .or_else(|_| NaiveTime::parse_from_str(text, "%H:%M:%S"))
+        .map_err(|_| "a time is written HH:MM on a 24-hour clock, e.g. \"20:00\"".to_string())
+}
+
+pub fn render_time(time: NaiveTime) -> String {
+    if time.format("%S").to_string() == "00" {
+        time.format("%H:%M").to_string()
+    } else {
+        time.format("%H:%M:%S").to_string()
+    }
+}
+
+/// A datetime in `case_zone` (or the bracketed zone), local or with an offset.
+pub fn parse_datetime(text: &str, case_zone: Option<Tz>) -> Result<ZonedDateTime, DateTimeError> {
+    let invalid = |m: &str| DateTimeError::Invalid(m.to_string());
+    let (stamp, bracket) = match text.split_once('[') {
+        Some((stamp, rest)) => match rest.strip_suffix(']') {
+            Some(zone) => (stamp, Some(zone)),
+            None => {
+                return Err(invalid(
+                    "a zone suffix is written in brackets: [America/Los_Angeles]",
+                ))
+            }
+        },
+        None => (text, None),
+    };
+    let zone = match bracket {
+        Some(name) => Some(name.parse::<Tz>().map_err(|_| {
+            DateTimeError::Invalid(format!("`{name}` is not an IANA timezone name"))
+        })?),
+        None => case_zone,
+    };
+    let Some(zone) = zone else {
+        return Err(invalid(
+            "the case timezone is not a known IANA zone, so this time cannot be placed",
+        ));
+    };
+    let with_offset = DateTime::parse_from_rfc3339(stamp.trim());
+    let instant = match with_offset {
+        Ok(instant) => check_offset(instant, zone)?,
+        Err(_) => local(stamp.trim(), zone)?,
+    };
+    Ok(ZonedDateTime {
+        instant,
+        zone: bracket.map(str::to_string),
+    })
+}
+
+fn check_offset(
+    instant: DateTime<FixedOffset>,
+    zone: Tz,
+) -> Result<DateTime<FixedOffset>, DateTimeError> {
+    let expected = zone.offset_from_utc_datetime(&instant.naive_utc()).fix();
+    if expected == *instant.offset() {
+        return Ok(instant);
+    }
+    Err(DateTimeError::OffsetMismatch {
+        written: instant.offset().to_string(),
+        expected: expected.to_string(),
+        zone: zone.name().to_string(),
+    })
+}
+
+fn local(stamp: &str, zone: Tz) -> Result<DateTime<FixedOffset>, DateTimeError> {
+    let formats = [
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%dT%H:%M:%S",
+    ];
+    let naive = formats
+        .iter()
+        .find_map(|f| NaiveDateTime::parse_from_str(stamp, f).ok())
+        .ok_or_else(|| {
+            DateTimeError::Invalid(
+                "a datetime is written \"YYYY-MM-DD HH:MM\" in the case timezone, or RFC 3339 with its offset"
+                    .to_string(),
+            )
+        })?;
+    match zone.from_local_datetime(&naive) {
+        LocalResult::Single(t) => Ok(t.fixed_offset()),
+        LocalResult::Ambiguous(..) => Err(DateTimeError::Invalid(format!(
+            "{stamp} happens twice in {} (clocks go back); write the offset to choose one",
+            zone.name()
+        ))),
+        LocalResult::None => Err(DateTimeError::Invalid(format!(
+            "{stamp} does not exist in {} (clocks go forward)",
+            zone.name()
+        ))),
+    }
+}
+
+/// Minutes in `"30m"`, `"1h"`, `"1h30m"`, `"2d"`.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let usage =
+        || "a duration is written with d, h and m, e.g. \"30m\", \"1h30m\", \"2d\"".to_string();
+    let mut minutes: u64 = 0;
+    let mut number = String::new();
+    let mut last_unit = 0;
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            number.push(c);
+            continue;
+        }
+        let (rank, scale) = match c {
+            'd' => (1, 24 * 60),
+            'h' => (2, 60),
+            'm' => (3, 1),
+            _ => return Err(usage()),
+        };
+        let n: u64 = number.parse().map_err(|_| usage())?;
+        if rank <= last_unit {
+            return Err(usage());
+        }
+        last_unit = rank;
+        minutes = n
+            .checked_mul(scale)
+            .and_then(|m| minutes.checked_add(m))
+            .ok_or_else(usage)?;
+        number.clear();
+    }
+    if !number.is_empty() || last_unit == 0 {
+        return Err(usage());
+    }
+    Ok(minutes)
+}
+
+/// ISO 8601: `PT30M`, `PT1H30M`, `PT0M`.
+pub fn render_duration(minutes: u64) -> String {
+    let (hours, rest) = (minutes / 60, minutes % 60);
+    match (hours, rest) {
+        (0, m) => format!("PT{m}M"),
+        (h, 0) => format!("PT{h}H"),
+        (h, m) => format!("PT{h}H{m}M"),
+    }
+}
+
+/// A repeating schedule: `daily`, `weekdays`, `weekly tuesday`, `monthly 15`, each
+/// optionally followed by its own time of day (`daily 08:00`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recurrence {
+    pub frequency: Frequency,
+    pub time: Option<NaiveTime>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Frequency {
+    Daily,
+    Weekly(Vec<Weekday>),
+    Monthly(u32),
+}
+
+pub fn parse_recurrence(text: &str) -> Result<Recurrence, String> {
+    let usage = || {
+        "a recurrence is `daily`, `weekdays`, \"weekly tuesday\" or \"monthly 15\", optionally followed by a time (\"daily 08:00\")"
+            .to_string()
+    };
+    let mut words: Vec<&str> = text.split([' ', '-']).filter(|w| !w.is_empty()).collect();
+    let time = match words.last().map(|w| parse_time(w)) {
+        Some(Ok(time)) => {
+            words.pop();
+            Some(time)
+        }
+        _ => None,
+    };
+    let frequency = match words.as_slice() {
+        ["daily"] => Frequency::Daily,
+        ["weekdays"] => Frequency::Weekly(vec![
+            Weekday::Mon,
+            Weekday::Tue,
+            Weekday::Wed,
+            Weekday::Thu,
+            Weekday::Fri,
+        ]),
+        ["weekly", days @ ..] if !days.is_empty() => {
+            let days: Option<Vec<Weekday>> = days.iter().map(|d| weekday(d)).collect();
+            Frequency::Weekly(days.ok_or_else(usage)?)
+        }
+        ["monthly", day] => match day.parse::<u32>() {
+            Ok(d @ 1..=31) => Frequency::Monthly(d),
+            _ => return Err(usage()),
+        },
+        _ => return Err(usage()),
+    };
+    Ok(Recurrence { frequency, time })
+}
+
+fn weekday(word: &str) -> Option<Weekday> {
+    let lower = word.to_ascii_lowercase();
+    let days = [
+        ("monday", Weekday::Mon),
+        ("tuesday", Weekday::Tue),
+        ("wednesday", Weekday::Wed),
+        ("thursday", Weekday::Thu),
+        ("friday", Weekday::Fri),
+        ("saturday", Weekday::Sat),
+        ("sunday", Weekday::Sun),
+    ];
+    days.iter()
+        .find(|(name, _)| *name == lower)
+        .map(|(_, d)| *d)
+}
+
+/// RFC 5545 RRULE text: `FREQ=WEEKLY;BYDAY=TU;BYHOUR=18;BYMINUTE=0`.
+pub fn render_recurrence(r: &Recurrence) -> String {
+    let mut rule = match &r.frequency {
+        Frequency::Daily => "FREQ=DAILY".to_string(),
+        Frequency::Weekly(days) => {
+            let codes: Vec<&str> = days.iter().map(|d| day_code(*d)).collect();
+            format!("FREQ=WEEKLY;BYDAY={}", codes.join(","))
+        }
+        Frequency::Monthly(day) => format!("FREQ=MONTHLY;BYMONTHDAY={day}"),
+    };
+    if let Some(time) = r.time {
+        rule.push_str(&format!(
+            ";BYHOUR={};BYMINUTE={}",
+            time.format("%-H"),
+            time.format("%-M")
+        ));
+    }
+    rule
+}
+
+fn day_code(day: Weekday) -> &'static str {
+    match day {
+        Weekday::Mon => "MO",
+        Weekday::Tue => "TU",
+        Weekday::Wed => "WE",
+        Weekday::Thu => "TH",
+        Weekday::Fri => "FR",
+        Weekday::Sat => "SA",
+        Weekday::Sun => "SU",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NY: Tz = chrono_tz::America::New_York;
+
+    #[test]
+    fn local_datetimes_take_the_zone_offset_of_their_date() {
+        let winter = parse_datetime("2026-11-09 20:00", Some(NY)).unwrap();
+        assert_eq!(winter.render(), "2026-11-09T20:00:00-05:00");
+        let summer = parse_datetime("2026-07-01 08:00", Some(NY)).unwrap();
+        assert_eq!(summer.render(), "2026-07-01T08:00:00-04:00");
+    }
+
+    #[test]
+    fn a_written_offset_must_agree_with_the_zone() {
+        assert!(parse_datetime("2026-11-09T20:00:00-05:00", Some(NY)).is_ok());
+        let err = parse_datetime("2026-11-09T20:00:00-04:00", Some(NY)).unwrap_err();
+        assert_eq!(
+            err,
+            DateTimeError::OffsetMismatch {
+                written: "-04:00".into(),
+                expected: "-05:00".into(),
+                zone: "America/New_York".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_bracketed_zone_places_one_value_elsewhere() {
+        let la = parse_datetime("2026-11-12 14:00[America/Los_Angeles]", Some(NY)).unwrap();
+        assert_eq!(
+            la.render(),
+            "2026-11-12T14:00:00-08:00[America/Los_Angeles]"
+        );
+        assert!(parse_datetime("2026-11-12 14:00[Mars/Base]", Some(NY)).is_err());
+    }
+
+    #[test]
+    fn gaps_and_repeats_of_dst_are_refused() {
+        assert!(parse_datetime("2026-03-08 02:30", Some(NY)).is_err());
+        assert!(parse_datetime("2026-11-01 01:30", Some(NY)).is_err());
+    }
+
+    #[test]
+    fn durations_read_days_hours_minutes_in_order() {
+        assert_eq!(parse_duration("30m"), Ok(30));
+        assert_eq!(parse_duration("1h30m"), Ok(90));
+        assert_eq!(parse_duration("2d"), Ok(2880));
+        assert!(parse_duration("30m1h").is_err());
+        assert!(parse_duration("30").is_err());
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("99999999999999999999d").is_err());
+        assert_eq!(render_duration(90), "PT1H30M");
+        assert_eq!(render_duration(30), "PT30M");
+        assert_eq!(render_duration(1440), "PT24H");
+    }
+
+    #[test]
+    fn recurrences_render_as_rrules() {
+        let r = |t: &str| render_recurrence(&parse_recurrence(t).unwrap());
+        assert_eq!(r("daily"), "FREQ=DAILY");
+        assert_eq!(
+            r("weekly tuesday 18:00"),
+            "FREQ=WEEKLY;BYDAY=TU;BYHOUR=18;BYMINUTE=0"
+        );
+        assert_eq!(r("weekdays"), "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR");
+        assert_eq!(r("monthly 15"), "FREQ=MONTHLY;BYMONTHDAY=15");
+        assert!(parse_recurrence("weekly").is_err());
+        assert!(parse_recurrence("hourly").is_err());
+        assert!(parse_recurrence("monthly 32").is_err());
+    }
+}

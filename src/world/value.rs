@@ -1,0 +1,237 @@
+//! Typed field values: reading a written value against its field type, and its JSON.
+//!
+//! Every value of a record, an expectation or an override filter goes through
+//! [`read`], so one set of rules (and diagnostics) covers them all.
+
+use std::collections::HashMap;
+
+use chrono::{NaiveDate, NaiveTime};
+use chrono_tz::Tz;
+use serde_json::Value as Json;
+
+use crate::diag::{codes, suggest, Diagnostic};
+use crate::syntax::ast::{ListItem, Value, ValueKind};
+
+use super::schema::FieldType;
+use super::time::{self, DateTimeError, Recurrence, ZonedDateTime};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldValue {
+    Text(String),
+    Date(NaiveDate),
+    Time(NaiveTime),
+    DateTime(ZonedDateTime),
+    /// Minutes.
+    Duration(u64),
+    Recurrence(Recurrence),
+    Bool(bool),
+    Number(serde_json::Number),
+    Enum(String),
+    /// A record id.
+    Ref(String),
+    List(Vec<FieldValue>),
+}
+
+impl FieldValue {
+    /// The sandbox form: RFC 3339 datetimes, `HH:MM` times, ISO 8601 durations, RRULEs.
+    pub fn to_json(&self) -> Json {
+        match self {
+            FieldValue::Text(s) | FieldValue::Enum(s) | FieldValue::Ref(s) => {
+                Json::String(s.clone())
+            }
+            FieldValue::Date(d) => Json::String(d.format("%Y-%m-%d").to_string()),
+            FieldValue::Time(t) => Json::String(time::render_time(*t)),
+            FieldValue::DateTime(dt) => Json::String(dt.render()),
+            FieldValue::Duration(m) => Json::String(time::render_duration(*m)),
+            FieldValue::Recurrence(r) => Json::String(time::render_recurrence(r)),
+            FieldValue::Bool(b) => Json::Bool(*b),
+            FieldValue::Number(n) => Json::Number(n.clone()),
+            FieldValue::List(items) => Json::Array(items.iter().map(FieldValue::to_json).collect()),
+        }
+    }
+}
+
+/// Record ids known in a case (its world and the ids it declares new), with their
+/// collection.
+pub type IdIndex = HashMap<String, String>;
+
+/// What reading a value needs: the case zone and the ids references may name.
+pub struct TypeCx<'a> {
+    pub zone: Option<Tz>,
+    pub ids: &'a IdIndex,
+}
+
+/// Reads `value` as a value of `ty`, or reports why it is not one.
+pub fn read(
+    value: &Value,
+    ty: &FieldType,
+    cx: &TypeCx,
+    field: &str,
+) -> Result<FieldValue, Diagnostic> {
+    let mismatch = |expected: String| type_error(value, field, ty, expected);
+    match (ty, &value.kind) {
+        (FieldType::Text, ValueKind::Str { text, .. }) => Ok(FieldValue::Text(text.clone())),
+        (FieldType::Date, ValueKind::Str { text, .. }) => time::parse_date(text)
+            .map(FieldValue::Date)
+            .map_err(mismatch),
+        (FieldType::Time, ValueKind::Str { text, .. }) => time::parse_time(text)
+            .map(FieldValue::Time)
+            .map_err(mismatch),
+        (FieldType::DateTime, ValueKind::Str { text, .. }) => {
+            match time::parse_datetime(text, cx.zone) {
+                Ok(dt) => Ok(FieldValue::DateTime(dt)),
+                Err(DateTimeError::Invalid(why)) => Err(mismatch(why)),
+                Err(DateTimeError::OffsetMismatch {
+                    written,
+                    expected,
+                    zone,
+                }) => Err(offset_mismatch(value, text, &written, &expected, &zone)),
+            }
+        }
+        (FieldType::Duration, ValueKind::Str { text, .. }) => time::parse_duration(text)
+            .map(FieldValue::Duration)
+            .map_err(mismatch),
+        (FieldType::Recurrence, ValueKind::Str { text, .. } | ValueKind::Ident(text)) => {
+            time::parse_recurrence(text)
+                .map(FieldValue::Recurrence)
+                .map_err(mismatch)
+        }
+        (FieldType::Bool, ValueKind::Ident(word)) if word == "true" || word == "false" => {
+            Ok(FieldValue::Bool(word == "true"))
+        }
+        (FieldType::Number, ValueKind::Number(n)) => n
+            .parse::<serde_json::Number>()
+            .map(FieldValue::Number)
+            .map_err(|_| mismatch("not a valid number".into())),
+        (FieldType::Enum(options), ValueKind::Ident(word)) => {
+            if options.contains(word) {
+                Ok(FieldValue::Enum(word.clone()))
+            } else {
+                Err(enum_error(value, field, word, options))
+            }
+        }
+        (FieldType::Ref(targets), ValueKind::Ident(id)) => read_ref(value, id, targets, cx, field),
+        (FieldType::List(item), ValueKind::List(items)) => items
+            .iter()
+            .map(|i| match i {
+                ListItem::Value(v) => read(v, item, cx, field),
+                ListItem::Block(b) => Err(Diagnostic::error(
+                    codes::RECORD_FIELD_TYPE,
+                    format!("a list item of `{field}` is a block"),
+                )
+                .primary(b.span, format!("expected {}", item.describe()))
+                .help("list items are plain values: `[a, b]`")),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(FieldValue::List),
+        _ => Err(mismatch(format!(
+            "found {}; {}",
+            value.describe(),
+            how_to_write(ty)
+        ))),
+    }
+}
+
+fn read_ref(
+    value: &Value,
+    id: &str,
+    targets: &[String],
+    cx: &TypeCx,
+    field: &str,
+) -> Result<FieldValue, Diagnostic> {
+    match cx.ids.get(id) {
+        Some(collection) if targets.contains(collection) => Ok(FieldValue::Ref(id.to_string())),
+        Some(collection) => Err(Diagnostic::error(
+            codes::DANGLING_REFERENCE,
+            format!("`{field}` refers to `{id}`, a record of {collection}"),
+        )
+        .primary(
+            value.span,
+            format!("expected a record of {}", targets.join(" or ")),
+        )
+        .help(format!("name a record of {}", targets.join(" or ")))),
+        None => {
+            let candidates: Vec<&str> = cx
+                .ids
+                .iter()
+                .filter(|(_, c)| targets.contains(c))
+                .map(|(i, _)| i.as_str())
+                .collect();
+            let d = Diagnostic::error(
+                codes::DANGLING_REFERENCE,
+                format!("`{field}` refers to `{id}`, which this world does not hold"),
+            )
+            .primary(value.span, "no record has this id");
+            Err(match suggest(id, candidates.iter().copied()) {
+                Some(near) => d.help(format!("did you mean `{near}`?")),
+                None => d.help(format!(
+                    "add a record of {} with id `{id}` to the world",
+                    targets.join(" or ")
+                )),
+            })
+        }
+    }
+}
+
+fn how_to_write(ty: &FieldType) -> String {
+    match ty {
+        FieldType::Text => "write a string".into(),
+        FieldType::Date => "write \"YYYY-MM-DD\"".into(),
+        FieldType::Time => "write \"HH:MM\"".into(),
+        FieldType::DateTime => "write \"YYYY-MM-DD HH:MM\"".into(),
+        FieldType::Duration => "write e.g. \"30m\" or \"1h30m\"".into(),
+        FieldType::Recurrence => "write e.g. daily or \"weekly tuesday\"".into(),
+        FieldType::Bool => "write true or false".into(),
+        FieldType::Number => "write a number".into(),
+        FieldType::Enum(options) => format!("write one of: {}", options.join(", ")),
+        FieldType::Ref(targets) => format!("write the id of a record of {}", targets.join(" or ")),
+        FieldType::List(item) => format!("write a list `[…]` of {}", item.describe()),
+    }
+}
+
+fn type_error(value: &Value, field: &str, ty: &FieldType, why: String) -> Diagnostic {
+    Diagnostic::error(
+        codes::RECORD_FIELD_TYPE,
+        format!("`{field}` is not a valid {}", ty.describe()),
+    )
+    .primary(value.span, why)
+    .help(format!(
+        "`{field}` is {}: {}",
+        ty.describe(),
+        how_to_write(ty)
+    ))
+}
+
+fn enum_error(value: &Value, field: &str, word: &str, options: &[String]) -> Diagnostic {
+    let d = Diagnostic::error(
+        codes::RECORD_FIELD_TYPE,
+        format!("`{word}` is not a value of `{field}`"),
+    )
+    .primary(
+        value.span,
+        format!("expected one of: {}", options.join(", ")),
+    );
+    match suggest(word, options.iter().map(String::as_str)) {
+        Some(near) => d.help(format!("did you mean `{near}`?")),
+        None => d.help(format!("`{field}` takes one of: {}", options.join(", "))),
+    }
+}
+
+fn offset_mismatch(
+    value: &Value,
+    text: &str,
+    written: &str,
+    expected: &str,
+    zone: &str,
+) -> Diagnostic {
+    let stamp = text.split('[').next().unwrap_or(text);
+    let local = stamp.get(..16).unwrap_or(stamp).replace('T', " ");
+    Diagnostic::error(
+        codes::ZONE_OFFSET_MISMATCH,
+        format!("offset {written} contradicts {zone}, where this time has offset {expected}"),
+    )
+    .primary(value.span, format!("{zone} is at {expected} on this date"))
+    .help(format!(
+        "write \"{local}\" to take the zone's offset, or give a zone in brackets if the prose names another"
+    ))
+}
