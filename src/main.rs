@@ -36,6 +36,25 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Write sandbox initialisation: one JSON file per case that has a world.
+    Sandbox {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        /// The folder to create (must be absent or empty).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Count, per category, the checks and critical failures a machine can decide.
+    Stats {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// Turn a master JSON into a suite folder of .case files.
     Import {
         master: PathBuf,
@@ -118,6 +137,12 @@ fn main() -> ExitCode {
             output,
             report,
         } => driver::build(&suite, output.as_deref(), report.options()),
+        Command::Sandbox {
+            suite,
+            output,
+            report,
+        } => driver::sandbox::sandbox(&suite, &output, report.options()),
+        Command::Stats { suite, report } => driver::sandbox::stats(&suite, report.options()),
         Command::Import {
             master,
             output,

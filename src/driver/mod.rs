@@ -6,6 +6,8 @@
 //! written atomically: to a temporary file or folder beside the target, renamed into
 //! place only when everything succeeded.
 
+pub mod sandbox;
+
 use std::fs;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,238 @@
+//! Lowering to sandbox initialisation: one JSON document per modelled case, what a
+//! reference sandbox loads to run it — the clock, the offered tools and their contracts,
+//! the typed collections with their records, the override as a machine rule, the
+//! scripted follow-up, and every check and critical failure with the assertions that
+//! decide it. The format is described in docs/outputs-sandbox.md and
+//! schemas/sandbox.schema.json.
+//!
+//! Only cases with a `world` get a file. Output is pretty-printed JSON with keys in a
+//! fixed order, so the same sources give the same bytes.
+
+use serde_json::{json, Map, Value as Json};
+
+use crate::model::{Case, Suite, Text};
+use crate::world::expect::Expectation;
+use crate::world::records::Record;
+use crate::world::schema::{Collection, FieldType};
+use crate::world::{critical_id, Sandbox};
+
+/// The format version written into every file; bumped when the shape changes.
+pub const FORMAT: &str = "casec-sandbox/1";
+
+/// `(file name, text)` for every case that has a world, in case order.
+pub fn sandbox_files(suite: &Suite) -> Vec<(String, String)> {
+    suite
+        .cases
+        .iter()
+        .filter_map(|case| {
+            let sandbox = case.sandbox.as_ref()?;
+            let value = sandbox_value(suite, case, sandbox);
+            let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+            text.push('\n');
+            Some((format!("{}.json", case.id.as_str()), text))
+        })
+        .collect()
+}
+
+pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
+    let mut m = Map::new();
+    m.insert("format".into(), json!(FORMAT));
+    m.insert("case_id".into(), text(&case.id));
+    m.insert("title".into(), text(&case.title));
+    m.insert("category".into(), text(&case.category));
+    m.insert(
+        "clock".into(),
+        json!({ "now": case.clock.as_str(), "timezone": case.timezone.as_str() }),
+    );
+    m.insert("tools".into(), tools(suite, case));
+    m.insert("world_schema".into(), text(&sandbox.schema.name));
+    m.insert(
+        "request_prefix".into(),
+        sandbox
+            .schema
+            .request_prefix
+            .as_ref()
+            .map_or(Json::Null, text),
+    );
+    let collections = sandbox
+        .schema
+        .collections
+        .iter()
+        .map(|c| (c.name.as_str().to_string(), collection(c, sandbox)))
+        .collect();
+    m.insert("collections".into(), Json::Object(collections));
+    m.insert("overrides".into(), overrides(case, sandbox));
+    let followup = case.followup.as_ref().map_or(
+        Json::Null,
+        |f| json!({ "when_asked": f.when_asked.as_str(), "reply": f.reply.as_str() }),
+    );
+    m.insert("followup".into(), followup);
+    m.insert("unscripted_reply".into(), text(&case.unscripted_reply));
+    m.insert("checks".into(), checks(case, sandbox));
+    m.insert("critical_failures".into(), criticals(case, sandbox));
+    Json::Object(m)
+}
+
+fn text(t: &Text) -> Json {
+    Json::String(t.as_str().to_string())
+}
+
+fn tools(suite: &Suite, case: &Case) -> Json {
+    let offered = case.tools.iter().filter_map(|name| {
+        let contract = suite
+            .tools
+            .iter()
+            .find(|t| t.name.as_str() == name.as_str())?;
+        Some(json!({
+            "name": name.as_str(),
+            "arguments": contract.arguments.iter().map(text).collect::<Vec<_>>(),
+            "behavior": contract.behavior.as_str(),
+        }))
+    });
+    Json::Array(offered.collect())
+}
+
+fn collection(c: &Collection, sandbox: &Sandbox) -> Json {
+    let fields: Vec<Json> = c
+        .fields
+        .iter()
+        .map(|f| {
+            json!({
+                "name": f.name.as_str(),
+                "type": field_type(&f.ty),
+                "required": f.required,
+                "doc": f.doc.as_ref().map_or(Json::Null, text),
+            })
+        })
+        .collect();
+    let records: Vec<Json> = sandbox
+        .world
+        .records
+        .iter()
+        .filter(|r| r.collection.as_str() == c.name.as_str())
+        .map(record)
+        .collect();
+    let new_ids: Vec<Json> = sandbox
+        .world
+        .new_ids
+        .iter()
+        .filter(|(coll, _)| coll.as_str() == c.name.as_str())
+        .map(|(_, id)| text(id))
+        .collect();
+    json!({
+        "doc": c.doc.as_ref().map_or(Json::Null, text),
+        "id_prefix": c.id_prefix.as_str(),
+        "read_only": c.read_only,
+        "tools": c.tools.iter().map(text).collect::<Vec<_>>(),
+        "fields": fields,
+        "records": records,
+        "new_ids": new_ids,
+    })
+}
+
+fn field_type(ty: &FieldType) -> Json {
+    match ty {
+        FieldType::Enum(values) => json!({ "kind": "enum", "values": values }),
+        FieldType::Ref(targets) => json!({ "kind": "ref", "collections": targets }),
+        FieldType::List(item) => json!({ "kind": "list", "item": field_type(item) }),
+        simple => json!({ "kind": simple.describe() }),
+    }
+}
+
+fn fields_json(fields: &[(Text, crate::world::value::FieldValue)]) -> Json {
+    Json::Object(
+        fields
+            .iter()
+            .map(|(name, value)| (name.as_str().to_string(), value.to_json()))
+            .collect(),
+    )
+}
+
+fn record(r: &Record) -> Json {
+    let history: Vec<Json> = r
+        .history
+        .iter()
+        .map(|h| {
+            json!({
+                "changed_at": h.changed_at.render(),
+                "reason": h.reason.as_ref().map_or(Json::Null, text),
+                "fields": fields_json(&h.fields),
+            })
+        })
+        .collect();
+    json!({ "id": r.id.as_str(), "fields": fields_json(&r.fields), "history": history })
+}
+
+fn overrides(case: &Case, sandbox: &Sandbox) -> Json {
+    let Some(prose) = &case.tool_override else {
+        return json!([]);
+    };
+    let mut m = Map::new();
+    m.insert("tool".into(), text(&prose.tool));
+    m.insert("match".into(), text(&prose.matches));
+    m.insert("result".into(), text(&prose.result));
+    m.insert(
+        "side_effect".into(),
+        prose.side_effect.as_ref().map_or(Json::Null, text),
+    );
+    m.insert(
+        "subsequent_verification".into(),
+        prose.verification.as_ref().map_or(Json::Null, text),
+    );
+    if let Some(machine) = &sandbox.machine_override {
+        m.extend(machine.to_json());
+    }
+    json!([Json::Object(m)])
+}
+
+/// The assertions of every group naming `id`, in the order written.
+fn assertions_for(groups: &[Expectation], id: &str) -> Vec<Json> {
+    groups
+        .iter()
+        .filter(|g| g.ids.iter().any(|i| i.as_str() == id))
+        .flat_map(|g| g.assertions.iter().map(|a| a.to_json()))
+        .collect()
+}
+
+fn review_notes(sandbox: &Sandbox, id: &str) -> Vec<Json> {
+    sandbox
+        .reviews
+        .iter()
+        .filter(|r| r.ids.iter().any(|i| i.as_str() == id))
+        .filter_map(|r| r.reason.as_ref().map(text))
+        .collect()
+}
+
+fn checks(case: &Case, sandbox: &Sandbox) -> Json {
+    let checks = case.checks.iter().map(|c| {
+        let id = c.id.as_str();
+        json!({
+            "id": id,
+            "dimension": c.dimension.as_str(),
+            "requirement": c.requirement.as_str(),
+            "evidence": c.evidence.as_str(),
+            "decided_by": sandbox.decided(id, !sandbox.is_own(c.span)).as_str(),
+            "assertions": assertions_for(&sandbox.expectations, id),
+            "review_notes": review_notes(sandbox, id),
+        })
+    });
+    Json::Array(checks.collect())
+}
+
+fn criticals(case: &Case, sandbox: &Sandbox) -> Json {
+    let criticals = case
+        .critical_failures
+        .iter()
+        .enumerate()
+        .map(|(i, failure)| {
+            let id = critical_id(i);
+            json!({
+                "id": id,
+                "text": failure.as_str(),
+                "decided_by": sandbox.decided(&id, false).as_str(),
+                "predicate": assertions_for(&sandbox.forbidden, &id),
+                "review_notes": review_notes(sandbox, &id),
+            })
+        });
+    Json::Array(criticals.collect())
+}
