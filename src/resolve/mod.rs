@@ -84,6 +84,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
         }
     }
     declared_profiles.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    let world_schemas = crate::world::schema::read_schemas(&schemas, &mut diags);
     for name in &declared_profiles {
         let layer = defaults::Layer {
             own: Defaults::default(),
@@ -126,7 +127,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
         category_defaults.push((category.name.clone(), defaults));
     }
     let tool_names: Vec<Name> = tools.iter().map(|t| t.name.clone()).collect();
-    let worlds = crate::world::SuiteWorld::new(&schemas, suite_statement, &tools, &mut diags);
+    let worlds = crate::world::SuiteWorld::new(&world_schemas, suite_statement, &tools, &mut diags);
     let cx = case::Context {
         categories: &category_defaults,
         tags: &header.tags,

@@ -60,10 +60,9 @@ fn unclassified(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
     for (id, span) in rest {
         d = d.secondary(*span, id.clone());
     }
-    diags.push(d.help(format!(
-        "for each, add `expect {0} {{ … }}` (checks) or `forbid {0} {{ … }}` (critical failures) when the state or trace decides it, `review {0}` when only a reader can, or both",
-        first.0
-    )));
+    diags.push(d.help(
+        "decide each with `expect ID { … }` (a check) or `forbid ID { … }` (a critical failure) when the state or trace can, with `review ID` when only a reader can, or with both",
+    ));
 }
 
 fn unmodelled_records(case: &Case, sandbox: &Sandbox, db: &SourceDb, diags: &mut Vec<Diagnostic>) {

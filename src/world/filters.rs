@@ -11,7 +11,6 @@ use serde_json::{json, Value as Json};
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text, ToolContract};
-use crate::resolve::schema::body;
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
@@ -531,9 +530,4 @@ fn recode(d: Diagnostic, role: Role) -> Diagnostic {
             ..d
         },
     }
-}
-
-/// The statements of a block-valued statement (none without a block).
-pub fn block_of(statement: &Statement) -> &[Statement] {
-    body(statement)
 }

@@ -120,19 +120,18 @@ pub struct SuiteWorld<'a> {
 }
 
 impl<'a> SuiteWorld<'a> {
-    /// Reads every `schema` declaration and the suite's `world_schema` choice.
+    /// The schema the suite block names with `world_schema`, among those declared.
     pub fn new(
-        schema_statements: &[(&Statement, bool)],
+        schemas: &HashMap<String, Arc<WorldSchema>>,
         suite: &Statement,
         contracts: &'a [ToolContract],
         diags: &mut Vec<Diagnostic>,
     ) -> SuiteWorld<'a> {
-        let schemas = schema::read_schemas(schema_statements, diags);
         let chosen = first(body(suite), "world_schema").and_then(|s| values::name(s, diags));
         let schema = chosen.and_then(|name| match schemas.get(name.as_str()) {
             Some(found) => Some(found.clone()),
             None => {
-                diags.push(unknown_schema(&name, &schemas));
+                diags.push(unknown_schema(&name, schemas));
                 None
             }
         });

@@ -15,7 +15,6 @@ use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text};
 use crate::resolve::schema::body;
 use crate::resolve::values::{self, Kind};
-use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
 use super::schema::{Collection, FieldType, WorldSchema, RESERVED_FIELDS};
@@ -27,6 +26,9 @@ pub struct World {
     pub records: Vec<Record>,
     /// Ids the run will give to records it creates, by collection, in order.
     pub new_ids: Vec<(Name, Name)>,
+    /// Ids of records written under an unknown collection (already reported): known,
+    /// so that naming them elsewhere does not repeat the error.
+    pub untyped_ids: Vec<Name>,
 }
 
 impl World {
@@ -43,10 +45,16 @@ impl World {
         ids
     }
 
+    /// Record ids with their collection; untyped ids map to no collection (`""`).
     pub fn existing_ids(&self) -> IdIndex {
+        let untyped = self
+            .untyped_ids
+            .iter()
+            .map(|id| (id.as_str().to_string(), String::new()));
         self.records
             .iter()
             .map(|r| (r.id.as_str().to_string(), r.collection.as_str().to_string()))
+            .chain(untyped)
             .collect()
     }
 }
@@ -67,7 +75,9 @@ pub struct Revision {
     pub fields: Vec<(Name, FieldValue)>,
 }
 
-/// Reads a world block; records with errors are reported and left out.
+/// Reads a world block. A record with errors is reported and kept with the fields that
+/// read well, so its id does not cascade into further errors (a case with errors gets
+/// no sandbox anyway).
 pub fn read_world(
     statement: &Statement,
     schema: &WorldSchema,
@@ -84,23 +94,33 @@ pub fn read_world(
         if statement.name() == "new" {
             read_new_ids(statement, schema, &mut seen, &mut world, diags);
         } else if let Some((collection, id)) = record_head(statement, schema, diags) {
-            if claim_id(&id, collection, schema, &mut seen, diags) {
-                heads.push((collection, id, statement));
+            match collection {
+                Some(c) if claim_id(&id, c, schema, &mut seen, diags) => {
+                    heads.push((c, id, statement))
+                }
+                Some(_) => {}
+                None => world.untyped_ids.push(id),
             }
         }
     }
     let existing: IdIndex = heads
         .iter()
         .map(|(c, id, _)| (id.as_str().to_string(), c.name.as_str().to_string()))
+        .chain(
+            world
+                .untyped_ids
+                .iter()
+                .map(|id| (id.as_str().to_string(), String::new())),
+        )
         .collect();
     let cx = TypeCx {
         zone,
         ids: &existing,
     };
     for (collection, id, statement) in heads {
-        if let Some(record) = read_record(collection, id, statement, &cx, diags) {
-            world.records.push(record);
-        }
+        world
+            .records
+            .push(read_record(collection, id, statement, &cx, diags));
     }
     world
 }
@@ -134,13 +154,14 @@ fn read_new_ids(
     }
 }
 
+/// The collection (when known) and id of `COLLECTION ID { … }`.
 fn record_head<'a>(
     statement: &Statement,
     schema: &'a WorldSchema,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(&'a Collection, Name)> {
+) -> Option<(Option<&'a Collection>, Name)> {
     let key = Text::new(statement.name(), statement.key.span);
-    let collection = known_collection(&key, schema, diags)?;
+    let collection = known_collection(&key, schema, diags);
     let usage = format!("{} ID {{ field value; … }}", key.as_str());
     let v = values::args_with_block(statement, &[Kind::Ident], &usage, diags)?;
     Some((collection, values::text_of(&v[0])))
@@ -251,8 +272,7 @@ fn read_record(
     statement: &Statement,
     cx: &TypeCx,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Record> {
-    let before = diags.len();
+) -> Record {
     let mut fields: Vec<(Name, FieldValue)> = Vec::new();
     let mut history = Vec::new();
     for field in body(statement) {
@@ -300,12 +320,12 @@ fn read_record(
         }
     }
     sort_like_schema(&mut fields, collection);
-    (diags.len() == before).then_some(Record {
+    Record {
         collection: collection.name.clone(),
         id,
         fields,
         history,
-    })
+    }
 }
 
 /// Fields in the order the schema declares them, so output does not depend on how
@@ -435,16 +455,5 @@ fn read_revision(
         changed_at,
         reason,
         fields,
-    })
-}
-
-/// The span of a record's id, for diagnostics elsewhere.
-pub fn id_span(world: &World, id: &str) -> Option<Span> {
-    world.record(id).map(|r| r.id.span).or_else(|| {
-        world
-            .new_ids
-            .iter()
-            .find(|(_, n)| n.as_str() == id)
-            .map(|(_, n)| n.span)
     })
 }

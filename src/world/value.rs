@@ -140,7 +140,10 @@ fn read_ref(
     field: &str,
 ) -> Result<FieldValue, Diagnostic> {
     match cx.ids.get(id) {
-        Some(collection) if targets.contains(collection) => Ok(FieldValue::Ref(id.to_string())),
+        // A record of an unknown collection: its error is reported where it is written.
+        Some(collection) if collection.is_empty() || targets.contains(collection) => {
+            Ok(FieldValue::Ref(id.to_string()))
+        }
         Some(collection) => Err(Diagnostic::error(
             codes::DANGLING_REFERENCE,
             format!("`{field}` refers to `{id}`, a record of {collection}"),
