@@ -301,10 +301,13 @@ fn read_record(
         }
     }
     for spec in collection.fields.iter().filter(|f| f.required) {
-        if !body(statement)
-            .iter()
-            .any(|s| s.name() == spec.name.as_str())
-        {
+        let name = spec.name.as_str();
+        // A misspelling of the field is already reported as an unknown field.
+        let written = |s: &Statement| {
+            s.name() == name
+                || (collection.field(s.name()).is_none() && suggest(s.name(), [name]).is_some())
+        };
+        if !body(statement).iter().any(written) {
             diags.push(
                 Diagnostic::error(
                     codes::MISSING_RECORD_FIELD,
