@@ -76,56 +76,45 @@ pub fn stats(suite: &Path, options: Report) -> u8 {
     code
 }
 
-const COLUMNS: &str = "machine  both  review  unclassified  no world";
-
 fn render_table(stats: &Stats) -> String {
     let mut out = String::new();
-    out.push_str(&format!(
-        "{:<22} {:>5} {:>6}   checks: {COLUMNS}   critical failures: {COLUMNS}\n",
-        "category", "cases", "worlds"
-    ));
-    for row in stats.categories.iter().chain(std::iter::once(&stats.total)) {
+    for (title, tally) in [
+        ("checks", (|r: &Row| r.checks) as fn(&Row) -> Tally),
+        ("critical failures", |r: &Row| r.criticals),
+    ] {
         out.push_str(&format!(
-            "{:<22} {:>5} {:>6}   {}   {}\n",
-            row.name,
-            row.cases,
-            row.modelled,
-            tally_cells("checks: ", &row.checks),
-            tally_cells("critical failures: ", &row.criticals)
+            "{title:<22} {:>5} {:>6} {:>8} {:>5} {:>7} {:>13} {:>9}\n",
+            "cases", "worlds", "machine", "both", "review", "unclassified", "no world"
         ));
+        for row in stats.categories.iter().chain(std::iter::once(&stats.total)) {
+            let t = tally(row);
+            out.push_str(&format!(
+                "  {:<20} {:>5} {:>6} {:>8} {:>5} {:>7} {:>13} {:>9}\n",
+                row.name, row.cases, row.modelled, t.machine, t.both, t.review, t.unclassified, t.unmodelled
+            ));
+        }
+        out.push('\n');
     }
-    out.push_str("\nchecks by dimension:\n");
+    out.push_str("checks by dimension\n");
     for row in &stats.dimensions {
         out.push_str(&dimension_line(row));
     }
     out
 }
 
-/// The five counts, aligned under the column names after `label`.
-fn tally_cells(label: &str, t: &Tally) -> String {
-    format!(
-        "{:width$}{:>7}  {:>4}  {:>6}  {:>12}  {:>8}",
-        "",
-        t.machine,
-        t.both,
-        t.review,
-        t.unclassified,
-        t.unmodelled,
-        width = label.len()
-    )
-}
-
 fn dimension_line(row: &Row) -> String {
     let t = &row.checks;
-    let share = if t.total() == 0 {
+    let modelled = t.total() - t.unmodelled;
+    let share = if modelled == 0 {
         0.0
     } else {
-        100.0 * t.with_predicate() as f64 / t.total() as f64
+        100.0 * t.with_predicate() as f64 / modelled as f64
     };
     format!(
-        "  {:<24} {:>4} checks, {:>4} with a machine predicate ({share:.0} %)\n",
+        "  {:<24} {:>4} checks; {:>4} of the {:>4} in cases with a world have a machine predicate ({share:.0} %)\n",
         row.name,
         t.total(),
-        t.with_predicate()
+        t.with_predicate(),
+        modelled
     )
 }
