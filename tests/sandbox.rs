@@ -17,6 +17,10 @@ fn main() {
     let args = Arguments::from_args();
     let mut trials = vec![
         Trial::test(
+            "arbitrary_world_statements_never_panic",
+            arbitrary_world_statements_never_panic,
+        ),
+        Trial::test(
             "tujora_sandboxes_follow_the_schema",
             tujora_sandboxes_follow_the_schema,
         ),
@@ -260,4 +264,147 @@ fn stats_count_how_checks_are_decided() -> Result<(), Failed> {
         .into());
     }
     Ok(())
+}
+
+/// Statements assembled from the world vocabulary, well formed or not, compile to
+/// diagnostics, never to a panic.
+fn arbitrary_world_statements_never_panic() -> Result<(), Failed> {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+
+    const WORDS: &[&str] = &[
+        "world",
+        "expect",
+        "forbid",
+        "review",
+        "new",
+        "history",
+        "reminders",
+        "tasks",
+        "calendar_events",
+        "R1",
+        "R2",
+        "T1",
+        "A1",
+        "S1",
+        "F1",
+        "Q1",
+        "count",
+        "called",
+        "record",
+        "exists",
+        "absent",
+        "unchanged",
+        "changed",
+        "except",
+        "retrieved",
+        "verified",
+        "in_order",
+        "only_after",
+        "asked",
+        "any",
+        "not",
+        "at",
+        "at.time",
+        "at.date",
+        "label",
+        "status",
+        "subject",
+        "subject.status",
+        "active",
+        "pending",
+        "at_least",
+        "at_most",
+        "before",
+        "after",
+        "contains",
+        "lacks",
+        "in",
+        "write_record",
+        "read_records",
+        "collection",
+        "operation",
+        "create",
+        "fields.at",
+        "fields.nope",
+        "when",
+        "error",
+        "times",
+        "request",
+        "commits",
+        "TIMEOUT",
+        "0",
+        "1",
+        "-3",
+        "2.5",
+        "\"2026-11-09 20:00\"",
+        "\"2026-11-09T20:00:00-04:00\"",
+        "\"20:00\"",
+        "\"30m\"",
+        "\"weekly tuesday\"",
+        "\"x\"",
+        "\"[Nowhere/Zone]\"",
+        "daily",
+        "[R1, T1]",
+        "[]",
+        "{",
+        "}",
+        ";",
+        "\n",
+    ];
+    let base = fs::read_to_string(root().join("tests/sandbox/every_construct/suite.case"))
+        .map_err(|e| e.to_string())?;
+    let end = base.rfind('}').ok_or("no case end")?;
+    let mut runner = TestRunner::new(Config {
+        cases: 400,
+        ..Config::default()
+    });
+    // Statements shaped like the grammar's (key, values, optional block, two levels deep),
+    // so they get past the parser and into the world's readers.
+    let word = || proptest::sample::select(WORDS);
+    let inner = (word(), proptest::collection::vec(word(), 0..4));
+    let statement = (
+        word(),
+        proptest::collection::vec(word(), 0..4),
+        proptest::option::of(proptest::collection::vec(
+            (
+                inner.clone(),
+                proptest::option::of(proptest::collection::vec(inner, 0..4)),
+            ),
+            0..5,
+        )),
+    );
+    let statements = proptest::collection::vec(statement, 0..6);
+    runner
+        .run(&statements, |statements| {
+            let line = |key: &str, values: &[&str]| {
+                format!("{key} {}", values.join(" ")).replace(['{', '}', ';', '\n'], "")
+            };
+            let mut body = String::new();
+            for (key, values, block) in &statements {
+                body.push_str(&line(key, values));
+                if let Some(block) = block {
+                    body.push_str(" {\n");
+                    for ((k, v), nested) in block {
+                        body.push_str(&line(k, v));
+                        if let Some(nested) = nested {
+                            let inner: Vec<String> =
+                                nested.iter().map(|(k, v)| line(k, v)).collect();
+                            body.push_str(&format!(" {{ {} }}", inner.join("; ")));
+                        }
+                        body.push('\n');
+                    }
+                    body.push('}');
+                }
+                body.push('\n');
+            }
+            let text = format!("{}\n{body}}}\n", &base[..end]);
+            let compilation = Compilation::from_sources([("suite.case", text.as_str())]);
+            prop_assert!(compilation
+                .diagnostics
+                .iter()
+                .all(|d| !d.message.is_empty()));
+            Ok(())
+        })
+        .map_err(|e| Failed::from(e.to_string()))
 }

@@ -90,7 +90,14 @@ fn render_table(stats: &Stats) -> String {
             let t = tally(row);
             out.push_str(&format!(
                 "  {:<20} {:>5} {:>6} {:>8} {:>5} {:>7} {:>13} {:>9}\n",
-                row.name, row.cases, row.modelled, t.machine, t.both, t.review, t.unclassified, t.unmodelled
+                row.name,
+                row.cases,
+                row.modelled,
+                t.machine,
+                t.both,
+                t.review,
+                t.unclassified,
+                t.unmodelled
             ));
         }
         out.push('\n');

@@ -317,17 +317,18 @@ fn read_field(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Fiel
         .iter()
         .map(|v| v.as_ident().map(|_| v))
         .collect();
-    let Some(mut words) = words.filter(|w| w.len() >= 2) else {
+    let mut words = words.unwrap_or_default();
+    let required = words.last().and_then(|v| v.as_ident()) != Some("optional");
+    if !required {
+        words.pop();
+    }
+    if words.len() < 2 {
         diags.push(
             Diagnostic::error(codes::BAD_ARGUMENTS, "`field` is not written as expected")
                 .primary(statement.span, "expected a field name and a type, as names")
                 .help(format!("write it as `{usage}`")),
         );
         return None;
-    };
-    let required = words.last().and_then(|v| v.as_ident()) != Some("optional");
-    if !required {
-        words.pop();
     }
     let name = values::text_of(words[0]);
     if RESERVED_FIELDS.contains(&name.as_str()) {
@@ -485,4 +486,68 @@ fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
     .primary(name.span, "defined again here")
     .secondary(first, "first defined here")
     .help(format!("keep one definition of the {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    fn read(text: &str) -> (HashMap<String, Arc<WorldSchema>>, Vec<Diagnostic>) {
+        let parsed = crate::syntax::parse(FileId(0), text);
+        let file = parsed.file.expect("test input parses");
+        let statements: Vec<(&Statement, bool)> =
+            file.statements.iter().map(|s| (s, false)).collect();
+        let mut diags = Vec::new();
+        let schemas = read_schemas(&statements, &mut diags);
+        (schemas, diags)
+    }
+
+    #[test]
+    fn reads_types_optionality_and_nesting() {
+        let (schemas, diags) = read(
+            "schema s {\n collection things {\n id_prefix TH\n field tags list enum a b optional\n field owner ref things\n }\n}",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        let things = schemas["s"].collection("things").expect("declared");
+        let tags = things.field("tags").expect("declared");
+        assert!(!tags.required);
+        assert_eq!(
+            tags.ty,
+            FieldType::List(Box::new(FieldType::Enum(vec!["a".into(), "b".into()])))
+        );
+        assert_eq!(
+            things.field("owner").map(|f| &f.ty),
+            Some(&FieldType::Ref(vec!["things".into()]))
+        );
+    }
+
+    #[test]
+    fn every_malformed_field_is_reported() {
+        for field in [
+            "field x optional",
+            "field x",
+            "field x enum",
+            "field x ref nowhere",
+            "field x text extra",
+            "field history text",
+        ] {
+            let text =
+                format!("schema s {{\n collection things {{\n id_prefix TH\n {field}\n }}\n}}");
+            let (_, diags) = read(&text);
+            assert!(!diags.is_empty(), "`{field}` was accepted");
+        }
+    }
+
+    #[test]
+    fn the_stdlib_schema_is_valid() {
+        let (schemas, diags) = read(
+            crate::load::STDLIB
+                .iter()
+                .find(|(n, _)| *n == "everyday_world.case")
+                .map_or("", |(_, t)| t),
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(schemas["everyday_world"].collections.len() >= 20);
+    }
 }
