@@ -6,8 +6,6 @@
 //! reads and validates them against the case (its world, tools and checks) and gives
 //! their JSON for the sandbox file.
 
-use serde_json::{json, Map, Value as Json};
-
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text, ToolContract};
 use crate::resolve::schema::{body, check_keys, KeySpec};
@@ -37,17 +35,6 @@ pub enum Count {
     Exactly(u64),
     AtLeast(u64),
     AtMost(u64),
-}
-
-impl Count {
-    fn to_json(&self, into: &mut Map<String, Json>) {
-        let (key, n) = match self {
-            Count::Exactly(n) => ("exactly", n),
-            Count::AtLeast(n) => ("at_least", n),
-            Count::AtMost(n) => ("at_most", n),
-        };
-        into.insert(key.into(), json!(n));
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -419,43 +406,10 @@ fn call(
     cx: &ExpectCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(Name, Vec<Condition>)> {
-    let contract = offered_contract(tool, cx.offered, cx.contracts, diags)?;
+    let contract = super::offered_contract(tool, cx.offered, cx.contracts, diags)?;
     let conditions =
         filters::call_conditions(block, contract, &cx.filters, Role::Expectation, diags);
     Some((tool.clone(), conditions))
-}
-
-/// The contract of `tool` when the case offers it; `unoffered_tool` otherwise.
-pub fn offered_contract<'a>(
-    tool: &Name,
-    offered: &[Name],
-    contracts: &'a [ToolContract],
-    diags: &mut Vec<Diagnostic>,
-) -> Option<&'a ToolContract> {
-    let contract = contracts.iter().find(|c| c.name.as_str() == tool.as_str());
-    if let Some(contract) = contract.filter(|_| offered.iter().any(|o| o.as_str() == tool.as_str()))
-    {
-        return Some(contract);
-    }
-    let d = Diagnostic::error(
-        codes::UNOFFERED_TOOL,
-        format!("this case does not offer `{}`", tool.as_str()),
-    )
-    .primary(tool.span, "the model under test cannot call it");
-    diags.push(
-        match suggest(tool.as_str(), offered.iter().map(|o| o.as_str())) {
-            Some(near) => d.help(format!("did you mean `{near}`?")),
-            None => d.help(format!(
-                "the case offers: {}; add the tool to its `tools` if it should be callable",
-                offered
-                    .iter()
-                    .map(|o| o.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        },
-    );
-    None
 }
 
 fn verified(
@@ -532,154 +486,4 @@ fn only_after(
         return None;
     }
     Some(Assertion::OnlyAfter(steps))
-}
-
-/// `expect`/`forbid`/`review` ids: the case's checks, or its critical failures F1…Fn.
-pub fn check_ids(
-    names: &[Name],
-    checks: &[&str],
-    criticals: usize,
-    allow_checks: bool,
-    allow_criticals: bool,
-    diags: &mut Vec<Diagnostic>,
-) -> bool {
-    let critical_ids: Vec<String> = (1..=criticals).map(|i| format!("F{i}")).collect();
-    let mut known: Vec<&str> = Vec::new();
-    if allow_checks {
-        known.extend(checks.iter().copied());
-    }
-    if allow_criticals {
-        known.extend(critical_ids.iter().map(String::as_str));
-    }
-    let before = diags.len();
-    for name in names.iter().filter(|n| !known.contains(&n.as_str())) {
-        let what = match (allow_checks, allow_criticals) {
-            (true, true) => "check or critical failure",
-            (true, false) => "check",
-            _ => "critical failure",
-        };
-        let d = Diagnostic::error(
-            codes::UNKNOWN_CHECK,
-            format!("this case has no {what} `{}`", name.as_str()),
-        )
-        .primary(name.span, format!("the case has: {}", known.join(", ")));
-        diags.push(match suggest(name.as_str(), known.iter().copied()) {
-            Some(near) => d.help(format!("did you mean `{near}`?")),
-            None => d.help("checks are R1, A1…, S1, C1 as the case derives them; critical failures are F1, F2, … in the order written"),
-        });
-    }
-    diags.len() == before
-}
-
-impl Assertion {
-    pub fn to_json(&self) -> Json {
-        let names = |ns: &[Name]| Json::Array(ns.iter().map(|n| json!(n.as_str())).collect());
-        let conds = |cs: &[Condition]| Json::Array(cs.iter().map(Condition::to_json).collect());
-        let mut m = Map::new();
-        let kind = match self {
-            Assertion::Exists(ids) | Assertion::Absent(ids) | Assertion::Retrieved(ids) => {
-                m.insert("records".into(), names(ids));
-                match self {
-                    Assertion::Exists(_) => "exists",
-                    Assertion::Absent(_) => "absent",
-                    _ => "retrieved",
-                }
-            }
-            Assertion::Unchanged {
-                collections,
-                records,
-                except,
-            } => {
-                m.insert("collections".into(), names(collections));
-                m.insert("records".into(), names(records));
-                m.insert("except".into(), names(except));
-                "unchanged"
-            }
-            Assertion::Changed {
-                collections,
-                records,
-            } => {
-                m.insert("collections".into(), names(collections));
-                m.insert("records".into(), names(records));
-                "changed"
-            }
-            Assertion::Record { id, conditions } => {
-                m.insert("record".into(), json!(id.as_str()));
-                m.insert("where".into(), conds(conditions));
-                "record"
-            }
-            Assertion::Count {
-                collection,
-                count,
-                conditions,
-            } => {
-                m.insert("collection".into(), json!(collection.as_str()));
-                count.to_json(&mut m);
-                m.insert("where".into(), conds(conditions));
-                "count"
-            }
-            Assertion::Called {
-                tool,
-                count,
-                conditions,
-            } => {
-                m.insert("tool".into(), json!(tool.as_str()));
-                count.to_json(&mut m);
-                m.insert("where".into(), conds(conditions));
-                "called"
-            }
-            Assertion::VerifiedRecord(id) => {
-                m.insert("record".into(), json!(id.as_str()));
-                "verified"
-            }
-            Assertion::VerifiedMatch {
-                collection,
-                conditions,
-            } => {
-                m.insert("collection".into(), json!(collection.as_str()));
-                m.insert("where".into(), conds(conditions));
-                "verified"
-            }
-            Assertion::InOrder(steps) | Assertion::OnlyAfter(steps) => {
-                m.insert(
-                    "steps".into(),
-                    Json::Array(steps.iter().map(Step::to_json).collect()),
-                );
-                if matches!(self, Assertion::InOrder(_)) {
-                    "in_order"
-                } else {
-                    "only_after"
-                }
-            }
-            Assertion::Asked => "asked",
-            Assertion::Any(inner) | Assertion::Not(inner) => {
-                m.insert(
-                    "of".into(),
-                    Json::Array(inner.iter().map(Assertion::to_json).collect()),
-                );
-                if matches!(self, Assertion::Any(_)) {
-                    "any"
-                } else {
-                    "not"
-                }
-            }
-        };
-        let mut out = Map::new();
-        out.insert("kind".into(), json!(kind));
-        out.extend(m);
-        Json::Object(out)
-    }
-}
-
-impl Step {
-    fn to_json(&self) -> Json {
-        match self {
-            Step::Call { tool, conditions } => json!({
-                "step": "call",
-                "tool": tool.as_str(),
-                "where": conditions.iter().map(Condition::to_json).collect::<Vec<_>>(),
-            }),
-            Step::Asked => json!({ "step": "asked" }),
-        }
-    }
 }

@@ -7,8 +7,6 @@
 //! path is an argument of the tool's contract, or `fields.NAME` for the record fields a
 //! call carries, typed by the collection the same block names.
 
-use serde_json::{json, Value as Json};
-
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text, ToolContract};
 use crate::source::Span;
@@ -65,23 +63,6 @@ pub enum Operand {
     Typed(FieldValue),
     /// A call argument without a field type: compared as written.
     Plain(String),
-}
-
-impl Condition {
-    pub fn to_json(&self) -> Json {
-        match self {
-            Condition::Test { path, op, value } => {
-                let value = match value {
-                    Operand::Typed(v) => v.to_json(),
-                    Operand::Plain(s) => Json::String(s.clone()),
-                };
-                json!({ "path": path, "op": op.as_str(), "value": value })
-            }
-            Condition::Any(inner) => {
-                json!({ "any": inner.iter().map(Condition::to_json).collect::<Vec<_>>() })
-            }
-        }
-    }
 }
 
 /// Which diagnostics a call filter reports: an override that can never match says so;

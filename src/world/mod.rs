@@ -18,6 +18,7 @@
 pub mod consistency;
 pub mod expect;
 pub mod filters;
+pub mod json;
 pub mod overrides;
 pub mod records;
 pub mod schema;
@@ -222,7 +223,7 @@ impl<'a> SuiteWorld<'a> {
                 grouped(
                     s,
                     &cx,
-                    |ids, d| expect::check_ids(ids, &checks, criticals, true, false, d),
+                    |ids, d| check_ids(ids, &checks, criticals, true, false, d),
                     diags,
                 )
             })
@@ -232,7 +233,7 @@ impl<'a> SuiteWorld<'a> {
                 grouped(
                     s,
                     &cx,
-                    |ids, d| expect::check_ids(ids, &checks, criticals, false, true, d),
+                    |ids, d| check_ids(ids, &checks, criticals, false, true, d),
                     diags,
                 )
             })
@@ -309,7 +310,7 @@ fn review(
         return None;
     }
     let ids: Vec<Name> = names.iter().map(values::text_of).collect();
-    expect::check_ids(&ids, checks, criticals, true, true, diags).then_some(Review { ids, reason })
+    check_ids(&ids, checks, criticals, true, true, diags).then_some(Review { ids, reason })
 }
 
 fn unknown_schema(name: &Name, schemas: &HashMap<String, Arc<WorldSchema>>) -> Diagnostic {
@@ -382,4 +383,74 @@ pub fn prose_of(case: &Case) -> Vec<&Text> {
         texts.extend(o.side_effect.iter().chain(o.verification.iter()));
     }
     texts
+}
+
+/// The contract of `tool` when the case offers it; `unoffered_tool` otherwise.
+pub fn offered_contract<'a>(
+    tool: &Name,
+    offered: &[Name],
+    contracts: &'a [ToolContract],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a ToolContract> {
+    let contract = contracts.iter().find(|c| c.name.as_str() == tool.as_str());
+    if let Some(contract) = contract.filter(|_| offered.iter().any(|o| o.as_str() == tool.as_str()))
+    {
+        return Some(contract);
+    }
+    let d = Diagnostic::error(
+        codes::UNOFFERED_TOOL,
+        format!("this case does not offer `{}`", tool.as_str()),
+    )
+    .primary(tool.span, "the model under test cannot call it");
+    diags.push(
+        match suggest(tool.as_str(), offered.iter().map(|o| o.as_str())) {
+            Some(near) => d.help(format!("did you mean `{near}`?")),
+            None => d.help(format!(
+                "the case offers: {}; add the tool to its `tools` if it should be callable",
+                offered
+                    .iter()
+                    .map(|o| o.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        },
+    );
+    None
+}
+
+/// `expect`/`forbid`/`review` ids: the case's checks, or its critical failures F1…Fn.
+pub fn check_ids(
+    names: &[Name],
+    checks: &[&str],
+    criticals: usize,
+    allow_checks: bool,
+    allow_criticals: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> bool {
+    let critical_ids: Vec<String> = (1..=criticals).map(|i| format!("F{i}")).collect();
+    let mut known: Vec<&str> = Vec::new();
+    if allow_checks {
+        known.extend(checks.iter().copied());
+    }
+    if allow_criticals {
+        known.extend(critical_ids.iter().map(String::as_str));
+    }
+    let before = diags.len();
+    for name in names.iter().filter(|n| !known.contains(&n.as_str())) {
+        let what = match (allow_checks, allow_criticals) {
+            (true, true) => "check or critical failure",
+            (true, false) => "check",
+            _ => "critical failure",
+        };
+        let d = Diagnostic::error(
+            codes::UNKNOWN_CHECK,
+            format!("this case has no {what} `{}`", name.as_str()),
+        )
+        .primary(name.span, format!("the case has: {}", known.join(", ")));
+        diags.push(match suggest(name.as_str(), known.iter().copied()) {
+            Some(near) => d.help(format!("did you mean `{near}`?")),
+            None => d.help("checks are R1, A1…, S1, C1 as the case derives them; critical failures are F1, F2, … in the order written"),
+        });
+    }
+    diags.len() == before
 }

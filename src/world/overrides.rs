@@ -25,8 +25,8 @@ use crate::resolve::schema::{body, first};
 use crate::resolve::values::{self, Kind};
 use crate::syntax::ast::Statement;
 
-use super::expect::offered_contract;
 use super::filters::{self, Condition, FilterCx, Role};
+use super::offered_contract;
 use super::records::check_prefix;
 use super::schema::WorldSchema;
 
