@@ -8,10 +8,12 @@
 //! * the machine part of its `override` ([`overrides`]): which calls it intercepts and
 //!   what they return and write;
 //! * `expect`, `forbid` and `review`: assertions over the final state and the tool trace
-//!   that decide its checks and critical failures ([`expect`], [`filters`]).
+//!   that decide its checks and critical failures ([`expect`], [`filters`]; their
+//!   sandbox JSON in [`json`]).
 //!
 //! The resolver calls [`SuiteWorld::sandbox`] for every case that resolved; the checks
-//! that need the whole case and its source text run afterwards in [`consistency`].
+//! that need the whole case and its source text run afterwards in [`consistency`];
+//! [`stats`] counts what a machine can decide.
 //! Nothing here reaches the master JSON: the sandbox file has its own lowering
 //! (`lower::sandbox`). The authoring guide is docs/worlds.md.
 
