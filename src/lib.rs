@@ -86,13 +86,16 @@ impl Compilation {
     pub fn from_dir(root: &Path) -> Compilation {
         let mut diagnostics = Vec::new();
         if !root.join(load::SUITE_FILE).is_file() {
-            let message = if root.is_dir() {
-                format!("no {} in this folder", load::SUITE_FILE)
+            let diagnostic = if root.exists() {
+                Diagnostic::error(
+                    diag::codes::MISSING_SUITE,
+                    format!("not a suite folder: no {} here", load::SUITE_FILE),
+                )
             } else {
-                "no such folder".to_string()
+                Diagnostic::error(diag::codes::IO, "no such folder")
             };
             diagnostics.push(
-                Diagnostic::error(diag::codes::MISSING_SUITE, message)
+                diagnostic
                     .at_path(load::display(root))
                     .help("point casec at a suite folder: the folder that holds suite.case"),
             );

@@ -86,7 +86,10 @@ fn summary_line(errors: usize, warnings: usize) -> String {
 }
 
 fn exit_code(diagnostics: &[Diagnostic], options: Report) -> u8 {
-    if diagnostics.iter().any(|d| d.code == codes::IO) {
+    let usage = |d: &Diagnostic| {
+        d.code == codes::IO || (d.code == codes::MISSING_SUITE && d.labels.is_empty())
+    };
+    if diagnostics.iter().any(usage) {
         EXIT_USAGE
     } else if diagnostics.iter().any(|d| d.is_error())
         || (options.deny_warnings && !diagnostics.is_empty())
@@ -191,7 +194,7 @@ pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
 
 /// `casec build [SUITE] [-o FILE]`
 pub fn build(suite: &Path, output: Option<&Path>, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(suite);
+    let compilation = Compilation::from_dir(&suite_folder(suite));
     let code = report(
         &compilation.db,
         &compilation.diagnostics,
@@ -208,6 +211,19 @@ pub fn build(suite: &Path, output: Option<&Path>, options: Report) -> u8 {
     write_output(output, master.as_bytes(), options)
 }
 
+/// The suite folder a command was pointed at: the folder itself, or the folder of a
+/// `suite.case` file given by mistake.
+pub fn suite_folder(path: &Path) -> PathBuf {
+    if path.is_file() && path.file_name().is_some_and(|n| n == load::SUITE_FILE) {
+        return path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+    }
+    path.to_path_buf()
+}
+
 /// Writes to `path` atomically, or to stdout without a path.
 fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
     let result = match path {
@@ -216,6 +232,8 @@ fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
     };
     match result {
         Ok(()) => EXIT_OK,
+        // A reader that stops early (`casec build | head`) is not an error.
+        Err(e) if path.is_none() && e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
             let target = path.map_or("<stdout>".to_string(), load::display);
             let d = Diagnostic::error(codes::IO, format!("cannot write output: {e}"))
