@@ -36,6 +36,25 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Write the blinded model bundles of a suite: per case, only what the model may see.
+    ///
+    /// Every run proves that no harness or evaluator text reaches a bundle; on any error
+    /// nothing is written. -o and --jsonl may be combined (both or neither are written).
+    Bundle {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        /// The folder to create: DIR/<case_id>.json per case and DIR/index.json (must be
+        /// absent or empty).
+        #[arg(short, long, value_name = "DIR", required_unless_present = "jsonl")]
+        output: Option<PathBuf>,
+        /// Write the bundles as JSON Lines, one case per line, to FILE (`-`: standard
+        /// output).
+        #[arg(long, value_name = "FILE")]
+        jsonl: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// Turn a master JSON into a suite folder of .case files.
     Import {
         master: PathBuf,
@@ -118,6 +137,19 @@ fn main() -> ExitCode {
             output,
             report,
         } => driver::build(&suite, output.as_deref(), report.options()),
+        Command::Bundle {
+            suite,
+            output,
+            jsonl,
+            report,
+        } => driver::bundle(
+            &suite,
+            driver::Outputs {
+                folder: output.as_deref(),
+                jsonl: jsonl.as_deref(),
+            },
+            report.options(),
+        ),
         Command::Import {
             master,
             output,

@@ -4,8 +4,10 @@
 //! `tests/<area>/<name>/` (a suite folder), with expected outputs next to it:
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
-//!   (absent when the input is clean);
-//! * `<name>.json` (area `build`): the master JSON.
+//!   (absent when the input is clean): those of compiling and, for a suite that
+//!   compiles, those that stop its bundles;
+//! * `<name>.json` (area `build`): the master JSON;
+//! * `<name>.bundle.jsonl` (area `build`): the blinded model bundles as JSON Lines.
 //!
 //! Run with `UPDATE_GOLDEN=1` to write the expected files from the current output,
 //! then review the diff.
@@ -76,9 +78,13 @@ fn run(area: &str, input: &Path) -> Result<(), Failed> {
     // Folder inputs are read relative to the repository root, as a user would run casec.
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).map_err(|e| e.to_string())?;
     let compilation = compile(input);
+    let bundles = compilation.bundles();
+    let mut diagnostics = compilation.diagnostics.clone();
+    if let Some(Err(stopped)) = &bundles {
+        diagnostics.extend(stopped.iter().cloned());
+    }
     let base = input.with_extension("");
-    let rendered: String = compilation
-        .diagnostics
+    let rendered: String = diagnostics
         .iter()
         .map(|d| render::human(d, &compilation.db, HumanStyle::PLAIN))
         .collect();
@@ -94,8 +100,13 @@ fn run(area: &str, input: &Path) -> Result<(), Failed> {
             compilation.master_json(),
             &mut failures,
         );
+        compare(
+            &base.with_extension("bundle.jsonl"),
+            bundles.and_then(Result::ok).map(|set| set.jsonl()),
+            &mut failures,
+        );
     }
-    if area == "ui" && compilation.diagnostics.is_empty() {
+    if area == "ui" && diagnostics.is_empty() {
         failures.push("a UI test must produce at least one diagnostic".to_string());
     }
     if failures.is_empty() {

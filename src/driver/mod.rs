@@ -6,6 +6,8 @@
 //! written atomically: to a temporary file or folder beside the target, renamed into
 //! place only when everything succeeded.
 
+mod bundle;
+
 use std::fs;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -15,6 +17,8 @@ use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::source::{Origin, SourceDb};
 use crate::Compilation;
+
+pub use bundle::{bundle, Outputs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -52,7 +56,7 @@ fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
 
 /// Prints diagnostics and, when there are any (or in JSON), a summary; returns the
 /// exit code they call for.
-fn report(
+pub(crate) fn report(
     db: &SourceDb,
     diagnostics: &[Diagnostic],
     files: usize,
@@ -100,7 +104,7 @@ fn exit_code(diagnostics: &[Diagnostic], options: Report) -> u8 {
     }
 }
 
-fn user_files(db: &SourceDb) -> usize {
+pub(crate) fn user_files(db: &SourceDb) -> usize {
     db.files().filter(|(_, f)| f.origin == Origin::User).count()
 }
 
