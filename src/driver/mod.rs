@@ -16,6 +16,9 @@ use crate::load;
 use crate::source::{Origin, SourceDb};
 use crate::Compilation;
 
+mod fmt;
+pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Human,
@@ -52,7 +55,7 @@ fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
 
 /// Prints diagnostics and, when there are any (or in JSON), a summary; returns the
 /// exit code they call for.
-fn report(
+pub(crate) fn report(
     db: &SourceDb,
     diagnostics: &[Diagnostic],
     files: usize,

@@ -476,6 +476,5 @@ fn checks(
             }
         }
     }
-    drop(push);
     (!failed && diags.len() == before).then_some(out)
 }
