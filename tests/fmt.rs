@@ -121,6 +121,24 @@ fn tujora_builds_the_master_byte_for_byte() {
     );
 }
 
+/// `docs/formatting.md` shows examples as "Written as" and "it is formatted as" code
+/// blocks; each must be what the formatter does.
+#[test]
+fn the_examples_in_the_style_guide_are_what_the_formatter_does() {
+    let guide = fs::read_to_string(root().join("docs/formatting.md")).expect("guide");
+    let mut examples = 0;
+    for part in guide.split("Written as\n\n```\n").skip(1) {
+        let (before, rest) = part.split_once("```\n").expect("closed input block");
+        let rest = rest
+            .strip_prefix("\nit is formatted as\n\n```\n")
+            .expect("an output block follows");
+        let (after, _) = rest.split_once("```\n").expect("closed output block");
+        assert_eq!(fmt(before).as_deref(), Some(after), "example:\n{before}");
+        examples += 1;
+    }
+    assert!(examples >= 4, "only {examples} examples found");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 

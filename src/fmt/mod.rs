@@ -13,7 +13,7 @@
 //!   follows it, a comment after code stays at the end of that code's line, a comment
 //!   after an opening `{` or `[` stays on that line, and a comment before a closing `}`,
 //!   `]` or the end of the file stays there. Every comment is written exactly once
-//!   (see [`trivia`]).
+//!   (see `trivia.rs`).
 //! * **Idempotent and deterministic**: formatting formatted text changes nothing, and
 //!   the output depends on the input text only.
 //! * **Refusal, not damage**: a file with a syntax, escape or text-block error is not

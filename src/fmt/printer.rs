@@ -54,11 +54,9 @@ impl Entry<'_> {
         }
     }
 
+    /// A statement with a block (top-level blank lines depend on it).
     fn has_block(&self) -> bool {
-        match self {
-            Entry::Statement(s) => s.block.is_some(),
-            Entry::Item(item) => matches!(item, ListItem::Block(_)),
-        }
+        matches!(self, Entry::Statement(s) if s.block.is_some())
     }
 }
 
