@@ -60,6 +60,7 @@
 
 pub mod diag;
 pub mod driver;
+pub mod fmt;
 pub mod import;
 pub mod load;
 pub mod lower;

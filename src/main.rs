@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use casec::driver::{self, Format, Report};
+use casec::driver::{self, FmtMode, Format, Report};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -61,6 +61,20 @@ enum Command {
         /// The folder to create (must be absent or empty).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Rewrite .case files in canonical form, in place (default: the current folder).
+    Fmt {
+        /// Files, or folders whose .case files are formatted.
+        #[arg(conflicts_with = "stdin")]
+        paths: Vec<PathBuf>,
+        /// Change nothing: print the diff of what would change and exit 1 if anything would.
+        #[arg(long)]
+        check: bool,
+        /// Format standard input to standard output.
+        #[arg(long)]
+        stdin: bool,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -155,6 +169,23 @@ fn main() -> ExitCode {
             output,
             report,
         } => driver::import(&master, &output, report.options()),
+        Command::Fmt {
+            paths,
+            check,
+            stdin,
+            report,
+        } => {
+            let mode = if check {
+                FmtMode::Check
+            } else {
+                FmtMode::Write
+            };
+            if stdin {
+                driver::fmt_stdin(mode, report.options())
+            } else {
+                driver::fmt_paths(&paths, mode, report.options())
+            }
+        }
     };
     ExitCode::from(code)
 }

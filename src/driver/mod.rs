@@ -7,6 +7,7 @@
 //! place only when everything succeeded.
 
 mod bundle;
+mod fmt;
 
 use std::fs;
 use std::io::{self, IsTerminal, Write};
@@ -18,7 +19,8 @@ use crate::load;
 use crate::source::{Origin, SourceDb};
 use crate::Compilation;
 
-pub use bundle::{bundle, Outputs};
+pub use self::bundle::{bundle, Outputs};
+pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
