@@ -1,8 +1,8 @@
 //! casec: a compiler for the `.case` benchmark language.
 //!
 //! Benchmark authors write cases for tool-using assistants in `.case` files; casec
-//! checks them and lowers them to the evaluator's master JSON (and, in later phases,
-//! blinded model bundles and sandbox initialisation).
+//! checks them and lowers them to the evaluator's master JSON and to blinded model
+//! bundles (and, in later phases, sandbox initialisation).
 //!
 //! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names) →
 //! [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase.
@@ -39,7 +39,7 @@
 //! }
 //! tool get_clock { arguments; behavior "Return the case time." }
 //! category errands 1 { background "Busy."; preferences "Short answers." }
-//! case DEMO-1 "What time is it" {
+//! case DEMO-1 "Clock lookup" {
 //!   category errands
 //!   tags routine
 //!   user "What time is it?"
@@ -54,10 +54,13 @@
 //! assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
 //! let master = compilation.master_json().unwrap();
 //! assert!(master.starts_with(r#"{ "benchmark_name": "Demo""#));
+//! let bundles = compilation.bundles().unwrap().expect("no hidden text reaches the model");
+//! assert!(bundles.bundles[0].json.starts_with(r#"{ "case_id": "DEMO-1""#));
 //! ```
 
 pub mod diag;
 pub mod driver;
+pub mod fmt;
 pub mod import;
 pub mod load;
 pub mod lower;
@@ -87,13 +90,16 @@ impl Compilation {
     pub fn from_dir(root: &Path) -> Compilation {
         let mut diagnostics = Vec::new();
         if !root.join(load::SUITE_FILE).is_file() {
-            let message = if root.is_dir() {
-                format!("no {} in this folder", load::SUITE_FILE)
+            let diagnostic = if root.exists() {
+                Diagnostic::error(
+                    diag::codes::MISSING_SUITE,
+                    format!("not a suite folder: no {} here", load::SUITE_FILE),
+                )
             } else {
-                "no such folder".to_string()
+                Diagnostic::error(diag::codes::IO, "no such folder")
             };
             diagnostics.push(
-                Diagnostic::error(diag::codes::MISSING_SUITE, message)
+                diagnostic
                     .at_path(load::display(root))
                     .help("point casec at a suite folder: the folder that holds suite.case"),
             );
@@ -206,9 +212,20 @@ impl Compilation {
 
     /// The master JSON, when the suite compiled without errors.
     pub fn master_json(&self) -> Option<String> {
-        match (&self.suite, self.has_errors()) {
-            (Some(suite), false) => Some(lower::master::master_json(suite)),
-            _ => None,
-        }
+        self.clean_suite().map(lower::master::master_json)
+    }
+
+    /// The blinded model bundles, when the suite compiled without errors: `Ok` once the
+    /// blinding proof holds, else the diagnostics that stop them.
+    pub fn bundles(&self) -> Option<Result<lower::bundle::BundleSet, Vec<Diagnostic>>> {
+        let suite = self.clean_suite()?;
+        Some(lower::bundle::bundles(suite).map_err(|mut diagnostics| {
+            diag::sort(&mut diagnostics, &self.db);
+            diagnostics
+        }))
+    }
+
+    fn clean_suite(&self) -> Option<&model::Suite> {
+        self.suite.as_ref().filter(|_| !self.has_errors())
     }
 }

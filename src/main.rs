@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use casec::driver::{self, Format, Report};
+use casec::driver::{self, FmtMode, Format, Report};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -36,6 +36,25 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Write the blinded model bundles of a suite: per case, only what the model may see.
+    ///
+    /// Every run proves that no harness or evaluator text reaches a bundle; on any error
+    /// nothing is written. -o and --jsonl may be combined (both or neither are written).
+    Bundle {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        /// The folder to create: DIR/<case_id>.json per case and DIR/index.json (must be
+        /// absent or empty).
+        #[arg(short, long, value_name = "DIR", required_unless_present = "jsonl")]
+        output: Option<PathBuf>,
+        /// Write the bundles as JSON Lines, one case per line, to FILE (`-`: standard
+        /// output).
+        #[arg(long, value_name = "FILE")]
+        jsonl: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// Write sandbox initialisation: one JSON file per case that has a world.
     Sandbox {
         /// The suite folder (holding suite.case).
@@ -61,6 +80,20 @@ enum Command {
         /// The folder to create (must be absent or empty).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Rewrite .case files in canonical form, in place (default: the current folder).
+    Fmt {
+        /// Files, or folders whose .case files are formatted.
+        #[arg(conflicts_with = "stdin")]
+        paths: Vec<PathBuf>,
+        /// Change nothing: print the diff of what would change and exit 1 if anything would.
+        #[arg(long)]
+        check: bool,
+        /// Format standard input to standard output.
+        #[arg(long)]
+        stdin: bool,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -137,17 +170,47 @@ fn main() -> ExitCode {
             output,
             report,
         } => driver::build(&suite, output.as_deref(), report.options()),
+        Command::Bundle {
+            suite,
+            output,
+            jsonl,
+            report,
+        } => driver::bundle(
+            &suite,
+            driver::Outputs {
+                folder: output.as_deref(),
+                jsonl: jsonl.as_deref(),
+            },
+            report.options(),
+        ),
         Command::Sandbox {
             suite,
             output,
             report,
-        } => driver::sandbox::sandbox(&suite, &output, report.options()),
-        Command::Stats { suite, report } => driver::sandbox::stats(&suite, report.options()),
+        } => driver::sandbox(&suite, &output, report.options()),
+        Command::Stats { suite, report } => driver::stats(&suite, report.options()),
         Command::Import {
             master,
             output,
             report,
         } => driver::import(&master, &output, report.options()),
+        Command::Fmt {
+            paths,
+            check,
+            stdin,
+            report,
+        } => {
+            let mode = if check {
+                FmtMode::Check
+            } else {
+                FmtMode::Write
+            };
+            if stdin {
+                driver::fmt_stdin(mode, report.options())
+            } else {
+                driver::fmt_paths(&paths, mode, report.options())
+            }
+        }
     };
     ExitCode::from(code)
 }

@@ -4,8 +4,13 @@
 //! `tests/<area>/<name>/` (a suite folder), with expected outputs next to it:
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
-//!   (absent when the input is clean);
-//! * `<name>.json` (area `build`): the master JSON.
+//!   (absent when the input is clean): those of compiling and, for a suite that
+//!   compiles, those that stop its bundles;
+//! * `<name>.json` (area `build`): the master JSON;
+//! * `<name>.bundle.jsonl` (area `build`): the blinded model bundles as JSON Lines;
+//! * `<name>.fmt.case` (area `fmt`): the input after `casec fmt` (absent when the
+//!   formatter refuses the input; its `.err` then holds the formatter's diagnostics,
+//!   not the compiler's).
 //!
 //! Run with `UPDATE_GOLDEN=1` to write the expected files from the current output,
 //! then review the diff.
@@ -14,10 +19,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use casec::diag::render::{self, HumanStyle};
+use casec::diag::Diagnostic;
+use casec::source::{Origin, SourceDb};
 use casec::Compilation;
 use libtest_mimic::{Arguments, Failed, Trial};
 
-const AREAS: &[&str] = &["ui", "build"];
+const AREAS: &[&str] = &["ui", "build", "fmt"];
 
 fn main() {
     let args = Arguments::from_args();
@@ -75,34 +82,69 @@ pub fn compile(input: &Path) -> Compilation {
 fn run(area: &str, input: &Path) -> Result<(), Failed> {
     // Folder inputs are read relative to the repository root, as a user would run casec.
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).map_err(|e| e.to_string())?;
-    let compilation = compile(input);
     let base = input.with_extension("");
-    let rendered: String = compilation
-        .diagnostics
-        .iter()
-        .map(|d| render::human(d, &compilation.db, HumanStyle::PLAIN))
-        .collect();
     let mut failures = Vec::new();
-    compare(
-        &base.with_extension("err"),
-        (!rendered.is_empty()).then_some(rendered),
-        &mut failures,
-    );
-    if area == "build" {
-        compare(
-            &base.with_extension("json"),
-            compilation.master_json(),
-            &mut failures,
-        );
-    }
-    if area == "ui" && compilation.diagnostics.is_empty() {
-        failures.push("a UI test must produce at least one diagnostic".to_string());
+    if area == "fmt" {
+        run_fmt(input, &base, &mut failures);
+    } else {
+        run_compile(area, input, &base, &mut failures);
     }
     if failures.is_empty() {
         Ok(())
     } else {
         Err(failures.join("\n\n").into())
     }
+}
+
+fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>) {
+    let compilation = compile(input);
+    let bundles = compilation.bundles();
+    let mut diagnostics = compilation.diagnostics.clone();
+    if let Some(Err(stopped)) = &bundles {
+        diagnostics.extend(stopped.iter().cloned());
+    }
+    let rendered = render_all(&diagnostics, &compilation.db);
+    compare(&base.with_extension("err"), rendered, failures);
+    if area == "build" {
+        compare(
+            &base.with_extension("json"),
+            compilation.master_json(),
+            failures,
+        );
+        compare(
+            &base.with_extension("bundle.jsonl"),
+            bundles.and_then(Result::ok).map(|set| set.jsonl()),
+            failures,
+        );
+    }
+    if area == "ui" && diagnostics.is_empty() {
+        failures.push("a UI test must produce at least one diagnostic".to_string());
+    }
+}
+
+fn run_fmt(input: &Path, base: &Path, failures: &mut Vec<String>) {
+    let text = fs::read_to_string(input).expect("readable test input");
+    let mut db = SourceDb::new();
+    let id = db.add(relative(input), text.as_str(), Origin::User);
+    let (formatted, diagnostics) = match casec::fmt::format_source(id, &text) {
+        Ok(formatted) => (Some(formatted), Vec::new()),
+        Err(diagnostics) => (None, diagnostics),
+    };
+    compare(
+        &base.with_extension("err"),
+        render_all(&diagnostics, &db),
+        failures,
+    );
+    compare(&base.with_extension("fmt.case"), formatted, failures);
+}
+
+/// Every diagnostic rendered for humans, or `None` when there are none.
+fn render_all(diagnostics: &[Diagnostic], db: &SourceDb) -> Option<String> {
+    let rendered: String = diagnostics
+        .iter()
+        .map(|d| render::human(d, db, HumanStyle::PLAIN))
+        .collect();
+    (!rendered.is_empty()).then_some(rendered)
 }
 
 /// Compares `actual` with the file at `expected` (absent file = no output expected).

@@ -34,6 +34,8 @@ codes! {
     IO = "io": "a file or folder could not be read or written";
     MASTER_JSON = "master_json": "the master JSON does not parse or does not follow the schema";
     IMPORT_ROUND_TRIP = "import_round_trip": "an imported suite would not rebuild the same master";
+    HIDDEN_TEXT_LEAK = "hidden_text_leak": "harness or evaluator text would reach a model bundle";
+    BUNDLE_FILE_NAME = "bundle_file_name": "a case id that cannot name its own bundle file";
     // Worlds, machine overrides and expectations: documented in docs/diagnostics-world.md.
     SCHEMA_DEFINITION = "schema_definition": "a world schema declaration that cannot be used";
     UNKNOWN_SCHEMA = "unknown_schema": "a suite names a world schema that is not declared";

@@ -6,7 +6,9 @@
 //! written atomically: to a temporary file or folder beside the target, renamed into
 //! place only when everything succeeded.
 
-pub mod sandbox;
+mod bundle;
+mod fmt;
+mod sandbox;
 
 use std::fs;
 use std::io::{self, IsTerminal, Write};
@@ -17,6 +19,10 @@ use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::source::{Origin, SourceDb};
 use crate::Compilation;
+
+pub use self::bundle::{bundle, Outputs};
+pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
+pub use self::sandbox::{sandbox, stats};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -54,7 +60,7 @@ fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
 
 /// Prints diagnostics and, when there are any (or in JSON), a summary; returns the
 /// exit code they call for.
-fn report(
+pub(crate) fn report(
     db: &SourceDb,
     diagnostics: &[Diagnostic],
     files: usize,
@@ -88,7 +94,10 @@ fn summary_line(errors: usize, warnings: usize) -> String {
 }
 
 fn exit_code(diagnostics: &[Diagnostic], options: Report) -> u8 {
-    if diagnostics.iter().any(|d| d.code == codes::IO) {
+    let usage = |d: &Diagnostic| {
+        d.code == codes::IO || (d.code == codes::MISSING_SUITE && d.labels.is_empty())
+    };
+    if diagnostics.iter().any(usage) {
         EXIT_USAGE
     } else if diagnostics.iter().any(|d| d.is_error())
         || (options.deny_warnings && !diagnostics.is_empty())
@@ -99,7 +108,7 @@ fn exit_code(diagnostics: &[Diagnostic], options: Report) -> u8 {
     }
 }
 
-fn user_files(db: &SourceDb) -> usize {
+pub(crate) fn user_files(db: &SourceDb) -> usize {
     db.files().filter(|(_, f)| f.origin == Origin::User).count()
 }
 
@@ -193,7 +202,7 @@ pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
 
 /// `casec build [SUITE] [-o FILE]`
 pub fn build(suite: &Path, output: Option<&Path>, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(suite);
+    let compilation = Compilation::from_dir(&suite_folder(suite));
     let code = report(
         &compilation.db,
         &compilation.diagnostics,
@@ -210,6 +219,19 @@ pub fn build(suite: &Path, output: Option<&Path>, options: Report) -> u8 {
     write_output(output, master.as_bytes(), options)
 }
 
+/// The suite folder a command was pointed at: the folder itself, or the folder of a
+/// `suite.case` file given by mistake.
+pub fn suite_folder(path: &Path) -> PathBuf {
+    if path.is_file() && path.file_name().is_some_and(|n| n == load::SUITE_FILE) {
+        return path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf();
+    }
+    path.to_path_buf()
+}
+
 /// Writes to `path` atomically, or to stdout without a path.
 fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
     let result = match path {
@@ -218,6 +240,8 @@ fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
     };
     match result {
         Ok(()) => EXIT_OK,
+        // A reader that stops early (`casec build | head`) is not an error.
+        Err(e) if path.is_none() && e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
             let target = path.map_or("<stdout>".to_string(), load::display);
             let d = Diagnostic::error(codes::IO, format!("cannot write output: {e}"))

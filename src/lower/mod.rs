@@ -1,10 +1,15 @@
 //! Lowering: the resolved model to the compiler's outputs.
 //!
 //! * [`master`]: the evaluator's master JSON, in the style of [`json_style`].
+//! * [`bundle`]: blinded model bundles and their index, in the same style, released
+//!   only once [`blinding`] has proved that no hidden text reached them.
 //! * [`sandbox`]: per-case sandbox initialisation (world, overrides, expectations).
 //!
-//! Lowering only runs on a model without errors and cannot fail.
+//! Lowering only runs on a model without errors. The master cannot fail; bundles fail
+//! with diagnostics when they would leak or could not be written as distinct files.
 
+mod blinding;
+pub mod bundle;
 pub mod json_style;
 pub mod master;
 pub mod sandbox;

@@ -168,25 +168,13 @@ fn read_evidence(statement: &Statement, own: &mut Defaults, diags: &mut Vec<Diag
 }
 
 /// Named profiles of a suite and the stdlib, resolved on demand with memoisation.
+#[derive(Default)]
 pub struct Profiles {
     layers: HashMap<String, (Name, Layer)>,
     resolved: HashMap<String, Defaults>,
 }
 
-impl Default for Profiles {
-    fn default() -> Profiles {
-        Profiles::new()
-    }
-}
-
 impl Profiles {
-    pub fn new() -> Profiles {
-        Profiles {
-            layers: HashMap::new(),
-            resolved: HashMap::new(),
-        }
-    }
-
     /// Declares a profile; a second declaration of a name is reported.
     pub fn declare(&mut self, name: Name, layer: Layer, diags: &mut Vec<Diagnostic>) {
         if let Some((first, _)) = self.layers.get(name.as_str()) {

@@ -43,7 +43,7 @@ pub struct Input<'a> {
 /// diagnostic of resolution.
 pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let mut profiles = Profiles::new();
+    let mut profiles = Profiles::default();
     let mut suites: Vec<&Statement> = Vec::new();
     let mut tools: Vec<&Statement> = Vec::new();
     let mut categories: Vec<&Statement> = Vec::new();
@@ -367,7 +367,7 @@ fn split_chunk(s: &str) -> (&str, &str) {
 /// The defaults of a stdlib profile (`std.<name>`), as a suite applying it sees them.
 pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
     let mut diags = Vec::new();
-    let mut profiles = Profiles::new();
+    let mut profiles = Profiles::default();
     for (i, source) in crate::load::stdlib_sources().iter().enumerate() {
         let file = crate::source::FileId(i as u32);
         let parsed = crate::syntax::parse(file, &source.text);

@@ -1,0 +1,2 @@
+" .case benchmark sources, compiled by casec.
+autocmd BufRead,BufNewFile *.case setfiletype case

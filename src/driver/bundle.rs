@@ -1,0 +1,161 @@
+//! `casec bundle [SUITE] -o DIR [--jsonl FILE]`: the blinded model bundles.
+//!
+//! Both outputs may be asked for in one run; they are then written all or nothing:
+//! the JSON Lines file is staged beside its target, the folder is written atomically,
+//! and only then is the staged file renamed into place. If a step fails, what this
+//! run already wrote is removed. `--jsonl -` writes the lines to standard output.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use super::{report, user_files, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
+use crate::diag::{codes, Diagnostic};
+use crate::load;
+use crate::lower::bundle::BundleSet;
+use crate::source::SourceDb;
+use crate::Compilation;
+
+/// Where the bundles go: a folder, a JSON Lines file (`-` for stdout), or both.
+#[derive(Clone, Copy, Debug)]
+pub struct Outputs<'a> {
+    pub folder: Option<&'a Path>,
+    pub jsonl: Option<&'a Path>,
+}
+
+pub fn bundle(suite: &Path, outputs: Outputs, options: Report) -> u8 {
+    let compilation = Compilation::from_dir(suite);
+    let mut diagnostics = compilation.diagnostics.clone();
+    let built = compilation.bundles();
+    if let Some(Err(stopped)) = &built {
+        diagnostics.extend(stopped.iter().cloned());
+    }
+    let code = report(
+        &compilation.db,
+        &diagnostics,
+        user_files(&compilation.db),
+        options,
+        &mut io::stderr(),
+    );
+    match built {
+        Some(Ok(set)) if code == EXIT_OK => write(&set, outputs, options),
+        _ => code.max(EXIT_ERRORS),
+    }
+}
+
+fn write(set: &BundleSet, outputs: Outputs, options: Report) -> u8 {
+    match write_all(set, outputs) {
+        Ok(()) => {
+            if options.format == Format::Human {
+                let targets: Vec<String> = [outputs.folder, outputs.jsonl]
+                    .into_iter()
+                    .flatten()
+                    .map(|p| {
+                        if is_stdout(p) {
+                            "standard output".to_string()
+                        } else {
+                            load::display(p)
+                        }
+                    })
+                    .collect();
+                let _ = writeln!(
+                    io::stderr(),
+                    "casec bundle: wrote {} bundles to {}",
+                    set.bundles.len(),
+                    targets.join(" and ")
+                );
+            }
+            EXIT_OK
+        }
+        Err((path, e)) => {
+            let d = Diagnostic::error(codes::IO, format!("cannot write the bundles: {e}"))
+                .at_path(load::display(path))
+                .help("choose a new or empty output folder and a writable JSON Lines path; nothing was written");
+            report(&SourceDb::new(), &[d], 0, options, &mut io::stderr())
+        }
+    }
+}
+
+/// Writes every asked-for output, or none; the error names the path that failed.
+fn write_all<'a>(set: &BundleSet, outputs: Outputs<'a>) -> Result<(), (&'a Path, io::Error)> {
+    let jsonl = set.jsonl();
+    let staged = match outputs.jsonl.filter(|p| !is_stdout(p)) {
+        Some(path) => Some(Staged::write(path, jsonl.as_bytes()).map_err(|e| (path, e))?),
+        None => None,
+    };
+    if let Some(folder) = outputs.folder {
+        let existed = folder.is_dir();
+        if let Err(e) = write_folder_atomically(folder, &set.files()) {
+            if let Some(staged) = staged {
+                staged.discard();
+            }
+            return Err((folder, e));
+        }
+        if let Some(staged) = staged {
+            staged.commit().map_err(|(path, e)| {
+                remove_written_folder(folder, existed);
+                (path, e)
+            })?;
+        }
+    } else if let Some(staged) = staged {
+        staged.commit()?;
+    }
+    match outputs.jsonl.filter(|p| is_stdout(p)) {
+        Some(path) => io::stdout()
+            .lock()
+            .write_all(jsonl.as_bytes())
+            .map_err(|e| (path, e)),
+        None => Ok(()),
+    }
+}
+
+fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// Undoes a folder this run created: it was absent or empty before.
+fn remove_written_folder(folder: &Path, existed: bool) {
+    let _ = fs::remove_dir_all(folder);
+    if existed {
+        let _ = fs::create_dir(folder);
+    }
+}
+
+/// A file written under a temporary name beside its target, not yet in place.
+struct Staged<'a> {
+    target: &'a Path,
+    tmp: PathBuf,
+}
+
+impl<'a> Staged<'a> {
+    fn write(target: &'a Path, bytes: &[u8]) -> io::Result<Staged<'a>> {
+        let dir = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = target
+            .file_name()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
+        let tmp = dir.join(format!(
+            ".{}.casec-tmp-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
+        if let Err(e) = fs::write(&tmp, bytes) {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+        Ok(Staged { target, tmp })
+    }
+
+    fn commit(self) -> Result<(), (&'a Path, io::Error)> {
+        fs::rename(&self.tmp, self.target).map_err(|e| {
+            let _ = fs::remove_file(&self.tmp);
+            (self.target, e)
+        })
+    }
+
+    fn discard(self) {
+        let _ = fs::remove_file(&self.tmp);
+    }
+}

@@ -1,0 +1,139 @@
+//! `casec fmt`: canonical formatting in place, as a check, or from stdin to stdout.
+//!
+//! Files are formatted one by one; a file that does not parse is reported and left
+//! untouched while the others are still formatted. Only files whose text changes are
+//! rewritten, each atomically. With `--check` nothing is written: the unified diff of
+//! every file that would change goes to stdout (as `a/PATH` → `b/PATH`, so it applies
+//! with `git apply`) and the exit code is 1.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{report, write_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
+use crate::diag::{codes, Diagnostic};
+use crate::fmt::format_source;
+use crate::load;
+use crate::source::{Origin, SourceDb};
+
+/// What `casec fmt` does with text that is not in canonical form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FmtMode {
+    /// Rewrite it (in place, or to stdout for stdin).
+    Write,
+    /// Print the diff and fail.
+    Check,
+}
+
+/// `casec fmt [--check] [PATH…]`: every `.case` file under the paths (default: `.`).
+pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
+    let mut db = SourceDb::new();
+    let mut diagnostics = Vec::new();
+    let files = files_under(paths, &mut diagnostics);
+    let mut changed = 0;
+    for path in &files {
+        let Some(source) = load::read(path, crate::resolve::Role::Member, &mut diagnostics) else {
+            continue;
+        };
+        let id = db.add(source.name.clone(), source.text.as_str(), Origin::User);
+        let formatted = match format_source(id, &source.text) {
+            Ok(formatted) if formatted != source.text => formatted,
+            Ok(_) => continue,
+            Err(diags) => {
+                diagnostics.extend(diags);
+                continue;
+            }
+        };
+        changed += 1;
+        match mode {
+            FmtMode::Check => print_diff(&source.name, &source.text, &formatted),
+            FmtMode::Write => {
+                if let Err(e) = write_atomically(path, formatted.as_bytes()) {
+                    diagnostics.push(load::io_error(path, "cannot write file", &e));
+                }
+            }
+        }
+    }
+    let code = report(&db, &diagnostics, files.len(), options, &mut io::stderr());
+    if options.format == Format::Human {
+        let verb = match mode {
+            FmtMode::Check => "would reformat",
+            FmtMode::Write => "reformatted",
+        };
+        let _ = writeln!(
+            io::stderr(),
+            "casec fmt: {} file(s), {verb} {changed}",
+            files.len()
+        );
+    }
+    if mode == FmtMode::Check && changed > 0 {
+        code.max(EXIT_ERRORS)
+    } else {
+        code
+    }
+}
+
+/// `casec fmt --stdin [--check]`: standard input to standard output.
+pub fn fmt_stdin(mode: FmtMode, options: Report) -> u8 {
+    const NAME: &str = "<stdin>";
+    let mut text = String::new();
+    if let Err(e) = io::stdin().lock().read_to_string(&mut text) {
+        let d = Diagnostic::error(codes::IO, format!("cannot read standard input: {e}"))
+            .at_path(NAME)
+            .help("pipe UTF-8 text into `casec fmt --stdin`");
+        return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+    }
+    let mut db = SourceDb::new();
+    let id = db.add(NAME, text.as_str(), Origin::User);
+    match (format_source(id, &text), mode) {
+        (Err(diags), _) => report(&db, &diags, 1, options, &mut io::stderr()),
+        (Ok(formatted), FmtMode::Write) => {
+            let _ = io::stdout().lock().write_all(formatted.as_bytes());
+            EXIT_OK
+        }
+        (Ok(formatted), FmtMode::Check) if formatted == text => EXIT_OK,
+        (Ok(formatted), FmtMode::Check) => {
+            print_diff(NAME, &text, &formatted);
+            EXIT_ERRORS
+        }
+    }
+}
+
+/// The files named, and the `.case` files below the folders named, sorted; missing
+/// paths become diagnostics.
+fn files_under(paths: &[PathBuf], diagnostics: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
+    let default = [PathBuf::from(".")];
+    let paths = if paths.is_empty() {
+        &default[..]
+    } else {
+        paths
+    };
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            files.extend(load::case_files(path, diagnostics));
+        } else if path.exists() {
+            files.push(path.clone());
+        } else {
+            diagnostics.push(missing(path));
+        }
+    }
+    files.sort();
+    files.dedup();
+    files
+}
+
+fn missing(path: &Path) -> Diagnostic {
+    Diagnostic::error(codes::IO, "no such file or folder")
+        .at_path(load::display(path))
+        .help("check the path")
+}
+
+fn print_diff(name: &str, old: &str, new: &str) {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string();
+    let _ = io::stdout().lock().write_all(text.as_bytes());
+}

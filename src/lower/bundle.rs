@@ -1,0 +1,209 @@
+//! Lowering to blinded model bundles: per case, exactly what the model under test may
+//! see (the suite's use instructions: the assistant system instruction, the case's
+//! `model_input` and the contracts of its available tools), plus an index of case ids
+//! and file names.
+//!
+//! Nothing here reads `harness_only` or `evaluator_only` fields; [`super::blinding`]
+//! then proves, on the bundles actually built, that none of their text reached a
+//! bundle. Bundles are only returned when that proof holds.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::{Case, Suite, Text, ToolContract};
+
+use super::blinding;
+use super::json_style::to_master_string;
+use super::master::model_input;
+
+/// The file, beside the bundles, that lists them.
+pub const INDEX_FILE: &str = "index.json";
+
+/// One case's bundle: its id, its file name and its JSON text (master style, one line,
+/// no trailing newline).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bundle {
+    pub case_id: String,
+    pub file_name: String,
+    pub json: String,
+}
+
+/// Every bundle of a suite, in the suite's case order, and the index JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BundleSet {
+    pub bundles: Vec<Bundle>,
+    pub index_json: String,
+}
+
+impl BundleSet {
+    /// The bundle folder's files as `(relative path, bytes)`: the index first.
+    pub fn files(&self) -> Vec<(String, Vec<u8>)> {
+        let mut files = vec![(INDEX_FILE.to_string(), self.index_json.clone().into_bytes())];
+        files.extend(
+            self.bundles
+                .iter()
+                .map(|b| (b.file_name.clone(), b.json.clone().into_bytes())),
+        );
+        files
+    }
+
+    /// JSON Lines: each bundle's JSON (the same bytes as its file) and a newline.
+    pub fn jsonl(&self) -> String {
+        let mut out = String::with_capacity(self.bundles.iter().map(|b| b.json.len() + 1).sum());
+        for bundle in &self.bundles {
+            out.push_str(&bundle.json);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Builds the bundles of a suite that compiled without errors, or the diagnostics that
+/// stop them: case ids that cannot name distinct files, or hidden text that leaked.
+pub fn bundles(suite: &Suite) -> Result<BundleSet, Vec<Diagnostic>> {
+    let mut diagnostics = file_name_clashes(suite);
+    let values: Vec<Value> = suite.cases.iter().map(|c| bundle_value(suite, c)).collect();
+    diagnostics.extend(blinding::prove(suite, &values));
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
+    }
+    let bundles = suite
+        .cases
+        .iter()
+        .zip(&values)
+        .map(|(case, value)| Bundle {
+            case_id: case.id.as_str().to_string(),
+            file_name: file_name(case),
+            json: to_master_string(value),
+        })
+        .collect::<Vec<_>>();
+    let index_json = to_master_string(&index_value(&bundles));
+    Ok(BundleSet {
+        bundles,
+        index_json,
+    })
+}
+
+/// The bundle of one case as a JSON value.
+pub fn bundle_value(suite: &Suite, case: &Case) -> Value {
+    let mut b = Map::new();
+    b.insert("case_id".into(), text(&case.id));
+    b.insert(
+        "assistant_system_instruction".into(),
+        text(&suite.system_instruction),
+    );
+    b.insert("model_input".into(), model_input(case));
+    let contracts = suite
+        .tools
+        .iter()
+        .filter(|t| offers(case, t))
+        .map(|t| {
+            let mut contract = Map::new();
+            contract.insert(
+                "arguments".into(),
+                Value::Array(t.arguments.iter().map(text).collect()),
+            );
+            contract.insert("behavior".into(), text(&t.behavior));
+            (t.name.as_str().to_string(), Value::Object(contract))
+        })
+        .collect();
+    b.insert("tool_contracts".into(), Value::Object(contracts));
+    Value::Object(b)
+}
+
+/// Every model text a case's bundle is built from, with what it is, so that a leak can
+/// be pointed at where it was written.
+pub fn model_facing_texts<'s>(suite: &'s Suite, case: &'s Case) -> Vec<(&'static str, &'s Text)> {
+    let mut texts = vec![
+        ("case id", &case.id),
+        ("assistant system instruction", &suite.system_instruction),
+        ("current time", &case.clock),
+        ("timezone", &case.timezone),
+        ("person background", &case.background),
+        ("patterns and preferences", &case.preferences),
+        ("user message", &case.user),
+        ("permissions", &case.permissions),
+        ("record access", &case.record_access),
+    ];
+    for turn in &case.conversation {
+        texts.push(("conversation role", &turn.role));
+        texts.push(("conversation turn", &turn.content));
+    }
+    texts.extend(case.tools.iter().map(|t| ("available tool", t)));
+    for tool in suite.tools.iter().filter(|t| offers(case, t)) {
+        texts.push(("tool name", &tool.name));
+        texts.extend(tool.arguments.iter().map(|a| ("tool argument", a)));
+        texts.push(("tool behavior", &tool.behavior));
+    }
+    texts
+}
+
+/// Whether a case lists the tool among its available tools.
+fn offers(case: &Case, tool: &ToolContract) -> bool {
+    case.tools.iter().any(|n| n.as_str() == tool.name.as_str())
+}
+
+fn file_name(case: &Case) -> String {
+    format!("{}.json", case.id.as_str())
+}
+
+/// Case ids name files: two ids equal but for letter case would overwrite each other on
+/// case-insensitive file systems, and an id `index` would overwrite the index.
+fn file_name_clashes(suite: &Suite) -> Vec<Diagnostic> {
+    let mut seen: HashMap<String, &Text> = HashMap::new();
+    let mut diagnostics = Vec::new();
+    for case in &suite.cases {
+        let name = file_name(case).to_lowercase();
+        if name == INDEX_FILE {
+            diagnostics.push(
+                Diagnostic::error(
+                    codes::BUNDLE_FILE_NAME,
+                    format!(
+                        "case id `{}` would overwrite the bundle index",
+                        case.id.as_str()
+                    ),
+                )
+                .primary(case.id.span, format!("its bundle would be {INDEX_FILE}"))
+                .help("rename the case: bundles are written as <case_id>.json beside index.json"),
+            );
+        } else if let Some(first) = seen.get(&name) {
+            diagnostics.push(
+                Diagnostic::error(
+                    codes::BUNDLE_FILE_NAME,
+                    format!(
+                        "case ids `{}` and `{}` differ only in letter case",
+                        first.as_str(),
+                        case.id.as_str()
+                    ),
+                )
+                .primary(case.id.span, "its bundle file would clash")
+                .secondary(first.span, "with the bundle of this case")
+                .help("rename one case: on case-insensitive file systems both bundles would be one file"),
+            );
+        } else {
+            seen.insert(name, &case.id);
+        }
+    }
+    diagnostics
+}
+
+fn index_value(bundles: &[Bundle]) -> Value {
+    let entries = bundles
+        .iter()
+        .map(|b| {
+            let mut entry = Map::new();
+            entry.insert("case_id".into(), Value::String(b.case_id.clone()));
+            entry.insert("file".into(), Value::String(b.file_name.clone()));
+            Value::Object(entry)
+        })
+        .collect();
+    let mut index = Map::new();
+    index.insert("bundles".into(), Value::Array(entries));
+    Value::Object(index)
+}
+
+fn text(t: &Text) -> Value {
+    Value::String(t.as_str().to_string())
+}

@@ -1,0 +1,191 @@
+//! `casec bundle` as a user runs it: what it writes, and that a failed run leaves
+//! nothing behind.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use casec::Compilation;
+
+fn casec(args: &[&Path]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_casec"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("casec runs")
+}
+
+fn tujora() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora")
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("casec-bundle-cli-{}-{test}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .expect("readable folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("copy target");
+    for entry in fs::read_dir(from).expect("readable suite") {
+        let path = entry.expect("entry").path();
+        let target = to.join(path.file_name().expect("named entry"));
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            fs::copy(&path, &target).expect("copied file");
+        }
+    }
+}
+
+fn arg(s: &str) -> &Path {
+    Path::new(s)
+}
+
+#[test]
+fn writes_100_bundles_an_index_and_the_same_lines_as_jsonl() {
+    let dir = scratch("tujora");
+    let (out, jsonl) = (dir.join("bundles"), dir.join("bundles.jsonl"));
+    let run = casec(&[
+        arg("bundle"),
+        &tujora(),
+        arg("-o"),
+        &out,
+        arg("--jsonl"),
+        &jsonl,
+    ]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let files = names_in(&out);
+    assert_eq!(files.len(), 101);
+    assert!(files.contains(&"index.json".to_string()));
+    let lines = fs::read_to_string(&jsonl).expect("jsonl written");
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(lines.len(), 100);
+    let expected = Compilation::from_dir(&tujora()).bundles().unwrap().unwrap();
+    for (bundle, line) in expected.bundles.iter().zip(lines) {
+        let file = fs::read_to_string(out.join(&bundle.file_name)).expect("bundle file");
+        assert_eq!(file, bundle.json);
+        assert_eq!(line, bundle.json);
+    }
+    assert_eq!(names_in(&dir), ["bundles", "bundles.jsonl"]);
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_fixture_sentence_copied_into_a_user_message_stops_every_output() {
+    let dir = scratch("leak");
+    let suite = dir.join("suite");
+    copy_dir(&tujora(), &suite);
+    let case = suite.join("medication/TUJ-011.case");
+    let text = fs::read_to_string(&case).expect("TUJ-011");
+    let original = "user \"Set a reminder for my evening medicine at eight every night.\"";
+    assert!(text.contains(original));
+    let leaked = "user \"Set a reminder for my evening medicine. M2 schedule is 20:00 daily.\"";
+    fs::write(&case, text.replace(original, leaked)).expect("edited case");
+    let (out, jsonl) = (dir.join("bundles"), dir.join("bundles.jsonl"));
+    let run = casec(&[
+        arg("bundle"),
+        &suite,
+        arg("-o"),
+        &out,
+        arg("--jsonl"),
+        &jsonl,
+        arg("--format"),
+        arg("json"),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let report = String::from_utf8_lossy(&run.stderr);
+    assert!(report.contains("\"code\":\"hidden_text_leak\""), "{report}");
+    assert!(report.contains("fixture facts of case TUJ-011"), "{report}");
+    assert_eq!(
+        names_in(&dir),
+        ["suite"],
+        "a failed build left files behind"
+    );
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_non_empty_output_folder_is_kept_and_nothing_else_is_written() {
+    let dir = scratch("occupied");
+    let (out, jsonl) = (dir.join("bundles"), dir.join("bundles.jsonl"));
+    fs::create_dir_all(&out).unwrap();
+    fs::write(out.join("mine.txt"), "keep me").unwrap();
+    let run = casec(&[
+        arg("bundle"),
+        &tujora(),
+        arg("-o"),
+        &out,
+        arg("--jsonl"),
+        &jsonl,
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(names_in(&out), ["mine.txt"]);
+    assert_eq!(names_in(&dir), ["bundles"]);
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_jsonl_that_cannot_be_put_in_place_takes_back_the_folder() {
+    let dir = scratch("rollback");
+    let (out, jsonl) = (dir.join("bundles"), dir.join("taken"));
+    // A non-empty folder where the JSON Lines file should go: staging beside it works,
+    // the final rename does not.
+    fs::create_dir_all(jsonl.join("inside")).unwrap();
+    let run = casec(&[
+        arg("bundle"),
+        &tujora(),
+        arg("-o"),
+        &out,
+        arg("--jsonl"),
+        &jsonl,
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(names_in(&dir), ["taken"]);
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn an_empty_output_folder_is_filled() {
+    let dir = scratch("empty");
+    let out = dir.join("bundles");
+    fs::create_dir_all(&out).unwrap();
+    let run = casec(&[arg("bundle"), &tujora(), arg("-o"), &out]);
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(names_in(&out).len(), 101);
+    fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn jsonl_to_standard_output_alone() {
+    let run = casec(&[arg("bundle"), &tujora(), arg("--jsonl"), arg("-")]);
+    assert_eq!(run.status.code(), Some(0));
+    let stdout = String::from_utf8(run.stdout).expect("UTF-8 lines");
+    assert_eq!(stdout.lines().count(), 100);
+    assert!(stdout
+        .lines()
+        .all(|l| l.starts_with("{ \"case_id\": \"TUJ-")));
+}
+
+#[test]
+fn an_output_is_required() {
+    let run = casec(&[arg("bundle"), &tujora()]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--output"));
+}

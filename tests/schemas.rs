@@ -1,0 +1,173 @@
+//! The JSON Schemas in `schemas/` against what casec writes and reads.
+//!
+//! * Every output built from `cases/tujora` (the master, each bundle, the index, each
+//!   JSON Lines line) validates against its schema, as does the published master.
+//! * The master schema agrees with the importer: a table of edits to a small master,
+//!   each either accepted by both or rejected by both.
+//! * The bundle schema's shared definitions are the master schema's own.
+
+use std::path::Path;
+
+use casec::source::{Origin, SourceDb};
+use casec::Compilation;
+use jsonschema::Validator;
+use serde_json::{json, Value};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read_json(relative: &str) -> Value {
+    let text = std::fs::read_to_string(root().join(relative)).expect("readable JSON file");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+fn schema(name: &str) -> Value {
+    let schema = read_json(&format!("schemas/{name}"));
+    if let Err(e) = jsonschema::draft202012::meta::validate(&schema) {
+        panic!("{name} is not a valid draft 2020-12 schema: {e}");
+    }
+    schema
+}
+
+fn validator(name: &str) -> Validator {
+    jsonschema::draft202012::new(&schema(name)).expect("the schema compiles")
+}
+
+fn assert_valid(validator: &Validator, instance: &Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(instance)
+        .map(|e| format!("{} at {}", e, e.instance_path))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:#?}");
+}
+
+#[test]
+fn every_output_built_from_tujora_validates() {
+    let compilation = Compilation::from_dir(&root().join("cases/tujora"));
+    let master: Value =
+        serde_json::from_str(&compilation.master_json().expect("a master")).expect("master JSON");
+    assert_valid(&validator("master.schema.json"), &master, "built master");
+    let set = compilation.bundles().expect("compiled").expect("blind");
+    let bundle = validator("bundle.schema.json");
+    for b in &set.bundles {
+        let value: Value = serde_json::from_str(&b.json).expect("bundle JSON");
+        assert_valid(&bundle, &value, &b.file_name);
+    }
+    let jsonl = set.jsonl();
+    for (i, line) in jsonl.lines().enumerate() {
+        let value: Value = serde_json::from_str(line).expect("one JSON value per line");
+        assert_valid(&bundle, &value, &format!("JSON Lines line {}", i + 1));
+    }
+    let index: Value = serde_json::from_str(&set.index_json).expect("index JSON");
+    assert_valid(&validator("bundle-index.schema.json"), &index, "index.json");
+}
+
+#[test]
+fn the_published_master_validates() {
+    let master = read_json("tests/data/tujora-benchmark-1.0.1.json");
+    assert_valid(
+        &validator("master.schema.json"),
+        &master,
+        "published master",
+    );
+}
+
+#[test]
+fn the_bundle_schema_shares_the_master_schema_definitions() {
+    let (master, bundle) = (schema("master.schema.json"), schema("bundle.schema.json"));
+    let index = schema("bundle-index.schema.json");
+    for def in ["name", "texts", "tool_contracts", "model_input"] {
+        assert_eq!(bundle["$defs"][def], master["$defs"][def], "$defs.{def}");
+    }
+    assert_eq!(index["$defs"]["name"], master["$defs"]["name"]);
+}
+
+#[test]
+fn schemas_reject_what_bundles_must_not_hold() {
+    let bundle = validator("bundle.schema.json");
+    let index = validator("bundle-index.schema.json");
+    let set = Compilation::from_dir(&root().join("cases/tujora"))
+        .bundles()
+        .expect("compiled")
+        .expect("blind");
+    let mut leaky: Value = serde_json::from_str(&set.bundles[0].json).unwrap();
+    leaky["harness_only"] = json!({});
+    assert!(!bundle.is_valid(&leaky));
+    let mut titled: Value = serde_json::from_str(&set.index_json).unwrap();
+    titled["bundles"][0]["title"] = json!("Reminder delivery failure");
+    assert!(!index.is_valid(&titled));
+}
+
+/// Whether `casec import` accepts a master.
+fn importer_accepts(master: &Value) -> bool {
+    let mut db = SourceDb::new();
+    let file = db.add("master.json", master.to_string(), Origin::User);
+    casec::import::import(&db, file).is_ok()
+}
+
+type Edit = fn(&mut Value);
+
+#[test]
+fn the_master_schema_accepts_exactly_what_the_importer_accepts() {
+    let master_schema = validator("master.schema.json");
+    let base = read_json("tests/build/minimal.json");
+    let edits: &[(&str, bool, Edit)] = &[
+        ("unchanged", true, |_| {}),
+        ("unknown top-level key", false, |m| m["extra"] = json!(1)),
+        ("missing fixture facts", false, |m| {
+            harness(m).remove("fixture_facts");
+        }),
+        ("override with required keys", true, |m| {
+            harness(m)["tool_behavior_override"] =
+                json!({ "tool": "get_clock", "match": "any call", "result": "TIMEOUT" })
+        }),
+        ("override with optional keys", true, |m| {
+            harness(m)["tool_behavior_override"] = json!({
+                "tool": "get_clock", "match": "any call", "result": "TIMEOUT",
+                "side_effect": "none", "subsequent_verification": "not_found"
+            })
+        }),
+        ("override with an unknown key", false, |m| {
+            harness(m)["tool_behavior_override"] =
+                json!({ "tool": "get_clock", "match": "any", "result": "x", "note": "y" })
+        }),
+        ("override as a string", false, |m| {
+            harness(m)["tool_behavior_override"] = json!("none")
+        }),
+        ("follow-up", true, |m| {
+            harness(m)["scripted_user_followup"] =
+                json!({ "when_asked": "Which clock?", "reply": "The kitchen one." })
+        }),
+        ("follow-up without reply", false, |m| {
+            harness(m)["scripted_user_followup"] = json!({ "when_asked": "Which clock?" })
+        }),
+        ("case id not a name", false, |m| {
+            m["cases"][0]["case_id"] = json!("1 bad")
+        }),
+        ("unknown model input key", false, |m| {
+            m["cases"][0]["model_input"]["hint"] = json!("x")
+        }),
+        ("check without evidence", false, |m| {
+            m["cases"][0]["evaluator_only"]["required_checks"][0]
+                .as_object_mut()
+                .unwrap()
+                .remove("evidence");
+        }),
+        ("case count as text", false, |m| {
+            m["case_count"] = json!("1")
+        }),
+    ];
+    for (name, expected, edit) in edits {
+        let mut master = base.clone();
+        edit(&mut master);
+        assert_eq!(master_schema.is_valid(&master), *expected, "schema: {name}");
+        assert_eq!(importer_accepts(&master), *expected, "importer: {name}");
+    }
+}
+
+fn harness(master: &mut Value) -> &mut serde_json::Map<String, Value> {
+    master["cases"][0]["harness_only"]
+        .as_object_mut()
+        .expect("harness_only is an object")
+}
