@@ -129,6 +129,9 @@ pub struct Case {
     pub allows: Vec<Name>,
     /// The `case` statement's header (keyword, id and title).
     pub span: Span,
+    /// The whole `case` statement, from its keyword to its closing brace: a text whose
+    /// span lies inside it was written in this case rather than inherited.
+    pub extent: Span,
 }
 
 #[derive(Clone, Debug)]

@@ -314,6 +314,7 @@ impl Reader {
             final_state: self.text(e, &ep, "expected_final_state")?,
             allows: Vec::new(),
             span: self.span,
+            extent: self.span,
         })
     }
 
