@@ -5,7 +5,8 @@
 //! blinded model bundles and sandbox initialisation).
 //!
 //! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names) →
-//! [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase.
+//! [`check`] (semantic rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics
+//! out of every phase.
 //!
 //! # Embedding
 //!
@@ -56,6 +57,7 @@
 //! assert!(master.starts_with(r#"{ "benchmark_name": "Demo""#));
 //! ```
 
+pub mod check;
 pub mod diag;
 pub mod driver;
 pub mod import;
@@ -110,24 +112,16 @@ impl Compilation {
     pub fn from_sources<N: AsRef<str>, T: AsRef<str>>(
         sources: impl IntoIterator<Item = (N, T)>,
     ) -> Compilation {
-        let mut sources: Vec<Source> = sources
-            .into_iter()
-            .map(|(name, text)| {
-                let name = name.as_ref().to_string();
-                let role = if name == load::SUITE_FILE {
-                    Role::SuiteFile
-                } else {
-                    Role::Member
-                };
-                Source {
-                    name,
-                    text: text.as_ref().to_string(),
-                    role,
-                }
-            })
-            .collect();
-        sources.sort_by(|a, b| a.name.cmp(&b.name));
-        Compilation::compile(sources, Vec::new())
+        Compilation::compile(in_memory(sources), Vec::new())
+    }
+
+    /// Like [`Compilation::from_sources`], but stops after resolution: the semantic
+    /// checks do not run. Import uses it, because it must reproduce any master
+    /// faithfully, defects included; `casec check` then shows what to fix.
+    pub fn resolve_sources<N: AsRef<str>, T: AsRef<str>>(
+        sources: impl IntoIterator<Item = (N, T)>,
+    ) -> Compilation {
+        Compilation::run(in_memory(sources), Vec::new(), Depth::Resolve)
     }
 
     /// Compiles one file under a display name: as a one-file suite when it declares a
@@ -161,7 +155,13 @@ impl Compilation {
         Compilation::compile(sources, diagnostics)
     }
 
-    fn compile(sources: Vec<Source>, mut diagnostics: Vec<Diagnostic>) -> Compilation {
+    fn compile(sources: Vec<Source>, diagnostics: Vec<Diagnostic>) -> Compilation {
+        Compilation::run(sources, diagnostics, Depth::Check)
+    }
+
+    /// Parses every source (a file with a syntax error is left out, the others go on),
+    /// resolves the suite and, at [`Depth::Check`], runs the semantic checks on it.
+    fn run(sources: Vec<Source>, mut diagnostics: Vec<Diagnostic>, depth: Depth) -> Compilation {
         let mut db = SourceDb::new();
         let mut all = load::stdlib_sources();
         all.extend(sources);
@@ -180,6 +180,11 @@ impl Compilation {
             .collect();
         let (suite, resolve_diagnostics) = resolve::resolve(&inputs);
         diagnostics.extend(resolve_diagnostics);
+        if let (Some(suite), Depth::Check) = (&suite, depth) {
+            // Counts are only meaningful when no file or case was left out by an error.
+            let complete = !diagnostics.iter().any(Diagnostic::is_error);
+            diagnostics.extend(check::check(suite, &db, complete));
+        }
         diag::sort(&mut diagnostics, &db);
         Compilation {
             db,
@@ -207,4 +212,38 @@ impl Compilation {
             _ => None,
         }
     }
+}
+
+/// How far a compilation goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Depth {
+    /// Parse and resolve: enough to lower the suite.
+    Resolve,
+    /// Also run the semantic checks.
+    Check,
+}
+
+/// In-memory `(name, text)` pairs as sources, sorted by name; `suite.case` is the
+/// suite file.
+fn in_memory<N: AsRef<str>, T: AsRef<str>>(
+    sources: impl IntoIterator<Item = (N, T)>,
+) -> Vec<Source> {
+    let mut sources: Vec<Source> = sources
+        .into_iter()
+        .map(|(name, text)| {
+            let name = name.as_ref().to_string();
+            let role = if name == load::SUITE_FILE {
+                Role::SuiteFile
+            } else {
+                Role::Member
+            };
+            Source {
+                name,
+                text: text.as_ref().to_string(),
+                role,
+            }
+        })
+        .collect();
+    sources.sort_by(|a, b| a.name.cmp(&b.name));
+    sources
 }

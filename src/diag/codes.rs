@@ -34,4 +34,23 @@ codes! {
     IO = "io": "a file or folder could not be read or written";
     MASTER_JSON = "master_json": "the master JSON does not parse or does not follow the schema";
     IMPORT_ROUND_TRIP = "import_round_trip": "an imported suite would not rebuild the same master";
+    CASE_COUNT_MISMATCH = "case_count_mismatch": "the suite's `case_count` differs from the cases present";
+    CATEGORY_COUNT_MISMATCH = "category_count_mismatch": "a category's declared count differs from its cases";
+    TAG_MISMATCH = "tag_mismatch": "a tag and the case feature it stands for disagree";
+    OVERRIDE_TOOL_UNAVAILABLE = "override_tool_unavailable": "an override names a tool the case does not make available";
+    DUPLICATE_CHECK_ID = "duplicate_check_id": "two checks of one case with the same id";
+    CHECK_DIMENSION_MISMATCH = "check_dimension_mismatch": "a check's dimension does not match its id letter";
+    CHECK_COUNT = "check_count": "a case without exactly one R, S and C check and at least one A check";
+    CHECK_NUMBERING = "check_numbering": "check ids not numbered R1, A1…An, S1, C1";
+    MISSING_CRITICAL = "missing_critical": "a case without a critical failure";
+    INVALID_CLOCK = "invalid_clock": "a clock that is not an RFC 3339 time";
+    UNKNOWN_TIMEZONE = "unknown_timezone": "a timezone that is not an IANA zone name";
+    CLOCK_OFFSET_MISMATCH = "clock_offset_mismatch": "a clock whose offset is not its timezone's at that instant";
+    WEEKDAY_MISMATCH = "weekday_mismatch": "a weekday written next to a date that falls on another day";
+    UNKNOWN_RECORD = "unknown_record": "a record id in the answer key that the case's fixtures never name";
+    EMPTY_TEXT = "empty_text": "an empty or blank string";
+    TEXT_SPACING = "text_spacing": "a string with leading, trailing or doubled spaces";
+    LEAK = "leak": "model-facing text repeats five or more words of hidden case text";
+    UNKNOWN_ALLOW = "unknown_allow": "an `allow` of a code that is not an allowable warning";
+    UNUSED_ALLOW = "unused_allow": "an `allow` that allows nothing";
 }
