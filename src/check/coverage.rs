@@ -4,8 +4,8 @@
 //! equal the number of cases in that category (the master's `coverage`). Each mismatch
 //! is reported at the declared number, saying which count is off and by how much.
 //!
-//! Guarantee: run only on a complete suite (every file parsed, every case resolved),
-//! since a case left out by an earlier error would put every count off by one. One
+//! Guarantee: run only on a complete suite (no earlier error: every file parsed, every
+//! case resolved), since a case left out by an error would put every count off by one. One
 //! pass over the cases; one hash lookup per case.
 
 use std::collections::HashMap;

@@ -41,8 +41,9 @@ use crate::diag::Diagnostic;
 use crate::model::{Case, Suite, Text};
 use crate::source::{Origin, SourceDb, Span};
 
-/// Every semantic diagnostic of `suite`. `complete` says that every file parsed and
-/// every case resolved; the coverage counts are only meaningful then.
+/// Every semantic diagnostic of `suite`. `complete` says that no earlier phase
+/// reported an error, so every file parsed and every case resolved: the coverage
+/// counts are only meaningful then.
 pub fn check(suite: &Suite, db: &SourceDb, complete: bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if complete {
