@@ -112,6 +112,43 @@ fn is_space(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::Origin;
+    use crate::syntax::ast::Statement;
+
+    /// Every string literal among `statements`, with its span.
+    fn literals(statements: &[Statement], out: &mut Vec<Text>) {
+        for statement in statements {
+            for value in &statement.values {
+                if let Some(text) = value.as_str() {
+                    out.push(Text::new(text, value.span));
+                }
+            }
+            if let Some(block) = &statement.block {
+                literals(&block.statements, out);
+            }
+        }
+    }
+
+    /// The run skips the stdlib (authors cannot fix it), so it must be clean itself.
+    #[test]
+    fn the_stdlib_prose_is_clean() {
+        for (name, source) in crate::load::STDLIB {
+            let mut db = SourceDb::new();
+            let file = db.add(*name, *source, Origin::User);
+            let parsed = crate::syntax::parse(file, source);
+            let mut texts = Vec::new();
+            literals(
+                &parsed.file.expect("the stdlib parses").statements,
+                &mut texts,
+            );
+            assert!(!texts.is_empty());
+            let mut found = Vec::new();
+            for text in &texts {
+                check(text, &db, &mut found);
+            }
+            assert!(found.is_empty(), "{name}: {found:?}");
+        }
+    }
 
     #[test]
     fn quoted_strings_report_each_stray_space_at_its_bytes() {
