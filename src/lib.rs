@@ -5,7 +5,8 @@
 //! bundles (and, in later phases, sandbox initialisation).
 //!
 //! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names) →
-//! [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase.
+//! [`check`] (semantic rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics
+//! out of every phase.
 //!
 //! # Embedding
 //!
@@ -58,6 +59,7 @@
 //! assert!(bundles.bundles[0].json.starts_with(r#"{ "case_id": "DEMO-1""#));
 //! ```
 
+pub mod check;
 pub mod diag;
 pub mod driver;
 pub mod fmt;
@@ -117,24 +119,16 @@ impl Compilation {
     pub fn from_sources<N: AsRef<str>, T: AsRef<str>>(
         sources: impl IntoIterator<Item = (N, T)>,
     ) -> Compilation {
-        let mut sources: Vec<Source> = sources
-            .into_iter()
-            .map(|(name, text)| {
-                let name = name.as_ref().to_string();
-                let role = if name == load::SUITE_FILE {
-                    Role::SuiteFile
-                } else {
-                    Role::Member
-                };
-                Source {
-                    name,
-                    text: text.as_ref().to_string(),
-                    role,
-                }
-            })
-            .collect();
-        sources.sort_by(|a, b| a.name.cmp(&b.name));
-        Compilation::compile(sources, Vec::new())
+        Compilation::compile(in_memory(sources), Vec::new())
+    }
+
+    /// Like [`Compilation::from_sources`], but stops after resolution: the semantic
+    /// checks do not run. Import uses it, because it must reproduce any master
+    /// faithfully, defects included; `casec check` then shows what to fix.
+    pub fn resolve_sources<N: AsRef<str>, T: AsRef<str>>(
+        sources: impl IntoIterator<Item = (N, T)>,
+    ) -> Compilation {
+        Compilation::run(in_memory(sources), Vec::new(), Depth::Resolve)
     }
 
     /// Compiles one file under a display name: as a one-file suite when it declares a
@@ -168,7 +162,13 @@ impl Compilation {
         Compilation::compile(sources, diagnostics)
     }
 
-    fn compile(sources: Vec<Source>, mut diagnostics: Vec<Diagnostic>) -> Compilation {
+    fn compile(sources: Vec<Source>, diagnostics: Vec<Diagnostic>) -> Compilation {
+        Compilation::run(sources, diagnostics, Depth::Check)
+    }
+
+    /// Parses every source (a file with a syntax error is left out, the others go on),
+    /// resolves the suite and, at [`Depth::Check`], runs the semantic checks on it.
+    fn run(sources: Vec<Source>, mut diagnostics: Vec<Diagnostic>, depth: Depth) -> Compilation {
         let mut db = SourceDb::new();
         let mut all = load::stdlib_sources();
         all.extend(sources);
@@ -187,8 +187,10 @@ impl Compilation {
             .collect();
         let (suite, resolve_diagnostics) = resolve::resolve(&inputs);
         diagnostics.extend(resolve_diagnostics);
-        if let Some(suite) = &suite {
-            diagnostics.extend(world::consistency::check_suite(suite, &db));
+        if let (Some(suite), Depth::Check) = (&suite, depth) {
+            // Counts are only meaningful when no file or case was left out by an error.
+            let complete = !diagnostics.iter().any(Diagnostic::is_error);
+            diagnostics.extend(check::check(suite, &db, complete));
         }
         diag::sort(&mut diagnostics, &db);
         Compilation {
@@ -228,4 +230,38 @@ impl Compilation {
     fn clean_suite(&self) -> Option<&model::Suite> {
         self.suite.as_ref().filter(|_| !self.has_errors())
     }
+}
+
+/// How far a compilation goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Depth {
+    /// Parse and resolve: enough to lower the suite.
+    Resolve,
+    /// Also run the semantic checks.
+    Check,
+}
+
+/// In-memory `(name, text)` pairs as sources, sorted by name; `suite.case` is the
+/// suite file.
+fn in_memory<N: AsRef<str>, T: AsRef<str>>(
+    sources: impl IntoIterator<Item = (N, T)>,
+) -> Vec<Source> {
+    let mut sources: Vec<Source> = sources
+        .into_iter()
+        .map(|(name, text)| {
+            let name = name.as_ref().to_string();
+            let role = if name == load::SUITE_FILE {
+                Role::SuiteFile
+            } else {
+                Role::Member
+            };
+            Source {
+                name,
+                text: text.as_ref().to_string(),
+                role,
+            }
+        })
+        .collect();
+    sources.sort_by(|a, b| a.name.cmp(&b.name));
+    sources
 }

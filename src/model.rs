@@ -132,6 +132,9 @@ pub struct Case {
     pub sandbox: Option<crate::world::Sandbox>,
     /// The `case` statement's header (keyword, id and title).
     pub span: Span,
+    /// The whole `case` statement, from its keyword to its closing brace: a text whose
+    /// span lies inside it was written in this case rather than inherited.
+    pub extent: Span,
 }
 
 #[derive(Clone, Debug)]

@@ -92,11 +92,13 @@ fn a_fixture_sentence_copied_into_a_user_message_stops_every_output() {
     let dir = scratch("leak");
     let suite = dir.join("suite");
     copy_dir(&tujora(), &suite);
-    let case = suite.join("medication/TUJ-011.case");
-    let text = fs::read_to_string(&case).expect("TUJ-011");
-    let original = "user \"Set a reminder for my evening medicine at eight every night.\"";
+    // A sentence of TUJ-011's facts in TUJ-012's user message: a copy across cases,
+    // which only the bundle proof (not `casec check`'s per-case `leak` rule) can see.
+    let case = suite.join("medication/TUJ-012.case");
+    let text = fs::read_to_string(&case).expect("TUJ-012");
+    let original = "user \"It says I cleared the alert. Does that mean I took the medicine?\"";
     assert!(text.contains(original));
-    let leaked = "user \"Set a reminder for my evening medicine. M2 schedule is 20:00 daily.\"";
+    let leaked = "user \"It says I cleared the alert. M2 schedule is 20:00 daily.\"";
     fs::write(&case, text.replace(original, leaked)).expect("edited case");
     let (out, jsonl) = (dir.join("bundles"), dir.join("bundles.jsonl"));
     let run = casec(&[

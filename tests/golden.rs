@@ -1,19 +1,23 @@
 //! Golden tests: one test per input file, expected outputs beside it.
 //!
-//! Layout: `tests/<area>/<name>.case` (a one-file suite, compiled as its suite.case) or
-//! `tests/<area>/<name>/` (a suite folder), with expected outputs next to it:
+//! Layout: `tests/<area>/<name>.case` (a one-file suite, compiled as its suite.case),
+//! `tests/<area>/<name>/` (a suite folder) or, in area `ui`, `tests/ui/<name>.master.json`
+//! (a master JSON to import), with expected outputs next to it:
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
 //!   (absent when the input is clean): those of compiling and, for a suite that
 //!   compiles, those that stop its bundles;
+//! * `<name>.diag.jsonl` (area `ui`): what `casec check --format json` prints, one
+//!   diagnostic object per line and the summary line; every line must also validate
+//!   against `schemas/diagnostics.schema.json`;
 //! * `<name>.json` (area `build`): the master JSON;
 //! * `<name>.bundle.jsonl` (area `build`): the blinded model bundles as JSON Lines;
 //! * `<name>.fmt.case` (area `fmt`): the input after `casec fmt` (absent when the
 //!   formatter refuses the input; its `.err` then holds the formatter's diagnostics,
 //!   not the compiler's).
 //!
-//! Run with `UPDATE_GOLDEN=1` to write the expected files from the current output,
-//! then review the diff.
+//! A UI test must produce at least one diagnostic. Run with `UPDATE_GOLDEN=1` to write
+//! the expected files from the current output, then review the diff.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -40,24 +44,44 @@ fn main() {
     libtest_mimic::run(&args, trials).exit();
 }
 
-/// `.case` files (not expected outputs) and suite folders of an area, sorted.
+/// `.case` files and `.master.json` imports (not expected outputs) and suite folders of
+/// an area, sorted.
 fn inputs(dir: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = fs::read_dir(dir)
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     out.retain(|p| {
+        let name = p.to_string_lossy();
         p.is_dir()
-            || (p.extension().is_some_and(|e| e == "case")
-                && !p.to_string_lossy().ends_with(".fmt.case"))
+            || (name.ends_with(".case") && !name.ends_with(".fmt.case"))
+            || name.ends_with(".master.json")
     });
     out.sort();
     out
 }
 
+/// The expected-output file `<base>.<extension>`.
+fn expected(base: &Path, extension: &str) -> PathBuf {
+    let mut name = base.as_os_str().to_os_string();
+    name.push(".");
+    name.push(extension);
+    PathBuf::from(name)
+}
+
+fn is_import(input: &Path) -> bool {
+    input.to_string_lossy().ends_with(".master.json")
+}
+
 fn stem(path: &Path) -> String {
-    path.file_stem()
+    let name = path
+        .file_name()
         .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    [".master.json", ".case"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))
+        .unwrap_or(&name)
+        .to_string()
 }
 
 /// Paths in diagnostics relative to the repository, with `/` separators.
@@ -79,10 +103,61 @@ pub fn compile(input: &Path) -> Compilation {
     }
 }
 
+/// Imports a master JSON, as `casec import` does, keeping its diagnostics.
+fn import(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
+    let mut db = SourceDb::new();
+    let text = fs::read_to_string(input).expect("readable test input");
+    let file = db.add(relative(input), text, Origin::User);
+    let diagnostics = casec::import::import(&db, file).err().unwrap_or_default();
+    (db, diagnostics)
+}
+
+/// What `casec check --format json` prints for these diagnostics.
+fn json_lines(db: &SourceDb, diagnostics: &[Diagnostic]) -> String {
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    let files = db.files().filter(|(_, f)| f.origin == Origin::User).count();
+    let mut out = String::new();
+    for d in diagnostics {
+        out.push_str(&render::json_line(d, db));
+        out.push('\n');
+    }
+    out.push_str(&render::json_summary(
+        errors,
+        diagnostics.len() - errors,
+        files,
+    ));
+    out.push('\n');
+    out
+}
+
+/// Validates each line of JSON output against the documented schema.
+fn validate_json_lines(lines: &str, failures: &mut Vec<String>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let schema = fs::read_to_string(root.join("schemas/diagnostics.schema.json"))
+        .expect("readable diagnostics schema");
+    let schema: serde_json::Value = serde_json::from_str(&schema).expect("schema is JSON");
+    let validator = match jsonschema::draft202012::new(&schema) {
+        Ok(v) => v,
+        Err(e) => return failures.push(format!("invalid diagnostics schema: {e}")),
+    };
+    for line in lines.lines() {
+        let value: serde_json::Value = match serde_json::from_str(line) {
+            Ok(value) => value,
+            Err(e) => return failures.push(format!("not JSON ({e}): {line}")),
+        };
+        for error in validator.iter_errors(&value) {
+            failures.push(format!(
+                "does not follow the schema at {}: {error}\n{line}",
+                error.instance_path
+            ));
+        }
+    }
+}
+
 fn run(area: &str, input: &Path) -> Result<(), Failed> {
     // Folder inputs are read relative to the repository root, as a user would run casec.
     std::env::set_current_dir(env!("CARGO_MANIFEST_DIR")).map_err(|e| e.to_string())?;
-    let base = input.with_extension("");
+    let base = input.parent().unwrap_or(Path::new(".")).join(stem(input));
     let mut failures = Vec::new();
     if area == "fmt" {
         run_fmt(input, &base, &mut failures);
@@ -97,28 +172,39 @@ fn run(area: &str, input: &Path) -> Result<(), Failed> {
 }
 
 fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>) {
-    let compilation = compile(input);
-    let bundles = compilation.bundles();
-    let mut diagnostics = compilation.diagnostics.clone();
-    if let Some(Err(stopped)) = &bundles {
-        diagnostics.extend(stopped.iter().cloned());
-    }
-    let rendered = render_all(&diagnostics, &compilation.db);
-    compare(&base.with_extension("err"), rendered, failures);
+    let (db, diagnostics, master, bundles) = if is_import(input) {
+        let (db, diagnostics) = import(input);
+        (db, diagnostics, None, None)
+    } else {
+        let compilation = compile(input);
+        let master = compilation.master_json();
+        let mut diagnostics = compilation.diagnostics.clone();
+        let bundles = match compilation.bundles() {
+            Some(Ok(set)) => Some(set.jsonl()),
+            Some(Err(stopped)) => {
+                diagnostics.extend(stopped);
+                None
+            }
+            None => None,
+        };
+        (compilation.db, diagnostics, master, bundles)
+    };
+    compare(
+        &expected(base, "err"),
+        render_all(&diagnostics, &db),
+        failures,
+    );
     if area == "build" {
-        compare(
-            &base.with_extension("json"),
-            compilation.master_json(),
-            failures,
-        );
-        compare(
-            &base.with_extension("bundle.jsonl"),
-            bundles.and_then(Result::ok).map(|set| set.jsonl()),
-            failures,
-        );
+        compare(&expected(base, "json"), master, failures);
+        compare(&expected(base, "bundle.jsonl"), bundles, failures);
     }
-    if area == "ui" && diagnostics.is_empty() {
-        failures.push("a UI test must produce at least one diagnostic".to_string());
+    if area == "ui" {
+        let lines = json_lines(&db, &diagnostics);
+        validate_json_lines(&lines, failures);
+        compare(&expected(base, "diag.jsonl"), Some(lines), failures);
+        if diagnostics.is_empty() {
+            failures.push("a UI test must produce at least one diagnostic".to_string());
+        }
     }
 }
 
@@ -131,11 +217,11 @@ fn run_fmt(input: &Path, base: &Path, failures: &mut Vec<String>) {
         Err(diagnostics) => (None, diagnostics),
     };
     compare(
-        &base.with_extension("err"),
+        &expected(base, "err"),
         render_all(&diagnostics, &db),
         failures,
     );
-    compare(&base.with_extension("fmt.case"), formatted, failures);
+    compare(&expected(base, "fmt.case"), formatted, failures);
 }
 
 /// Every diagnostic rendered for humans, or `None` when there are none.

@@ -33,10 +33,6 @@ fn main() {
             sandbox_bytes_are_deterministic,
         ),
         Trial::test(
-            "world_codes_have_docs_and_ui_tests",
-            world_codes_have_docs_and_ui_tests,
-        ),
-        Trial::test(
             "stats_count_how_checks_are_decided",
             stats_count_how_checks_are_decided,
         ),
@@ -192,43 +188,6 @@ fn sandbox_bytes_are_deterministic() -> Result<(), Failed> {
         return Err("two compilations of the same sources gave different sandbox files".into());
     }
     Ok(())
-}
-
-/// Every code listed in docs/diagnostics-world.md is a real code with a UI test, and
-/// every code the world module emits is listed there.
-fn world_codes_have_docs_and_ui_tests() -> Result<(), Failed> {
-    let docs =
-        fs::read_to_string(root().join("docs/diagnostics-world.md")).map_err(|e| e.to_string())?;
-    let documented: Vec<&str> = docs
-        .lines()
-        .filter_map(|l| l.strip_prefix("## "))
-        .map(str::trim)
-        .collect();
-    let mut problems = Vec::new();
-    for code in casec::world::CODES {
-        if !documented.contains(code) {
-            problems.push(format!(
-                "`{code}` has no section in docs/diagnostics-world.md"
-            ));
-        }
-    }
-    for code in &documented {
-        if !casec::diag::codes::ALL.iter().any(|(c, _)| c == code) {
-            problems.push(format!(
-                "docs/diagnostics-world.md documents `{code}`, which is not a code"
-            ));
-        }
-        let ui = root().join(format!("tests/ui/{code}.case"));
-        let err = fs::read_to_string(ui.with_extension("err")).unwrap_or_default();
-        if !err.starts_with(&format!("{code}\n")) && !err.contains(&format!("\n{code}\n")) {
-            problems.push(format!("tests/ui/{code}.case does not produce `{code}`"));
-        }
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(problems.join("\n").into())
-    }
 }
 
 fn stats_count_how_checks_are_decided() -> Result<(), Failed> {

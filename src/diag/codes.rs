@@ -36,7 +36,7 @@ codes! {
     IMPORT_ROUND_TRIP = "import_round_trip": "an imported suite would not rebuild the same master";
     HIDDEN_TEXT_LEAK = "hidden_text_leak": "harness or evaluator text would reach a model bundle";
     BUNDLE_FILE_NAME = "bundle_file_name": "a case id that cannot name its own bundle file";
-    // Worlds, machine overrides and expectations: documented in docs/diagnostics-world.md.
+    // Worlds, machine overrides and expectations: documented in docs/diagnostics.md.
     SCHEMA_DEFINITION = "schema_definition": "a world schema declaration that cannot be used";
     UNKNOWN_SCHEMA = "unknown_schema": "a suite names a world schema that is not declared";
     UNKNOWN_COLLECTION = "unknown_collection": "a collection the world schema does not declare";
@@ -55,4 +55,24 @@ codes! {
     UNKNOWN_CHECK = "unknown_check": "an expectation tied to a check or critical failure the case lacks";
     UNCLASSIFIED_CHECK = "unclassified_check": "a check of a modelled case with neither an expectation nor a review mark";
     TOOL_WITHOUT_RECORDS = "tool_without_records": "a case offers a tool its world gives nothing to work on";
+    // Semantic checks: src/check/.
+    CASE_COUNT_MISMATCH = "case_count_mismatch": "the suite's `case_count` differs from the cases present";
+    CATEGORY_COUNT_MISMATCH = "category_count_mismatch": "a category's declared count differs from its cases";
+    TAG_MISMATCH = "tag_mismatch": "a tag and the case feature it stands for disagree";
+    OVERRIDE_TOOL_UNAVAILABLE = "override_tool_unavailable": "an override names a tool the case does not make available";
+    DUPLICATE_CHECK_ID = "duplicate_check_id": "two checks of one case with the same id";
+    CHECK_DIMENSION_MISMATCH = "check_dimension_mismatch": "a check's dimension does not match its id letter";
+    CHECK_COUNT = "check_count": "a case without exactly one R, S and C check and at least one A check";
+    CHECK_NUMBERING = "check_numbering": "check ids not numbered R1, A1…An, S1, C1";
+    MISSING_CRITICAL = "missing_critical": "a case without a critical failure";
+    INVALID_CLOCK = "invalid_clock": "a clock that is not an RFC 3339 time";
+    UNKNOWN_TIMEZONE = "unknown_timezone": "a timezone that is not an IANA zone name";
+    CLOCK_OFFSET_MISMATCH = "clock_offset_mismatch": "a clock whose offset is not its timezone's at that instant";
+    WEEKDAY_MISMATCH = "weekday_mismatch": "a weekday written next to a date that falls on another day";
+    UNSUPPORTED_RECORD = "unsupported_record": "a record id in the answer key that the case's fixtures never name";
+    EMPTY_TEXT = "empty_text": "an empty or blank string";
+    TEXT_SPACING = "text_spacing": "a string with leading, trailing or doubled spaces";
+    LEAK = "leak": "model-facing text repeats five or more words of hidden case text";
+    UNKNOWN_ALLOW = "unknown_allow": "an `allow` of a code that is not an allowable warning";
+    UNUSED_ALLOW = "unused_allow": "an `allow` that allows nothing";
 }

@@ -114,7 +114,8 @@ pub fn sort(diagnostics: &mut [Diagnostic], db: &SourceDb) {
     diagnostics.sort_by(|a, b| sort_key(a, db).cmp(&sort_key(b, db)));
 }
 
-fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'static str, &'a str) {
+/// The order of diagnostics: file name, start offset, code, message.
+pub fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'static str, &'a str) {
     match d.primary_span() {
         Some(span) => (
             db.file(span.file).name.as_str(),

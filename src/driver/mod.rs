@@ -112,19 +112,26 @@ pub(crate) fn user_files(db: &SourceDb) -> usize {
     db.files().filter(|(_, f)| f.origin == Origin::User).count()
 }
 
-/// `casec check [PATH…]`: diagnostics on stdout, the human summary on stderr.
+/// `casec check [PATH…]`: diagnostics of every suite and file on stdout, sorted by
+/// file and position across the whole run; the human summary on stderr.
 pub fn check(paths: &[PathBuf], options: Report) -> u8 {
     let compilations = compile_paths(paths);
     let mut stdout = io::stdout().lock();
-    let mut all: Vec<Diagnostic> = Vec::new();
-    let mut files = 0;
-    for c in &compilations {
-        files += user_files(&c.db);
-        for d in &c.diagnostics {
-            let _ = stdout.write_all(render_one(d, &c.db, options).as_bytes());
-        }
-        all.extend(c.diagnostics.iter().cloned());
+    let mut ordered: Vec<(&Diagnostic, &SourceDb)> = compilations
+        .iter()
+        .flat_map(|c| c.diagnostics.iter().map(move |d| (d, &c.db)))
+        .collect();
+    ordered.sort_by(|(a, a_db), (b, b_db)| {
+        crate::diag::sort_key(a, a_db).cmp(&crate::diag::sort_key(b, b_db))
+    });
+    for (d, db) in &ordered {
+        let _ = stdout.write_all(render_one(d, db, options).as_bytes());
     }
+    let files = compilations
+        .iter()
+        .map(|c| user_files(&c.db))
+        .sum::<usize>();
+    let all: Vec<Diagnostic> = ordered.into_iter().map(|(d, _)| d.clone()).collect();
     let errors = all.iter().filter(|d| d.is_error()).count();
     let warnings = all.len() - errors;
     match options.format {

@@ -315,6 +315,7 @@ impl Reader {
             allows: Vec::new(),
             sandbox: None,
             span: self.span,
+            extent: self.span,
         })
     }
 

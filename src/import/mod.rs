@@ -40,7 +40,7 @@ pub fn import(db: &SourceDb, file: FileId) -> Result<SuiteFiles, Vec<Diagnostic>
     }
     names_are_writable(&suite, span)?;
     let files = emit::emit(&suite);
-    let rebuilt = Compilation::from_sources(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let rebuilt = Compilation::resolve_sources(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
     match rebuilt.master_json() {
         Some(master) if master == canonical => Ok(files),
         Some(master) => {

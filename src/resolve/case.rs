@@ -16,6 +16,8 @@ use super::values::{self, Kind};
 /// What a case is resolved against.
 pub struct Context<'a> {
     pub categories: &'a [(Name, Defaults)],
+    /// The suite's defaults, for a case whose category is unknown.
+    pub suite: &'a Defaults,
     pub tags: &'a [Name],
     pub tools: &'a [Name],
 }
@@ -56,8 +58,13 @@ pub fn case(
     let base = category
         .as_ref()
         .and_then(|c| category_defaults(c, cx, diags));
+    // Without a known category, what the case inherits is unknown too: it falls back
+    // to the suite's defaults, and fields its category might have set are not reported
+    // as missing (they would only repeat the category's error).
+    let category_known = base.is_some();
+    let mut missing = Vec::new();
     let layer = read_layer(statements, diags);
-    let inherited = profiles.apply(base.unwrap_or(&Defaults::default()), &layer, diags);
+    let inherited = profiles.apply(base.unwrap_or(cx.suite), &layer, diags);
 
     let tags = first(statements, "tags")
         .and_then(|s| values::names(s, diags))
@@ -117,28 +124,31 @@ pub fn case(
     }
     let field =
         |f: TextField, diags: &mut Vec<Diagnostic>| inherited_text(&inherited, f, span, &id, diags);
-    let clock = field(TextField::Clock, diags);
-    let timezone = field(TextField::Timezone, diags);
-    let background = field(TextField::Background, diags);
-    let preferences = field(TextField::Preferences, diags);
-    let permissions = field(TextField::Permissions, diags);
-    let record_access = field(TextField::RecordAccess, diags);
-    let tool_behavior = field(TextField::ToolBehavior, diags);
-    let unscripted_reply = field(TextField::UnscriptedReply, diags);
-    let ground_truth_policy = field(TextField::GroundTruthPolicy, diags);
-    let pass_rule = field(TextField::PassRule, diags);
+    let clock = field(TextField::Clock, &mut missing);
+    let timezone = field(TextField::Timezone, &mut missing);
+    let background = field(TextField::Background, &mut missing);
+    let preferences = field(TextField::Preferences, &mut missing);
+    let permissions = field(TextField::Permissions, &mut missing);
+    let record_access = field(TextField::RecordAccess, &mut missing);
+    let tool_behavior = field(TextField::ToolBehavior, &mut missing);
+    let unscripted_reply = field(TextField::UnscriptedReply, &mut missing);
+    let ground_truth_policy = field(TextField::GroundTruthPolicy, &mut missing);
+    let pass_rule = field(TextField::PassRule, &mut missing);
     if tools.is_none() {
-        diags.push(missing_default("tools", span, &id));
+        missing.push(missing_default("tools", span, &id));
     }
     let checks = checks(
         statements,
         &need,
         &final_state,
         &inherited,
-        span,
-        &id,
+        Owner { span, id: &id },
         diags,
+        &mut missing,
     );
+    if category_known {
+        diags.append(&mut missing);
+    }
     if diags.len() > before {
         return None;
     }
@@ -170,6 +180,7 @@ pub fn case(
         allows,
         sandbox: None,
         span,
+        extent: statement.span,
     })
 }
 
@@ -356,16 +367,25 @@ fn written_check<'a>(
     })
 }
 
+/// The case a set of checks belongs to: its header span and id.
+struct Owner<'a> {
+    span: Span,
+    id: &'a Name,
+}
+
+/// The case's checks. Checks that lack an inherited value (evidence, the
+/// communication text) are reported into `missing`, everything else into `diags`.
 fn checks(
     statements: &[Statement],
     need: &Option<Text>,
     final_state: &Option<Text>,
     inherited: &Defaults,
-    span: Span,
-    id: &Name,
+    owner: Owner,
     diags: &mut Vec<Diagnostic>,
+    missing: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Check>> {
-    let before = diags.len();
+    let Owner { span, id } = owner;
+    let before = (diags.len(), missing.len());
     let written: Vec<WrittenCheck> = all(statements, "check")
         .filter_map(|s| written_check(s, diags))
         .collect();
@@ -423,7 +443,14 @@ fn checks(
                     }
                 },
             };
-            push(cid, dimension, check.requirement, check.evidence, at, diags);
+            push(
+                cid,
+                dimension,
+                check.requirement,
+                check.evidence,
+                at,
+                missing,
+            );
         }
     } else {
         let derived = |letter: &str, n: usize, at: Span| Text::new(format!("{letter}{n}"), at);
@@ -436,7 +463,7 @@ fn checks(
                 need.clone(),
                 None,
                 need_statement,
-                diags,
+                missing,
             );
         }
         for (n, check) in written.into_iter().enumerate() {
@@ -448,7 +475,7 @@ fn checks(
                 check.requirement,
                 check.evidence,
                 at,
-                diags,
+                missing,
             );
         }
         let final_statement = first(statements, "final").map_or(span, |s| s.span);
@@ -459,7 +486,7 @@ fn checks(
                 final_state.clone(),
                 None,
                 final_statement,
-                diags,
+                missing,
             );
         }
         match inherited.get(TextField::Communication) {
@@ -469,13 +496,13 @@ fn checks(
                 text.clone(),
                 None,
                 text.span,
-                diags,
+                missing,
             ),
             None => {
                 failed = true;
-                diags.push(missing_default("communication", span, id));
+                missing.push(missing_default("communication", span, id));
             }
         }
     }
-    (!failed && diags.len() == before).then_some(out)
+    (!failed && (diags.len(), missing.len()) == before).then_some(out)
 }

@@ -130,6 +130,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
     let worlds = crate::world::SuiteWorld::new(&world_schemas, suite_statement, &tools, &mut diags);
     let cx = case::Context {
         categories: &category_defaults,
+        suite: &suite_defaults,
         tags: &header.tags,
         tools: &tool_names,
     };

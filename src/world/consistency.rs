@@ -5,25 +5,25 @@
 //!   marked for review, or both (`unclassified_check`);
 //! * every record id the prose names is in the world (`unmodelled_record`);
 //! * a tool the case itself chooses to offer has something to work on
-//!   (`tool_without_records`, a warning that `allow tool_without_records` silences).
+//!   (`tool_without_records`, a warning a case may allow).
+//!
+//! They run per case from the check phase, so a case's `allow` applies to them as to
+//! every other warning of the case.
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{Case, Suite, Text};
+use crate::model::{Case, Text};
 use crate::source::{SourceDb, Span};
 
 use super::{critical_id, id_mentions, prose_of, Decided, Sandbox};
 
-pub fn check_suite(suite: &Suite, db: &SourceDb) -> Vec<Diagnostic> {
-    let mut diags = Vec::new();
-    for case in &suite.cases {
-        let Some(sandbox) = &case.sandbox else {
-            continue;
-        };
-        unclassified(case, sandbox, &mut diags);
-        unmodelled_records(case, sandbox, db, &mut diags);
-        tools_without_records(case, sandbox, &mut diags);
-    }
-    diags
+/// The world consistency diagnostics of one case (none without a world).
+pub fn check_case(case: &Case, db: &SourceDb, diags: &mut Vec<Diagnostic>) {
+    let Some(sandbox) = &case.sandbox else {
+        return;
+    };
+    unclassified(case, sandbox, diags);
+    unmodelled_records(case, sandbox, db, diags);
+    tools_without_records(case, sandbox, diags);
 }
 
 fn unclassified(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
@@ -134,13 +134,6 @@ fn word_span(word: &str, text: &Text, db: &SourceDb) -> Span {
 }
 
 fn tools_without_records(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
-    if case
-        .allows
-        .iter()
-        .any(|a| a.as_str() == codes::TOOL_WITHOUT_RECORDS)
-    {
-        return;
-    }
     for tool in case.tools.iter().filter(|t| sandbox.is_own(t.span)) {
         let bound: Vec<&str> = sandbox
             .schema

@@ -44,29 +44,6 @@ use overrides::MachineOverride;
 use records::World;
 use schema::WorldSchema;
 
-/// The diagnostics of worlds, machine overrides and expectations (besides generic ones
-/// such as `missing_field`), each documented in docs/diagnostics-world.md with a UI test.
-pub const CODES: &[&str] = &[
-    codes::SCHEMA_DEFINITION,
-    codes::UNKNOWN_SCHEMA,
-    codes::UNKNOWN_COLLECTION,
-    codes::UNKNOWN_RECORD_FIELD,
-    codes::RECORD_FIELD_TYPE,
-    codes::MISSING_RECORD_FIELD,
-    codes::DUPLICATE_RECORD,
-    codes::RECORD_ID_PREFIX,
-    codes::DANGLING_REFERENCE,
-    codes::ZONE_OFFSET_MISMATCH,
-    codes::UNMODELLED_RECORD,
-    codes::UNKNOWN_RECORD,
-    codes::UNKNOWN_ARGUMENT,
-    codes::UNOFFERED_TOOL,
-    codes::OVERRIDE_MATCHES_NOTHING,
-    codes::UNKNOWN_CHECK,
-    codes::UNCLASSIFIED_CHECK,
-    codes::TOOL_WITHOUT_RECORDS,
-];
-
 /// What the sandbox of one case loads, beside the case's prose.
 #[derive(Clone, Debug)]
 pub struct Sandbox {

@@ -1,0 +1,86 @@
+//! `allow CODE` in a case: the visible way to accept a warning for that case.
+//!
+//! Only warnings about text the case itself holds can be allowed ([`ALLOWABLE`]);
+//! errors must be fixed. An allow is never silent: one naming an unknown code, an
+//! error, or a warning the case does not have is reported, so stale allows do not pile
+//! up after the text they excused has been fixed.
+//!
+//! Guarantee: the case's own diagnostics pass through, minus exactly the warnings its
+//! allows name; every allow that allows nothing is reported once.
+
+use crate::diag::{codes, suggest, Diagnostic};
+use crate::model::{Case, Name};
+
+/// Warnings a case may allow.
+pub const ALLOWABLE: &[&str] = &[
+    codes::WEEKDAY_MISMATCH,
+    codes::UNSUPPORTED_RECORD,
+    codes::EMPTY_TEXT,
+    codes::TEXT_SPACING,
+    codes::TOOL_WITHOUT_RECORDS,
+];
+
+/// Moves the case's diagnostics `found` to `out`, except the warnings it allows, and
+/// reports allows that allow nothing.
+pub fn apply(case: &Case, mut found: Vec<Diagnostic>, out: &mut Vec<Diagnostic>) {
+    let mut allowed: Vec<&Name> = Vec::new();
+    for allow in &case.allows {
+        let code = allow.as_str();
+        if let Some(problem) = not_allowable(allow) {
+            out.push(problem);
+        } else if let Some(first) = allowed.iter().find(|a| a.as_str() == code) {
+            out.push(
+                Diagnostic::warning(
+                    codes::UNUSED_ALLOW,
+                    format!("`{code}` is allowed twice in case {}", case.id.as_str()),
+                )
+                .primary(allow.span, "allowed again here")
+                .secondary(first.span, "first allowed here")
+                .help("remove one of them"),
+            );
+        } else if !found.iter().any(|d| d.code == code && !d.is_error()) {
+            out.push(
+                Diagnostic::warning(
+                    codes::UNUSED_ALLOW,
+                    format!(
+                        "`allow {code}` allows nothing: case {} has no `{code}` warning",
+                        case.id.as_str()
+                    ),
+                )
+                .primary(allow.span, "nothing to allow")
+                .help("remove this `allow`; the text it excused has been fixed or moved"),
+            );
+        } else {
+            allowed.push(allow);
+        }
+    }
+    found.retain(|d| d.is_error() || !allowed.iter().any(|a| a.as_str() == d.code));
+    out.append(&mut found);
+}
+
+fn not_allowable(allow: &Name) -> Option<Diagnostic> {
+    let code = allow.as_str();
+    if ALLOWABLE.contains(&code) {
+        return None;
+    }
+    let choices = ALLOWABLE.join(", ");
+    let known = codes::ALL.iter().any(|(c, _)| *c == code);
+    let d = if known {
+        Diagnostic::warning(codes::UNKNOWN_ALLOW, format!("`{code}` cannot be allowed"))
+            .primary(allow.span, "not an allowable warning")
+            .help(format!(
+                "fix what `{code}` reports instead; a case can allow only {choices}"
+            ))
+    } else {
+        let d = Diagnostic::warning(
+            codes::UNKNOWN_ALLOW,
+            format!("`{code}` is not a diagnostic code"),
+        )
+        .primary(allow.span, "unknown code");
+        match suggest(code, ALLOWABLE.iter().copied()) {
+            Some(near) => d.help(format!("did you mean `{near}`?")),
+            None => d.help(format!("a case can allow {choices}")),
+        }
+    };
+    Some(d)
+}

@@ -1,0 +1,79 @@
+//! Coverage: the counts a suite declares against the cases it holds.
+//!
+//! `case_count` must equal the number of cases, and each `category NAME COUNT` must
+//! equal the number of cases in that category (the master's `coverage`). Each mismatch
+//! is reported at the declared number, saying which count is off and by how much.
+//!
+//! Guarantee: run only on a complete suite (no earlier error: every file parsed, every
+//! case resolved), since a case left out by an error would put every count off by one. One
+//! pass over the cases; one hash lookup per case.
+
+use std::collections::HashMap;
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::{Number, Suite};
+
+pub fn check(suite: &Suite, out: &mut Vec<Diagnostic>) {
+    let present = suite.cases.len();
+    if let Some(d) = mismatch(&suite.case_count, present, "the suite") {
+        out.push(
+            Diagnostic::error(codes::CASE_COUNT_MISMATCH, d.message)
+                .primary(suite.case_count.span, d.label)
+                .help(format!(
+                    "set `case_count {present}`, or add or remove cases until there are {}",
+                    suite.case_count.value
+                )),
+        );
+    }
+    let mut per_category: HashMap<&str, usize> = HashMap::new();
+    for case in &suite.cases {
+        *per_category.entry(case.category.as_str()).or_default() += 1;
+    }
+    for category in &suite.categories {
+        let name = category.name.as_str();
+        let present = per_category.get(name).copied().unwrap_or(0);
+        let whose = format!("category `{name}`");
+        if let Some(d) = mismatch(&category.count, present, &whose) {
+            out.push(
+                Diagnostic::error(codes::CATEGORY_COUNT_MISMATCH, d.message)
+                    .primary(category.count.span, d.label)
+                    .secondary(category.name.span, "in this category")
+                    .help(format!(
+                        "set `category {name} {present}`, or add or remove `category {name}` cases until there are {}",
+                        category.count.value
+                    )),
+            );
+        }
+    }
+}
+
+struct Mismatch {
+    message: String,
+    label: String,
+}
+
+/// The message and label when `declared` is not `present`; `None` when they agree.
+fn mismatch(declared: &Number, present: usize, whose: &str) -> Option<Mismatch> {
+    let Some(count) = declared.value.as_u64() else {
+        return Some(Mismatch {
+            message: format!(
+                "{whose} declares `{}` cases, which is not a count",
+                declared.value
+            ),
+            label: format!("not a whole number; {present} case(s) present"),
+        });
+    };
+    let count = usize::try_from(count).unwrap_or(usize::MAX);
+    if count == present {
+        return None;
+    }
+    let difference = if count > present {
+        format!("{} missing", count - present)
+    } else {
+        format!("{} too many", present - count)
+    };
+    Some(Mismatch {
+        message: format!("{whose} declares {count} cases but has {present} ({difference})"),
+        label: format!("declared {count}, found {present}"),
+    })
+}

@@ -1,0 +1,244 @@
+//! Leak guard: what the model under test sees must not give away what it is tested on.
+//!
+//! The model sees its input — the user message and conversation, the person's
+//! background and preferences. The harness and evaluator hold the case's fixture facts,
+//! override, scripted follow-up, checks, critical failures and expected state. A run of
+//! [`MIN_RUN`] or more consecutive words of hidden text inside model-facing text is a
+//! leak: the answer (or the world the model should discover with tools) handed over.
+//!
+//! Words compare without case and surrounding punctuation. Each word is hashed once;
+//! the hidden texts' runs of [`MIN_RUN`] words (shingles) go into a hash map, keyed by
+//! their words' hashes, to their first place. Each window of a model-facing text is
+//! looked up, confirmed word by word (so a hash collision is never reported), and
+//! extended along the same hidden text, so a long copied passage is one diagnostic
+//! covering the whole run.
+//!
+//! Texts a case inherits (a category's background, the suite's communication check)
+//! are split into words once per run and shared by every case that inherits them.
+//!
+//! Guarantee: an error (never allowable); per case, time linear in the words of its
+//! texts. Output is deterministic: the first hidden place of a shingle wins.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::rc::Rc;
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::{Case, Text};
+use crate::source::{SourceDb, Span};
+
+use super::words::{words, Word};
+use super::written_in;
+
+/// The shortest run of shared words that counts as a leak.
+pub const MIN_RUN: usize = 5;
+
+/// A text split into words, with their normalized forms and the hash of each.
+struct Prose<'a> {
+    what: &'static str,
+    words: Vec<Word<'a>>,
+    norms: Vec<Cow<'a, str>>,
+    hashes: Vec<u64>,
+}
+
+impl<'a> Prose<'a> {
+    fn new(what: &'static str, text: &'a Text, db: &'a SourceDb) -> Prose<'a> {
+        let (words, norms): (Vec<Word>, Vec<Cow<str>>) = words(db, text)
+            .into_iter()
+            .map(|w| {
+                let norm = w.normalized();
+                (w, norm)
+            })
+            .filter(|(_, norm)| !norm.is_empty())
+            .unzip();
+        let hashes = norms.iter().map(|norm| word_hash(norm)).collect();
+        Prose {
+            what,
+            words,
+            norms,
+            hashes,
+        }
+    }
+
+    /// The key of the shingle starting at word `i`.
+    fn shingle(&self, i: usize) -> u64 {
+        self.hashes[i..i + MIN_RUN]
+            .iter()
+            .fold(0, |key, h| key.rotate_left(17) ^ h)
+    }
+
+    /// Whether the shingles at `i` here and at `j` in `other` are the same words.
+    fn same_shingle(&self, i: usize, other: &Prose, j: usize) -> bool {
+        self.norms[i..i + MIN_RUN] == other.norms[j..j + MIN_RUN]
+    }
+}
+
+fn word_hash(word: &str) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    word.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The leak guard of a run: remembers the words of inherited texts.
+#[derive(Default)]
+pub struct Guard<'a> {
+    inherited: HashMap<Span, Rc<Prose<'a>>>,
+}
+
+impl<'a> Guard<'a> {
+    pub fn check(&mut self, case: &'a Case, db: &'a SourceDb, out: &mut Vec<Diagnostic>) {
+        let hidden = self.all_prose(case, hidden_texts(case), db);
+        let visible = self.all_prose(case, visible_texts(case), db);
+        find_leaks(case, &hidden, &visible, out);
+    }
+
+    /// The words of each text, each literal once (`need` is also check R1).
+    fn all_prose(
+        &mut self,
+        case: &Case,
+        texts: Vec<(&'static str, &'a Text)>,
+        db: &'a SourceDb,
+    ) -> Vec<Rc<Prose<'a>>> {
+        let mut seen = HashSet::new();
+        texts
+            .into_iter()
+            .filter(|(_, text)| seen.insert(text.span))
+            .map(|(what, text)| self.prose(case, what, text, db))
+            .collect()
+    }
+
+    /// The words of `text`: split now if the case wrote it, else split once per run.
+    fn prose(
+        &mut self,
+        case: &Case,
+        what: &'static str,
+        text: &'a Text,
+        db: &'a SourceDb,
+    ) -> Rc<Prose<'a>> {
+        if written_in(case, text.span) {
+            return Rc::new(Prose::new(what, text, db));
+        }
+        self.inherited
+            .entry(text.span)
+            .or_insert_with(|| Rc::new(Prose::new(what, text, db)))
+            .clone()
+    }
+}
+
+fn find_leaks(case: &Case, hidden: &[Rc<Prose>], visible: &[Rc<Prose>], out: &mut Vec<Diagnostic>) {
+    let windows = hidden
+        .iter()
+        .map(|p| p.norms.len().saturating_sub(MIN_RUN - 1));
+    let mut shingles: HashMap<u64, (usize, usize)> = HashMap::with_capacity(windows.sum());
+    for (t, prose) in hidden.iter().enumerate() {
+        for w in 0..prose.norms.len().saturating_sub(MIN_RUN - 1) {
+            shingles.entry(prose.shingle(w)).or_insert((t, w));
+        }
+    }
+    if shingles.is_empty() {
+        return;
+    }
+    for prose in visible {
+        find_runs(case, prose, hidden, &shingles, out);
+    }
+}
+
+fn find_runs(
+    case: &Case,
+    visible: &Prose,
+    hidden: &[Rc<Prose>],
+    shingles: &HashMap<u64, (usize, usize)>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut i = 0;
+    while i + MIN_RUN <= visible.norms.len() {
+        let hit = shingles
+            .get(&visible.shingle(i))
+            .filter(|&&(t, start)| visible.same_shingle(i, &hidden[t], start));
+        let Some(&(t, start)) = hit else {
+            i += 1;
+            continue;
+        };
+        let source = &hidden[t];
+        let mut len = MIN_RUN;
+        while i + len < visible.norms.len()
+            && start + len < source.norms.len()
+            && visible.norms[i + len] == source.norms[start + len]
+        {
+            len += 1;
+        }
+        out.push(report(case, visible, i, source, start, len));
+        i += len;
+    }
+}
+
+fn report(
+    case: &Case,
+    visible: &Prose,
+    at: usize,
+    source: &Prose,
+    start: usize,
+    len: usize,
+) -> Diagnostic {
+    let leaked = visible.words[at]
+        .core()
+        .to(visible.words[at + len - 1].core());
+    let origin = source.words[start]
+        .core()
+        .to(source.words[start + len - 1].core());
+    Diagnostic::error(
+        codes::LEAK,
+        format!(
+            "the {} of case {} repeats {len} words of its {}",
+            visible.what,
+            case.id.as_str(),
+            source.what
+        ),
+    )
+    .primary(leaked, format!("the model sees these {len} words"))
+    .secondary(origin, format!("the same words in the hidden {}", source.what))
+    .help(format!(
+        "the model under test sees the {}: reword it so that no {MIN_RUN} consecutive words come from the {}",
+        visible.what, source.what
+    ))
+}
+
+/// Texts the model under test sees.
+fn visible_texts(case: &Case) -> Vec<(&'static str, &Text)> {
+    let mut texts = vec![("user message", &case.user)];
+    texts.extend(
+        case.conversation
+            .iter()
+            .map(|turn| ("conversation", &turn.content)),
+    );
+    texts.push(("background", &case.background));
+    texts.push(("preferences", &case.preferences));
+    texts
+}
+
+/// Texts only the harness and the evaluator see.
+fn hidden_texts(case: &Case) -> Vec<(&'static str, &Text)> {
+    let mut texts = vec![("facts", &case.facts)];
+    if let Some(o) = &case.tool_override {
+        texts.extend([("override", &o.matches), ("override", &o.result)]);
+        texts.extend(
+            o.side_effect
+                .iter()
+                .chain(&o.verification)
+                .map(|t| ("override", t)),
+        );
+    }
+    if let Some(f) = &case.followup {
+        texts.extend([("follow-up", &f.when_asked), ("follow-up", &f.reply)]);
+    }
+    texts.push(("expected need", &case.need));
+    texts.extend(case.checks.iter().map(|c| ("checks", &c.requirement)));
+    texts.extend(
+        case.critical_failures
+            .iter()
+            .map(|t| ("critical failures", t)),
+    );
+    texts.push(("expected final state", &case.final_state));
+    texts
+}

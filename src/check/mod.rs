@@ -1,0 +1,184 @@
+//! Semantic checks: the rules a resolved suite must meet beyond grammar and names.
+//!
+//! Resolution already reports what makes a suite impossible to build (unknown names,
+//! duplicate or missing fields, duplicate case ids). This phase reports what makes a
+//! buildable suite wrong: counts that disagree, tags that promise what the case lacks,
+//! malformed check sets, clocks that are not real times, weekdays that contradict
+//! their dates, records the answer key names but the world lacks, hidden text the model
+//! can read, and sloppy prose. One module per family of rules:
+//!
+//! * [`coverage`]: `case_count` and category counts;
+//! * [`scenario`]: tags ⇔ follow-ups and overrides; override tools;
+//! * [`grading`]: check ids and dimensions; critical failures;
+//! * [`clock`] and [`weekday`]: the case clock and dates in prose;
+//! * [`records`]: record ids of the answer key;
+//! * [`leak`]: model-facing text quoting hidden text;
+//! * [`prose`]: empty strings and stray spaces;
+//! * [`allow`]: `allow CODE` in a case.
+//!
+//! A diagnostic about a case's own text belongs to that case and may be allowed there;
+//! one about text the case inherits (a category's background, the suite's clock) is
+//! reported once, at the place it was written, and cannot be allowed by any one case.
+//!
+//! Guarantee: the phase reads the model and the source text only, never panics, and is
+//! linear in the size of the suite: every rule works case by case, and text shared by
+//! many cases is checked once (remembered by span).
+
+mod allow;
+mod clock;
+mod coverage;
+mod grading;
+mod leak;
+mod prose;
+mod records;
+mod scenario;
+mod weekday;
+mod words;
+
+use std::collections::HashSet;
+
+use crate::diag::Diagnostic;
+use crate::model::{Case, Suite, Text};
+use crate::source::{Origin, SourceDb, Span};
+
+/// Every semantic diagnostic of `suite`. `complete` says that no earlier phase
+/// reported an error, so every file parsed and every case resolved: the coverage
+/// counts are only meaningful then.
+pub fn check(suite: &Suite, db: &SourceDb, complete: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if complete {
+        coverage::check(suite, &mut out);
+    }
+    let mut hygiene = Hygiene::default();
+    for text in suite_texts(suite) {
+        hygiene.check(text, db, &mut out);
+    }
+    let mut clocks = clock::Clocks::default();
+    let mut leaks = leak::Guard::default();
+    for case in &suite.cases {
+        clocks.check(case, db, &mut out);
+        let mut own = Vec::new();
+        check_case(case, suite, db, &mut own);
+        crate::world::consistency::check_case(case, db, &mut own);
+        leaks.check(case, db, &mut own);
+        for text in case_texts(case) {
+            let sink = if written_in(case, text.span) {
+                &mut own
+            } else {
+                &mut out
+            };
+            hygiene.check(text, db, sink);
+        }
+        allow::apply(case, own, &mut out);
+    }
+    out
+}
+
+/// The per-case rules, reporting into the case's own diagnostics.
+fn check_case(case: &Case, suite: &Suite, db: &SourceDb, own: &mut Vec<Diagnostic>) {
+    scenario::check_tags(case, suite, own);
+    scenario::check_override_tool(case, own);
+    grading::check_ids(case, own);
+    grading::check_critical(case, own);
+    let written = written_texts(case, case_texts(case));
+    weekday::check(case, &written, db, own);
+    let answers = std::iter::once(&case.need)
+        .chain(case.checks.iter().map(|c| &c.requirement))
+        .chain([&case.final_state]);
+    records::check(case, &written_texts(case, answers), db, own);
+}
+
+/// Prose hygiene over a run: each literal once, the stdlib's never (authors cannot fix
+/// it, and its own tests keep it clean).
+#[derive(Default)]
+struct Hygiene {
+    seen: HashSet<Span>,
+}
+
+impl Hygiene {
+    fn check(&mut self, text: &Text, db: &SourceDb, out: &mut Vec<Diagnostic>) {
+        if db.file(text.span.file).origin == Origin::Stdlib || !self.seen.insert(text.span) {
+            return;
+        }
+        prose::check(text, db, out);
+    }
+}
+
+/// Whether `span` was written inside the case's own block.
+fn written_in(case: &Case, span: Span) -> bool {
+    span.file == case.extent.file && case.extent.start <= span.start && span.end <= case.extent.end
+}
+
+/// The texts among `texts` written in the case itself, each once (the `need` is also
+/// check R1's requirement).
+fn written_texts<'a>(case: &Case, texts: impl IntoIterator<Item = &'a Text>) -> Vec<&'a Text> {
+    let mut seen = HashSet::new();
+    texts
+        .into_iter()
+        .filter(|t| written_in(case, t.span) && seen.insert(t.span))
+        .collect()
+}
+
+/// Every text of a case, written in it or inherited.
+fn case_texts(case: &Case) -> Vec<&Text> {
+    let mut texts = vec![
+        &case.title,
+        &case.clock,
+        &case.timezone,
+        &case.background,
+        &case.preferences,
+        &case.user,
+    ];
+    texts.extend(case.conversation.iter().map(|turn| &turn.content));
+    texts.extend([&case.permissions, &case.record_access, &case.facts]);
+    if let Some(o) = &case.tool_override {
+        texts.extend([&o.matches, &o.result]);
+        texts.extend(o.side_effect.iter().chain(&o.verification));
+    }
+    texts.push(&case.tool_behavior);
+    if let Some(f) = &case.followup {
+        texts.extend([&f.when_asked, &f.reply]);
+    }
+    texts.extend([
+        &case.unscripted_reply,
+        &case.ground_truth_policy,
+        &case.need,
+    ]);
+    for check in &case.checks {
+        texts.extend([&check.requirement, &check.evidence]);
+    }
+    texts.extend(&case.critical_failures);
+    texts.extend([&case.pass_rule, &case.final_state]);
+    texts
+}
+
+/// The suite's own texts (metadata, tool contracts, scoring, revision notes).
+fn suite_texts(suite: &Suite) -> Vec<&Text> {
+    let mut texts = vec![
+        &suite.name,
+        &suite.version,
+        &suite.created_on,
+        &suite.language,
+        &suite.purpose,
+        &suite.data_status,
+    ];
+    texts.extend(&suite.use_instructions);
+    texts.push(&suite.system_instruction);
+    for tool in &suite.tools {
+        texts.extend(&tool.arguments);
+        texts.push(&tool.behavior);
+    }
+    texts.extend(&suite.global_critical_failures);
+    let scoring = &suite.scoring;
+    texts.extend(&scoring.case_outcomes);
+    texts.extend([
+        &scoring.official_complete_run,
+        &scoring.overall_pass_rate,
+        &scoring.incomplete_run_reporting,
+        &scoring.category_pass_rate,
+    ]);
+    texts.extend(&scoring.required_reporting);
+    texts.push(&scoring.human_review);
+    texts.extend(suite.revision_notes.iter().map(|n| &n.change));
+    texts
+}

@@ -1,0 +1,174 @@
+//! Record identifiers: every record the answer key names must exist in the case's
+//! world.
+//!
+//! Tujora's revision notes fix cases whose fixtures could not support the expected
+//! answer. The mechanical part of that defect is a record id — `M1`, `L2`, `B1`, `Q1`:
+//! one to three capital letters and one to four digits — named in `need`, a check or
+//! `final` but in none of the case's facts, override or follow-up, so the model can
+//! never retrieve it.
+//!
+//! Check ids share that shape (`R1`, `A2`, `S1`, `C1`), and so do records: Tujora has
+//! a reminder R1, an appointment A1 and a conversation C1. An id is therefore read as
+//! a record unless the word just before it is `check` or `checks` ("after check A1
+//! passes"), which is how prose refers to another check. Capitalised words with digits
+//! that are not records (a vitamin B12) are rare; they can be allowed per case.
+//!
+//! Guarantee: a warning, allowable per case, reported once per unknown id (further
+//! mentions are secondary labels). Linear in the words of the case's texts; the world's
+//! texts are only read when the answer key names an id at all.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::{Case, Text};
+use crate::source::{SourceDb, Span};
+
+use super::words::{words, Word};
+
+/// Checks the answer-key texts written in `case` (need, checks, final state).
+pub fn check(case: &Case, answer_texts: &[&Text], db: &SourceDb, out: &mut Vec<Diagnostic>) {
+    let named = named_ids(answer_texts, db);
+    if named.is_empty() {
+        return;
+    }
+    let known = known_ids(case, db);
+    for (id, spans) in named {
+        if !known.contains(&id) {
+            out.push(report(case, &id, &spans, &known));
+        }
+    }
+}
+
+/// The ids the answer-key texts name, in order of first mention, with every mention.
+fn named_ids(answer_texts: &[&Text], db: &SourceDb) -> Vec<(String, Vec<Span>)> {
+    let mut named: Vec<(String, Vec<Span>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for text in answer_texts {
+        // Most requirements name no record at all: skip them without splitting.
+        if !text.as_str().bytes().any(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let words = words(db, text);
+        for (i, word) in words.iter().enumerate() {
+            if i > 0 && matches!(words[i - 1].normalized().as_ref(), "check" | "checks") {
+                continue;
+            }
+            for (id, span) in ids_in(word) {
+                match index.get(id) {
+                    Some(&k) => named[k].1.push(span),
+                    None => {
+                        index.insert(id.to_string(), named.len());
+                        named.push((id.to_string(), vec![span]));
+                    }
+                }
+            }
+        }
+    }
+    named
+}
+
+fn report(case: &Case, id: &str, spans: &[Span], known: &BTreeSet<String>) -> Diagnostic {
+    let mut d = Diagnostic::warning(
+        codes::UNSUPPORTED_RECORD,
+        format!(
+            "case {} names record `{id}`, which its facts, override and follow-up never mention",
+            case.id.as_str()
+        ),
+    )
+    .primary(spans[0], "no such record in this case's world");
+    for span in &spans[1..] {
+        d = d.secondary(*span, "named again here");
+    }
+    let named = if known.is_empty() {
+        "they name no records".to_string()
+    } else {
+        format!(
+            "they name {}",
+            known
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    d.secondary(case.facts.span, "the case's facts")
+        .help(format!(
+            "add `{id}` to the facts so the model can retrieve it, or fix the id ({named}); if `{id}` is not a record, add `allow {}` to the case",
+            codes::UNSUPPORTED_RECORD
+        ))
+}
+
+/// Ids named in the texts that make up the case's world.
+fn known_ids(case: &Case, db: &SourceDb) -> BTreeSet<String> {
+    let mut sources: Vec<&Text> = vec![&case.facts];
+    if let Some(o) = &case.tool_override {
+        sources.extend([&o.matches, &o.result]);
+        sources.extend(o.side_effect.iter().chain(&o.verification));
+    }
+    if let Some(f) = &case.followup {
+        sources.extend([&f.when_asked, &f.reply]);
+    }
+    let mut known = BTreeSet::new();
+    for text in sources {
+        for word in words(db, text) {
+            known.extend(ids_in(&word).map(|(id, _)| id.to_string()));
+        }
+    }
+    known
+}
+
+/// The record-like ids in a word (`M1/M2` holds two), with their spans.
+fn ids_in<'w>(word: &'w Word) -> impl Iterator<Item = (&'w str, Span)> {
+    alphanumeric_runs(&word.text)
+        .filter(|(_, run)| is_record_id(run))
+        .map(move |(start, run)| (run, word.part(start..start + run.len())))
+}
+
+fn alphanumeric_runs(s: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut runs = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        match (c.is_alphanumeric(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(from)) => {
+                runs.push((from, &s[from..i]));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(from) = start {
+        runs.push((from, &s[from..]));
+    }
+    runs.into_iter()
+}
+
+/// One to three capital letters, then one to four digits.
+fn is_record_id(run: &str) -> bool {
+    let letters = run.bytes().take_while(u8::is_ascii_uppercase).count();
+    let digits = run.len() - letters;
+    (1..=3).contains(&letters)
+        && (1..=4).contains(&digits)
+        && run.bytes().skip(letters).all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_ids_are_capitals_then_digits() {
+        for id in ["M1", "L12", "BQ1", "ABC1234"] {
+            assert!(is_record_id(id), "{id}");
+        }
+        for word in ["m1", "M", "12", "ABCD1", "M12345", "M1a", "TUJ", "Mé1"] {
+            assert!(!is_record_id(word), "{word}");
+        }
+    }
+
+    #[test]
+    fn runs_split_at_punctuation() {
+        let runs: Vec<&str> = alphanumeric_runs("(M1/M2's)").map(|(_, r)| r).collect();
+        assert_eq!(runs, ["M1", "M2", "s"]);
+    }
+}

@@ -1,0 +1,230 @@
+//! Behaviour of the check phase that one UI snapshot cannot show: allows, text shared by
+//! many cases, coverage after earlier errors, determinism, and robustness on any prose.
+
+use casec::Compilation;
+use proptest::prelude::*;
+
+/// A suite file: `cases` cases in category `errands` (declared with `count`), with
+/// extra statements for the suite block and the category block.
+fn suite(count: usize, suite_extra: &str, category_extra: &str) -> String {
+    format!(
+        r#"suite "Test" {{
+  version "1"; created_on "2026-11-30"; language "en-US"; purpose "Test."
+  case_count {count}; data_status "Synthetic."; system_instruction "Be helpful."
+  scoring {{
+    outcomes PASS FAIL NOT_TESTED; official_complete_run "All."; overall_pass_rate "PASS / total."
+    incomplete_run_reporting "Coverage."; category_pass_rate "PASS / total."; human_review "Prose."
+    result_template {{}}
+  }}
+  design_reference {{}}
+  tags routine
+  profile std.everyday_assistance
+  clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"; tools get_clock
+  {suite_extra}
+}}
+tool get_clock {{ arguments; behavior "Return the case time." }}
+category errands {count} {{ background "Busy."; preferences "Short answers."; {category_extra} }}
+"#
+    )
+}
+
+/// A clean case with `id`, its facts, and extra statements.
+fn case(id: &str, facts: &str, extra: &str) -> String {
+    format!(
+        r#"case {id} "Title" {{
+  category errands
+  tags routine
+  user "What is on my list?"
+  facts "{facts}"
+  need "Read the list."
+  check "Read L1"
+  final "Nothing changes."
+  critical "Invent an item."
+  {extra}
+}}
+"#
+    )
+}
+
+fn codes(c: &Compilation) -> Vec<&'static str> {
+    c.diagnostics.iter().map(|d| d.code).collect()
+}
+
+fn compile(files: &[(&str, String)]) -> Compilation {
+    Compilation::from_sources(files.iter().map(|(n, t)| (*n, t.as_str())))
+}
+
+#[test]
+fn a_clean_suite_has_no_diagnostics() {
+    let c = compile(&[
+        ("suite.case", suite(1, "", "")),
+        ("a.case", case("A-1", "L1 lists stamps.", "")),
+    ]);
+    assert_eq!(codes(&c), Vec::<&str>::new(), "{:?}", c.diagnostics);
+}
+
+#[test]
+fn an_allow_hides_the_warning_in_its_own_case_only() {
+    let wrong = "L1 is due Friday November 12.";
+    let c = compile(&[
+        ("suite.case", suite(2, "", "")),
+        (
+            "a.case",
+            case("A-1", wrong, "# Deliberate.\n  allow weekday_mismatch"),
+        ),
+        ("b.case", case("A-2", wrong, "")),
+    ]);
+    assert_eq!(codes(&c), ["weekday_mismatch"]);
+    let at = c.diagnostics[0].primary_span().unwrap();
+    assert_eq!(c.db.file(at.file).name, "b.case");
+}
+
+#[test]
+fn an_allow_cannot_hide_an_error() {
+    let c = compile(&[
+        ("suite.case", suite(1, "", "")),
+        (
+            "a.case",
+            case("A-1", "L1 lists stamps.", "allow missing_critical")
+                .replace("  critical \"Invent an item.\"\n", ""),
+        ),
+    ]);
+    assert_eq!(codes(&c), ["missing_critical", "unknown_allow"]);
+}
+
+#[test]
+fn an_allow_given_twice_is_reported() {
+    let c = compile(&[
+        ("suite.case", suite(1, "", "")),
+        (
+            "a.case",
+            case(
+                "A-1",
+                "L1 is due Friday November 12.",
+                "allow weekday_mismatch\n  allow weekday_mismatch",
+            ),
+        ),
+    ]);
+    assert_eq!(codes(&c), ["unused_allow"]);
+    assert_eq!(c.diagnostics[0].labels.len(), 2);
+}
+
+#[test]
+fn inherited_text_is_reported_once_and_cannot_be_allowed_by_a_case() {
+    let c = compile(&[
+        (
+            "suite.case",
+            suite(3, "", r#"permissions "May read  records.""#),
+        ),
+        (
+            "a.case",
+            case("A-1", "L1 lists stamps.", "allow text_spacing"),
+        ),
+        ("b.case", case("A-2", "L1 lists stamps.", "")),
+        ("c.case", case("A-3", "L1 lists stamps.", "")),
+    ]);
+    assert_eq!(codes(&c), ["unused_allow", "text_spacing"]);
+}
+
+#[test]
+fn an_inherited_clock_is_checked_once() {
+    let c = compile(&[
+        (
+            "suite.case",
+            suite(2, "", "").replace("10:30:00-05:00", "10:30:00-04:00"),
+        ),
+        ("a.case", case("A-1", "L1 lists stamps.", "")),
+        ("b.case", case("A-2", "L1 lists stamps.", "")),
+    ]);
+    assert_eq!(codes(&c), ["clock_offset_mismatch"]);
+}
+
+#[test]
+fn coverage_waits_until_every_case_resolves() {
+    let c = compile(&[
+        ("suite.case", suite(2, "", "")),
+        ("a.case", case("A-1", "L1 lists stamps.", "")),
+        (
+            "b.case",
+            case("A-2", "L1 lists stamps.", "").replace("tags routine", "tags routin"),
+        ),
+    ]);
+    assert_eq!(codes(&c), ["unknown_tag"]);
+}
+
+#[test]
+fn a_record_named_after_check_is_a_check_reference() {
+    let c = compile(&[
+        ("suite.case", suite(1, "", "")),
+        (
+            "a.case",
+            case("A-1", "L1 lists stamps.", "").replace(
+                "final \"Nothing changes.\"",
+                "final \"As check A1 requires; Q4 untouched.\"",
+            ),
+        ),
+    ]);
+    let messages: Vec<&str> = c.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(codes(&c), ["unsupported_record"], "{messages:?}");
+    assert!(messages[0].contains("`Q4`"));
+}
+
+#[test]
+fn a_leak_can_come_from_an_inherited_background() {
+    let c = compile(&[
+        ("suite.case", suite(1, "", "")),
+        (
+            "a.case",
+            case("A-1", "L1 lists stamps.", "background \"Busy.\"")
+                .replace(
+                    "need \"Read the list.\"",
+                    "need \"Notice the person is busy with many errands.\"",
+                )
+                .replace(
+                    "background \"Busy.\"",
+                    "background \"The person is busy with many errands today.\"",
+                ),
+        ),
+    ]);
+    assert_eq!(codes(&c), ["leak"]);
+    assert!(c.diagnostics[0].message.contains("background"));
+}
+
+#[test]
+fn checking_is_deterministic() {
+    let files = [
+        ("suite.case", suite(3, "", "")),
+        ("a.case", case("A-1", "L1 is due Friday November 12.", "")),
+        ("b.case", case("A-2", "  L1 lists stamps.", "")),
+        ("c.case", case("A-3", "L1 lists stamps.", "allow leak")),
+    ];
+    let first = compile(&files).diagnostics;
+    let mut reversed = files.clone();
+    reversed.reverse();
+    assert_eq!(first, compile(&reversed).diagnostics);
+    let codes: Vec<&str> = first.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["weekday_mismatch", "text_spacing", "unknown_allow"]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any prose in any model-facing or answer-key field checks without a panic, and
+    /// every diagnostic points into a file of the run.
+    #[test]
+    fn any_prose_checks_without_panicking(
+        user in "[A-Za-z0-9 ,.:;é—\\t-]{0,60}",
+        facts in "(Monday|November|12|M1|[A-Za-z0-9 ,.:]){0,30}",
+        check in "(Friday|Nov|1st|2026-11-12|Q9|check|[a-z ,.]){0,30}",
+    ) {
+        let text = case("A-1", &facts, "")
+            .replace("What is on my list?", &user)
+            .replace("Read L1", &check);
+        let c = compile(&[("suite.case", suite(1, "", "")), ("a.case", text)]);
+        for d in &c.diagnostics {
+            if let Some(span) = d.primary_span() {
+                prop_assert!(c.db.slice(span).len() == span.range().len());
+            }
+        }
+    }
+}
