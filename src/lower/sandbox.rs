@@ -2,7 +2,7 @@
 //! reference sandbox loads to run it — the clock, the offered tools and their contracts,
 //! the typed collections with their records, the override as a machine rule, the
 //! scripted follow-up, and every check and critical failure with the assertions that
-//! decide it. The format is described in docs/outputs-sandbox.md and
+//! decide it. The format is described in docs/outputs.md and
 //! schemas/sandbox.schema.json.
 //!
 //! Only cases with a `world` get a file. Output is pretty-printed JSON with keys in a

@@ -1,4 +1,4 @@
-//! The JSON of assertions in sandbox files (`docs/outputs-sandbox.md`): every assertion
+//! The JSON of assertions in sandbox files (`docs/outputs.md`): every assertion
 //! is an object with a `kind` and the keys of that kind.
 
 use serde_json::{json, Map, Value as Json};
