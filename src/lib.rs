@@ -86,13 +86,20 @@ impl Compilation {
     pub fn from_dir(root: &Path) -> Compilation {
         let mut diagnostics = Vec::new();
         if !root.join(load::SUITE_FILE).is_file() {
-            let message = if root.is_dir() {
-                format!("no {} in this folder", load::SUITE_FILE)
+            // A path that does not exist is an I/O error (exit 2), as for `casec check`;
+            // an existing path that is no suite folder is a mistake in the suite (exit 1).
+            let (code, message) = if !root.exists() {
+                (diag::codes::IO, "no such file or folder".to_string())
+            } else if root.is_dir() {
+                (
+                    diag::codes::MISSING_SUITE,
+                    format!("no {} in this folder", load::SUITE_FILE),
+                )
             } else {
-                "no such folder".to_string()
+                (diag::codes::MISSING_SUITE, "not a folder".to_string())
             };
             diagnostics.push(
-                Diagnostic::error(diag::codes::MISSING_SUITE, message)
+                Diagnostic::error(code, message)
                     .at_path(load::display(root))
                     .help("point casec at a suite folder: the folder that holds suite.case"),
             );

@@ -276,7 +276,7 @@ impl Writer {
 
     fn field(&mut self, field: &Field, value: &str) {
         match field {
-            Field::Tools => self.line(&format!("tools {value}").trim_end().to_string()),
+            Field::Tools => self.line(format!("tools {value}").trim_end()),
             _ => self.text(&field.key(), value),
         }
     }
@@ -332,11 +332,7 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
     let s = &suite.scoring;
     w.open("scoring");
     let outcomes: Vec<String> = s.case_outcomes.iter().map(|o| word(o.as_str())).collect();
-    w.line(
-        &format!("outcomes {}", outcomes.join(" "))
-            .trim_end()
-            .to_string(),
-    );
+    w.line(format!("outcomes {}", outcomes.join(" ")).trim_end());
     w.text("official_complete_run", s.official_complete_run.as_str());
     w.text("overall_pass_rate", s.overall_pass_rate.as_str());
     w.text(
@@ -365,7 +361,7 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
     w.line("# Vocabulary and defaults every case starts from.");
     let mut tags: Vec<&str> = suite.tags.iter().map(|t| t.as_str()).collect();
     tags.sort_unstable();
-    w.line(&format!("tags {}", tags.join(" ")).trim_end().to_string());
+    w.line(format!("tags {}", tags.join(" ")).trim_end());
     if !is_natural_order(suite) {
         let ids: Vec<&str> = suite.cases.iter().map(|c| c.id.as_str()).collect();
         w.line(&format!("order {}", ids.join(" ")));
@@ -381,11 +377,7 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
         w.blank();
         w.open(&format!("tool {}", tool.name.as_str()));
         let args: Vec<String> = tool.arguments.iter().map(|a| quote(a.as_str())).collect();
-        w.line(
-            &format!("arguments {}", args.join(" "))
-                .trim_end()
-                .to_string(),
-        );
+        w.line(format!("arguments {}", args.join(" ")).trim_end());
         w.text("behavior", tool.behavior.as_str());
         w.close();
     }

@@ -15,6 +15,8 @@ use super::values::{self, Kind};
 
 /// What a case is resolved against.
 pub struct Context<'a> {
+    /// The suite's defaults, for a case whose category is missing or unknown.
+    pub suite: &'a Defaults,
     pub categories: &'a [(Name, Defaults)],
     pub tags: &'a [Name],
     pub tools: &'a [Name],
@@ -56,8 +58,12 @@ pub fn case(
     let base = category
         .as_ref()
         .and_then(|c| category_defaults(c, cx, diags));
+    // Without its category (already reported as missing or unknown) a case falls back
+    // on the suite's defaults, and the fields only a category would give are not
+    // reported again, one by one.
+    let category_resolved = base.is_some();
     let layer = read_layer(statements, diags);
-    let inherited = profiles.apply(base.unwrap_or(&Defaults::default()), &layer, diags);
+    let inherited = profiles.apply(base.unwrap_or(cx.suite), &layer, diags);
 
     let tags = first(statements, "tags")
         .and_then(|s| values::names(s, diags))
@@ -115,8 +121,10 @@ pub fn case(
             diags,
         );
     }
-    let field =
-        |f: TextField, diags: &mut Vec<Diagnostic>| inherited_text(&inherited, f, span, &id, diags);
+    let field = |f: TextField, diags: &mut Vec<Diagnostic>| match category_resolved {
+        true => inherited_text(&inherited, f, span, &id, diags),
+        false => inherited.get(f).cloned(),
+    };
     let clock = field(TextField::Clock, diags);
     let timezone = field(TextField::Timezone, diags);
     let background = field(TextField::Background, diags);
@@ -476,6 +484,5 @@ fn checks(
             }
         }
     }
-    drop(push);
     (!failed && diags.len() == before).then_some(out)
 }

@@ -168,6 +168,7 @@ fn read_evidence(statement: &Statement, own: &mut Defaults, diags: &mut Vec<Diag
 }
 
 /// Named profiles of a suite and the stdlib, resolved on demand with memoisation.
+#[derive(Default)]
 pub struct Profiles {
     layers: HashMap<String, (Name, Layer)>,
     resolved: HashMap<String, Defaults>,
@@ -175,10 +176,7 @@ pub struct Profiles {
 
 impl Profiles {
     pub fn new() -> Profiles {
-        Profiles {
-            layers: HashMap::new(),
-            resolved: HashMap::new(),
-        }
+        Profiles::default()
     }
 
     /// Declares a profile; a second declaration of a name is reported.

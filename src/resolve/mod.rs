@@ -125,6 +125,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
     }
     let tool_names: Vec<Name> = tools.iter().map(|t| t.name.clone()).collect();
     let cx = case::Context {
+        suite: &suite_defaults,
         categories: &category_defaults,
         tags: &header.tags,
         tools: &tool_names,
@@ -359,21 +360,6 @@ fn split_chunk(s: &str) -> (&str, &str) {
     s.split_at(end)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::natural_cmp;
-    use std::cmp::Ordering;
-
-    #[test]
-    fn natural_order_compares_numbers_by_value() {
-        assert_eq!(natural_cmp("A2", "A10"), Ordering::Less);
-        assert_eq!(natural_cmp("TUJ-099", "TUJ-100"), Ordering::Less);
-        assert_eq!(natural_cmp("b1", "a2"), Ordering::Greater);
-        assert_eq!(natural_cmp("A01", "A1"), Ordering::Less);
-        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
-    }
-}
-
 /// The defaults of a stdlib profile (`std.<name>`), as a suite applying it sees them.
 pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
     let mut diags = Vec::new();
@@ -396,4 +382,19 @@ pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
     };
     let out = profiles.apply(&Defaults::default(), &layer, &mut diags);
     diags.is_empty().then_some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_cmp;
+    use std::cmp::Ordering;
+
+    #[test]
+    fn natural_order_compares_numbers_by_value() {
+        assert_eq!(natural_cmp("A2", "A10"), Ordering::Less);
+        assert_eq!(natural_cmp("TUJ-099", "TUJ-100"), Ordering::Less);
+        assert_eq!(natural_cmp("b1", "a2"), Ordering::Greater);
+        assert_eq!(natural_cmp("A01", "A1"), Ordering::Less);
+        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
+    }
 }

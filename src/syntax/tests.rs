@@ -31,10 +31,12 @@ fn ident_rule() {
 
 #[test]
 fn number_rule() {
-    for ok in ["0", "100", "-3", "2.5"] {
+    for ok in ["0", "100", "-3", "2.5", "1e300", "3.18e-139", "-2E+5"] {
         assert!(rule_matches(Rule::number, ok), "{ok}");
     }
-    assert!(!rule_matches(Rule::number, "1."));
+    for bad in ["1.", "1e", "1e+", "e5"] {
+        assert!(!rule_matches(Rule::number, bad), "{bad}");
+    }
 }
 
 #[test]
