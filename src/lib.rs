@@ -62,6 +62,7 @@ pub mod import;
 pub mod load;
 pub mod lower;
 pub mod model;
+mod parallel;
 pub mod resolve;
 pub mod source;
 pub mod syntax;
@@ -173,12 +174,15 @@ impl Compilation {
         let mut all = load::stdlib_sources();
         all.extend(sources);
         let ids = load::add_all(&mut db, all);
+        let texts: Vec<(source::FileId, &str)> = ids
+            .iter()
+            .map(|(id, _)| (*id, &*db.file(*id).text))
+            .collect();
         let mut files = Vec::with_capacity(ids.len());
-        for (id, role) in ids {
-            let parsed = syntax::parse(id, &db.file(id).text);
+        for (parsed, (_, role)) in syntax::parse_all(&texts).into_iter().zip(&ids) {
             diagnostics.extend(parsed.diagnostics);
             if let Some(file) = parsed.file {
-                files.push((file, role));
+                files.push((file, *role));
             }
         }
         let inputs: Vec<resolve::Input> = files

@@ -44,6 +44,15 @@ fn string_rule() {
     assert!(rule_matches(Rule::string, r#""a \"b\" c""#));
     assert!(rule_matches(Rule::string, r#""""#));
     assert!(!rule_matches(Rule::string, "\"a\nb\""));
+    // The character ranges of a string body: everything but `"`, `\` and line breaks.
+    assert!(rule_matches(
+        Rule::string,
+        "\"é😀 \u{0}\u{b}\u{e}#[]~\u{10ffff}\""
+    ));
+    assert!(rule_matches(Rule::string, "\"a lone \r is kept\""));
+    assert!(!rule_matches(Rule::string, "\"a\r\nb\""));
+    assert!(!rule_matches(Rule::string, "\"a\"b\""));
+    assert!(!rule_matches(Rule::string, "\"a\\\""));
 }
 
 #[test]
@@ -51,6 +60,14 @@ fn text_block_rule() {
     assert!(rule_matches(
         Rule::text_block,
         "\"\"\"\n  a \"quoted\" word\n\"\"\""
+    ));
+    assert!(rule_matches(
+        Rule::text_block,
+        "\"\"\"\n  two \"\" quotes, é and !\n\"\"\""
+    ));
+    assert!(!rule_matches(
+        Rule::text_block,
+        "\"\"\"\n  three \"\"\" quotes\n\"\"\""
     ));
 }
 
