@@ -537,9 +537,9 @@ fn mutate(rng: &mut Rng, master: &mut serde_json::Value) {
 
 #[test]
 fn the_importer_imports_or_explains_mutated_masters() {
-    let master = generate::generate(4, 11);
+    let master = generate::generate(3, 11);
     let mut rng = Rng::new(4);
-    for _ in 0..800 {
+    for _ in 0..400 {
         let mut mutated = master.clone();
         for _ in 0..1 + rng.below(2) {
             mutate(&mut rng, &mut mutated);
@@ -617,14 +617,18 @@ fn the_importer_explains_what_the_language_cannot_hold() {
     }
 }
 
-/// JSON writes very large and very small numbers with an exponent; they import.
+/// JSON writes very large and very small numbers with an exponent; they import, and
+/// every digit survives (serde_json's default float parsing is not exact: a master
+/// holding this value once rebuilt as 3.6204013748739577e-41).
 #[test]
-fn numbers_with_exponents_round_trip() {
+fn numbers_round_trip_exactly() {
     let master = seed_with(|m| {
         m["design_reference"]["tiny"] = serde_json::json!(3.184155934835927e-139);
         m["design_reference"]["huge"] = serde_json::json!(1e300);
+        m["design_reference"]["inexact"] = serde_json::json!(3.6204013748739587e-41);
     });
     assert!(master.contains("\"huge\": 1e+300"));
+    assert!(master.contains("\"inexact\": 3.6204013748739587e-41"));
     assert_imports_or_explains(&master);
     assert!(import(&master).is_ok());
 }

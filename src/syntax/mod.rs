@@ -99,12 +99,12 @@ impl Builder {
 
     fn statement(&mut self, pair: Pair<Rule>) -> Statement {
         let span = self.span(&pair);
-        let mut key = None;
+        let mut children = pair.into_inner();
+        let key = children.next().map(|first| self.key(first));
         let mut values = Vec::new();
         let mut block = None;
-        for child in pair.into_inner() {
+        for child in children {
             match child.as_rule() {
-                Rule::key => key = Some(self.key(child)),
                 Rule::block => block = Some(self.block(child)),
                 Rule::COMMENT => self.comments.push(self.span(&child)),
                 _ => values.push(self.value(child)),
@@ -123,28 +123,16 @@ impl Builder {
         }
     }
 
+    /// A statement's key: its first child, a name or a quoted string.
     fn key(&mut self, pair: Pair<Rule>) -> Key {
         let span = self.span(&pair);
-        match pair.into_inner().next() {
-            Some(inner) if inner.as_rule() == Rule::string => {
-                let name = self.string(inner);
-                Key {
-                    name,
-                    quoted: true,
-                    span,
-                }
-            }
-            Some(inner) => Key {
-                name: inner.as_str().to_string(),
-                quoted: false,
-                span,
-            },
-            None => Key {
-                name: String::new(),
-                quoted: false,
-                span,
-            },
-        }
+        let quoted = pair.as_rule() == Rule::string;
+        let name = if quoted {
+            self.string(pair)
+        } else {
+            pair.as_str().to_string()
+        };
+        Key { name, quoted, span }
     }
 
     fn block(&mut self, pair: Pair<Rule>) -> Block {
