@@ -204,6 +204,17 @@ fn a_failed_import_creates_nothing() {
         snapshot(dir.path()) == before,
         "the import left files behind"
     );
+    // The master is one line of 400 KB: diagnostics locate it rather than quote it.
+    let report = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        report.len() < 2_000,
+        "{} bytes of diagnostics",
+        report.len()
+    );
+    assert!(
+        report.contains("master.json:1:1: cases: expected an array"),
+        "{report}"
+    );
 }
 
 /// The same sources under other names, written in another order, build the same
