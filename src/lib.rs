@@ -67,6 +67,7 @@ pub mod import;
 pub mod load;
 pub mod lower;
 pub mod model;
+mod parallel;
 pub mod resolve;
 pub mod source;
 pub mod syntax;
@@ -90,18 +91,27 @@ pub struct Compilation {
 impl Compilation {
     /// Compiles the suite folder at `root` (a folder holding `suite.case`).
     pub fn from_dir(root: &Path) -> Compilation {
+        Compilation::from_dir_to(root, Depth::Check)
+    }
+
+    /// Compiles the suite folder at `root`, as far as `depth`.
+    pub fn from_dir_to(root: &Path, depth: Depth) -> Compilation {
         let mut diagnostics = Vec::new();
         if !root.join(load::SUITE_FILE).is_file() {
-            let diagnostic = if root.exists() {
-                Diagnostic::error(
+            // Either way the command was pointed at the wrong place: a usage error
+            // (exit 2, see `driver::exit_code`).
+            let (code, message) = if !root.exists() {
+                (diag::codes::IO, "no such file or folder".to_string())
+            } else if root.is_dir() {
+                (
                     diag::codes::MISSING_SUITE,
-                    format!("not a suite folder: no {} here", load::SUITE_FILE),
+                    format!("no {} in this folder", load::SUITE_FILE),
                 )
             } else {
-                Diagnostic::error(diag::codes::IO, "no such folder")
+                (diag::codes::MISSING_SUITE, "not a folder".to_string())
             };
             diagnostics.push(
-                diagnostic
+                Diagnostic::error(code, message)
                     .at_path(load::display(root))
                     .help("point casec at a suite folder: the folder that holds suite.case"),
             );
@@ -112,7 +122,7 @@ impl Compilation {
             };
         }
         let sources = load::suite_sources(root, &mut diagnostics);
-        Compilation::compile(sources, diagnostics)
+        Compilation::run(sources, diagnostics, depth)
     }
 
     /// Compiles in-memory sources. A source named `suite.case` is the suite file.
@@ -173,12 +183,15 @@ impl Compilation {
         let mut all = load::stdlib_sources();
         all.extend(sources);
         let ids = load::add_all(&mut db, all);
+        let texts: Vec<(source::FileId, &str)> = ids
+            .iter()
+            .map(|(id, _)| (*id, &*db.file(*id).text))
+            .collect();
         let mut files = Vec::with_capacity(ids.len());
-        for (id, role) in ids {
-            let parsed = syntax::parse(id, &db.file(id).text);
+        for (parsed, (_, role)) in syntax::parse_all(&texts).into_iter().zip(&ids) {
             diagnostics.extend(parsed.diagnostics);
             if let Some(file) = parsed.file {
-                files.push((file, role));
+                files.push((file, *role));
             }
         }
         let inputs: Vec<resolve::Input> = files
@@ -234,8 +247,9 @@ impl Compilation {
 
 /// How far a compilation goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Depth {
-    /// Parse and resolve: enough to lower the suite.
+pub enum Depth {
+    /// Parse and resolve: enough to lower the suite exactly as its sources say, even
+    /// when it breaks a semantic rule (a suite imported from a flawed master).
     Resolve,
     /// Also run the semantic checks.
     Check,

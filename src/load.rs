@@ -67,7 +67,14 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
         if entry.file_name().to_string_lossy().starts_with('.') {
             continue;
         }
-        if path.is_dir() {
+        // The entry's own type costs no system call; only a symbolic link needs one to
+        // see whether it leads to a folder.
+        let is_dir = match entry.file_type() {
+            Ok(kind) if kind.is_symlink() => path.is_dir(),
+            Ok(kind) => kind.is_dir(),
+            Err(_) => path.is_dir(),
+        };
+        if is_dir {
             walk(&path, out, diags);
         } else if path.extension().is_some_and(|e| e == "case") {
             out.push(path);
@@ -75,46 +82,46 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Suites with fewer files than this are read on the calling thread.
+const PARALLEL_FROM_FILES: usize = 256;
+
 /// Reads the files of the suite at `root`.
 pub fn suite_sources(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
     let suite_file = root.join(SUITE_FILE);
-    case_files(root, diags)
-        .into_iter()
-        .filter_map(|path| {
-            let role = if path == suite_file {
-                Role::SuiteFile
-            } else {
-                Role::Member
-            };
-            read(&path, role, diags)
-        })
+    let paths = case_files(root, diags);
+    let read = crate::parallel::map(&paths, paths.len() >= PARALLEL_FROM_FILES, |path| {
+        let role = if *path == suite_file {
+            Role::SuiteFile
+        } else {
+            Role::Member
+        };
+        read_source(path, role)
+    });
+    read.into_iter()
+        .filter_map(|result| result.map_err(|d| diags.push(d)).ok())
         .collect()
 }
 
 pub fn read(path: &Path, role: Role, diags: &mut Vec<Diagnostic>) -> Option<Source> {
+    read_source(path, role).map_err(|d| diags.push(d)).ok()
+}
+
+fn read_source(path: &Path, role: Role) -> Result<Source, Diagnostic> {
     match fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(text) => Some(Source {
+            Ok(text) => Ok(Source {
                 name: display(path),
                 text,
                 role,
             }),
-            Err(e) => {
-                diags.push(
-                    Diagnostic::error(
-                        codes::IO,
-                        format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
-                    )
-                    .at_path(display(path))
-                    .help("save the file as UTF-8"),
-                );
-                None
-            }
+            Err(e) => Err(Diagnostic::error(
+                codes::IO,
+                format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
+            )
+            .at_path(display(path))
+            .help("save the file as UTF-8")),
         },
-        Err(e) => {
-            diags.push(io_error(path, "cannot read file", &e));
-            None
-        }
+        Err(e) => Err(io_error(path, "cannot read file", &e)),
     }
 }
 

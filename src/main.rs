@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use casec::driver::{self, FmtMode, Format, Report};
+use casec::Depth;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Parser)]
@@ -33,6 +34,10 @@ enum Command {
         /// Write to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Skip the semantic checks: build exactly what the sources say, e.g. a suite
+        /// imported from a master that breaks a rule, until it is fixed.
+        #[arg(long)]
+        no_check: bool,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -168,8 +173,16 @@ fn main() -> ExitCode {
         Command::Build {
             suite,
             output,
+            no_check,
             report,
-        } => driver::build(&suite, output.as_deref(), report.options()),
+        } => {
+            let depth = if no_check {
+                Depth::Resolve
+            } else {
+                Depth::Check
+            };
+            driver::build(&suite, output.as_deref(), depth, report.options())
+        }
         Command::Bundle {
             suite,
             output,

@@ -58,7 +58,10 @@ pub struct LineIndex {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        let mut line_starts = vec![0];
+        // Sized exactly: a suite of many small files keeps one index per file.
+        let lines = 1 + text.bytes().filter(|&b| b == b'\n').count();
+        let mut line_starts = Vec::with_capacity(lines);
+        line_starts.push(0);
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         LineIndex { line_starts }
     }

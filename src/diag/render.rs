@@ -28,7 +28,14 @@ impl HumanStyle {
     };
 }
 
+/// Source lines longer than this are not quoted. A master JSON is often one line: a
+/// 40 MB master was printed whole under each of its diagnostics.
+const MAX_QUOTED_LINE: usize = 500;
+
 pub fn human(diagnostic: &Diagnostic, db: &SourceDb, style: HumanStyle) -> String {
+    if let Some(unquoted) = without_long_lines(diagnostic, db) {
+        return human(&unquoted, db, style);
+    }
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
@@ -48,6 +55,33 @@ pub fn human(diagnostic: &Diagnostic, db: &SourceDb, style: HumanStyle) -> Strin
         );
     }
     out
+}
+
+/// The diagnostic located by `file:line:col` instead of a quotation, when one of its
+/// labels lies on a line too long to quote.
+fn without_long_lines(d: &Diagnostic, db: &SourceDb) -> Option<Diagnostic> {
+    let too_long = |label: &Label| {
+        let file = db.file(label.span.file);
+        let line = file.lines.line_of(label.span.start as usize);
+        let end = if line + 1 < file.lines.line_count() {
+            file.lines.line_start(line + 1)
+        } else {
+            file.text.len()
+        };
+        end - file.lines.line_start(line) > MAX_QUOTED_LINE
+    };
+    if !d.labels.iter().any(too_long) {
+        return None;
+    }
+    let location = d.primary_span().map(|span| {
+        let at = db.line_col(span.file, span.start as usize);
+        format!("{}:{}:{}", db.file(span.file).name, at.line, at.column)
+    });
+    Some(Diagnostic {
+        labels: Vec::new(),
+        path: location.or_else(|| d.path.clone()),
+        ..d.clone()
+    })
 }
 
 /// A view of one file's labels of a diagnostic in miette's terms.
@@ -279,6 +313,18 @@ fn escape_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lines_are_located_not_quoted() {
+        let mut db = SourceDb::new();
+        let line = format!("{{ \"a\": \"{}\" }}", "x".repeat(100_000));
+        let file = db.add("master.json", line, crate::source::Origin::User);
+        let d = Diagnostic::error(crate::diag::codes::MASTER_JSON, "a mistake")
+            .primary(crate::source::Span::new(file, 7..8), "here");
+        let out = human(&d, &db, HumanStyle::PLAIN);
+        assert!(out.len() < 1_000, "{} bytes", out.len());
+        assert!(out.contains("master.json:1:8: a mistake"), "{out}");
+    }
 
     #[test]
     fn github_escapes_data_and_properties() {

@@ -18,7 +18,7 @@ use crate::diag::render::{self, HumanStyle};
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::source::{Origin, SourceDb};
-use crate::Compilation;
+use crate::{Compilation, Depth};
 
 pub use self::bundle::{bundle, Outputs};
 pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
@@ -207,9 +207,9 @@ pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
     out
 }
 
-/// `casec build [SUITE] [-o FILE]`
-pub fn build(suite: &Path, output: Option<&Path>, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(&suite_folder(suite));
+/// `casec build [SUITE] [-o FILE] [--no-check]`
+pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, options: Report) -> u8 {
+    let compilation = Compilation::from_dir_to(&suite_folder(suite), depth);
     let code = report(
         &compilation.db,
         &compilation.diagnostics,
@@ -220,10 +220,19 @@ pub fn build(suite: &Path, output: Option<&Path>, options: Report) -> u8 {
     if code != EXIT_OK {
         return code;
     }
-    let Some(master) = compilation.master_json() else {
+    let Some(suite) = compilation
+        .suite
+        .as_ref()
+        .filter(|_| !compilation.has_errors())
+    else {
         return EXIT_ERRORS;
     };
-    write_output(output, master.as_bytes(), options)
+    // Streamed: a large master is never held in memory as a whole.
+    write_output(
+        output,
+        |w| crate::lower::master::write_master_json(suite, w),
+        options,
+    )
 }
 
 /// The suite folder a command was pointed at: the folder itself, or the folder of a
@@ -239,11 +248,18 @@ pub fn suite_folder(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
-/// Writes to `path` atomically, or to stdout without a path.
-fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
+/// Runs `write` into `path` atomically, or into stdout without a path.
+fn write_output(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    options: Report,
+) -> u8 {
     let result = match path {
-        Some(path) => write_atomically(path, bytes),
-        None => io::stdout().lock().write_all(bytes),
+        Some(path) => write_atomically_with(path, write),
+        None => {
+            let mut out = io::BufWriter::new(io::stdout().lock());
+            write(&mut out).and_then(|()| out.flush())
+        }
     };
     match result {
         Ok(()) => EXIT_OK,
@@ -261,6 +277,15 @@ fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
 
 /// Writes a temporary file beside `path`, then renames it over `path`.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, |w| w.write_all(bytes))
+}
+
+/// Runs `write` into a temporary file beside `path`, then renames it over `path`; on
+/// any error the temporary file is removed and `path` is left as it was.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -273,7 +298,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
-    let result = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    let result = fs::File::create(&tmp)
+        .and_then(|file| {
+            let mut out = io::BufWriter::new(file);
+            write(&mut out)?;
+            out.flush()
+        })
+        .and_then(|()| fs::rename(&tmp, path));
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }

@@ -391,6 +391,12 @@ impl Reader {
             self.error(&p, format!("expected an array, found {}", kind(value)));
             return None;
         };
+        // The language derives R1, S1 and C1 when a case lists no checks of its own, so
+        // a case without checks cannot be written.
+        if items.is_empty() {
+            self.error(&p, "a case needs at least one required check".into());
+            return None;
+        }
         items
             .iter()
             .enumerate()

@@ -104,7 +104,8 @@ fn json_error(db: &SourceDb, file: FileId, e: &serde_json::Error) -> Diagnostic 
 }
 
 /// Ids, categories, tags and tools are names in the language: check that each can be
-/// written as one.
+/// written as one, and that each category and tool a case uses is declared (as the
+/// language requires, so an undeclared one would fail the round trip).
 fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec<Diagnostic>> {
     let mut bad: Vec<String> = Vec::new();
     let mut check = |what: &str, name: &str| {
@@ -151,11 +152,32 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
         ));
     }
     let categories: Vec<&str> = suite.categories.iter().map(|c| c.name.as_str()).collect();
+    // Each category is a folder beside suite.case.
+    for category in categories
+        .iter()
+        .filter(|c| c.eq_ignore_ascii_case(crate::load::SUITE_FILE))
+    {
+        bad.push(format!(
+            "category `{category}` (its folder would clash with suite.case)"
+        ));
+    }
+    let tools: Vec<&str> = suite.tools.iter().map(|t| t.name.as_str()).collect();
     for case in &suite.cases {
         if !categories.contains(&case.category.as_str()) {
             bad.push(format!(
                 "category `{}` of {} (not in coverage)",
                 case.category.as_str(),
+                case.id.as_str()
+            ));
+        }
+        let used = case
+            .tools
+            .iter()
+            .chain(case.tool_override.as_ref().map(|o| &o.tool));
+        for tool in used.filter(|t| !tools.contains(&t.as_str())) {
+            bad.push(format!(
+                "tool `{}` of {} (not in tool_contracts)",
+                tool.as_str(),
                 case.id.as_str()
             ));
         }
@@ -170,7 +192,7 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
         .map(|what| {
             Diagnostic::error(codes::MASTER_JSON, format!("cannot import {what}"))
                 .primary(span, "in this master file")
-                .help("names must start with a letter or `_` and hold only letters, digits, `_`, `-` and `.`; categories must be in coverage")
+                .help("names must start with a letter or `_` and hold only letters, digits, `_`, `-` and `.`; categories must be in coverage and tools in tool_contracts")
         })
         .collect())
 }

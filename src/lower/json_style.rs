@@ -76,13 +76,17 @@ impl Formatter for MasterFormatter {
 /// Serializes any value in the master style.
 pub fn to_master_string<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::with_capacity(4096);
-    let mut serializer =
-        serde_json::Serializer::with_formatter(&mut out, MasterFormatter::default());
     // Serializing plain data into a Vec cannot fail.
-    if value.serialize(&mut serializer).is_err() {
+    if write_master(value, &mut out).is_err() {
         out.clear();
     }
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes any value in the master style to `writer`.
+pub fn write_master<T: Serialize + ?Sized>(value: &T, writer: impl io::Write) -> io::Result<()> {
+    let mut serializer = serde_json::Serializer::with_formatter(writer, MasterFormatter::default());
+    value.serialize(&mut serializer).map_err(io::Error::from)
 }
 
 #[cfg(test)]

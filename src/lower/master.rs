@@ -1,198 +1,298 @@
 //! Lowering to the master JSON: the evaluator's file, every field of every case, in
 //! the key order of the Tujora master.
+//!
+//! Each part of the master is a view over the model that implements `Serialize`, so
+//! the master is written straight from the model into the output. Building a
+//! `serde_json::Value` first would hold a second copy of every text (and dropping it
+//! took a sixth of a 10,000-case build); the views are also the single description of
+//! the key order for the functions that do want a `Value`.
 
-use serde_json::{Map, Value};
+use std::io;
 
-use crate::model::{Case, Check, Suite, Text};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
-use super::json_style::to_master_string;
+use crate::model::{
+    Case, Category, Check, Followup, RevisionNote, Scoring, Suite, Text, ToolContract,
+    ToolOverride, Turn,
+};
+
+use super::json_style::{to_master_string, write_master};
 
 /// The master JSON text of a suite.
 pub fn master_json(suite: &Suite) -> String {
-    to_master_string(&master_value(suite))
+    to_master_string(&Master(suite))
 }
 
+/// Writes the master JSON of a suite to `writer`, without holding it in memory.
+pub fn write_master_json(suite: &Suite, writer: impl io::Write) -> io::Result<()> {
+    write_master(&Master(suite), writer)
+}
+
+/// The master as a JSON value (key order preserved).
 pub fn master_value(suite: &Suite) -> Value {
-    let mut m = Map::new();
-    m.insert("benchmark_name".into(), text(&suite.name));
-    m.insert("version".into(), text(&suite.version));
-    m.insert("created_on".into(), text(&suite.created_on));
-    m.insert("language".into(), text(&suite.language));
-    m.insert("purpose".into(), text(&suite.purpose));
-    m.insert(
-        "case_count".into(),
-        Value::Number(suite.case_count.value.clone()),
-    );
-    let coverage = suite
-        .categories
-        .iter()
-        .map(|c| {
-            (
-                c.name.as_str().to_string(),
-                Value::Number(c.count.value.clone()),
-            )
-        })
-        .collect();
-    m.insert("coverage".into(), Value::Object(coverage));
-    m.insert("data_status".into(), text(&suite.data_status));
-    m.insert("use_instructions".into(), texts(&suite.use_instructions));
-    m.insert(
-        "assistant_system_instruction".into(),
-        text(&suite.system_instruction),
-    );
-    let tools = suite
-        .tools
-        .iter()
-        .map(|t| {
-            let mut contract = Map::new();
-            contract.insert("arguments".into(), texts(&t.arguments));
-            contract.insert("behavior".into(), text(&t.behavior));
-            (t.name.as_str().to_string(), Value::Object(contract))
-        })
-        .collect();
-    m.insert("tool_contracts".into(), Value::Object(tools));
-    m.insert(
-        "global_critical_failures".into(),
-        texts(&suite.global_critical_failures),
-    );
-    let s = &suite.scoring;
-    let mut scoring = Map::new();
-    scoring.insert("case_outcomes".into(), texts(&s.case_outcomes));
-    scoring.insert(
-        "official_complete_run".into(),
-        text(&s.official_complete_run),
-    );
-    scoring.insert("overall_pass_rate".into(), text(&s.overall_pass_rate));
-    scoring.insert(
-        "incomplete_run_reporting".into(),
-        text(&s.incomplete_run_reporting),
-    );
-    scoring.insert("category_pass_rate".into(), text(&s.category_pass_rate));
-    scoring.insert("required_reporting".into(), texts(&s.required_reporting));
-    scoring.insert("human_review".into(), text(&s.human_review));
-    scoring.insert(
-        "result_record_template".into(),
-        s.result_record_template.value.clone(),
-    );
-    m.insert("scoring".into(), Value::Object(scoring));
-    m.insert(
-        "design_reference".into(),
-        suite.design_reference.value.clone(),
-    );
-    m.insert(
-        "cases".into(),
-        Value::Array(suite.cases.iter().map(case_value).collect()),
-    );
-    let notes = suite
-        .revision_notes
-        .iter()
-        .map(|n| {
-            let mut note = Map::new();
-            note.insert("case_id".into(), text(&n.case_id));
-            note.insert("change".into(), text(&n.change));
-            Value::Object(note)
-        })
-        .collect();
-    m.insert("revision_notes".into(), Value::Array(notes));
-    Value::Object(m)
-}
-
-fn text(t: &Text) -> Value {
-    Value::String(t.as_str().to_string())
-}
-
-fn texts(ts: &[Text]) -> Value {
-    Value::Array(ts.iter().map(text).collect())
+    to_value(Master(suite))
 }
 
 /// The `model_input` object of a case: what the model under test sees.
 pub fn model_input(case: &Case) -> Value {
-    let mut mi = Map::new();
-    mi.insert("current_time".into(), text(&case.clock));
-    mi.insert("timezone".into(), text(&case.timezone));
-    mi.insert(
-        "person_background_and_past_history".into(),
-        text(&case.background),
-    );
-    mi.insert(
-        "common_patterns_and_preferences".into(),
-        text(&case.preferences),
-    );
-    mi.insert("current_situation".into(), text(&case.user));
-    let conversation = case
-        .conversation
-        .iter()
-        .map(|turn| {
-            let mut t = Map::new();
-            t.insert("role".into(), text(&turn.role));
-            t.insert("content".into(), text(&turn.content));
-            Value::Object(t)
-        })
-        .collect();
-    mi.insert("conversation".into(), Value::Array(conversation));
-    mi.insert("permissions".into(), text(&case.permissions));
-    mi.insert("available_tools".into(), texts(&case.tools));
-    mi.insert("record_access".into(), text(&case.record_access));
-    Value::Object(mi)
+    to_value(ModelInput(case))
 }
 
+/// One case of the master as a JSON value.
 pub fn case_value(case: &Case) -> Value {
-    let mut c = Map::new();
-    c.insert("case_id".into(), text(&case.id));
-    c.insert("title".into(), text(&case.title));
-    c.insert("category".into(), text(&case.category));
-    c.insert("tags".into(), texts(&case.tags));
-    c.insert("model_input".into(), model_input(case));
+    to_value(CaseView(case))
+}
 
-    let mut h = Map::new();
-    h.insert("fixture_facts".into(), text(&case.facts));
-    let tool_override = case.tool_override.as_ref().map_or(Value::Null, |o| {
-        let mut v = Map::new();
-        v.insert("tool".into(), text(&o.tool));
-        v.insert("match".into(), text(&o.matches));
-        v.insert("result".into(), text(&o.result));
+/// Views hold strings, numbers and JSON values only, so serializing them to a value
+/// cannot fail.
+fn to_value(view: impl Serialize) -> Value {
+    serde_json::to_value(view).unwrap_or_default()
+}
+
+/// A list, each item serialized through a view.
+struct Seq<'a, T, V>(&'a [T], fn(&'a T) -> V);
+
+impl<'a, T, V: Serialize> Serialize for Seq<'a, T, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(self.1))
+    }
+}
+
+/// An object keyed by name, each value serialized through a view.
+struct Named<'a, T, V>(&'a [T], fn(&'a T) -> (&'a str, V));
+
+impl<'a, T, V: Serialize> Serialize for Named<'a, T, V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(self.1))
+    }
+}
+
+fn texts(ts: &[Text]) -> Seq<'_, Text, &str> {
+    Seq(ts, Text::as_str)
+}
+
+struct Master<'a>(&'a Suite);
+
+impl Serialize for Master<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let suite = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("benchmark_name", suite.name.as_str())?;
+        m.serialize_entry("version", suite.version.as_str())?;
+        m.serialize_entry("created_on", suite.created_on.as_str())?;
+        m.serialize_entry("language", suite.language.as_str())?;
+        m.serialize_entry("purpose", suite.purpose.as_str())?;
+        m.serialize_entry("case_count", &suite.case_count.value)?;
+        m.serialize_entry(
+            "coverage",
+            &Named(&suite.categories, |c: &Category| {
+                (c.name.as_str(), &c.count.value)
+            }),
+        )?;
+        m.serialize_entry("data_status", suite.data_status.as_str())?;
+        m.serialize_entry("use_instructions", &texts(&suite.use_instructions))?;
+        m.serialize_entry(
+            "assistant_system_instruction",
+            suite.system_instruction.as_str(),
+        )?;
+        m.serialize_entry(
+            "tool_contracts",
+            &Named(&suite.tools, |t: &ToolContract| {
+                (t.name.as_str(), ToolView(t))
+            }),
+        )?;
+        m.serialize_entry(
+            "global_critical_failures",
+            &texts(&suite.global_critical_failures),
+        )?;
+        m.serialize_entry("scoring", &ScoringView(&suite.scoring))?;
+        m.serialize_entry("design_reference", &suite.design_reference.value)?;
+        m.serialize_entry("cases", &Seq(&suite.cases, CaseView))?;
+        m.serialize_entry("revision_notes", &Seq(&suite.revision_notes, NoteView))?;
+        m.end()
+    }
+}
+
+struct ToolView<'a>(&'a ToolContract);
+
+impl Serialize for ToolView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("arguments", &texts(&self.0.arguments))?;
+        m.serialize_entry("behavior", self.0.behavior.as_str())?;
+        m.end()
+    }
+}
+
+struct ScoringView<'a>(&'a Scoring);
+
+impl Serialize for ScoringView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let scoring = self.0;
+        let mut m = s.serialize_map(Some(8))?;
+        m.serialize_entry("case_outcomes", &texts(&scoring.case_outcomes))?;
+        m.serialize_entry(
+            "official_complete_run",
+            scoring.official_complete_run.as_str(),
+        )?;
+        m.serialize_entry("overall_pass_rate", scoring.overall_pass_rate.as_str())?;
+        m.serialize_entry(
+            "incomplete_run_reporting",
+            scoring.incomplete_run_reporting.as_str(),
+        )?;
+        m.serialize_entry("category_pass_rate", scoring.category_pass_rate.as_str())?;
+        m.serialize_entry("required_reporting", &texts(&scoring.required_reporting))?;
+        m.serialize_entry("human_review", scoring.human_review.as_str())?;
+        m.serialize_entry(
+            "result_record_template",
+            &scoring.result_record_template.value,
+        )?;
+        m.end()
+    }
+}
+
+struct NoteView<'a>(&'a RevisionNote);
+
+impl Serialize for NoteView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("case_id", self.0.case_id.as_str())?;
+        m.serialize_entry("change", self.0.change.as_str())?;
+        m.end()
+    }
+}
+
+struct CaseView<'a>(&'a Case);
+
+impl Serialize for CaseView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let case = self.0;
+        let mut m = s.serialize_map(Some(7))?;
+        m.serialize_entry("case_id", case.id.as_str())?;
+        m.serialize_entry("title", case.title.as_str())?;
+        m.serialize_entry("category", case.category.as_str())?;
+        m.serialize_entry("tags", &texts(&case.tags))?;
+        m.serialize_entry("model_input", &ModelInput(case))?;
+        m.serialize_entry("harness_only", &HarnessOnly(case))?;
+        m.serialize_entry("evaluator_only", &EvaluatorOnly(case))?;
+        m.end()
+    }
+}
+
+struct ModelInput<'a>(&'a Case);
+
+impl Serialize for ModelInput<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let case = self.0;
+        let mut m = s.serialize_map(Some(9))?;
+        m.serialize_entry("current_time", case.clock.as_str())?;
+        m.serialize_entry("timezone", case.timezone.as_str())?;
+        m.serialize_entry(
+            "person_background_and_past_history",
+            case.background.as_str(),
+        )?;
+        m.serialize_entry("common_patterns_and_preferences", case.preferences.as_str())?;
+        m.serialize_entry("current_situation", case.user.as_str())?;
+        m.serialize_entry("conversation", &Seq(&case.conversation, TurnView))?;
+        m.serialize_entry("permissions", case.permissions.as_str())?;
+        m.serialize_entry("available_tools", &texts(&case.tools))?;
+        m.serialize_entry("record_access", case.record_access.as_str())?;
+        m.end()
+    }
+}
+
+struct TurnView<'a>(&'a Turn);
+
+impl Serialize for TurnView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("role", self.0.role.as_str())?;
+        m.serialize_entry("content", self.0.content.as_str())?;
+        m.end()
+    }
+}
+
+struct HarnessOnly<'a>(&'a Case);
+
+impl Serialize for HarnessOnly<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let case = self.0;
+        let mut m = s.serialize_map(Some(6))?;
+        m.serialize_entry("fixture_facts", case.facts.as_str())?;
+        m.serialize_entry(
+            "tool_behavior_override",
+            &case.tool_override.as_ref().map(OverrideView),
+        )?;
+        m.serialize_entry("default_tool_behavior", case.tool_behavior.as_str())?;
+        m.serialize_entry(
+            "scripted_user_followup",
+            &case.followup.as_ref().map(FollowupView),
+        )?;
+        m.serialize_entry("unscripted_user_reply", case.unscripted_reply.as_str())?;
+        m.serialize_entry(
+            "hidden_ground_truth_policy",
+            case.ground_truth_policy.as_str(),
+        )?;
+        m.end()
+    }
+}
+
+struct OverrideView<'a>(&'a ToolOverride);
+
+impl Serialize for OverrideView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("tool", o.tool.as_str())?;
+        m.serialize_entry("match", o.matches.as_str())?;
+        m.serialize_entry("result", o.result.as_str())?;
         if let Some(side_effect) = &o.side_effect {
-            v.insert("side_effect".into(), text(side_effect));
+            m.serialize_entry("side_effect", side_effect.as_str())?;
         }
         if let Some(verification) = &o.verification {
-            v.insert("subsequent_verification".into(), text(verification));
+            m.serialize_entry("subsequent_verification", verification.as_str())?;
         }
-        Value::Object(v)
-    });
-    h.insert("tool_behavior_override".into(), tool_override);
-    h.insert("default_tool_behavior".into(), text(&case.tool_behavior));
-    let followup = case.followup.as_ref().map_or(Value::Null, |f| {
-        let mut v = Map::new();
-        v.insert("when_asked".into(), text(&f.when_asked));
-        v.insert("reply".into(), text(&f.reply));
-        Value::Object(v)
-    });
-    h.insert("scripted_user_followup".into(), followup);
-    h.insert("unscripted_user_reply".into(), text(&case.unscripted_reply));
-    h.insert(
-        "hidden_ground_truth_policy".into(),
-        text(&case.ground_truth_policy),
-    );
-    c.insert("harness_only".into(), Value::Object(h));
-
-    let mut e = Map::new();
-    e.insert("expected_need".into(), text(&case.need));
-    e.insert(
-        "required_checks".into(),
-        Value::Array(case.checks.iter().map(check_value).collect()),
-    );
-    e.insert("critical_failures".into(), texts(&case.critical_failures));
-    e.insert("pass_rule".into(), text(&case.pass_rule));
-    e.insert("expected_final_state".into(), text(&case.final_state));
-    c.insert("evaluator_only".into(), Value::Object(e));
-    Value::Object(c)
+        m.end()
+    }
 }
 
-fn check_value(check: &Check) -> Value {
-    let mut v = Map::new();
-    v.insert("id".into(), text(&check.id));
-    v.insert("dimension".into(), text(&check.dimension));
-    v.insert("requirement".into(), text(&check.requirement));
-    v.insert("evidence".into(), text(&check.evidence));
-    Value::Object(v)
+struct FollowupView<'a>(&'a Followup);
+
+impl Serialize for FollowupView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("when_asked", self.0.when_asked.as_str())?;
+        m.serialize_entry("reply", self.0.reply.as_str())?;
+        m.end()
+    }
+}
+
+struct EvaluatorOnly<'a>(&'a Case);
+
+impl Serialize for EvaluatorOnly<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let case = self.0;
+        let mut m = s.serialize_map(Some(5))?;
+        m.serialize_entry("expected_need", case.need.as_str())?;
+        m.serialize_entry("required_checks", &Seq(&case.checks, CheckView))?;
+        m.serialize_entry("critical_failures", &texts(&case.critical_failures))?;
+        m.serialize_entry("pass_rule", case.pass_rule.as_str())?;
+        m.serialize_entry("expected_final_state", case.final_state.as_str())?;
+        m.end()
+    }
+}
+
+struct CheckView<'a>(&'a Check);
+
+impl Serialize for CheckView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let check = self.0;
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("id", check.id.as_str())?;
+        m.serialize_entry("dimension", check.dimension.as_str())?;
+        m.serialize_entry("requirement", check.requirement.as_str())?;
+        m.serialize_entry("evidence", check.evidence.as_str())?;
+        m.end()
+    }
 }

@@ -4,6 +4,9 @@
 //! next A check, `final` is S1 and the inherited `communication` text is C1. As soon as
 //! one `check` carries an id, the case lists every check itself, in order.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock};
+
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{self, Case, Check, Followup, Name, Text, ToolOverride, Turn};
 use crate::source::Span;
@@ -15,9 +18,9 @@ use super::values::{self, Kind};
 
 /// What a case is resolved against.
 pub struct Context<'a> {
-    pub categories: &'a [(Name, Defaults)],
-    /// The suite's defaults, for a case whose category is unknown.
+    /// The suite's defaults, for a case whose category is missing or unknown.
     pub suite: &'a Defaults,
+    pub categories: &'a [(Name, Defaults)],
     pub tags: &'a [Name],
     pub tools: &'a [Name],
 }
@@ -390,7 +393,8 @@ fn checks(
         .filter_map(|s| written_check(s, diags))
         .collect();
     let explicit = written.iter().any(|c| c.id.is_some());
-    let mut out = Vec::new();
+    // At most R1, the written checks, S1 and C1.
+    let mut out = Vec::with_capacity(written.len() + 3);
     let mut failed = false;
     let mut push = |id: Name,
                     dimension: Name,
@@ -431,7 +435,10 @@ fn checks(
             let dimension = match check.dimension {
                 Some(d) => d,
                 None => match model::dimension_of_id(cid.as_str()) {
-                    Some(d) => Text::new(d, cid.span),
+                    Some(d) => Text {
+                        value: shared_name(d),
+                        span: cid.span,
+                    },
                     None => {
                         failed = true;
                         diags.push(
@@ -453,8 +460,14 @@ fn checks(
             );
         }
     } else {
-        let derived = |letter: &str, n: usize, at: Span| Text::new(format!("{letter}{n}"), at);
-        let dim = |i: usize, at: Span| Text::new(model::DIMENSIONS[i].1, at);
+        let derived = |letter: &str, n: usize, at: Span| Text {
+            value: shared_name(&format!("{letter}{n}")),
+            span: at,
+        };
+        let dim = |i: usize, at: Span| Text {
+            value: shared_name(model::DIMENSIONS[i].1),
+            span: at,
+        };
         let need_statement = first(statements, "need").map_or(span, |s| s.span);
         if let Some(need) = need {
             push(
@@ -505,4 +518,26 @@ fn checks(
         }
     }
     (!failed && (diags.len(), missing.len()) == before).then_some(out)
+}
+
+/// Check ids and dimension names that cases derive (`R1`, `A3`, `final_state`, …),
+/// allocated once: a large suite would otherwise hold a copy of each in every check.
+static DERIVED_NAMES: LazyLock<HashMap<String, Arc<str>>> = LazyLock::new(|| {
+    let ids = ["R1".to_string(), "S1".to_string(), "C1".to_string()]
+        .into_iter()
+        .chain((1..=32).map(|n| format!("A{n}")));
+    let dimensions = model::DIMENSIONS.iter().map(|(_, d)| d.to_string());
+    ids.chain(dimensions)
+        .map(|name| {
+            let shared = Arc::from(name.as_str());
+            (name, shared)
+        })
+        .collect()
+});
+
+fn shared_name(name: &str) -> Arc<str> {
+    DERIVED_NAMES
+        .get(name)
+        .cloned()
+        .unwrap_or_else(|| Arc::from(name))
 }

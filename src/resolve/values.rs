@@ -111,16 +111,37 @@ pub fn text_of(value: &Value) -> Text {
     )
 }
 
+/// [`args`] for a statement whose usage is its own key followed by `rest`. The usage
+/// is only formatted when a diagnostic needs it: reading a large suite formats none.
+fn keyed_args<'a>(
+    statement: &'a Statement,
+    kinds: &[Kind],
+    rest: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<&'a [Value]> {
+    let values = &statement.values;
+    let fits = statement.block.is_none()
+        && values.len() == kinds.len()
+        && values.iter().zip(kinds).all(|(v, kind)| kind.accepts(v));
+    if fits {
+        return Some(values);
+    }
+    args(
+        statement,
+        kinds,
+        &format!("{}{rest}", statement.name()),
+        diags,
+    )
+}
+
 /// `key "text"`
 pub fn text(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> {
-    let usage = format!("{} \"…\"", statement.name());
-    args(statement, &[Kind::Str], &usage, diags).map(|v| text_of(&v[0]))
+    keyed_args(statement, &[Kind::Str], " \"…\"", diags).map(|v| text_of(&v[0]))
 }
 
 /// `key name`
 pub fn name(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Name> {
-    let usage = format!("{} NAME", statement.name());
-    args(statement, &[Kind::Ident], &usage, diags).map(|v| text_of(&v[0]))
+    keyed_args(statement, &[Kind::Ident], " NAME", diags).map(|v| text_of(&v[0]))
 }
 
 /// `key 100`
@@ -168,15 +189,15 @@ pub fn texts(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<T
 
 /// `key a "b" c`: names or strings, read as text.
 pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
-    let usage = format!("{} NAME \"text\" …", statement.name());
+    let usage = || format!("{} NAME \"text\" …", statement.name());
     for value in &statement.values {
         if !(Kind::Ident.accepts(value) || Kind::Str.accepts(value)) {
             let label = format!("expected a name or a string, found {}", value.describe());
-            diags.push(bad(statement, value.span, label, &usage));
+            diags.push(bad(statement, value.span, label, &usage()));
             return None;
         }
     }
-    no_block(statement, &usage, diags)?;
+    no_block(statement, usage, diags)?;
     Some(statement.values.iter().map(text_of).collect())
 }
 
@@ -186,26 +207,30 @@ fn list_of(
     item: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Text>> {
-    let usage = format!("{} {item} {item} …", statement.name());
+    let usage = || format!("{} {item} {item} …", statement.name());
     for value in &statement.values {
         if !kind.accepts(value) {
             let label = format!("expected {}, found {}", kind.describe(), value.describe());
-            diags.push(bad(statement, value.span, label, &usage));
+            diags.push(bad(statement, value.span, label, &usage()));
             return None;
         }
     }
-    no_block(statement, &usage, diags)?;
+    no_block(statement, usage, diags)?;
     Some(statement.values.iter().map(text_of).collect())
 }
 
-fn no_block(statement: &Statement, usage: &str, diags: &mut Vec<Diagnostic>) -> Option<()> {
+fn no_block(
+    statement: &Statement,
+    usage: impl Fn() -> String,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<()> {
     match &statement.block {
         Some(block) => {
             diags.push(bad(
                 statement,
                 block.span,
                 "no block is allowed here".into(),
-                usage,
+                &usage(),
             ));
             None
         }

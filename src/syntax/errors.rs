@@ -35,11 +35,13 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
             .help("add the missing `}`");
         }
     }
-    let found = describe_found(text, pos);
     let expected = match &error.variant {
         ErrorVariant::ParsingError { positives, .. } => expected_list(positives),
-        ErrorVariant::CustomError { message } => message.clone(),
+        // pest's only custom errors are its resource limits: the stack guard stops
+        // nesting deep enough to overflow the stack.
+        ErrorVariant::CustomError { .. } => return too_deep(file, text, pos),
     };
+    let found = describe_found(text, pos);
     let end = (pos + text[pos..].chars().next().map_or(0, char::len_utf8)).min(text.len());
     let mut d = Diagnostic::error(codes::SYNTAX, format!("unexpected {found}"))
         .primary(Span::new(file, pos..end), format!("expected {expected}"));
@@ -55,6 +57,13 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
         );
     }
     d
+}
+
+fn too_deep(file: FileId, text: &str, pos: usize) -> Diagnostic {
+    let end = (pos + text[pos..].chars().next().map_or(0, char::len_utf8)).min(text.len());
+    Diagnostic::error(codes::SYNTAX, "the file nests too deeply to be parsed")
+        .primary(Span::new(file, pos..end), "nested too deeply from here on")
+        .help("flatten the nested lists or blocks")
 }
 
 fn line_end(text: &str, from: usize) -> usize {

@@ -31,10 +31,12 @@ fn ident_rule() {
 
 #[test]
 fn number_rule() {
-    for ok in ["0", "100", "-3", "2.5"] {
+    for ok in ["0", "100", "-3", "2.5", "1e300", "3.18e-139", "-2E+5"] {
         assert!(rule_matches(Rule::number, ok), "{ok}");
     }
-    assert!(!rule_matches(Rule::number, "1."));
+    for bad in ["1.", "1e", "1e+", "e5"] {
+        assert!(!rule_matches(Rule::number, bad), "{bad}");
+    }
 }
 
 #[test]
@@ -42,6 +44,15 @@ fn string_rule() {
     assert!(rule_matches(Rule::string, r#""a \"b\" c""#));
     assert!(rule_matches(Rule::string, r#""""#));
     assert!(!rule_matches(Rule::string, "\"a\nb\""));
+    // The character ranges of a string body: everything but `"`, `\` and line breaks.
+    assert!(rule_matches(
+        Rule::string,
+        "\"é😀 \u{0}\u{b}\u{e}#[]~\u{10ffff}\""
+    ));
+    assert!(rule_matches(Rule::string, "\"a lone \r is kept\""));
+    assert!(!rule_matches(Rule::string, "\"a\r\nb\""));
+    assert!(!rule_matches(Rule::string, "\"a\"b\""));
+    assert!(!rule_matches(Rule::string, "\"a\\\""));
 }
 
 #[test]
@@ -49,6 +60,14 @@ fn text_block_rule() {
     assert!(rule_matches(
         Rule::text_block,
         "\"\"\"\n  a \"quoted\" word\n\"\"\""
+    ));
+    assert!(rule_matches(
+        Rule::text_block,
+        "\"\"\"\n  two \"\" quotes, é and !\n\"\"\""
+    ));
+    assert!(!rule_matches(
+        Rule::text_block,
+        "\"\"\"\n  three \"\"\" quotes\n\"\"\""
     ));
 }
 

@@ -1,4 +1,5 @@
-//! Helpers shared by the formatter's integration tests.
+//! Helpers shared by integration tests.
 
 pub mod case_gen;
+pub mod machine_parts;
 pub mod tree;

@@ -1,0 +1,192 @@
+//! Scale benchmark: `check` and `build` of generated suites of 100, 1,000 and 10,000
+//! cases, next to a serde_json parse and re-serialization of the same master, in the
+//! same run; and the peak memory of a build.
+//!
+//! Run with `cargo bench --bench scale` (add `-- 10000` for one size). Each master comes from the test corpus
+//! generator, is imported into a temporary suite folder, and every measurement reads
+//! from disk: the suite folder for casec, the master file for serde_json. Figures are
+//! medians over several runs. Peak memory is the `VmHWM` of a child process (this same
+//! binary, started with `--peak-build DIR`) that builds one suite and nothing else.
+//!
+//! Targets (issue 2): a 10k-case build within 2× the serde_json round trip, and peak
+//! memory within 3× the master's size.
+
+#[path = "../tests/support/generate.rs"]
+mod generate;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use casec::source::{Origin, SourceDb};
+use casec::Compilation;
+
+/// Suite sizes and how many timed runs each gets (fewer for the larger ones, so the
+/// whole benchmark stays within a couple of minutes on two cores).
+const SIZES: &[(usize, usize)] = &[(100, 15), (1_000, 9), (10_000, 5)];
+const SEED: u64 = 1;
+const PEAK_FLAG: &str = "--peak-build";
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == PEAK_FLAG) {
+        let dir = args.get(at + 1).expect("--peak-build DIR");
+        build_and_report_peak(Path::new(dir));
+        return;
+    }
+    // `cargo bench --bench scale -- 10000` measures only the sizes given.
+    let only: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    let work = tempfile::tempdir().expect("a temp dir");
+    println!(
+        "{:>7} {:>10} {:>10} {:>10} {:>10} {:>7} {:>10} {:>7}",
+        "cases", "master", "serde_json", "check", "build", "build/s", "peak", "peak/m"
+    );
+    for &(cases, runs) in SIZES
+        .iter()
+        .filter(|(n, _)| only.is_empty() || only.contains(n))
+    {
+        let row = measure(work.path(), cases, runs);
+        println!(
+            "{:>7} {:>10} {:>10} {:>10} {:>10} {:>6.2}x {:>10} {:>6.2}x",
+            cases,
+            megabytes(row.master_bytes),
+            millis(row.serde),
+            millis(row.check),
+            millis(row.build),
+            row.build.as_secs_f64() / row.serde.as_secs_f64(),
+            megabytes(row.peak_bytes),
+            row.peak_bytes as f64 / row.master_bytes as f64,
+        );
+    }
+}
+
+struct Row {
+    master_bytes: u64,
+    serde: Duration,
+    check: Duration,
+    build: Duration,
+    peak_bytes: u64,
+}
+
+fn measure(work: &Path, cases: usize, runs: usize) -> Row {
+    let master = generate::generate_master(cases, SEED);
+    let master_path = work.join(format!("master-{cases}.json"));
+    fs::write(&master_path, &master).expect("writable master");
+    let suite = work.join(format!("suite-{cases}"));
+    import_into(&master, &suite);
+
+    let compact_len = master.len() - spaces_of_master_style(&master);
+    let serde = median(runs, || {
+        let text = fs::read_to_string(&master_path).expect("readable master");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("the master parses");
+        let out = serde_json::to_string(&value).expect("serializable");
+        assert_eq!(out.len(), compact_len);
+    });
+    let check = median(runs, || {
+        let compilation = Compilation::from_dir(&suite);
+        assert!(compilation.diagnostics.is_empty());
+    });
+    let build = median(runs, || {
+        let compilation = Compilation::from_dir(&suite);
+        let built = compilation.master_json().expect("the suite builds");
+        assert!(
+            built == master,
+            "the build differs from the generated master"
+        );
+    });
+    Row {
+        master_bytes: master.len() as u64,
+        serde,
+        check,
+        build,
+        peak_bytes: peak_of_build_in_child(&suite),
+    }
+}
+
+/// The master style adds one space inside each non-empty container and after each `:`
+/// and `,`; serde_json's compact output has none. Used only to check that the serde_json
+/// round trip wrote the whole master.
+fn spaces_of_master_style(master: &str) -> usize {
+    let value: serde_json::Value = serde_json::from_str(master).expect("the master parses");
+    fn count(v: &serde_json::Value) -> usize {
+        match v {
+            serde_json::Value::Array(items) if !items.is_empty() => {
+                2 + items.len() - 1 + items.iter().map(count).sum::<usize>()
+            }
+            serde_json::Value::Object(map) if !map.is_empty() => {
+                2 + (map.len() - 1) + map.len() + map.values().map(count).sum::<usize>()
+            }
+            _ => 0,
+        }
+    }
+    count(&value)
+}
+
+fn import_into(master: &str, suite: &Path) {
+    let mut db = SourceDb::new();
+    let file = db.add("master.json", master, Origin::User);
+    let files = casec::import::import(&db, file).unwrap_or_else(|d| panic!("{d:?}"));
+    let files: Vec<(String, Vec<u8>)> = files
+        .into_iter()
+        .map(|(p, t)| (p, t.into_bytes()))
+        .collect();
+    casec::driver::write_folder_atomically(suite, &files).expect("writable suite folder");
+}
+
+fn median(runs: usize, mut f: impl FnMut()) -> Duration {
+    f(); // Warm the page cache and the allocator.
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn peak_of_build_in_child(suite: &Path) -> u64 {
+    let output = Command::new(std::env::current_exe().expect("the bench binary"))
+        .arg(PEAK_FLAG)
+        .arg(suite)
+        .output()
+        .expect("the child runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .expect("the child prints its peak in bytes")
+}
+
+/// In the child: build the suite as `casec build SUITE -o FILE` does, print `VmHWM`.
+fn build_and_report_peak(suite: &Path) {
+    let out = suite.with_extension("built.json");
+    let report = casec::driver::Report {
+        format: casec::driver::Format::Json,
+        deny_warnings: false,
+        color: false,
+    };
+    let code = casec::driver::build(suite, Some(&out), casec::Depth::Check, report);
+    assert_eq!(code, casec::driver::EXIT_OK);
+    let status = fs::read_to_string("/proc/self/status").expect("Linux /proc");
+    let kilobytes: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM in /proc/self/status");
+    println!("{}", kilobytes * 1024);
+}
+
+fn millis(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1_000_000.0)
+}
