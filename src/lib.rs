@@ -5,7 +5,8 @@
 //! bundles (and, in later phases, sandbox initialisation).
 //!
 //! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names) →
-//! [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase.
+//! [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase. The
+//! language server ([`lsp`]) runs the same phases for an editor.
 //!
 //! # Embedding
 //!
@@ -64,6 +65,7 @@ pub mod fmt;
 pub mod import;
 pub mod load;
 pub mod lower;
+pub mod lsp;
 pub mod model;
 pub mod resolve;
 pub mod source;
@@ -75,6 +77,7 @@ use diag::Diagnostic;
 use load::Source;
 use resolve::Role;
 use source::SourceDb;
+use syntax::ParseCache;
 
 /// The result of compiling one suite: its sources, the resolved model (if the suite
 /// block resolved) and every diagnostic, sorted by file and position.
@@ -139,19 +142,15 @@ impl Compilation {
     /// Compiles one file under a display name: as a one-file suite when it declares a
     /// `suite`, else as a file of profiles and cases outside any suite.
     pub fn from_single_file(name: &str, text: &str) -> Compilation {
-        let declares_suite = syntax::parse(source::FileId(0), text)
-            .file
-            .is_some_and(|f| f.statements.iter().any(|s| s.name() == "suite"));
-        let source = Source {
-            name: name.to_string(),
-            text: text.to_string(),
-            role: if declares_suite {
-                Role::SuiteFile
-            } else {
-                Role::Member
-            },
-        };
-        Compilation::compile(vec![source], Vec::new())
+        Compilation::compile(vec![Source::lone(name, text)], Vec::new())
+    }
+
+    /// Compiles `sources` (in name order, whatever order they come in) reusing the
+    /// trees `cache` holds for unchanged files, and leaves this run's trees in it. For
+    /// callers that re-check the same suite after small edits: the language server.
+    pub fn from_sources_cached(mut sources: Vec<Source>, cache: &mut ParseCache) -> Compilation {
+        sources.sort_by(|a, b| a.name.cmp(&b.name));
+        Compilation::compile_cached(sources, Vec::new(), cache)
     }
 
     /// Compiles loose files that belong to no suite: profiles are validated, and cases
@@ -167,22 +166,34 @@ impl Compilation {
         Compilation::compile(sources, diagnostics)
     }
 
-    fn compile(sources: Vec<Source>, mut diagnostics: Vec<Diagnostic>) -> Compilation {
+    fn compile(sources: Vec<Source>, diagnostics: Vec<Diagnostic>) -> Compilation {
+        Compilation::compile_cached(sources, diagnostics, &mut ParseCache::default())
+    }
+
+    fn compile_cached(
+        sources: Vec<Source>,
+        mut diagnostics: Vec<Diagnostic>,
+        cache: &mut ParseCache,
+    ) -> Compilation {
         let mut db = SourceDb::new();
         let mut all = load::stdlib_sources();
         all.extend(sources);
         let ids = load::add_all(&mut db, all);
-        let mut files = Vec::with_capacity(ids.len());
+        let mut parsed = Vec::with_capacity(ids.len());
         for (id, role) in ids {
-            let parsed = syntax::parse(id, &db.file(id).text);
-            diagnostics.extend(parsed.diagnostics);
-            if let Some(file) = parsed.file {
-                files.push((file, role));
-            }
+            let file = db.file(id);
+            let tree = cache.parse(id, &file.name, &file.text);
+            diagnostics.extend(tree.diagnostics.iter().cloned());
+            parsed.push((tree, role));
         }
-        let inputs: Vec<resolve::Input> = files
+        let names: Vec<&str> = db.files().map(|(_, f)| f.name.as_str()).collect();
+        cache.retain(&names);
+        let inputs: Vec<resolve::Input> = parsed
             .iter()
-            .map(|(file, role)| resolve::Input { file, role: *role })
+            .filter_map(|(tree, role)| {
+                let file = tree.file.as_ref()?;
+                Some(resolve::Input { file, role: *role })
+            })
             .collect();
         let (suite, resolve_diagnostics) = resolve::resolve(&inputs);
         diagnostics.extend(resolve_diagnostics);

@@ -1,10 +1,11 @@
 //! The diagnostic model shared by every phase.
 //!
 //! Phases never print: they return [`Diagnostic`] values (a stable code, a severity, a
-//! message, labelled spans and optional help). Only the command line or the language
-//! server renders them, through [`render`]. Codes are documented in
-//! `docs/diagnostics.md`; [`codes`] lists them all so tests can hold docs and UI tests to
-//! the same list.
+//! message, labelled spans, optional help and an optional machine-applicable [`Fix`]).
+//! Only the command line renders them, through [`render`]; the language server turns
+//! them into protocol diagnostics and quick fixes (`lsp::convert`). Codes are documented
+//! in `docs/diagnostics.md`; [`codes`] lists them all so tests can hold docs and UI tests
+//! to the same list.
 
 pub mod codes;
 pub mod render;
@@ -35,6 +36,17 @@ pub struct Label {
     pub primary: bool,
 }
 
+/// A mechanical fix: replacing the text at `span` with `replacement` resolves the
+/// diagnostic. Only for fixes that need no judgement (a "did you mean" name), so an
+/// editor can offer it as a one-click code action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub span: Span,
+    pub replacement: String,
+    /// What applying it does, as an editor shows it: "replace with `medication`".
+    pub message: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub code: &'static str,
@@ -45,6 +57,7 @@ pub struct Diagnostic {
     /// A diagnostic about a file as a whole (I/O, a missing suite) has no span but
     /// still names the file.
     pub path: Option<String>,
+    pub fix: Option<Fix>,
 }
 
 impl Diagnostic {
@@ -56,6 +69,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             path: None,
+            fix: None,
         }
     }
 
@@ -86,6 +100,21 @@ impl Diagnostic {
 
     pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
         self.help = Some(help.into());
+        self
+    }
+
+    /// Attaches a machine-applicable fix: `replacement` in place of the text at `span`.
+    pub fn fix(
+        mut self,
+        span: Span,
+        replacement: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        self.fix = Some(Fix {
+            span,
+            replacement: replacement.into(),
+            message: message.into(),
+        });
         self
     }
 
@@ -129,6 +158,13 @@ fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'static 
             d.message.as_str(),
         ),
     }
+}
+
+/// A "did you mean" diagnostic's help and fix: `name`, written at `span`, is replaced by
+/// `near`.
+pub fn did_you_mean(d: Diagnostic, span: Span, near: &str) -> Diagnostic {
+    d.help(format!("did you mean `{near}`?"))
+        .fix(span, near, format!("replace with `{near}`"))
 }
 
 /// "did you mean" help: the closest candidate by edit distance if close enough, else

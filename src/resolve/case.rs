@@ -4,7 +4,7 @@
 //! next A check, `final` is S1 and the inherited `communication` text is C1. As soon as
 //! one `check` carries an id, the case lists every check itself, in order.
 
-use crate::diag::{codes, suggest, Diagnostic};
+use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::{self, Case, Check, Followup, Name, Text, ToolOverride, Turn};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
@@ -15,6 +15,9 @@ use super::values::{self, Kind};
 
 /// What a case is resolved against.
 pub struct Context<'a> {
+    /// The suite's defaults: what a case whose category is unknown inherits, so that
+    /// one misspelt category is one diagnostic rather than one per inherited field.
+    pub suite: &'a Defaults,
     pub categories: &'a [(Name, Defaults)],
     pub tags: &'a [Name],
     pub tools: &'a [Name],
@@ -57,7 +60,7 @@ pub fn case(
         .as_ref()
         .and_then(|c| category_defaults(c, cx, diags));
     let layer = read_layer(statements, diags);
-    let inherited = profiles.apply(base.unwrap_or(&Defaults::default()), &layer, diags);
+    let inherited = profiles.apply(base.unwrap_or(cx.suite), &layer, diags);
 
     let tags = first(statements, "tags")
         .and_then(|s| values::names(s, diags))
@@ -115,20 +118,27 @@ pub fn case(
             diags,
         );
     }
-    let field =
-        |f: TextField, diags: &mut Vec<Diagnostic>| inherited_text(&inherited, f, span, &id, diags);
-    let clock = field(TextField::Clock, diags);
-    let timezone = field(TextField::Timezone, diags);
-    let background = field(TextField::Background, diags);
-    let preferences = field(TextField::Preferences, diags);
-    let permissions = field(TextField::Permissions, diags);
-    let record_access = field(TextField::RecordAccess, diags);
-    let tool_behavior = field(TextField::ToolBehavior, diags);
-    let unscripted_reply = field(TextField::UnscriptedReply, diags);
-    let ground_truth_policy = field(TextField::GroundTruthPolicy, diags);
-    let pass_rule = field(TextField::PassRule, diags);
+    // A field no layer sets is missing, unless the case names an unknown category:
+    // what that category would give is unknown, so its gaps are no mistakes of their
+    // own, and the misspelt category stays the one diagnostic.
+    let mut missing = Vec::new();
+    let mut field = |f: TextField| inherited_text(&inherited, f, span, &id, &mut missing);
+    let clock = field(TextField::Clock);
+    let timezone = field(TextField::Timezone);
+    let background = field(TextField::Background);
+    let preferences = field(TextField::Preferences);
+    let permissions = field(TextField::Permissions);
+    let record_access = field(TextField::RecordAccess);
+    let tool_behavior = field(TextField::ToolBehavior);
+    let unscripted_reply = field(TextField::UnscriptedReply);
+    let ground_truth_policy = field(TextField::GroundTruthPolicy);
+    let pass_rule = field(TextField::PassRule);
     if tools.is_none() {
-        diags.push(missing_default("tools", span, &id));
+        missing.push(missing_default("tools", span, &id));
+    }
+    let unknown_category = category.is_some() && base.is_none();
+    if !unknown_category {
+        diags.extend(missing);
     }
     let checks = checks(
         statements,
@@ -209,7 +219,7 @@ fn known(
     let d = Diagnostic::error(code, format!("unknown {what} `{}`", name.as_str()))
         .primary(name.span, format!("not declared in {source}"));
     let d = match suggest(name.as_str(), candidates.iter().map(|c| c.as_str())) {
-        Some(near) => d.help(format!("did you mean `{near}`?")),
+        Some(near) => did_you_mean(d, name.span, near),
         None => {
             let list: Vec<&str> = candidates.iter().map(|c| c.as_str()).collect();
             d.help(format!(

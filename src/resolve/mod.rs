@@ -125,6 +125,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
     }
     let tool_names: Vec<Name> = tools.iter().map(|t| t.name.clone()).collect();
     let cx = case::Context {
+        suite: &suite_defaults,
         categories: &category_defaults,
         tags: &header.tags,
         tools: &tool_names,
