@@ -18,7 +18,9 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
     let path = root.join("appointments/TUJ-034.case");
     let text = std::fs::read_to_string(&path).expect("the Tujora suite");
-    let uri = format!("file://{}", path.display());
+    let uri = lsp_types::Url::from_file_path(&path)
+        .expect("an absolute path")
+        .to_string();
     let cache_dir = std::env::temp_dir().join(format!("casec-bench-{}", std::process::id()));
     let mut server = Server::new(Options { cache_dir });
     request(&mut server, 0, "initialize", json!({ "capabilities": {} }));

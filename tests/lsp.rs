@@ -628,7 +628,7 @@ impl ScratchSuite {
     }
 
     fn uri(&self, file: &str) -> String {
-        format!("file://{}/{file}", self.root.display())
+        client::file_uri(&self.root.join(file))
     }
 }
 
@@ -640,7 +640,7 @@ impl Drop for ScratchSuite {
 
 #[test]
 fn files_changed_on_disk_are_checked_and_cleared_when_they_go() {
-    let suite = ScratchSuite::new("disk");
+    let suite = ScratchSuite::new("a folder with spaces");
     let mut session = Session::new("disk");
     let err1 = suite.uri("errands/ERR-1.case");
     let err3 = suite.uri("errands/ERR-3.case");

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use client::{apply, at, err1_with_mistake, open, position, range, read, suite_dir, uri};
+use client::{apply, at, err1_with_mistake, file_uri, open, position, range, read, suite_dir, uri};
 use serde_json::{json, Value};
 
 /// A server that has not answered by then is stuck: the test kills it and fails.
@@ -221,7 +221,7 @@ fn a_session_with_the_binary_matches_the_golden_transcript() {
         "  tools get_clock\n  user \"When — 📦 can I pick up my parcel?\"\n  category errands\n"
     ));
 
-    let root = format!("file://{}", suite_dir().display());
+    let root = file_uri(&suite_dir());
     let transcript = client.transcript.replace(&root, "file:///SUITE");
     let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lsp/session.golden");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {

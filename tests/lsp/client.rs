@@ -13,8 +13,15 @@ pub fn suite_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lsp/suite")
 }
 
+/// The URI of a file of the fixture suite, percent-encoded as clients send it.
 pub fn uri(relative: &str) -> String {
-    format!("file://{}/{relative}", suite_dir().display())
+    file_uri(&suite_dir().join(relative))
+}
+
+pub fn file_uri(path: &Path) -> String {
+    lsp_types::Url::from_file_path(path)
+        .expect("an absolute path")
+        .to_string()
 }
 
 pub fn read(relative: &str) -> String {
