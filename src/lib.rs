@@ -6,7 +6,8 @@
 //!
 //! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names) →
 //! [`check`] (semantic rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics
-//! out of every phase.
+//! out of every phase. The language server ([`lsp`]) runs the same phases for an
+//! editor.
 //!
 //! # Embedding
 //!
@@ -66,6 +67,7 @@ pub mod fmt;
 pub mod import;
 pub mod load;
 pub mod lower;
+pub mod lsp;
 pub mod model;
 mod parallel;
 pub mod resolve;
@@ -79,6 +81,7 @@ use diag::Diagnostic;
 use load::Source;
 use resolve::Role;
 use source::SourceDb;
+use syntax::ParseCache;
 
 /// The result of compiling one suite: its sources, the resolved model (if the suite
 /// block resolved) and every diagnostic, sorted by file and position.
@@ -122,7 +125,7 @@ impl Compilation {
             };
         }
         let sources = load::suite_sources(root, &mut diagnostics);
-        Compilation::run(sources, diagnostics, depth)
+        Compilation::run(sources, diagnostics, depth, None)
     }
 
     /// Compiles in-memory sources. A source named `suite.case` is the suite file.
@@ -138,25 +141,21 @@ impl Compilation {
     pub fn resolve_sources<N: AsRef<str>, T: AsRef<str>>(
         sources: impl IntoIterator<Item = (N, T)>,
     ) -> Compilation {
-        Compilation::run(in_memory(sources), Vec::new(), Depth::Resolve)
+        Compilation::run(in_memory(sources), Vec::new(), Depth::Resolve, None)
     }
 
     /// Compiles one file under a display name: as a one-file suite when it declares a
     /// `suite`, else as a file of profiles and cases outside any suite.
     pub fn from_single_file(name: &str, text: &str) -> Compilation {
-        let declares_suite = syntax::parse(source::FileId(0), text)
-            .file
-            .is_some_and(|f| f.statements.iter().any(|s| s.name() == "suite"));
-        let source = Source {
-            name: name.to_string(),
-            text: text.to_string(),
-            role: if declares_suite {
-                Role::SuiteFile
-            } else {
-                Role::Member
-            },
-        };
-        Compilation::compile(vec![source], Vec::new())
+        Compilation::compile(vec![Source::lone(name, text)], Vec::new())
+    }
+
+    /// Compiles `sources` (in name order, whatever order they come in) reusing the
+    /// trees `cache` holds for unchanged files, and leaves this run's trees in it. For
+    /// callers that re-check the same suite after small edits: the language server.
+    pub fn from_sources_cached(mut sources: Vec<Source>, cache: &mut ParseCache) -> Compilation {
+        sources.sort_by(|a, b| a.name.cmp(&b.name));
+        Compilation::run(sources, Vec::new(), Depth::Check, Some(cache))
     }
 
     /// Compiles loose files that belong to no suite: profiles are validated, and cases
@@ -173,30 +172,33 @@ impl Compilation {
     }
 
     fn compile(sources: Vec<Source>, diagnostics: Vec<Diagnostic>) -> Compilation {
-        Compilation::run(sources, diagnostics, Depth::Check)
+        Compilation::run(sources, diagnostics, Depth::Check, None)
     }
 
     /// Parses every source (a file with a syntax error is left out, the others go on),
-    /// resolves the suite and, at [`Depth::Check`], runs the semantic checks on it.
-    fn run(sources: Vec<Source>, mut diagnostics: Vec<Diagnostic>, depth: Depth) -> Compilation {
+    /// resolves the suite and, at [`Depth::Check`], runs the semantic checks on it. With
+    /// a cache, unchanged files reuse their trees; without, files parse in parallel.
+    fn run(
+        sources: Vec<Source>,
+        mut diagnostics: Vec<Diagnostic>,
+        depth: Depth,
+        cache: Option<&mut ParseCache>,
+    ) -> Compilation {
         let mut db = SourceDb::new();
         let mut all = load::stdlib_sources();
         all.extend(sources);
         let ids = load::add_all(&mut db, all);
-        let texts: Vec<(source::FileId, &str)> = ids
-            .iter()
-            .map(|(id, _)| (*id, &*db.file(*id).text))
-            .collect();
-        let mut files = Vec::with_capacity(ids.len());
-        for (parsed, (_, role)) in syntax::parse_all(&texts).into_iter().zip(&ids) {
-            diagnostics.extend(parsed.diagnostics);
-            if let Some(file) = parsed.file {
-                files.push((file, *role));
-            }
+        let parsed = parse_files(&db, &ids, cache);
+        for tree in &parsed {
+            diagnostics.extend(tree.diagnostics.iter().cloned());
         }
-        let inputs: Vec<resolve::Input> = files
+        let inputs: Vec<resolve::Input> = parsed
             .iter()
-            .map(|(file, role)| resolve::Input { file, role: *role })
+            .zip(&ids)
+            .filter_map(|(tree, (_, role))| {
+                let file = tree.file.as_ref()?;
+                Some(resolve::Input { file, role: *role })
+            })
             .collect();
         let (suite, resolve_diagnostics) = resolve::resolve(&inputs);
         diagnostics.extend(resolve_diagnostics);
@@ -278,4 +280,37 @@ fn in_memory<N: AsRef<str>, T: AsRef<str>>(
         .collect();
     sources.sort_by(|a, b| a.name.cmp(&b.name));
     sources
+}
+
+/// The trees of the files `ids` of `db`, in order: through `cache` when there is one
+/// (it then forgets files no longer in `db`), else parsed in parallel.
+fn parse_files(
+    db: &SourceDb,
+    ids: &[(source::FileId, Role)],
+    cache: Option<&mut ParseCache>,
+) -> Vec<std::sync::Arc<syntax::Parsed>> {
+    match cache {
+        Some(cache) => {
+            let trees = ids
+                .iter()
+                .map(|(id, _)| {
+                    let file = db.file(*id);
+                    cache.parse(*id, &file.name, &file.text)
+                })
+                .collect();
+            let names: Vec<&str> = db.files().map(|(_, f)| f.name.as_str()).collect();
+            cache.retain(&names);
+            trees
+        }
+        None => {
+            let texts: Vec<(source::FileId, &str)> = ids
+                .iter()
+                .map(|(id, _)| (*id, &*db.file(*id).text))
+                .collect();
+            syntax::parse_all(&texts)
+                .into_iter()
+                .map(std::sync::Arc::new)
+                .collect()
+        }
+    }
 }

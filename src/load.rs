@@ -34,7 +34,26 @@ pub struct Source {
     pub role: Role,
 }
 
-/// Adds the stdlib files to `db`, returning them as sources.
+impl Source {
+    /// A file compiled on its own: the suite file of a one-file suite when it declares
+    /// a `suite`, else a file of profiles and cases outside any suite.
+    pub fn lone(name: &str, text: &str) -> Source {
+        let declares_suite = crate::syntax::parse(crate::source::FileId(0), text)
+            .file
+            .is_some_and(|f| f.statements.iter().any(|s| s.name() == "suite"));
+        Source {
+            name: name.to_string(),
+            text: text.to_string(),
+            role: if declares_suite {
+                Role::SuiteFile
+            } else {
+                Role::Member
+            },
+        }
+    }
+}
+
+/// The stdlib files as sources.
 pub fn stdlib_sources() -> Vec<Source> {
     STDLIB
         .iter()

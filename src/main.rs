@@ -102,6 +102,13 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Run the language server for editors, speaking LSP over standard input and output.
+    Lsp {
+        /// Standard input and output are the only transport; the flag is accepted for
+        /// clients that pass it.
+        #[arg(long, hide = true)]
+        stdio: bool,
+    },
 }
 
 #[derive(Args)]
@@ -224,6 +231,7 @@ fn main() -> ExitCode {
                 driver::fmt_paths(&paths, mode, report.options())
             }
         }
+        Command::Lsp { stdio: _ } => casec::lsp::stdio(),
     };
     ExitCode::from(code)
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# TextMate grammar tests: installs the pinned vscode-tmgrammar-test (npm ci) and checks
-# every scope assertion in sample.case. Run from anywhere; exits non-zero on failure.
+# The extension's tests: installs the pinned packages (npm ci), checks every scope
+# assertion of the TextMate grammar in sample.case, then runs the language client's
+# tests (test/extension.test.js). Run from anywhere; exits non-zero on failure.
 set -eu
 cd "$(dirname "$0")"
 npm ci --no-audit --no-fund --silent
@@ -11,3 +12,4 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sed -E 's/^( +)#( *[\^<])/#\1\2/' sample.case > "$work/sample.case"
 npx --no-install vscode-tmgrammar-test --grammar syntaxes/case.tmLanguage.json "$work/sample.case"
+npm test --silent

@@ -1,10 +1,11 @@
 //! The diagnostic model shared by every phase.
 //!
 //! Phases never print: they return [`Diagnostic`] values (a stable code, a severity, a
-//! message, labelled spans and optional help). Only the command line or the language
-//! server renders them, through [`render`]. Codes are documented in
-//! `docs/diagnostics.md`; [`codes`] lists them all so tests can hold docs and UI tests to
-//! the same list.
+//! message, labelled spans, optional help and an optional machine-applicable [`Fix`]).
+//! Only the command line renders them, through [`render`]; the language server turns
+//! them into protocol diagnostics and quick fixes (`lsp::convert`). Codes are documented
+//! in `docs/diagnostics.md`; [`codes`] lists them all so tests can hold docs and UI tests
+//! to the same list.
 
 pub mod codes;
 pub mod render;
@@ -35,6 +36,17 @@ pub struct Label {
     pub primary: bool,
 }
 
+/// A mechanical fix: replacing the text at `span` with `replacement` resolves the
+/// diagnostic. Only for fixes that need no judgement (a "did you mean" name), so an
+/// editor can offer it as a one-click code action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub span: Span,
+    pub replacement: String,
+    /// What applying it does, as an editor shows it: "replace with `medication`".
+    pub message: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub code: &'static str,
@@ -44,7 +56,8 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// A diagnostic about a file as a whole (I/O, a missing suite) has no span but
     /// still names the file.
-    pub path: Option<String>,
+    pub path: Option<Box<str>>,
+    pub fix: Option<Box<Fix>>,
 }
 
 impl Diagnostic {
@@ -56,6 +69,7 @@ impl Diagnostic {
             labels: Vec::new(),
             help: None,
             path: None,
+            fix: None,
         }
     }
 
@@ -89,8 +103,23 @@ impl Diagnostic {
         self
     }
 
+    /// Attaches a machine-applicable fix: `replacement` in place of the text at `span`.
+    pub fn fix(
+        mut self,
+        span: Span,
+        replacement: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        self.fix = Some(Box::new(Fix {
+            span,
+            replacement: replacement.into(),
+            message: message.into(),
+        }));
+        self
+    }
+
     pub fn at_path(mut self, path: impl Into<String>) -> Diagnostic {
-        self.path = Some(path.into());
+        self.path = Some(path.into().into_boxed_str());
         self
     }
 
@@ -130,6 +159,13 @@ pub fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'sta
             d.message.as_str(),
         ),
     }
+}
+
+/// A "did you mean" diagnostic's help and fix: `name`, written at `span`, is replaced by
+/// `near`.
+pub fn did_you_mean(d: Diagnostic, span: Span, near: &str) -> Diagnostic {
+    d.help(format!("did you mean `{near}`?"))
+        .fix(span, near, format!("replace with `{near}`"))
 }
 
 /// "did you mean" help: the closest candidate by edit distance if close enough, else

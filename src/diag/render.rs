@@ -79,7 +79,9 @@ fn without_long_lines(d: &Diagnostic, db: &SourceDb) -> Option<Diagnostic> {
     });
     Some(Diagnostic {
         labels: Vec::new(),
-        path: location.or_else(|| d.path.clone()),
+        path: location
+            .map(String::into_boxed_str)
+            .or_else(|| d.path.clone()),
         ..d.clone()
     })
 }

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
-use crate::diag::{codes, suggest, Diagnostic};
+use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::{self, Case, Check, Followup, Name, Text, ToolOverride, Turn};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
@@ -224,7 +224,7 @@ fn known(
     let d = Diagnostic::error(code, format!("unknown {what} `{}`", name.as_str()))
         .primary(name.span, format!("not declared in {source}"));
     let d = match suggest(name.as_str(), candidates.iter().map(|c| c.as_str())) {
-        Some(near) => d.help(format!("did you mean `{near}`?")),
+        Some(near) => did_you_mean(d, name.span, near),
         None => {
             let list: Vec<&str> = candidates.iter().map(|c| c.as_str()).collect();
             d.help(format!(

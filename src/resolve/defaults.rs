@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::diag::{codes, suggest, Diagnostic};
+use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::{Name, Text};
 use crate::source::Span;
 use crate::syntax::ast::Statement;
@@ -265,7 +265,7 @@ impl Profiles {
         )
         .primary(name.span, "not defined in the suite or the stdlib");
         match suggest(name.as_str(), self.names()) {
-            Some(near) => d.help(format!("did you mean `{near}`?")),
+            Some(near) => did_you_mean(d, name.span, near),
             None => d.help("define it with `profile NAME { … }` in a suite file"),
         }
     }

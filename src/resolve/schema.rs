@@ -4,7 +4,7 @@
 //! validates blocks against them (unknown, duplicate and missing keys), and the
 //! language server and docs can list them.
 
-use crate::diag::{codes, suggest, Diagnostic};
+use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::source::Span;
 use crate::syntax::ast::{Block, Statement};
 
@@ -283,6 +283,25 @@ pub const CHECK: &[KeySpec] = &[
     ),
 ];
 
+/// The key tables of the block opened by the statements `path` (their keys, outermost
+/// first; empty for the top of a file): what the resolver checks that block against.
+/// `None` for a free-form data block, or a block the language does not have. Tools
+/// that follow the cursor (the language server's completion and hover) read it here.
+pub fn block_specs(path: &[&str]) -> Option<&'static [&'static [KeySpec]]> {
+    match path {
+        [] => Some(&[TOP_LEVEL]),
+        ["suite"] => Some(&[SUITE, PROFILE_FIELDS]),
+        ["suite", "scoring"] => Some(&[SCORING]),
+        ["tool"] => Some(&[TOOL]),
+        ["category"] | ["profile"] => Some(&[PROFILE_FIELDS]),
+        ["case"] => Some(&[CASE, PROFILE_FIELDS]),
+        ["case", "override"] => Some(&[OVERRIDE]),
+        ["case", "followup"] => Some(&[FOLLOWUP]),
+        ["case", "check"] => Some(&[CHECK]),
+        _ => None,
+    }
+}
+
 /// Validates the statements of a block against `specs`: reports unknown keys (with the
 /// nearest known key), repeated keys that may appear once, and missing required keys
 /// (at `owner`, the statement that opened the block).
@@ -340,7 +359,7 @@ fn unknown_key(statement: &Statement, specs: &[&[KeySpec]], context: &str) -> Di
     )
     .primary(statement.key.span, "not known here");
     match suggest(key, known) {
-        Some(near) => d.help(format!("did you mean `{near}`?")),
+        Some(near) => did_you_mean(d, statement.key.span, near),
         None => {
             let all: Vec<&str> = specs.iter().flat_map(|s| s.iter()).map(|s| s.key).collect();
             d.help(format!("{context} accepts: {}", all.join(", ")))

@@ -7,6 +7,7 @@
 //! without losing the tree. Parsing never panics, whatever the input.
 
 pub mod ast;
+mod cache;
 mod errors;
 pub mod strings;
 
@@ -16,6 +17,7 @@ use pest::Parser;
 use crate::diag::Diagnostic;
 use crate::source::{FileId, Span};
 use ast::*;
+pub use cache::ParseCache;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "../grammar/case.pest"]

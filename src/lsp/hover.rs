@@ -1,0 +1,178 @@
+//! Hover: what a key means (its schema doc), a tool's contract, a category's or
+//! profile's fields as written, a stdlib part's full text, a case's title, a tag's use,
+//! a dimension, and a record id's facts.
+
+use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
+
+use crate::model::DIMENSIONS;
+use crate::resolve::schema;
+use crate::source::Origin;
+use crate::syntax::ast::Statement;
+
+use super::cursor::{self, At, Word};
+use super::index::{self, Declaration, NameKind};
+use super::names;
+use super::view::View;
+
+pub fn hover(view: &View, position: Position) -> Option<Hover> {
+    let offset = view.offset(position);
+    let context = cursor::context(view.text, offset);
+    let path = context.path();
+    let (text, word) = match &context.at {
+        At::Key(word) => (key_text(&path, &word.text)?, word),
+        At::Value { key, index, word } => {
+            let kind = names::reference(&path, key, *index)
+                .or_else(|| names::declaration(&path, key, *index))?;
+            (value_text(view, kind, &word.text)?, word)
+        }
+        At::Text { word, .. } if path.first() == Some(&"case") => {
+            (record_text(view, &word.text, offset)?, word)
+        }
+        At::Text { .. } | At::Nothing => return None,
+    };
+    Some(markdown(view, text, word))
+}
+
+fn markdown(view: &View, value: String, word: &Word) -> Hover {
+    Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value,
+        }),
+        range: Some(view.range(word.start, word.end)),
+    }
+}
+
+/// The doc of `key` in the block at `path`.
+fn key_text(path: &[&str], key: &str) -> Option<String> {
+    let spec = schema::block_specs(path)?
+        .iter()
+        .flat_map(|t| t.iter())
+        .find(|s| s.key == key)?;
+    let how = match (spec.required, spec.repeated) {
+        (true, _) => "required",
+        (false, true) => "optional, repeatable",
+        (false, false) => "optional",
+    };
+    Some(format!("**`{key}`** · {how}\n\n{}", spec.doc))
+}
+
+fn value_text(view: &View, kind: NameKind, name: &str) -> Option<String> {
+    if kind == NameKind::Dimension {
+        return DIMENSIONS
+            .iter()
+            .any(|(_, d)| *d == name)
+            .then(|| dimension_text(name));
+    }
+    Some(name_text(view, view.index.find(kind, name)?))
+}
+
+/// The hover text of a declared name.
+pub fn name_text(view: &View, declaration: &Declaration) -> String {
+    let name = &declaration.name;
+    match declaration.kind {
+        NameKind::Tool => format!(
+            "**tool `{name}`**\n\n```\n{}\n```\n\n{}",
+            signature(declaration),
+            string_of(declaration.statement, "behavior").unwrap_or_default()
+        ),
+        NameKind::Category => format!(
+            "**category `{name}`** · {} case(s) declared\n\n{}",
+            declaration
+                .statement
+                .values
+                .get(1)
+                .map_or("?", |v| view.slice(v.span)),
+            source(view, declaration)
+        ),
+        NameKind::Profile if declaration.origin == Origin::Stdlib => format!(
+            "**stdlib part `{name}`**, embedded in casec\n\n{}",
+            source(view, declaration)
+        ),
+        NameKind::Profile => format!("**profile `{name}`**\n\n{}", source(view, declaration)),
+        NameKind::Tag => format!(
+            "**tag `{name}`**, from the suite's `tags`: used by {} case(s)",
+            tag_uses(view, name)
+        ),
+        NameKind::Case => format!("**case `{name}`** {}", title(declaration)),
+        NameKind::Dimension => dimension_text(name),
+    }
+}
+
+/// A tool's arguments as a call: `write_record(collection, operation, …)`.
+pub fn signature(tool: &Declaration) -> String {
+    let arguments: Vec<&str> = body(tool.statement)
+        .iter()
+        .filter(|s| s.name() == "arguments")
+        .flat_map(|s| s.values.iter().filter_map(|v| v.as_str()))
+        .collect();
+    format!("{}({})", tool.name, arguments.join(", "))
+}
+
+/// A case's title, quoted, as its header gives it.
+pub fn title(case: &Declaration) -> String {
+    case.statement
+        .values
+        .get(1)
+        .and_then(|v| v.as_str())
+        .map_or_else(String::new, |t| format!("“{t}”"))
+}
+
+pub fn dimension_text(name: &str) -> String {
+    let letter = DIMENSIONS
+        .iter()
+        .find(|(_, d)| *d == name)
+        .map_or("", |(l, _)| *l);
+    format!("**check dimension `{name}`**: the dimension of check ids {letter}1, {letter}2, …")
+}
+
+/// The declaration as written, in a code block, with the file it is in.
+fn source(view: &View, declaration: &Declaration) -> String {
+    let span = declaration.statement.span;
+    format!(
+        "```case\n{}\n```\n\n*{}*",
+        view.slice(span),
+        view.display_name(span)
+    )
+}
+
+fn tag_uses(view: &View, tag: &str) -> usize {
+    view.index
+        .all(NameKind::Case)
+        .filter(|case| {
+            body(case.statement)
+                .iter()
+                .filter(|s| s.name() == "tags")
+                .any(|s| s.values.iter().any(|v| v.as_ident() == Some(tag)))
+        })
+        .count()
+}
+
+/// A record id inside the strings of the case at `offset`: the facts that mention it.
+fn record_text(view: &View, id: &str, offset: usize) -> Option<String> {
+    let case = view.index.case_at(view.file, offset)?;
+    let db = &view.unit.compilation.db;
+    index::record_mentions(case.statement, db)
+        .iter()
+        .find(|m| m.id == id)?;
+    let facts = string_of(case.statement, "facts")?;
+    Some(format!(
+        "**record `{id}`**, mentioned in the facts of {}:\n\n> {}",
+        case.name,
+        facts.replace('\n', "\n>\n> ")
+    ))
+}
+
+fn body(statement: &Statement) -> &[Statement] {
+    statement.block.as_ref().map_or(&[], |b| &b.statements)
+}
+
+/// The first string value of the first `key` statement in `statement`'s block.
+fn string_of<'a>(statement: &'a Statement, key: &str) -> Option<&'a str> {
+    body(statement)
+        .iter()
+        .find(|s| s.name() == key)?
+        .values
+        .iter()
+        .find_map(|v| v.as_str())
+}

@@ -1,0 +1,199 @@
+//! The names a suite declares, where, and what they are: read from the syntax trees of
+//! a compilation, so they are there even when the suite has errors and the resolver
+//! built no model.
+//!
+//! Record ids are, for now, the ids a case's facts mention (`M1`, `B1`, `Q1`): the
+//! facts are the case's world in prose. Typed world records will add a second source
+//! to [`record_mentions`].
+
+use crate::model::DIMENSIONS;
+use crate::source::{FileId, Origin, SourceDb, Span};
+use crate::syntax::ast::{Statement, ValueKind};
+use crate::syntax::ParseCache;
+
+/// What kind of thing a name names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameKind {
+    Category,
+    Tag,
+    Tool,
+    Profile,
+    Case,
+    Dimension,
+}
+
+/// One declared name: `tool write_record { … }`, a tag in the suite's `tags`, …
+pub struct Declaration<'a> {
+    pub kind: NameKind,
+    pub name: String,
+    /// Where the name itself is written.
+    pub span: Span,
+    /// The declaring statement (for a tag, the suite's `tags` statement).
+    pub statement: &'a Statement,
+    pub origin: Origin,
+}
+
+/// Every declaration of a compilation, in file order, then source order.
+pub struct Index<'a> {
+    declarations: Vec<Declaration<'a>>,
+}
+
+impl<'a> Index<'a> {
+    pub fn new(db: &SourceDb, cache: &'a ParseCache) -> Index<'a> {
+        let mut declarations = Vec::new();
+        for (_, file) in db.files() {
+            let Some(tree) = cache.parsed(&file.name).and_then(|p| p.file.as_ref()) else {
+                continue;
+            };
+            for statement in &tree.statements {
+                declare(statement, file.origin, &mut declarations);
+            }
+        }
+        Index { declarations }
+    }
+
+    pub fn find(&self, kind: NameKind, name: &str) -> Option<&Declaration<'a>> {
+        self.declarations
+            .iter()
+            .find(|d| d.kind == kind && d.name == name)
+    }
+
+    pub fn all(&self, kind: NameKind) -> impl Iterator<Item = &Declaration<'a>> {
+        self.declarations.iter().filter(move |d| d.kind == kind)
+    }
+
+    /// The case declared by the top-level statement holding `offset` of `file`.
+    pub fn case_at(&self, file: FileId, offset: usize) -> Option<&Declaration<'a>> {
+        self.all(NameKind::Case).find(|d| {
+            let span = d.statement.span;
+            span.file == file && (span.start as usize..=span.end as usize).contains(&offset)
+        })
+    }
+}
+
+fn declare<'a>(statement: &'a Statement, origin: Origin, out: &mut Vec<Declaration<'a>>) {
+    let kind = match statement.name() {
+        "tool" => NameKind::Tool,
+        "category" => NameKind::Category,
+        "profile" => NameKind::Profile,
+        "case" => NameKind::Case,
+        "suite" => return declare_tags(statement, origin, out),
+        _ => return,
+    };
+    let Some((name, span)) = first_name(statement) else {
+        return;
+    };
+    let name = match (kind, origin) {
+        (NameKind::Profile, Origin::Stdlib) => format!("std.{name}"),
+        _ => name.to_string(),
+    };
+    out.push(Declaration {
+        kind,
+        name,
+        span,
+        statement,
+        origin,
+    });
+}
+
+fn declare_tags<'a>(suite: &'a Statement, origin: Origin, out: &mut Vec<Declaration<'a>>) {
+    let body = suite.block.iter().flat_map(|b| &b.statements);
+    for tags in body.filter(|s| s.name() == "tags") {
+        for value in &tags.values {
+            if let Some(name) = value.as_ident() {
+                out.push(Declaration {
+                    kind: NameKind::Tag,
+                    name: name.to_string(),
+                    span: value.span,
+                    statement: tags,
+                    origin,
+                });
+            }
+        }
+    }
+}
+
+/// The name a declaration's first value gives, with its span.
+fn first_name(statement: &Statement) -> Option<(&str, Span)> {
+    let value = statement.values.first()?;
+    value.as_ident().map(|name| (name, value.span))
+}
+
+/// The names of the check dimensions.
+pub fn dimensions() -> impl Iterator<Item = &'static str> {
+    DIMENSIONS.iter().map(|(_, name)| *name)
+}
+
+/// A record id the facts of a case mention, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordMention {
+    pub id: String,
+    pub span: Span,
+}
+
+/// Every record id mentioned in the facts of `case`, each once, at its first mention,
+/// in order. A record id is a word of capital letters followed by digits (`M1`,
+/// `B12`), the way fixture facts name records.
+pub fn record_mentions(case: &Statement, db: &SourceDb) -> Vec<RecordMention> {
+    let mut out: Vec<RecordMention> = Vec::new();
+    let body = case.block.iter().flat_map(|b| &b.statements);
+    for facts in body.filter(|s| s.name() == "facts") {
+        for value in &facts.values {
+            if !matches!(value.kind, ValueKind::Str { .. }) {
+                continue;
+            }
+            for (start, id) in record_ids(db.slice(value.span)) {
+                if !out.iter().any(|m| m.id == id) {
+                    let at = value.span.start as usize + start;
+                    out.push(RecordMention {
+                        id: id.to_string(),
+                        span: Span::new(value.span.file, at..at + id.len()),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The record-id words of `text` with their byte offsets.
+fn record_ids(text: &str) -> Vec<(usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+            i += 1;
+        }
+        let word = &text[start..i];
+        let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
+        let digits = word.len() - letters.len();
+        let boundary = start == 0 || !matches!(bytes[start - 1], b'-' | b'_' | b'.');
+        if boundary
+            && digits > 0
+            && !letters.is_empty()
+            && letters.bytes().all(|b| b.is_ascii_uppercase())
+        {
+            out.push((start, word));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_ids_are_capitals_then_digits() {
+        let text = "M2 schedule; booking B1 (request Q12) — not TUJ-047, 2026T10, Mx1 or X.";
+        let ids: Vec<&str> = record_ids(text).into_iter().map(|(_, id)| id).collect();
+        assert_eq!(ids, ["M2", "B1", "Q12"]);
+        assert_eq!(record_ids("B1")[0], (0, "B1"));
+    }
+}
