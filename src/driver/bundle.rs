@@ -9,7 +9,9 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::{report, user_files, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
+use super::{
+    report, temp_beside, user_files, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK,
+};
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::lower::bundle::BundleSet;
@@ -129,18 +131,7 @@ struct Staged<'a> {
 
 impl<'a> Staged<'a> {
     fn write(target: &'a Path, bytes: &[u8]) -> io::Result<Staged<'a>> {
-        let dir = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let name = target
-            .file_name()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
-        let tmp = dir.join(format!(
-            ".{}.casec-tmp-{}",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
+        let tmp = temp_beside(target)?;
         if let Err(e) = fs::write(&tmp, bytes) {
             let _ = fs::remove_file(&tmp);
             return Err(e);

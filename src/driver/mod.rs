@@ -207,9 +207,11 @@ pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
     out
 }
 
-/// `casec build [SUITE] [-o FILE] [--no-check]`
-pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, options: Report) -> u8 {
-    let compilation = Compilation::from_dir_to(&suite_folder(suite), depth);
+/// Compiles the suite a command was pointed at (to `depth`) and reports its
+/// diagnostics on stderr: the compilation when it allows the command to go on, else
+/// the exit code.
+pub(crate) fn compile_suite(path: &Path, depth: Depth, options: Report) -> Result<Compilation, u8> {
+    let compilation = Compilation::from_dir_to(&suite_folder(path), depth);
     let code = report(
         &compilation.db,
         &compilation.diagnostics,
@@ -217,14 +219,20 @@ pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, options: Report)
         options,
         &mut io::stderr(),
     );
-    if code != EXIT_OK {
-        return code;
+    match code {
+        EXIT_OK if compilation.suite.is_some() => Ok(compilation),
+        EXIT_OK => Err(EXIT_ERRORS),
+        code => Err(code),
     }
-    let Some(suite) = compilation
-        .suite
-        .as_ref()
-        .filter(|_| !compilation.has_errors())
-    else {
+}
+
+/// `casec build [SUITE] [-o FILE] [--no-check]`
+pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, options: Report) -> u8 {
+    let compilation = match compile_suite(suite, depth, options) {
+        Ok(compilation) => compilation,
+        Err(code) => return code,
+    };
+    let Some(suite) = compilation.suite.as_ref() else {
         return EXIT_ERRORS;
     };
     // Streamed: a large master is never held in memory as a whole.
@@ -286,18 +294,7 @@ pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file path"))?;
-    let tmp = dir.join(format!(
-        ".{}.casec-tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let tmp = temp_beside(path)?;
     let result = fs::File::create(&tmp)
         .and_then(|file| {
             let mut out = io::BufWriter::new(file);
@@ -324,18 +321,7 @@ pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::R
             ));
         }
     }
-    let parent = dir
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = dir
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a folder path"))?;
-    let tmp = parent.join(format!(
-        ".{}.casec-tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
+    let tmp = temp_beside(dir)?;
     let write = || -> io::Result<()> {
         fs::create_dir_all(&tmp)?;
         for (path, bytes) in files {
@@ -399,4 +385,21 @@ pub fn import(master: &Path, output: &Path, options: Report) -> u8 {
 /// Whether stderr is a terminal that should get colour.
 pub fn stderr_is_terminal() -> bool {
     io::stderr().is_terminal()
+}
+
+/// A hidden temporary path beside `target`, where an output is written before it is
+/// renamed into place (a rename within one folder is atomic).
+pub(crate) fn temp_beside(target: &Path) -> io::Result<PathBuf> {
+    let dir = target
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file or folder path"))?;
+    Ok(dir.join(format!(
+        ".{}.casec-tmp-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
 }

@@ -8,23 +8,16 @@ use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::lower::sandbox::sandbox_files;
 use crate::world::stats::{suite_stats, Row, Stats, Tally};
-use crate::Compilation;
 
-use super::{report, user_files, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
+use super::{compile_suite, report, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
+use crate::Depth;
 
 /// `casec sandbox [SUITE] -o DIR`: `DIR/<case_id>.json` for every case with a world.
 pub fn sandbox(suite: &Path, output: &Path, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(suite);
-    let code = report(
-        &compilation.db,
-        &compilation.diagnostics,
-        user_files(&compilation.db),
-        options,
-        &mut io::stderr(),
-    );
-    if code != EXIT_OK {
-        return code;
-    }
+    let compilation = match compile_suite(suite, Depth::Check, options) {
+        Ok(compilation) => compilation,
+        Err(code) => return code,
+    };
     let Some(model) = compilation.suite.as_ref() else {
         return EXIT_ERRORS;
     };
@@ -52,20 +45,12 @@ pub fn sandbox(suite: &Path, output: &Path, options: Report) -> u8 {
 
 /// `casec stats [SUITE]`: a table on stdout (`--format json`: one JSON object).
 pub fn stats(suite: &Path, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(suite);
-    let code = report(
-        &compilation.db,
-        &compilation.diagnostics,
-        user_files(&compilation.db),
-        options,
-        &mut io::stderr(),
-    );
-    let Some(model) = compilation
-        .suite
-        .as_ref()
-        .filter(|_| !compilation.has_errors())
-    else {
-        return code.max(EXIT_ERRORS);
+    let compilation = match compile_suite(suite, Depth::Check, options) {
+        Ok(compilation) => compilation,
+        Err(code) => return code,
+    };
+    let Some(model) = compilation.suite.as_ref() else {
+        return EXIT_ERRORS;
     };
     let stats = suite_stats(model);
     let text = match options.format {
@@ -73,7 +58,7 @@ pub fn stats(suite: &Path, options: Report) -> u8 {
         _ => render_table(&stats),
     };
     let _ = io::stdout().lock().write_all(text.as_bytes());
-    code
+    EXIT_OK
 }
 
 fn render_table(stats: &Stats) -> String {
