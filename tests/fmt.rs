@@ -108,6 +108,15 @@ fn tujora_and_the_stdlib_are_fixed_points() {
     }
 }
 
+/// The text without its own-line comments: authors annotate the imported suite, which
+/// the importer cannot know.
+fn without_comment_lines(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 #[test]
 fn the_importer_writes_canonical_text_and_reproduces_the_suite() {
     let master = fs::read_to_string(root().join(TUJORA_MASTER)).expect("master");
@@ -119,8 +128,9 @@ fn the_importer_writes_canonical_text_and_reproduces_the_suite() {
         let committed = fs::read_to_string(root().join("cases/tujora").join(path));
         let committed = committed
             .ok()
-            .map(|c| support::machine_parts::without_machine_parts(&c));
-        assert_eq!(committed.as_deref(), Some(text.as_str()), "{path}");
+            .map(|c| without_comment_lines(&support::machine_parts::without_machine_parts(&c)));
+        let imported = without_comment_lines(text);
+        assert_eq!(committed.as_deref(), Some(imported.as_str()), "{path}");
     }
 }
 
