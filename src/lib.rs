@@ -68,6 +68,7 @@ pub mod load;
 pub mod lower;
 pub mod model;
 pub mod resolve;
+pub mod runtime;
 pub mod source;
 pub mod syntax;
 pub mod world;

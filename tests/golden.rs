@@ -2,7 +2,8 @@
 //!
 //! Layout: `tests/<area>/<name>.case` (a one-file suite, compiled as its suite.case),
 //! `tests/<area>/<name>/` (a suite folder) or, in area `ui`, `tests/ui/<name>.master.json`
-//! (a master JSON to import), with expected outputs next to it:
+//! (a master JSON to import) or `tests/ui/<name>.trace.jsonl` (a trace to parse, as
+//! `casec replay` does), with expected outputs next to it:
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
 //!   (absent when the input is clean): those of compiling and, for a suite that
@@ -55,6 +56,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
         p.is_dir()
             || (name.ends_with(".case") && !name.ends_with(".fmt.case"))
             || name.ends_with(".master.json")
+            || name.ends_with(TRACE)
     });
     out.sort();
     out
@@ -68,6 +70,13 @@ fn expected(base: &Path, extension: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Trace inputs: parsed, not compiled.
+const TRACE: &str = ".trace.jsonl";
+
+fn is_trace(input: &Path) -> bool {
+    input.to_string_lossy().ends_with(TRACE)
+}
+
 fn is_import(input: &Path) -> bool {
     input.to_string_lossy().ends_with(".master.json")
 }
@@ -77,7 +86,7 @@ fn stem(path: &Path) -> String {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    [".master.json", ".case"]
+    [".master.json", TRACE, ".case"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
         .unwrap_or(&name)
@@ -109,6 +118,17 @@ fn import(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
     let text = fs::read_to_string(input).expect("readable test input");
     let file = db.add(relative(input), text, Origin::User);
     let diagnostics = casec::import::import(&db, file).err().unwrap_or_default();
+    (db, diagnostics)
+}
+
+/// Parses a trace, as `casec replay` does, keeping its diagnostics.
+fn parse_trace(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
+    let mut db = SourceDb::new();
+    let text = fs::read_to_string(input).expect("readable test input");
+    let file = db.add(relative(input), text.as_str(), Origin::User);
+    let diagnostics = casec::runtime::trace::parse(file, &text)
+        .err()
+        .unwrap_or_default();
     (db, diagnostics)
 }
 
@@ -174,6 +194,9 @@ fn run(area: &str, input: &Path) -> Result<(), Failed> {
 fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>) {
     let (db, diagnostics, master, bundles) = if is_import(input) {
         let (db, diagnostics) = import(input);
+        (db, diagnostics, None, None)
+    } else if is_trace(input) {
+        let (db, diagnostics) = parse_trace(input);
         (db, diagnostics, None, None)
     } else {
         let compilation = compile(input);

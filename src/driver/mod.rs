@@ -8,6 +8,7 @@
 
 mod bundle;
 mod fmt;
+mod replay;
 mod sandbox;
 
 use std::fs;
@@ -22,6 +23,7 @@ use crate::Compilation;
 
 pub use self::bundle::{bundle, Outputs};
 pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
+pub use self::replay::{replay, verify, ReplayArgs, TRACE_SUFFIX};
 pub use self::sandbox::{sandbox, stats};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,7 +242,7 @@ pub fn suite_folder(path: &Path) -> PathBuf {
 }
 
 /// Writes to `path` atomically, or to stdout without a path.
-fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
+pub(crate) fn write_output(path: Option<&Path>, bytes: &[u8], options: Report) -> u8 {
     let result = match path {
         Some(path) => write_atomically(path, bytes),
         None => io::stdout().lock().write_all(bytes),
