@@ -195,6 +195,10 @@ impl<'a> Runtime<'a> {
             "read_records" => records::read_records(self, arguments),
             "write_record" => self.idempotent(arguments, records::write_record),
             "verify_record" => records::verify_record(self, arguments),
+            // A lookup's request id is what it looks for, not a write to deduplicate.
+            "provider_booking" if arguments.get("operation") == Some(&json!("lookup")) => {
+                services::provider_booking(self, arguments)
+            }
             "provider_booking" => self.idempotent(arguments, services::provider_booking),
             "tracker" => services::tracker(self, arguments),
             other => Outcome::error("UNKNOWN_TOOL", format!("this sandbox cannot run `{other}`")),
