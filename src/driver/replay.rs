@@ -16,7 +16,7 @@ use crate::source::{Origin, SourceDb};
 use crate::world::Sandbox;
 use crate::Compilation;
 
-use super::{report, suite_folder, user_files, write_output, Format, Report, EXIT_ERRORS, EXIT_OK};
+use super::{report, suite_folder, user_files, write_output, Format, Report, EXIT_ERRORS};
 
 /// The golden trace of a case: `<ID>.trace.jsonl` beside its `.case` file.
 pub const TRACE_SUFFIX: &str = ".trace.jsonl";
@@ -43,7 +43,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
             PathBuf::from(".")
         }
     });
-    let Some((mut compilation, code)) = compiled(&suite, options) else {
+    let Some(mut compilation) = compiled(&suite, options) else {
         return EXIT_ERRORS;
     };
     let found = compilation.suite.as_ref().and_then(|model| {
@@ -59,12 +59,20 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
         return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
     };
     let case_id = case.id.as_str().to_string();
-    let events = match read_trace(&mut compilation.db, args.trace) {
-        Ok(events) => events,
-        Err(diags) => return report(&compilation.db, &diags, 1, options, &mut io::stderr()),
-    };
-    let Some(model) = compilation.suite.as_ref() else {
-        return EXIT_ERRORS;
+    let mut diagnostics = compilation.diagnostics.clone();
+    let events = read_trace(&mut compilation.db, args.trace);
+    if let Err(found) = &events {
+        diagnostics.extend(found.iter().cloned());
+    }
+    let code = report(
+        &compilation.db,
+        &diagnostics,
+        user_files(&compilation.db),
+        options,
+        &mut io::stderr(),
+    );
+    let (Ok(events), Some(model)) = (events, compilation.suite.as_ref()) else {
+        return code.max(EXIT_ERRORS);
     };
     let Some((case, sandbox)) = with_sandbox(model, &case_id) else {
         let d = Diagnostic::error(codes::MISSING_FIELD, format!("case {case_id} has no world"))
@@ -75,17 +83,21 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
     write_output(args.output, text.as_bytes(), options).max(code)
 }
 
-/// Compiles the suite and reports its diagnostics; `None` when it has errors.
-fn compiled(suite: &Path, options: Report) -> Option<(Compilation, u8)> {
+/// Compiles the suite; reports its diagnostics and gives `None` when it has errors.
+/// Without errors the caller reports its warnings with its own findings.
+fn compiled(suite: &Path, options: Report) -> Option<Compilation> {
     let compilation = Compilation::from_dir(suite);
-    let code = report(
-        &compilation.db,
-        &compilation.diagnostics,
-        user_files(&compilation.db),
-        options,
-        &mut io::stderr(),
-    );
-    (code == EXIT_OK && compilation.suite.is_some()).then_some((compilation, code))
+    if compilation.has_errors() || compilation.suite.is_none() {
+        report(
+            &compilation.db,
+            &compilation.diagnostics,
+            user_files(&compilation.db),
+            options,
+            &mut io::stderr(),
+        );
+        return None;
+    }
+    Some(compilation)
 }
 
 /// The nearest folder at or above the file's folder that holds `suite.case`.
@@ -144,13 +156,13 @@ struct CaseReport {
 /// is a warning, so verify is useful while traces are being written.
 pub fn verify(suite: &Path, options: Report) -> u8 {
     let suite = suite_folder(suite);
-    let Some((mut compilation, _)) = compiled(&suite, options) else {
+    let Some(mut compilation) = compiled(&suite, options) else {
         return EXIT_ERRORS;
     };
     let Some(model) = compilation.suite.take() else {
         return EXIT_ERRORS;
     };
-    let mut trace_diags = Vec::new();
+    let mut trace_diags = compilation.diagnostics.clone();
     let reports: Vec<CaseReport> = model
         .cases
         .iter()
@@ -159,7 +171,13 @@ pub fn verify(suite: &Path, options: Report) -> u8 {
             verify_case(&model, case, sandbox, &mut compilation.db, &mut trace_diags)
         })
         .collect();
-    report(&compilation.db, &trace_diags, 0, options, &mut io::stderr());
+    let code = report(
+        &compilation.db,
+        &trace_diags,
+        user_files(&compilation.db),
+        options,
+        &mut io::stderr(),
+    );
     let text = match options.format {
         Format::Json => reports
             .iter()
@@ -168,12 +186,12 @@ pub fn verify(suite: &Path, options: Report) -> u8 {
         _ => human(&reports, model.cases.len()),
     };
     let _ = io::stdout().lock().write_all(text.as_bytes());
-    let failed = reports.iter().any(|r| !r.errors.is_empty()) || !trace_diags.is_empty();
+    let failed = reports.iter().any(|r| !r.errors.is_empty());
     let denied = options.deny_warnings && reports.iter().any(|r| !r.warnings.is_empty());
     if failed || denied {
-        EXIT_ERRORS
+        code.max(EXIT_ERRORS)
     } else {
-        EXIT_OK
+        code
     }
 }
 
