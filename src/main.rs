@@ -98,6 +98,20 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Aggregate result records into the suite's required reporting (JSON).
+    Report {
+        /// Result record files (one JSON object each, or JSON Lines of them).
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// The suite folder the records belong to.
+        #[arg(long, default_value = ".")]
+        suite: PathBuf,
+        /// Write the report to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// Turn a master JSON into a suite folder of .case files.
     Import {
         master: PathBuf,
@@ -229,6 +243,12 @@ fn main() -> ExitCode {
             report.options(),
         ),
         Command::Verify { suite, report } => driver::verify(&suite, report.options()),
+        Command::Report {
+            results,
+            suite,
+            output,
+            report,
+        } => driver::report_results(&results, &suite, output.as_deref(), report.options()),
         Command::Import {
             master,
             output,

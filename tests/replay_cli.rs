@@ -93,3 +93,99 @@ fn verify_of_the_tujora_suite_passes() {
         .collect();
     assert_eq!(lines.len(), 100);
 }
+
+/// Replays every golden trace into a folder of result records, as a harness would.
+fn golden_results(name: &str) -> (PathBuf, usize) {
+    let dir = std::env::temp_dir().join(format!("casec-report-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
+    let mut count = 0;
+    for category in std::fs::read_dir(&root)
+        .expect("the suite")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+    {
+        for trace in std::fs::read_dir(category.path())
+            .expect("a category")
+            .flatten()
+            .map(|e| e.path())
+        {
+            let name = trace.file_name().unwrap().to_string_lossy().into_owned();
+            let Some(id) = name.strip_suffix(".trace.jsonl") else {
+                continue;
+            };
+            let out = dir.join(format!("{id}.json"));
+            let run = casec(&[
+                "replay",
+                id,
+                "--trace",
+                trace.to_str().unwrap(),
+                "cases/tujora",
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            assert_eq!(run.status.code(), Some(0), "{id}");
+            count += 1;
+        }
+    }
+    (dir, count)
+}
+
+#[test]
+fn report_over_golden_results_counts_every_case_once() {
+    let (dir, count) = golden_results("ok");
+    let mut args = vec![
+        "report".to_string(),
+        "--suite".into(),
+        "cases/tujora".into(),
+    ];
+    args.extend(
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().to_string_lossy().into_owned()),
+    );
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = casec(&refs);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert_eq!(report["overall"]["attempted"], count);
+    assert_eq!(report["overall"]["cases"], 100);
+    assert_eq!(report["overall"]["FAIL"], 0, "golden traces do not fail");
+    assert_eq!(report["critical_failures"]["count"], 0);
+    assert_eq!(report["tool_failure_cases"]["cases"], 8);
+    assert_eq!(
+        report["tool_failure_cases"]["attempted"], 8,
+        "every override case has a golden trace"
+    );
+    let per_category: u64 = report["categories"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|c| c["attempted"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_category as usize, count);
+    assert!(
+        report["check_success"]["final_state"]["pass"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+#[test]
+fn report_refuses_two_records_of_one_case() {
+    let record = "{\"case_id\": \"TUJ-001\", \"outcome\": \"FAIL\", \"checks\": {}, \"critical_failures_triggered\": [\"F3\"]}\n";
+    let file = scratch_file("twice.jsonl", &record.repeat(2));
+    let output = casec(&["report", file.to_str().unwrap(), "--suite", "cases/tujora"]);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("a second record of TUJ-001"));
+}

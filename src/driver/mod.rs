@@ -9,6 +9,7 @@
 mod bundle;
 mod fmt;
 mod replay;
+mod report;
 mod sandbox;
 
 use std::fs;
@@ -24,6 +25,7 @@ use crate::Compilation;
 pub use self::bundle::{bundle, Outputs};
 pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
 pub use self::replay::{replay, verify, ReplayArgs, TRACE_SUFFIX};
+pub use self::report::report_results;
 pub use self::sandbox::{sandbox, stats};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

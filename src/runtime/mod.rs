@@ -7,13 +7,15 @@
 //! applied first, exactly as declared (`when`, `times`, `error`, `request`, `commits`).
 //! Every call, its result, the records it returned and the records it changed go into
 //! the trace, which [`eval`] reads with the final state to decide the case's
-//! expectations; [`replay`] runs a trace file ([`trace`]) and builds the result record.
+//! expectations; [`replay`] runs a trace file ([`trace`]) and builds the result record;
+//! [`report`] aggregates result records into the suite's required reporting.
 //! The rules are documented in docs/traces.md.
 
 pub mod conditions;
 pub mod eval;
 pub mod records;
 pub mod replay;
+pub mod report;
 pub mod services;
 pub mod state;
 pub mod trace;
