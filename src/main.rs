@@ -112,6 +112,23 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Serve a case's sandbox over stdio JSON-RPC (MCP tools) to drive a live model.
+    Serve {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        /// The case to serve.
+        #[arg(long, value_name = "ID")]
+        case: String,
+        /// When the session ends, write its trace (JSON Lines) to FILE.
+        #[arg(long, value_name = "FILE")]
+        trace_out: Option<PathBuf>,
+        /// When the session ends, write its result record to FILE.
+        #[arg(long, value_name = "FILE")]
+        result_out: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// Turn a master JSON into a suite folder of .case files.
     Import {
         master: PathBuf,
@@ -249,6 +266,21 @@ fn main() -> ExitCode {
             output,
             report,
         } => driver::report_results(&results, &suite, output.as_deref(), report.options()),
+        Command::Serve {
+            suite,
+            case,
+            trace_out,
+            result_out,
+            report,
+        } => driver::serve(
+            &suite,
+            &case,
+            driver::ServeOutputs {
+                trace: trace_out.as_deref(),
+                result: result_out.as_deref(),
+            },
+            report.options(),
+        ),
         Command::Import {
             master,
             output,

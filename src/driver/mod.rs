@@ -11,6 +11,7 @@ mod fmt;
 mod replay;
 mod report;
 mod sandbox;
+mod serve;
 
 use std::fs;
 use std::io::{self, IsTerminal, Write};
@@ -27,6 +28,7 @@ pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
 pub use self::replay::{replay, verify, ReplayArgs, TRACE_SUFFIX};
 pub use self::report::report_results;
 pub use self::sandbox::{sandbox, stats};
+pub use self::serve::{serve, ServeOutputs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

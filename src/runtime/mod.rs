@@ -16,6 +16,7 @@ pub mod eval;
 pub mod records;
 pub mod replay;
 pub mod report;
+pub mod serve;
 pub mod services;
 pub mod state;
 pub mod trace;

@@ -115,3 +115,21 @@ fn text(object: &Map<String, Json>, key: &str) -> Result<String, (String, String
         .map(str::to_string)
         .ok_or_else(|| (format!("no string `{key}`"), SHAPES.to_string()))
 }
+
+impl TraceEvent {
+    /// The event as a line of a trace file.
+    pub fn to_json(&self) -> Json {
+        match self {
+            TraceEvent::Call { tool, arguments } => {
+                serde_json::json!({ "type": "call", "tool": tool, "arguments": arguments })
+            }
+            TraceEvent::Asked { question } => {
+                serde_json::json!({ "type": "asked", "content": question })
+            }
+            TraceEvent::Reply(content) => {
+                serde_json::json!({ "type": "reply", "content": content })
+            }
+            TraceEvent::User(content) => serde_json::json!({ "type": "user", "content": content }),
+        }
+    }
+}
