@@ -578,10 +578,10 @@ fn golden_traces() -> Vec<(&'static Case, String)> {
 #[test]
 fn golden_traces_pass_their_machine_checks_and_trigger_nothing() {
     let goldens = golden_traces();
-    assert!(
-        goldens.len() >= 15,
-        "golden traces went missing: {}",
-        goldens.len()
+    assert_eq!(
+        goldens.len(),
+        suite().cases.len(),
+        "every case has a golden trace"
     );
     for (case, text) in goldens {
         let decided = decide(case.id.as_str(), &text);
