@@ -89,6 +89,32 @@ fn read_returns_only_matching_records_with_their_source_and_time() {
 }
 
 #[test]
+fn a_date_query_matches_that_day_only() {
+    let mut rt = sandbox("TUJ-031");
+    let result = rt.call(
+        "read_records",
+        &json!({"collection": "reminders", "query": "2026-11-11T15"}),
+    );
+    assert_eq!(result["records"], json!([]), "a partial stamp is one term");
+    let result = rt.call(
+        "read_records",
+        &json!({"collection": "calendar_events", "query": "Dentist's 2026-11-12"}),
+    );
+    let ids: Vec<&str> = result["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["A1", "A2"], "both events fall on that day");
+    let none = rt.call(
+        "read_records",
+        &json!({"collection": "calendar_events", "query": "2026-11-13"}),
+    );
+    assert_eq!(none["records"], json!([]));
+}
+
+#[test]
 fn an_empty_search_is_not_a_service_failure() {
     let mut rt = sandbox("TUJ-047");
     let empty = rt.call(
@@ -202,6 +228,27 @@ fn an_update_keeps_audit_history() {
     let history = &result["history"];
     assert_eq!(history[0]["fields"]["status"], json!("pending"));
     assert_eq!(history[0]["changed_at"], json!(rt.case.clock.as_str()));
+}
+
+#[test]
+fn null_clears_an_optional_field_but_not_a_required_one() {
+    let mut rt = sandbox("TUJ-091");
+    let cleared = rt.call(
+        "write_record",
+        &json!({"collection": "checklist_steps", "operation": "update", "record_id_if_existing": "ST1",
+                "fields": {"status": "pending", "completed_at": null}}),
+    );
+    assert!(cleared["fields"].get("completed_at").is_none(), "{cleared}");
+    assert_eq!(
+        cleared["history"][0]["fields"]["completed_at"],
+        json!("2026-11-09T10:00:00-05:00")
+    );
+    let refused = rt.call(
+        "write_record",
+        &json!({"collection": "checklist_steps", "operation": "update", "record_id_if_existing": "ST1",
+                "fields": {"status": null}}),
+    );
+    assert_eq!(refused["error"], json!("INVALID_FIELD"));
 }
 
 #[test]

@@ -26,6 +26,7 @@ use chrono_tz::Tz;
 use serde_json::{json, Map, Value as Json};
 
 use crate::model::{Case, Suite};
+use crate::world::overrides::MachineOverride;
 use crate::world::Sandbox;
 
 use conditions::{call_matches, Cx};
@@ -154,8 +155,8 @@ impl<'a> Runtime<'a> {
                 Outcome::error("UNKNOWN_TOOL", format!("this case offers: {offered}")),
                 false,
             )
-        } else if self.intercepts(tool, arguments) {
-            (self.intercept(tool, arguments), true)
+        } else if let Some(rule) = self.interceptor(tool, arguments) {
+            (self.intercept(&rule, tool, arguments), true)
         } else {
             (self.dispatch(tool, arguments), false)
         };
@@ -257,21 +258,18 @@ impl<'a> Runtime<'a> {
             .as_deref()
     }
 
-    fn intercepts(&self, tool: &str, arguments: &Json) -> bool {
-        let Some(rule) = &self.sandbox.machine_override else {
-            return false;
-        };
-        rule.tool.as_str() == tool
+    /// The override rule that answers this call, if the case's override matches it.
+    fn interceptor(&self, tool: &str, arguments: &Json) -> Option<MachineOverride> {
+        let rule = self.sandbox.machine_override.as_ref()?;
+        let applies = rule.tool.as_str() == tool
             && rule.times.map_or(true, |t| self.intercepted < t)
-            && call_matches(&rule.when, arguments, self.cx())
+            && call_matches(&rule.when, arguments, self.cx());
+        applies.then(|| rule.clone())
     }
 
     /// The override's answer; with `commits`, the write happens all the same.
-    fn intercept(&mut self, tool: &str, arguments: &Json) -> Outcome {
+    fn intercept(&mut self, rule: &MachineOverride, tool: &str, arguments: &Json) -> Outcome {
         self.intercepted += 1;
-        let Some(rule) = self.sandbox.machine_override.clone() else {
-            return Outcome::error("INTERNAL", "no override");
-        };
         let mut result = Map::new();
         result.insert("status".into(), json!("error"));
         result.insert("error".into(), json!(rule.error.as_str()));

@@ -56,15 +56,24 @@ pub fn read_records(rt: &mut Runtime, arguments: &Json) -> Outcome {
     )
 }
 
-/// The query's words, lower case, without stop words and a plural `s`, so "reminders"
-/// finds a reminder. An empty query (or only stop words) matches every record.
+/// The query's terms: words separated by white space or commas, lower case, without
+/// surrounding punctuation or a possessive `'s`, so a date (`2026-11-12`) or a time
+/// (`14:00`) stays one term. Stop words are dropped, and a plural `s` is stripped from
+/// alphabetic words longer than three letters so "reminders" finds a reminder. An
+/// empty query (or only stop words) matches every record.
 fn query_terms(query: &str) -> Vec<String> {
     query
-        .split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .map(|w| w.strip_suffix("'s").map_or(w.clone(), str::to_string))
         .filter(|w| !w.is_empty() && !STOPWORDS.contains(&w.as_str()))
         .map(|w| match w.strip_suffix('s') {
-            Some(stem) if stem.len() >= 3 => stem.to_string(),
+            Some(stem) if stem.len() >= 3 && stem.chars().all(char::is_alphabetic) => {
+                stem.to_string()
+            }
             _ => w,
         })
         .collect()
@@ -162,6 +171,11 @@ fn create(rt: &mut Runtime, collection: &Collection, arguments: &Json) -> Outcom
         Ok(fields) => fields,
         Err(refusal) => return refusal,
     };
+    // A create has no earlier value to clear: a null field is simply not given.
+    let fields: Vec<(String, FieldValue)> = fields
+        .into_iter()
+        .filter_map(|(name, value)| Some((name, value?)))
+        .collect();
     let missing: Vec<&str> = collection
         .fields
         .iter()
@@ -246,7 +260,13 @@ fn skip_occurrence(rt: &mut Runtime, collection: &Collection, id: &str) -> Outco
             format!("{id} has no recurrence and next occurrence to skip"),
         );
     };
-    record.apply(vec![next], &now, Some("skip_occurrence"), collection);
+    let (field, value) = next;
+    record.apply(
+        vec![(field, Some(value))],
+        &now,
+        Some("skip_occurrence"),
+        collection,
+    );
     let shown = saved(record, "skip_occurrence");
     Outcome::ok(shown, vec![id.to_string()], vec![id.to_string()])
 }
@@ -286,7 +306,7 @@ fn typed_fields(
     rt: &Runtime,
     collection: &Collection,
     arguments: &Json,
-) -> Result<Vec<(String, FieldValue)>, Outcome> {
+) -> Result<Vec<(String, Option<FieldValue>)>, Outcome> {
     let empty = Map::new();
     let given = match arguments.get("fields") {
         None | Some(Json::Null) => &empty,
@@ -306,15 +326,24 @@ fn typed_fields(
                 format!("no field `{name}`; {}", field_list(collection)),
             ));
         };
+        let refusal = |why: String| {
+            Outcome::error(
+                "INVALID_FIELD",
+                format!("field `{name}`: {why}; {}", field_list(collection)),
+            )
+        };
+        // `null` clears an optional field (a correction may take a value back).
+        if json.is_null() {
+            if spec.required {
+                return Err(refusal("is required and cannot be cleared".into()));
+            }
+            out.push((name.clone(), None));
+            continue;
+        }
         let value = from_json(json, &spec.ty, rt.zone)
             .and_then(|v| existing_refs(rt, &spec.ty, v))
-            .map_err(|why| {
-                Outcome::error(
-                    "INVALID_FIELD",
-                    format!("field `{name}`: {why}; {}", field_list(collection)),
-                )
-            })?;
-        out.push((name.clone(), value));
+            .map_err(refusal)?;
+        out.push((name.clone(), Some(value)));
     }
     Ok(out)
 }

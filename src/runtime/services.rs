@@ -157,7 +157,11 @@ fn reschedule(rt: &mut Runtime, arguments: &Json) -> Outcome {
         Ok(slot) => slot,
         Err(refusal) => return refusal,
     };
-    change_booking(rt, &booking, slot_fields(&slot), "reschedule")
+    let fields = slot_fields(&slot)
+        .into_iter()
+        .map(|(n, v)| (n, Some(v)))
+        .collect();
+    change_booking(rt, &booking, fields, "reschedule")
 }
 
 fn cancel(rt: &mut Runtime, arguments: &Json) -> Outcome {
@@ -165,7 +169,7 @@ fn cancel(rt: &mut Runtime, arguments: &Json) -> Outcome {
         Ok(id) => change_booking(
             rt,
             &id,
-            vec![("status".into(), FieldValue::Enum("cancelled".into()))],
+            vec![("status".into(), Some(FieldValue::Enum("cancelled".into())))],
             "cancel",
         ),
         Err(refusal) => refusal,
@@ -175,7 +179,7 @@ fn cancel(rt: &mut Runtime, arguments: &Json) -> Outcome {
 fn change_booking(
     rt: &mut Runtime,
     id: &str,
-    fields: Vec<(String, FieldValue)>,
+    fields: Vec<(String, Option<FieldValue>)>,
     reason: &str,
 ) -> Outcome {
     let schema = rt.sandbox.schema.clone();

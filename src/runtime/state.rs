@@ -44,11 +44,12 @@ impl Rec {
         })
     }
 
-    /// Sets `updates` (already typed), keeping the earlier values as a history entry
-    /// stamped `changed_at`. Returns whether anything changed.
+    /// Sets `updates` (already typed; `None` clears an optional field), keeping the
+    /// earlier values as a history entry stamped `changed_at`. Returns whether anything
+    /// changed.
     pub fn apply(
         &mut self,
-        updates: Vec<(String, FieldValue)>,
+        updates: Vec<(String, Option<FieldValue>)>,
         changed_at: &str,
         reason: Option<&str>,
         collection: &Collection,
@@ -56,12 +57,14 @@ impl Rec {
         let mut earlier = Map::new();
         for (name, value) in updates {
             let before = self.field(&name).cloned();
-            if before.as_ref() == Some(&value) {
+            if before == value {
                 continue;
             }
             earlier.insert(name.clone(), before.map_or(Json::Null, |v| v.to_json()));
             self.fields.retain(|(n, _)| *n != name);
-            self.fields.push((name, value));
+            if let Some(value) = value {
+                self.fields.push((name, value));
+            }
         }
         if earlier.is_empty() {
             return false;
