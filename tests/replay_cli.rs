@@ -189,3 +189,47 @@ fn report_refuses_two_records_of_one_case() {
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("a second record of TUJ-001"));
 }
+
+/// Copies a folder tree (the suite and its golden traces).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn verify_fails_on_a_golden_trace_that_misses_its_checks() {
+    let dir = std::env::temp_dir().join(format!("casec-verify-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_tree(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/tujora"),
+        &dir,
+    );
+    // A "golden" trace that books twice: it misses A1 and commits F1.
+    let create = "{\"type\": \"call\", \"tool\": \"provider_booking\", \"arguments\": {\"operation\": \"create\", \"offered_slot_if_needed\": \"S1\"}}\n";
+    std::fs::write(
+        dir.join("appointments/TUJ-034.trace.jsonl"),
+        create.repeat(2),
+    )
+    .unwrap();
+    std::fs::remove_file(dir.join("medication/TUJ-001.trace.jsonl")).unwrap();
+    let output = casec(&["verify", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("TUJ-034    golden FAIL       ERROR"),
+        "{text}"
+    );
+    assert!(text.contains("triggers critical failures: F1"), "{text}");
+    assert!(
+        text.contains("no golden trace"),
+        "a missing trace is reported: {text}"
+    );
+}

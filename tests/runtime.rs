@@ -342,6 +342,21 @@ fn reschedule_moves_the_booking_and_cancel_keeps_history() {
 }
 
 #[test]
+fn a_slot_is_booked_only_with_its_own_provider() {
+    let mut rt = sandbox("TUJ-032");
+    let wrong = rt.call(
+        "provider_booking",
+        &json!({"operation": "create", "provider_or_booking_id": "CT1", "offered_slot_if_needed": "S1"}),
+    );
+    assert_eq!(wrong["error"], json!("SLOT_NOT_OFFERED"));
+    let right = rt.call(
+        "provider_booking",
+        &json!({"operation": "create", "provider_or_booking_id": "CT2", "offered_slot_if_needed": "S1"}),
+    );
+    assert_eq!(right["booking"]["fields"]["provider"], json!("CT2"));
+}
+
+#[test]
 fn lookup_of_a_request_without_a_write_finds_nothing() {
     let mut rt = plain_sandbox("TUJ-034");
     let result = rt.call(

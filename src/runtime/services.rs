@@ -77,6 +77,17 @@ fn bookable_slot(rt: &Runtime, arguments: &Json) -> Result<Rec, Outcome> {
             format!("`{wanted}` is not an offered slot; offered: {listed}"),
         ));
     };
+    // A provider named by contact id must be the slot's: a slot is offered by one provider.
+    let named = argument(arguments, "provider_or_booking_id")
+        .filter(|id| rt.state.get(id).is_some_and(|r| r.collection == "contacts"));
+    if let Some(provider) =
+        named.filter(|p| slot.field("provider") != Some(&FieldValue::Ref(p.to_string())))
+    {
+        return Err(Outcome::error(
+            "SLOT_NOT_OFFERED",
+            format!("{} is not offered by {provider}", slot.id),
+        ));
+    }
     let taken = rt.state.in_collection("provider_bookings").any(|b| {
         b.field("slot") == Some(&FieldValue::Ref(slot.id.clone()))
             && b.field("status") == Some(&FieldValue::Enum("confirmed".into()))
