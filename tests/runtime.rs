@@ -707,3 +707,73 @@ fn the_result_record_follows_the_template() {
     assert_eq!(record["final_state"]["reminders"][0]["id"], json!("R1"));
     assert_eq!(record["tool_trace"][1]["result"]["error"], json!("TIMEOUT"));
 }
+
+// ---- robustness ----
+
+/// Arguments a careless or adversarial model might send.
+fn odd_arguments() -> Vec<Json> {
+    let mut out = vec![
+        json!({}),
+        json!({"operation": 5}),
+        json!({"collection": null}),
+    ];
+    for collection in ["reminders", "dose_log", "lists", "trackers", "nope", ""] {
+        for operation in [
+            "create",
+            "update",
+            "delete",
+            "skip_occurrence",
+            "lookup",
+            "locate",
+            "ring",
+            "cancel",
+            "reschedule",
+        ] {
+            for fields in [
+                json!({"at": "2026-13-45 25:99", "items": [1, 2], "label": {"x": 1}}),
+                json!({"recurrence": "FREQ=WEEKLY;BYDAY=XX;BYHOUR=99", "duration": "P", "amount": "many"}),
+                json!({"at": null, "status": null, "label": "ok", "medication": "Z9"}),
+                json!([1, 2, 3]),
+            ] {
+                out.push(json!({
+                    "collection": collection, "operation": operation, "fields": fields,
+                    "record_id_if_existing": "R1", "record_id_or_request_id": "Q1",
+                    "provider_or_booking_id": "B1", "offered_slot_if_needed": "2026-11-12T14:00:00+14:00",
+                    "tracker_id": ["K1"], "request_id": 7, "query": "  ,,'s 2026-11-12 ",
+                }));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn no_call_panics_and_every_result_has_a_status() {
+    let arguments = odd_arguments();
+    for case in &suite().cases {
+        let mut rt = sandbox(case.id.as_str());
+        for tool in [
+            "get_clock",
+            "read_records",
+            "write_record",
+            "verify_record",
+            "provider_booking",
+            "tracker",
+            "teleport",
+        ] {
+            for args in &arguments {
+                let result = rt.call(tool, args);
+                assert!(
+                    matches!(
+                        result["status"].as_str(),
+                        Some("ok" | "error" | "not_found")
+                    ),
+                    "{} {tool} {args}: {result}",
+                    case.id.as_str()
+                );
+            }
+        }
+        let decided = verdict(&rt);
+        assert!(!decided.outcome().is_empty());
+    }
+}
