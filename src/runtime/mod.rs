@@ -125,6 +125,8 @@ impl<'a> Runtime<'a> {
         Runtime {
             case,
             sandbox,
+            // `casec check` refuses an unknown zone, so the fallback (the suite
+            // instructions' default zone) only guards an unchecked model.
             zone: case
                 .timezone
                 .as_str()
