@@ -71,6 +71,7 @@ pub mod lsp;
 pub mod model;
 mod parallel;
 pub mod resolve;
+pub mod runtime;
 pub mod source;
 pub mod syntax;
 pub mod world;

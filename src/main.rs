@@ -79,6 +79,61 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Replay a trace against a case's sandbox and print its result record.
+    Replay {
+        /// The case: the path of its .case file, or its id (TUJ-034).
+        case: String,
+        /// The trace to replay: JSON Lines, one event per line (docs/traces.md).
+        #[arg(long, value_name = "TRACE.jsonl")]
+        trace: PathBuf,
+        /// The suite folder (default: the folder above the case file holding suite.case,
+        /// or the current folder for a case id).
+        suite: Option<PathBuf>,
+        /// Write the result record to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Replay every golden trace and the do-nothing trace of a suite's cases.
+    Verify {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Aggregate result records into the suite's required reporting (JSON).
+    Report {
+        /// Result record files (one JSON object each, or JSON Lines of them).
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// The suite folder the records belong to.
+        #[arg(long, default_value = ".")]
+        suite: PathBuf,
+        /// Write the report to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Serve a case's sandbox over stdio JSON-RPC (MCP tools) to drive a live model.
+    Serve {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        /// The case to serve.
+        #[arg(long, value_name = "ID")]
+        case: String,
+        /// When the session ends, write its trace (JSON Lines) to FILE.
+        #[arg(long, value_name = "FILE")]
+        trace_out: Option<PathBuf>,
+        /// When the session ends, write its result record to FILE.
+        #[arg(long, value_name = "FILE")]
+        result_out: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// Turn a master JSON into a suite folder of .case files.
     Import {
         master: PathBuf,
@@ -209,6 +264,43 @@ fn main() -> ExitCode {
             report,
         } => driver::sandbox(&suite, &output, report.options()),
         Command::Stats { suite, report } => driver::stats(&suite, report.options()),
+        Command::Replay {
+            case,
+            trace,
+            suite,
+            output,
+            report,
+        } => driver::replay(
+            driver::ReplayArgs {
+                case: &case,
+                trace: &trace,
+                suite: suite.as_deref(),
+                output: output.as_deref(),
+            },
+            report.options(),
+        ),
+        Command::Verify { suite, report } => driver::verify(&suite, report.options()),
+        Command::Report {
+            results,
+            suite,
+            output,
+            report,
+        } => driver::report_results(&results, &suite, output.as_deref(), report.options()),
+        Command::Serve {
+            suite,
+            case,
+            trace_out,
+            result_out,
+            report,
+        } => driver::serve(
+            &suite,
+            &case,
+            driver::ServeOutputs {
+                trace: trace_out.as_deref(),
+                result: result_out.as_deref(),
+            },
+            report.options(),
+        ),
         Command::Import {
             master,
             output,

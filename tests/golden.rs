@@ -2,7 +2,9 @@
 //!
 //! Layout: `tests/<area>/<name>.case` (a one-file suite, compiled as its suite.case),
 //! `tests/<area>/<name>/` (a suite folder) or, in area `ui`, `tests/ui/<name>.master.json`
-//! (a master JSON to import), with expected outputs next to it:
+//! (a master JSON to import), `tests/ui/<name>.trace.jsonl` (a trace to parse, as
+//! `casec replay` does) or `tests/ui/<name>.result.json` (result records of the Tujora
+//! suite, read as `casec report` does), with expected outputs next to it:
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
 //!   (absent when the input is clean): those of compiling and, for a suite that
@@ -55,6 +57,8 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
         p.is_dir()
             || (name.ends_with(".case") && !name.ends_with(".fmt.case"))
             || name.ends_with(".master.json")
+            || name.ends_with(TRACE)
+            || name.ends_with(RESULTS)
     });
     out.sort();
     out
@@ -68,6 +72,15 @@ fn expected(base: &Path, extension: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Trace inputs: parsed, not compiled.
+const TRACE: &str = ".trace.jsonl";
+/// Result record inputs: read against the Tujora suite.
+const RESULTS: &str = ".result.json";
+
+fn is_trace(input: &Path) -> bool {
+    input.to_string_lossy().ends_with(TRACE)
+}
+
 fn is_import(input: &Path) -> bool {
     input.to_string_lossy().ends_with(".master.json")
 }
@@ -77,7 +90,7 @@ fn stem(path: &Path) -> String {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    [".master.json", ".case"]
+    [".master.json", TRACE, RESULTS, ".case"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
         .unwrap_or(&name)
@@ -109,6 +122,32 @@ fn import(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
     let text = fs::read_to_string(input).expect("readable test input");
     let file = db.add(relative(input), text, Origin::User);
     let diagnostics = casec::import::import(&db, file).err().unwrap_or_default();
+    (db, diagnostics)
+}
+
+/// Parses a trace, as `casec replay` does, keeping its diagnostics.
+fn parse_trace(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
+    let mut db = SourceDb::new();
+    let text = fs::read_to_string(input).expect("readable test input");
+    let file = db.add(relative(input), text.as_str(), Origin::User);
+    let diagnostics = casec::runtime::trace::parse(file, &text)
+        .err()
+        .unwrap_or_default();
+    (db, diagnostics)
+}
+
+/// Reads result records against the Tujora suite, as `casec report` does.
+fn read_results(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
+    let mut compilation = Compilation::from_dir(Path::new("cases/tujora"));
+    let suite = compilation.suite.take().expect("the Tujora suite resolves");
+    let mut db = SourceDb::new();
+    let text = fs::read_to_string(input).expect("readable test input");
+    let file = db.add(relative(input), text.as_str(), Origin::User);
+    let mut diagnostics = match casec::runtime::report::read_records(file, &text, &suite) {
+        Ok(records) => casec::runtime::report::duplicates(&records),
+        Err(diagnostics) => diagnostics,
+    };
+    casec::diag::sort(&mut diagnostics, &db);
     (db, diagnostics)
 }
 
@@ -174,6 +213,12 @@ fn run(area: &str, input: &Path) -> Result<(), Failed> {
 fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>) {
     let (db, diagnostics, master, bundles) = if is_import(input) {
         let (db, diagnostics) = import(input);
+        (db, diagnostics, None, None)
+    } else if is_trace(input) {
+        let (db, diagnostics) = parse_trace(input);
+        (db, diagnostics, None, None)
+    } else if input.to_string_lossy().ends_with(RESULTS) {
+        let (db, diagnostics) = read_results(input);
         (db, diagnostics, None, None)
     } else {
         let compilation = compile(input);

@@ -171,3 +171,40 @@ fn harness(master: &mut Value) -> &mut serde_json::Map<String, Value> {
         .as_object_mut()
         .expect("harness_only is an object")
 }
+
+/// Every golden trace line follows the trace schema, and the schema refuses what the
+/// trace reader refuses.
+#[test]
+fn golden_traces_follow_the_trace_schema() {
+    let validator = validator("trace.schema.json");
+    let mut seen = 0;
+    for category in std::fs::read_dir(root().join("cases/tujora")).expect("the suite folder") {
+        let Ok(files) = std::fs::read_dir(category.expect("an entry").path()) else {
+            continue;
+        };
+        for file in files.flatten().map(|f| f.path()) {
+            if !file.to_string_lossy().ends_with(".trace.jsonl") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).expect("a readable trace");
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                let value: Value = serde_json::from_str(line).expect("a JSON line");
+                assert_valid(&validator, &value, &file.display().to_string());
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 0, "no golden trace was found");
+    for refused in [
+        json!({"type": "say", "content": "Done."}),
+        json!({"type": "reply", "content": "Done.", "tone": "warm"}),
+        json!({"type": "call", "tool": "get_clock", "arguments": "none"}),
+    ] {
+        assert!(!validator.is_valid(&refused), "accepted {refused}");
+        let line = refused.to_string();
+        assert!(
+            casec::runtime::trace::parse(casec::source::FileId(0), &line).is_err(),
+            "reader accepted {line}"
+        );
+    }
+}

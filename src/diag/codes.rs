@@ -75,4 +75,6 @@ codes! {
     LEAK = "leak": "model-facing text repeats five or more words of hidden case text";
     UNKNOWN_ALLOW = "unknown_allow": "an `allow` of a code that is not an allowable warning";
     UNUSED_ALLOW = "unused_allow": "an `allow` that allows nothing";
+    TRACE_LINE = "trace_line": "a trace line that is not a JSON trace event";
+    RESULT_RECORD = "result_record": "a file given to `casec report` that is not a result record of the suite";
 }

@@ -8,7 +8,10 @@
 
 mod bundle;
 mod fmt;
+mod replay;
+mod report;
 mod sandbox;
+mod serve;
 
 use std::fs;
 use std::io::{self, IsTerminal, Write};
@@ -22,7 +25,10 @@ use crate::{Compilation, Depth};
 
 pub use self::bundle::{bundle, Outputs};
 pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
+pub use self::replay::{replay, verify, ReplayArgs, TRACE_SUFFIX};
+pub use self::report::report_results;
 pub use self::sandbox::{sandbox, stats};
+pub use self::serve::{serve, ServeOutputs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -257,7 +263,7 @@ pub fn suite_folder(path: &Path) -> PathBuf {
 }
 
 /// Runs `write` into `path` atomically, or into stdout without a path.
-fn write_output(
+pub(crate) fn write_output(
     path: Option<&Path>,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     options: Report,

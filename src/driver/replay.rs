@@ -1,0 +1,276 @@
+//! `casec replay` (run one trace against a case's sandbox, print the result record) and
+//! `casec verify` (replay every golden trace and the do-nothing trace of a suite).
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::diag::{codes, Diagnostic};
+use crate::load;
+use crate::model::{Case, Suite};
+use crate::runtime::replay::{replay_text, run, verdict};
+use crate::runtime::trace::{self, TraceEvent};
+use crate::source::{Origin, SourceDb};
+use crate::world::Sandbox;
+use crate::Compilation;
+
+use super::{report, suite_folder, user_files, write_output, Format, Report, EXIT_ERRORS};
+
+/// The golden trace of a case: `<ID>.trace.jsonl` beside its `.case` file.
+pub const TRACE_SUFFIX: &str = ".trace.jsonl";
+
+/// What `casec replay` was pointed at.
+pub struct ReplayArgs<'a> {
+    /// A `.case` file, or a case id.
+    pub case: &'a str,
+    pub trace: &'a Path,
+    /// The suite folder; by default the nearest folder above the case file holding
+    /// `suite.case`, or the current folder for a case id.
+    pub suite: Option<&'a Path>,
+    pub output: Option<&'a Path>,
+}
+
+/// `casec replay CASE --trace TRACE.jsonl [SUITE] [-o FILE]`
+pub fn replay(args: ReplayArgs, options: Report) -> u8 {
+    let case_file = Path::new(args.case);
+    let is_file = args.case.ends_with(".case") || case_file.is_file();
+    let suite = args.suite.map(suite_folder).unwrap_or_else(|| {
+        if is_file {
+            enclosing_suite(case_file)
+        } else {
+            PathBuf::from(".")
+        }
+    });
+    let Some(mut compilation) = compiled(&suite, options) else {
+        return EXIT_ERRORS;
+    };
+    let found = compilation.suite.as_ref().and_then(|model| {
+        model
+            .cases
+            .iter()
+            .find(|c| names_case(c, args.case, is_file, &compilation.db))
+    });
+    let Some(case) = found else {
+        let d = Diagnostic::error(codes::IO, format!("no case `{}` in this suite", args.case))
+            .at_path(load::display(&suite))
+            .help("give a case id of the suite (TUJ-034) or the path of its .case file");
+        return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+    };
+    let case_id = case.id.as_str().to_string();
+    let mut diagnostics = compilation.diagnostics.clone();
+    let events = read_trace(&mut compilation.db, args.trace);
+    if let Err(found) = &events {
+        diagnostics.extend(found.iter().cloned());
+    }
+    let code = report(
+        &compilation.db,
+        &diagnostics,
+        user_files(&compilation.db),
+        options,
+        &mut io::stderr(),
+    );
+    let (Ok(events), Some(model)) = (events, compilation.suite.as_ref()) else {
+        return code.max(EXIT_ERRORS);
+    };
+    let Some((case, sandbox)) = with_sandbox(model, &case_id) else {
+        let d = Diagnostic::error(codes::MISSING_FIELD, format!("case {case_id} has no world"))
+            .help("add `world { … }` to the case (docs/worlds.md) so a sandbox can run it");
+        return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+    };
+    let text = replay_text(model, case, sandbox, &events);
+    write_output(args.output, |w| w.write_all(text.as_bytes()), options).max(code)
+}
+
+/// Compiles the suite; reports its diagnostics and gives `None` when it has errors.
+/// Without errors the caller reports its warnings with its own findings.
+fn compiled(suite: &Path, options: Report) -> Option<Compilation> {
+    let compilation = Compilation::from_dir(suite);
+    if compilation.has_errors() || compilation.suite.is_none() {
+        report(
+            &compilation.db,
+            &compilation.diagnostics,
+            user_files(&compilation.db),
+            options,
+            &mut io::stderr(),
+        );
+        return None;
+    }
+    Some(compilation)
+}
+
+/// The nearest folder at or above the file's folder that holds `suite.case`.
+fn enclosing_suite(file: &Path) -> PathBuf {
+    let start = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    start
+        .ancestors()
+        .find(|dir| dir.join(load::SUITE_FILE).is_file())
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+fn names_case(case: &Case, wanted: &str, is_file: bool, db: &SourceDb) -> bool {
+    if !is_file {
+        return case.id.as_str() == wanted;
+    }
+    let file = Path::new(&db.file(case.span.file).name);
+    match (fs::canonicalize(file), fs::canonicalize(wanted)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn with_sandbox<'a>(suite: &'a Suite, id: &str) -> Option<(&'a Case, &'a Sandbox)> {
+    let case = suite.cases.iter().find(|c| c.id.as_str() == id)?;
+    Some((case, case.sandbox.as_ref()?))
+}
+
+/// Reads and parses a trace file, added to `db` so its diagnostics show the line.
+fn read_trace(db: &mut SourceDb, path: &Path) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
+    let text = fs::read_to_string(path).map_err(|e| {
+        vec![
+            Diagnostic::error(codes::IO, format!("cannot read the trace: {e}"))
+                .at_path(load::display(path))
+                .help("give the path of a JSON Lines trace (docs/traces.md)"),
+        ]
+    })?;
+    let file = db.add(load::display(path), text.as_str(), Origin::User);
+    trace::parse(file, &text)
+}
+
+/// What `casec verify` found for one case.
+struct CaseReport {
+    id: String,
+    golden: Option<String>,
+    errors: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// `casec verify [SUITE]`: for every case with a world, replays its golden trace (which
+/// must pass every machine check and trigger no critical failure) and the empty trace
+/// (a warning when it too passes every machine check). A case without a golden trace
+/// is a warning, so verify is useful while traces are being written.
+pub fn verify(suite: &Path, options: Report) -> u8 {
+    let suite = suite_folder(suite);
+    let Some(mut compilation) = compiled(&suite, options) else {
+        return EXIT_ERRORS;
+    };
+    let Some(model) = compilation.suite.take() else {
+        return EXIT_ERRORS;
+    };
+    let mut trace_diags = compilation.diagnostics.clone();
+    let reports: Vec<CaseReport> = model
+        .cases
+        .iter()
+        .filter_map(|case| Some((case, case.sandbox.as_ref()?)))
+        .map(|(case, sandbox)| {
+            verify_case(&model, case, sandbox, &mut compilation.db, &mut trace_diags)
+        })
+        .collect();
+    let code = report(
+        &compilation.db,
+        &trace_diags,
+        user_files(&compilation.db),
+        options,
+        &mut io::stderr(),
+    );
+    let text = match options.format {
+        Format::Json => reports
+            .iter()
+            .map(|r| format!("{}\n", report_json(r)))
+            .collect(),
+        _ => human(&reports, model.cases.len()),
+    };
+    let _ = io::stdout().lock().write_all(text.as_bytes());
+    let failed = reports.iter().any(|r| !r.errors.is_empty());
+    let denied = options.deny_warnings && reports.iter().any(|r| !r.warnings.is_empty());
+    if failed || denied {
+        code.max(EXIT_ERRORS)
+    } else {
+        code
+    }
+}
+
+fn verify_case(
+    suite: &Suite,
+    case: &Case,
+    sandbox: &Sandbox,
+    db: &mut SourceDb,
+    diags: &mut Vec<Diagnostic>,
+) -> CaseReport {
+    let mut out = CaseReport {
+        id: case.id.as_str().to_string(),
+        golden: None,
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let empty = run(suite, case, sandbox, &[]);
+    if verdict(&empty).machine_failures().is_empty() {
+        out.warnings.push("the do-nothing trace already passes every machine check: the case does not discriminate by state".into());
+    }
+    let case_file = PathBuf::from(&db.file(case.span.file).name);
+    let path = case_file.with_file_name(format!("{}{TRACE_SUFFIX}", case.id.as_str()));
+    if !path.is_file() {
+        out.warnings
+            .push(format!("no golden trace ({})", load::display(&path)));
+        return out;
+    }
+    let events = match read_trace(db, &path) {
+        Ok(events) => events,
+        Err(found) => {
+            diags.extend(found);
+            out.errors.push("the golden trace does not parse".into());
+            return out;
+        }
+    };
+    let rt = run(suite, case, sandbox, &events);
+    let decided = verdict(&rt);
+    out.golden = Some(decided.outcome().to_string());
+    let failures = decided.machine_failures();
+    if !failures.is_empty() {
+        out.errors.push(format!(
+            "the golden trace fails machine checks: {}",
+            failures.join(", ")
+        ));
+    }
+    if !decided.triggered.is_empty() {
+        out.errors.push(format!(
+            "the golden trace triggers critical failures: {}",
+            decided.triggered.join(", ")
+        ));
+    }
+    out
+}
+
+fn report_json(r: &CaseReport) -> serde_json::Value {
+    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings })
+}
+
+fn human(reports: &[CaseReport], cases: usize) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let golden = r.golden.as_deref().unwrap_or("-");
+        let verdict = if r.errors.is_empty() { "ok" } else { "ERROR" };
+        out.push_str(&format!("{:<10} golden {:<10} {verdict}\n", r.id, golden));
+        for e in &r.errors {
+            out.push_str(&format!("  error: {e}\n"));
+        }
+        for w in &r.warnings {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
+    }
+    let count = |f: &dyn Fn(&CaseReport) -> bool| reports.iter().filter(|r| f(r)).count();
+    out.push_str(&format!(
+        "casec verify: {} of {cases} case(s) have a world; {} golden trace(s) pass, {} case(s) with errors, {} without a golden trace, {} not discriminating by state\n",
+        reports.len(),
+        count(&|r| r.golden.is_some() && r.errors.is_empty()),
+        count(&|r| !r.errors.is_empty()),
+        count(&|r| r.golden.is_none() && r.errors.is_empty()),
+        count(&|r| r.warnings.iter().any(|w| w.starts_with("the do-nothing"))),
+    ));
+    out
+}

@@ -1,0 +1,73 @@
+//! `casec report RESULT… [--suite DIR]`: the suite's required reporting over result
+//! records, as one JSON document.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::diag::{codes, Diagnostic};
+use crate::load;
+use crate::runtime::report::{duplicates, read_records, report as aggregate};
+use crate::source::Origin;
+use crate::Compilation;
+
+use super::{report, suite_folder, user_files, write_output, Report, EXIT_ERRORS, EXIT_OK};
+
+pub fn report_results(
+    results: &[PathBuf],
+    suite: &Path,
+    output: Option<&Path>,
+    options: Report,
+) -> u8 {
+    let mut compilation = Compilation::from_dir(&suite_folder(suite));
+    let mut diagnostics = compilation.diagnostics.clone();
+    let Some(model) = compilation
+        .suite
+        .take()
+        .filter(|_| !compilation.has_errors())
+    else {
+        return report(
+            &compilation.db,
+            &diagnostics,
+            user_files(&compilation.db),
+            options,
+            &mut io::stderr(),
+        )
+        .max(EXIT_ERRORS);
+    };
+    let mut records = Vec::new();
+    for path in results {
+        let text = match fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => {
+                diagnostics.push(
+                    Diagnostic::error(codes::IO, format!("cannot read the result record: {e}"))
+                        .at_path(load::display(path))
+                        .help("give the paths of result records written by `casec replay`"),
+                );
+                continue;
+            }
+        };
+        let file = compilation
+            .db
+            .add(load::display(path), text.as_str(), Origin::User);
+        match read_records(file, &text, &model) {
+            Ok(found) => records.extend(found),
+            Err(found) => diagnostics.extend(found),
+        }
+    }
+    diagnostics.extend(duplicates(&records));
+    let code = report(
+        &compilation.db,
+        &diagnostics,
+        user_files(&compilation.db),
+        options,
+        &mut io::stderr(),
+    );
+    if code != EXIT_OK {
+        return code;
+    }
+    let mut text = serde_json::to_string_pretty(&aggregate(&model, &records)).unwrap_or_default();
+    text.push('\n');
+    write_output(output, |w| w.write_all(text.as_bytes()), options)
+}

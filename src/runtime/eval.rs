@@ -1,0 +1,196 @@
+//! Deciding assertions (docs/worlds.md, "Assertions") over a finished run: state
+//! assertions on the final records against the initial ones, trace assertions on the
+//! events in order. Conditions on records read the final state; `fields.` conditions
+//! on calls follow references through the final state too.
+
+use crate::world::expect::{Assertion, Count, Step};
+
+use super::conditions::{call_matches, record_matches, Cx};
+use super::state::{Rec, State};
+use super::{Event, Runtime};
+
+/// Whether every assertion holds after the run.
+pub fn holds_all(assertions: &[Assertion], rt: &Runtime) -> bool {
+    assertions.iter().all(|a| holds(a, rt))
+}
+
+pub fn holds(assertion: &Assertion, rt: &Runtime) -> bool {
+    let cx = rt.cx();
+    let state = &rt.state;
+    match assertion {
+        Assertion::Exists(ids) => ids.iter().all(|id| state.get(id.as_str()).is_some()),
+        Assertion::Absent(ids) => ids.iter().all(|id| state.get(id.as_str()).is_none()),
+        Assertion::Unchanged {
+            collections,
+            records,
+            except,
+        } => {
+            let except: Vec<&str> = except.iter().map(|e| e.as_str()).collect();
+            unchanged(
+                rt,
+                collections.iter().map(|c| c.as_str()),
+                records.iter().map(|r| r.as_str()),
+                &except,
+            )
+        }
+        Assertion::Changed {
+            collections,
+            records,
+        } => !unchanged(
+            rt,
+            collections.iter().map(|c| c.as_str()),
+            records.iter().map(|r| r.as_str()),
+            &[],
+        ),
+        Assertion::Record { id, conditions } => state
+            .get(id.as_str())
+            .is_some_and(|r| record_matches(conditions, r, cx)),
+        Assertion::Count {
+            collection,
+            count,
+            conditions,
+        } => {
+            let n = state
+                .in_collection(collection.as_str())
+                .filter(|r| record_matches(conditions, r, cx))
+                .count();
+            counts(count, n)
+        }
+        Assertion::Called {
+            tool,
+            count,
+            conditions,
+        } => {
+            let n = calls(rt)
+                .filter(|(_, t, args)| *t == tool.as_str() && call_matches(conditions, args, cx))
+                .count();
+            counts(count, n)
+        }
+        Assertion::Retrieved(ids) => ids.iter().all(|id| shown_after(rt, id.as_str(), None)),
+        Assertion::VerifiedRecord(id) => verified(rt, id.as_str()),
+        Assertion::VerifiedMatch {
+            collection,
+            conditions,
+        } => state
+            .in_collection(collection.as_str())
+            .filter(|r| record_matches(conditions, r, cx))
+            .any(|r| verified(rt, &r.id)),
+        Assertion::InOrder(steps) => in_order(rt, steps),
+        Assertion::OnlyAfter(steps) => only_after(rt, steps),
+        Assertion::Asked => rt.events.iter().any(|e| matches!(e, Event::Asked { .. })),
+        Assertion::Any(inner) => inner.iter().any(|a| holds(a, rt)),
+        Assertion::Not(inner) => !holds_all(inner, rt),
+    }
+}
+
+fn counts(count: &Count, n: usize) -> bool {
+    let n = n as u64;
+    match *count {
+        Count::Exactly(k) => n == k,
+        Count::AtLeast(k) => n >= k,
+        Count::AtMost(k) => n <= k,
+    }
+}
+
+/// `(event index, tool, arguments)` of every call.
+fn calls<'r>(
+    rt: &'r Runtime,
+) -> impl Iterator<Item = (usize, &'r str, &'r serde_json::Value)> + 'r {
+    rt.events.iter().enumerate().filter_map(|(i, e)| match e {
+        Event::Call {
+            tool, arguments, ..
+        } => Some((i, tool.as_str(), arguments)),
+        _ => None,
+    })
+}
+
+fn unchanged<'a>(
+    rt: &Runtime,
+    collections: impl Iterator<Item = &'a str>,
+    records: impl Iterator<Item = &'a str>,
+    except: &[&str],
+) -> bool {
+    let same = |id: &str| same_record(rt.initial.get(id), rt.state.get(id));
+    let collections: Vec<&str> = collections.collect();
+    let in_scope = |s: &State| -> Vec<String> {
+        s.records
+            .iter()
+            .filter(|r| {
+                collections.contains(&r.collection.as_str()) && !except.contains(&r.id.as_str())
+            })
+            .map(|r| r.id.clone())
+            .collect()
+    };
+    let (before, after) = (in_scope(&rt.initial), in_scope(&rt.state));
+    before == after
+        && before.iter().all(|id| same(id))
+        && records.filter(|id| !except.contains(id)).all(same)
+}
+
+fn same_record(before: Option<&Rec>, after: Option<&Rec>) -> bool {
+    match (before, after) {
+        (Some(a), Some(b)) => a.fields == b.fields,
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Whether a call that changed nothing returned `id` after event `after` (if any).
+fn shown_after(rt: &Runtime, id: &str, after: Option<usize>) -> bool {
+    rt.events.iter().enumerate().any(|(i, e)| match e {
+        Event::Call { outcome, .. } => {
+            after.map_or(true, |a| i > a)
+                && outcome.changed.is_empty()
+                && outcome.returned.iter().any(|r| r == id)
+        }
+        _ => false,
+    })
+}
+
+/// Returned by a non-changing call after the record's last change.
+fn verified(rt: &Runtime, id: &str) -> bool {
+    let last_change = rt.events.iter().rposition(|e| match e {
+        Event::Call { outcome, .. } => outcome.changed.iter().any(|c| c == id),
+        _ => false,
+    });
+    shown_after(rt, id, last_change)
+}
+
+fn step_matches(step: &Step, event: &Event, cx: Cx) -> bool {
+    match (step, event) {
+        (Step::Asked, Event::Asked { .. }) => true,
+        (
+            Step::Call { tool, conditions },
+            Event::Call {
+                tool: called,
+                arguments,
+                ..
+            },
+        ) => tool.as_str() == called && call_matches(conditions, arguments, cx),
+        _ => false,
+    }
+}
+
+fn in_order(rt: &Runtime, steps: &[Step]) -> bool {
+    let cx = rt.cx();
+    let mut pending = steps.iter().peekable();
+    for event in &rt.events {
+        if pending.peek().is_some_and(|s| step_matches(s, event, cx)) {
+            pending.next();
+        }
+    }
+    pending.peek().is_none()
+}
+
+fn only_after(rt: &Runtime, steps: &[Step]) -> bool {
+    let [first, then] = steps else {
+        return false;
+    };
+    let cx = rt.cx();
+    let first_at = rt.events.iter().position(|e| step_matches(first, e, cx));
+    rt.events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| step_matches(then, e, cx))
+        .all(|(i, _)| first_at.is_some_and(|f| f < i))
+}

@@ -1,0 +1,216 @@
+//! Replaying a trace: run its events in a fresh sandbox, decide the case's checks and
+//! critical failures, and build the result record in the shape of the suite's
+//! `result_record_template`.
+//!
+//! A check is `pass`/`fail` when assertions decide it, `needs_review` when a reader
+//! must (and `fail` when its machine half fails, since no reading can rescue it). A
+//! critical failure is triggered when the assertions of its `forbid` blocks all hold.
+//! Outcome: FAIL when a machine check fails or a critical failure is triggered;
+//! otherwise NOT_TESTED while any check or critical failure awaits review; else PASS.
+
+use serde_json::{json, Map, Value as Json};
+
+use crate::model::{Case, Suite};
+use crate::world::expect::Expectation;
+use crate::world::{critical_id, Decided, Sandbox};
+
+use super::eval::holds_all;
+use super::trace::TraceEvent;
+use super::{Event, Runtime};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Pass,
+    Fail,
+    NeedsReview,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::NeedsReview => "needs_review",
+        }
+    }
+}
+
+/// What a run decided.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub checks: Vec<(String, Status)>,
+    /// Critical failures whose predicate fired.
+    pub triggered: Vec<String>,
+    /// Critical failures a reader must still rule out.
+    pub pending: Vec<String>,
+}
+
+impl Verdict {
+    pub fn outcome(&self) -> &'static str {
+        if !self.triggered.is_empty() || self.checks.iter().any(|(_, s)| *s == Status::Fail) {
+            "FAIL"
+        } else if !self.pending.is_empty()
+            || self.checks.iter().any(|(_, s)| *s == Status::NeedsReview)
+        {
+            "NOT_TESTED"
+        } else {
+            "PASS"
+        }
+    }
+
+    /// Checks whose assertions do not hold.
+    pub fn machine_failures(&self) -> Vec<&str> {
+        self.checks
+            .iter()
+            .filter(|(_, s)| *s == Status::Fail)
+            .map(|(id, _)| id.as_str())
+            .collect()
+    }
+}
+
+/// Runs `events` in a fresh sandbox of `case`.
+pub fn run<'a>(
+    suite: &Suite,
+    case: &'a Case,
+    sandbox: &'a Sandbox,
+    events: &[TraceEvent],
+) -> Runtime<'a> {
+    let mut rt = Runtime::new(suite, case, sandbox);
+    for event in events {
+        match event {
+            TraceEvent::Call { tool, arguments } => {
+                rt.call(tool, arguments);
+            }
+            TraceEvent::Asked { question } => {
+                rt.ask(question);
+            }
+            TraceEvent::Reply(content) => rt.reply(content),
+            TraceEvent::User(content) => rt.user(content),
+        }
+    }
+    rt
+}
+
+fn groups_hold(groups: &[Expectation], id: &str, rt: &Runtime) -> bool {
+    groups
+        .iter()
+        .filter(|g| g.ids.iter().any(|i| i.as_str() == id))
+        .all(|g| holds_all(&g.assertions, rt))
+}
+
+pub fn verdict(rt: &Runtime) -> Verdict {
+    let sandbox = rt.sandbox;
+    let checks = rt
+        .case
+        .checks
+        .iter()
+        .map(|c| {
+            let id = c.id.as_str();
+            let status = match sandbox.decided(id, !sandbox.is_own(c.span)) {
+                Decided::Machine | Decided::Both if !groups_hold(&sandbox.expectations, id, rt) => {
+                    Status::Fail
+                }
+                Decided::Machine => Status::Pass,
+                Decided::Both | Decided::Review | Decided::Unclassified => Status::NeedsReview,
+            };
+            (id.to_string(), status)
+        })
+        .collect();
+    let (mut triggered, mut pending) = (Vec::new(), Vec::new());
+    for id in (0..rt.case.critical_failures.len()).map(critical_id) {
+        let decided = sandbox.decided(&id, false);
+        let machine = matches!(decided, Decided::Machine | Decided::Both);
+        if machine && groups_hold(&sandbox.forbidden, &id, rt) {
+            triggered.push(id);
+        } else if decided != Decided::Machine {
+            pending.push(id);
+        }
+    }
+    Verdict {
+        checks,
+        triggered,
+        pending,
+    }
+}
+
+/// The result record: the template's keys in its order, filled from the run, then
+/// `critical_failures_pending_review`.
+pub fn result_record(suite: &Suite, rt: &Runtime, verdict: &Verdict) -> Json {
+    let template = match &suite.scoring.result_record_template.value {
+        Json::Object(m) => m.clone(),
+        _ => Map::new(),
+    };
+    let mut filled = Map::new();
+    filled.insert("case_id".into(), json!(rt.case.id.as_str()));
+    filled.insert("outcome".into(), json!(verdict.outcome()));
+    let checks: Map<String, Json> = verdict
+        .checks
+        .iter()
+        .map(|(id, s)| (id.clone(), json!(s.as_str())))
+        .collect();
+    filled.insert("checks".into(), Json::Object(checks));
+    filled.insert(
+        "critical_failures_triggered".into(),
+        json!(verdict.triggered),
+    );
+    filled.insert(
+        "tool_trace".into(),
+        Json::Array(rt.events.iter().map(event_json).collect()),
+    );
+    filled.insert("final_state".into(), rt.state.to_json(&rt.sandbox.schema));
+    let replies: Vec<&str> = rt
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Reply(text) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    filled.insert("assistant_response".into(), json!(replies.join("\n\n")));
+    let mut record = Map::new();
+    for (key, default) in &template {
+        record.insert(
+            key.clone(),
+            filled.remove(key).unwrap_or_else(|| default.clone()),
+        );
+    }
+    record.extend(filled);
+    record.insert(
+        "critical_failures_pending_review".into(),
+        json!(verdict.pending),
+    );
+    Json::Object(record)
+}
+
+fn event_json(event: &Event) -> Json {
+    match event {
+        Event::Call {
+            tool,
+            arguments,
+            outcome,
+            intercepted,
+        } => json!({
+            "type": "call",
+            "tool": tool,
+            "arguments": arguments,
+            "result": outcome.result,
+            "intercepted": intercepted,
+            "returned": outcome.returned,
+            "changed": outcome.changed,
+        }),
+        Event::Asked { question, reply } => {
+            json!({ "type": "asked", "content": question, "reply": reply })
+        }
+        Event::Reply(content) => json!({ "type": "reply", "content": content }),
+        Event::User(content) => json!({ "type": "user", "content": content }),
+    }
+}
+
+/// Replays `events` for `case` and returns its result record as pretty JSON text.
+pub fn replay_text(suite: &Suite, case: &Case, sandbox: &Sandbox, events: &[TraceEvent]) -> String {
+    let rt = run(suite, case, sandbox, events);
+    let record = result_record(suite, &rt, &verdict(&rt));
+    let mut text = serde_json::to_string_pretty(&record).unwrap_or_default();
+    text.push('\n');
+    text
+}

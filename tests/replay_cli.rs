@@ -1,0 +1,235 @@
+//! `casec replay` and `casec verify` as a harness engineer runs them.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn casec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_casec"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("casec runs")
+}
+
+fn scratch_file(name: &str, text: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("casec-replay-{}-{name}", std::process::id()));
+    std::fs::write(&path, text).expect("a writable temporary file");
+    path
+}
+
+#[test]
+fn replay_by_file_and_by_id_print_the_same_record() {
+    let trace = "cases/tujora/future_intentions/TUJ-084.trace.jsonl";
+    let by_file = casec(&[
+        "replay",
+        "cases/tujora/future_intentions/TUJ-084.case",
+        "--trace",
+        trace,
+    ]);
+    let by_id = casec(&["replay", "TUJ-084", "--trace", trace, "cases/tujora"]);
+    assert_eq!(
+        by_file.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&by_file.stderr)
+    );
+    assert_eq!(by_file.stdout, by_id.stdout);
+    let record: serde_json::Value = serde_json::from_slice(&by_file.stdout).expect("a JSON record");
+    assert_eq!(record["case_id"], "TUJ-084");
+}
+
+#[test]
+fn a_malformed_trace_line_is_reported_at_its_line() {
+    let trace = scratch_file(
+        "bad.jsonl",
+        "{\"type\": \"call\", \"tool\": \"get_clock\"}\n{\"type\": \"call\", \"tool\": 5}\n",
+    );
+    let output = casec(&[
+        "replay",
+        "TUJ-084",
+        "--trace",
+        trace.to_str().unwrap(),
+        "cases/tujora",
+        "--format",
+        "json",
+    ]);
+    let _ = std::fs::remove_file(&trace);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty(), "no record for a broken trace");
+    let first: serde_json::Value = serde_json::from_str(
+        String::from_utf8_lossy(&output.stderr)
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["code"], "trace_line");
+    assert_eq!(first["labels"][0]["line"], 2, "{first}");
+}
+
+#[test]
+fn replay_of_an_unknown_case_is_a_usage_error() {
+    let output = casec(&[
+        "replay",
+        "TUJ-999",
+        "--trace",
+        "cases/tujora/future_intentions/TUJ-084.trace.jsonl",
+        "cases/tujora",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn verify_of_the_tujora_suite_passes() {
+    let output = casec(&["verify", "cases/tujora"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("TUJ-034    golden NOT_TESTED ok"), "{text}");
+    let json = casec(&["verify", "cases/tujora", "--format", "json"]);
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&json.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 100);
+}
+
+/// Replays every golden trace into a folder of result records, as a harness would.
+fn golden_results(name: &str) -> (PathBuf, usize) {
+    let dir = std::env::temp_dir().join(format!("casec-report-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
+    let mut count = 0;
+    for category in std::fs::read_dir(&root)
+        .expect("the suite")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+    {
+        for trace in std::fs::read_dir(category.path())
+            .expect("a category")
+            .flatten()
+            .map(|e| e.path())
+        {
+            let name = trace.file_name().unwrap().to_string_lossy().into_owned();
+            let Some(id) = name.strip_suffix(".trace.jsonl") else {
+                continue;
+            };
+            let out = dir.join(format!("{id}.json"));
+            let run = casec(&[
+                "replay",
+                id,
+                "--trace",
+                trace.to_str().unwrap(),
+                "cases/tujora",
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            assert_eq!(run.status.code(), Some(0), "{id}");
+            count += 1;
+        }
+    }
+    (dir, count)
+}
+
+#[test]
+fn report_over_golden_results_counts_every_case_once() {
+    let (dir, count) = golden_results("ok");
+    let mut args = vec![
+        "report".to_string(),
+        "--suite".into(),
+        "cases/tujora".into(),
+    ];
+    args.extend(
+        std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().to_string_lossy().into_owned()),
+    );
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = casec(&refs);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("a JSON report");
+    assert_eq!(report["overall"]["attempted"], count);
+    assert_eq!(report["overall"]["cases"], 100);
+    assert_eq!(report["overall"]["FAIL"], 0, "golden traces do not fail");
+    assert_eq!(report["critical_failures"]["count"], 0);
+    assert_eq!(report["tool_failure_cases"]["cases"], 8);
+    assert_eq!(
+        report["tool_failure_cases"]["attempted"], 8,
+        "every override case has a golden trace"
+    );
+    let per_category: u64 = report["categories"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|c| c["attempted"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_category as usize, count);
+    assert!(
+        report["check_success"]["final_state"]["pass"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+}
+
+#[test]
+fn report_refuses_two_records_of_one_case() {
+    let record = "{\"case_id\": \"TUJ-001\", \"outcome\": \"FAIL\", \"checks\": {}, \"critical_failures_triggered\": [\"F3\"]}\n";
+    let file = scratch_file("twice.jsonl", &record.repeat(2));
+    let output = casec(&["report", file.to_str().unwrap(), "--suite", "cases/tujora"]);
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("a second record of TUJ-001"));
+}
+
+/// Copies a folder tree (the suite and its golden traces).
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn verify_fails_on_a_golden_trace_that_misses_its_checks() {
+    let dir = std::env::temp_dir().join(format!("casec-verify-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_tree(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/tujora"),
+        &dir,
+    );
+    // A "golden" trace that books twice: it misses A1 and commits F1.
+    let create = "{\"type\": \"call\", \"tool\": \"provider_booking\", \"arguments\": {\"operation\": \"create\", \"offered_slot_if_needed\": \"S1\"}}\n";
+    std::fs::write(
+        dir.join("appointments/TUJ-034.trace.jsonl"),
+        create.repeat(2),
+    )
+    .unwrap();
+    std::fs::remove_file(dir.join("medication/TUJ-001.trace.jsonl")).unwrap();
+    let output = casec(&["verify", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("TUJ-034    golden FAIL       ERROR"),
+        "{text}"
+    );
+    assert!(text.contains("triggers critical failures: F1"), "{text}");
+    assert!(
+        text.contains("no golden trace"),
+        "a missing trace is reported: {text}"
+    );
+}
