@@ -248,7 +248,8 @@ fn one_suite<'a>(
     None
 }
 
-fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
+/// `name` (a tool, category, schema, collection…) declared again after `first`.
+pub(crate) fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
     Diagnostic::error(
         codes::DUPLICATE_DEFINITION,
         format!("{what} `{}` is defined twice", name.as_str()),

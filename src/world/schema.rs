@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text};
+use crate::resolve::duplicate;
 use crate::resolve::schema::{self as keys, body, first, KeySpec};
 use crate::resolve::values::{self, Kind};
 use crate::source::Span;
@@ -476,16 +477,6 @@ fn reserved(name: &Name, what: &str, why: &str) -> Diagnostic {
         format!("reserved: {why}"),
     )
     .help(format!("choose another {what} name"))
-}
-
-fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
-    Diagnostic::error(
-        codes::DUPLICATE_DEFINITION,
-        format!("{what} `{}` is defined twice", name.as_str()),
-    )
-    .primary(name.span, "defined again here")
-    .secondary(first, "first defined here")
-    .help(format!("keep one definition of the {what}"))
 }
 
 #[cfg(test)]

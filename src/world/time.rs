@@ -235,20 +235,9 @@ pub fn parse_recurrence(text: &str) -> Result<Recurrence, String> {
     Ok(Recurrence { frequency, time })
 }
 
+/// A weekday name, any case (chrono also takes the three-letter abbreviations).
 fn weekday(word: &str) -> Option<Weekday> {
-    let lower = word.to_ascii_lowercase();
-    let days = [
-        ("monday", Weekday::Mon),
-        ("tuesday", Weekday::Tue),
-        ("wednesday", Weekday::Wed),
-        ("thursday", Weekday::Thu),
-        ("friday", Weekday::Fri),
-        ("saturday", Weekday::Sat),
-        ("sunday", Weekday::Sun),
-    ];
-    days.iter()
-        .find(|(name, _)| *name == lower)
-        .map(|(_, d)| *d)
+    word.parse().ok()
 }
 
 /// RFC 5545 RRULE text: `FREQ=WEEKLY;BYDAY=TU;BYHOUR=18;BYMINUTE=0`.
