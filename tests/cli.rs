@@ -164,3 +164,14 @@ fn diagnostics_of_several_suites_are_sorted_by_file_across_the_run() {
     assert!(files.contains(&"tests/ui/io_not_utf8/notes.case"));
     assert_eq!(files.len(), 12);
 }
+
+#[test]
+fn a_file_outside_any_suite_folder_that_declares_a_suite_is_checked_as_one() {
+    let run = casec(&["check", "tests/build/minimal.case"]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+}

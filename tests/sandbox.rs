@@ -130,7 +130,16 @@ fn tujora_sandboxes_follow_the_schema() -> Result<(), Failed> {
     for suite in suites {
         let compilation = compile(&suite)?;
         let model = compilation.suite.as_ref().ok_or("no suite")?;
-        for (name, text) in sandbox_files(model) {
+        let files = sandbox_files(model);
+        if suite == tujora() && files.len() != model.cases.len() {
+            return Err(format!(
+                "{} Tujora sandbox files for {} cases",
+                files.len(),
+                model.cases.len()
+            )
+            .into());
+        }
+        for (name, text) in files {
             let instance: serde_json::Value =
                 serde_json::from_str(&text).map_err(|e| e.to_string())?;
             let errors: Vec<String> = validator

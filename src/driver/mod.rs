@@ -199,9 +199,17 @@ pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
     loose.sort();
     loose.dedup();
     let mut out: Vec<Compilation> = roots.iter().map(|r| Compilation::from_dir(r)).collect();
-    if !loose.is_empty() {
-        let refs: Vec<&Path> = loose.iter().map(PathBuf::as_path).collect();
-        out.push(Compilation::from_files(&refs));
+    // A loose file that declares its own suite is a one-file suite; the other loose
+    // files (profiles, stray cases) are checked together.
+    let mut members: Vec<&Path> = Vec::new();
+    for path in &loose {
+        match one_file_suite(path) {
+            Some(text) => out.push(Compilation::from_single_file(&load::display(path), &text)),
+            None => members.push(path),
+        }
+    }
+    if !members.is_empty() {
+        out.push(Compilation::from_files(&members));
     }
     if !missing.is_empty() {
         out.push(Compilation {
@@ -230,6 +238,14 @@ pub(crate) fn compile_suite(path: &Path, depth: Depth, options: Report) -> Resul
         EXIT_OK => Err(EXIT_ERRORS),
         code => Err(code),
     }
+}
+
+/// The text of a file outside any suite folder that declares a `suite` itself.
+fn one_file_suite(path: &Path) -> Option<String> {
+    let text = fs::read_to_string(path).ok()?;
+    let parsed = crate::syntax::parse(crate::source::FileId(0), &text);
+    let declares = parsed.file?.statements.iter().any(|s| s.name() == "suite");
+    declares.then_some(text)
 }
 
 /// `casec build [SUITE] [-o FILE] [--no-check]`

@@ -139,7 +139,7 @@ fn same_record(before: Option<&Rec>, after: Option<&Rec>) -> bool {
 fn shown_after(rt: &Runtime, id: &str, after: Option<usize>) -> bool {
     rt.events.iter().enumerate().any(|(i, e)| match e {
         Event::Call { outcome, .. } => {
-            after.map_or(true, |a| i > a)
+            after.is_none_or(|a| i > a)
                 && outcome.changed.is_empty()
                 && outcome.returned.iter().any(|r| r == id)
         }

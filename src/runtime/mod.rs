@@ -264,7 +264,7 @@ impl<'a> Runtime<'a> {
     fn interceptor(&self, tool: &str, arguments: &Json) -> Option<MachineOverride> {
         let rule = self.sandbox.machine_override.as_ref()?;
         let applies = rule.tool.as_str() == tool
-            && rule.times.map_or(true, |t| self.intercepted < t)
+            && rule.times.is_none_or(|t| self.intercepted < t)
             && call_matches(&rule.when, arguments, self.cx());
         applies.then(|| rule.clone())
     }

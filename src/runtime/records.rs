@@ -42,7 +42,7 @@ pub fn read_records(rt: &mut Runtime, arguments: &Json) -> Outcome {
         .state
         .records
         .iter()
-        .filter(|r| collection.map_or(true, |c| r.collection == c))
+        .filter(|r| collection.is_none_or(|c| r.collection == c))
         .filter(|r| {
             terms.is_empty() || terms.iter().any(|t| searchable(rt, r).contains(t.as_str()))
         })
@@ -382,7 +382,7 @@ pub fn verify_record(rt: &mut Runtime, arguments: &Json) -> Outcome {
     match rt
         .state
         .get(&id)
-        .filter(|r| collection.map_or(true, |c| r.collection == c))
+        .filter(|r| collection.is_none_or(|c| r.collection == c))
     {
         Some(record) => Outcome::ok(
             json!({ "found": true, "record": record.to_json() }),

@@ -116,11 +116,11 @@ fn word_span(word: &str, text: &Text, db: &SourceDb) -> Span {
         let before = source[..*i]
             .chars()
             .next_back()
-            .map_or(true, |c| !is_word_char(c));
+            .is_none_or(|c| !is_word_char(c));
         let after = source[i + word.len()..]
             .chars()
             .next()
-            .map_or(true, |c| !is_word_char(c));
+            .is_none_or(|c| !is_word_char(c));
         before && after
     });
     match found {

@@ -34,7 +34,7 @@ fn is_word_char(c: char) -> bool {
 /// A sentence ends at `.`, `!`, `?` or `;` before whitespace or the end of the text,
 /// and at a line break.
 fn ends_sentence(c: char, next: Option<char>) -> bool {
-    c == '\n' || (matches!(c, '.' | '!' | '?' | ';') && next.map_or(true, char::is_whitespace))
+    c == '\n' || (matches!(c, '.' | '!' | '?' | ';') && next.is_none_or(char::is_whitespace))
 }
 
 /// The words of a text, in order.
