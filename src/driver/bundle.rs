@@ -10,7 +10,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use super::{
-    report, temp_beside, user_files, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK,
+    report, report_to_stderr, temp_beside, write_folder_atomically, Format, Report, EXIT_ERRORS,
+    EXIT_OK,
 };
 use crate::diag::{codes, Diagnostic};
 use crate::load;
@@ -32,13 +33,7 @@ pub fn bundle(suite: &Path, outputs: Outputs, options: Report) -> u8 {
     if let Some(Err(stopped)) = &built {
         diagnostics.extend(stopped.iter().cloned());
     }
-    let code = report(
-        &compilation.db,
-        &diagnostics,
-        user_files(&compilation.db),
-        options,
-        &mut io::stderr(),
-    );
+    let code = report_to_stderr(&compilation.db, &diagnostics, options);
     match built {
         Some(Ok(set)) if code == EXIT_OK => write(&set, outputs, options),
         _ => code.max(EXIT_ERRORS),

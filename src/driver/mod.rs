@@ -90,6 +90,11 @@ pub(crate) fn report(
     exit_code(diagnostics, options)
 }
 
+/// Reports diagnostics of a compilation (its own, plus any a command found) on stderr.
+pub(crate) fn report_to_stderr(db: &SourceDb, diagnostics: &[Diagnostic], options: Report) -> u8 {
+    report(db, diagnostics, user_files(db), options, &mut io::stderr())
+}
+
 fn summary_line(errors: usize, warnings: usize) -> String {
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!(
@@ -226,13 +231,7 @@ pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
 /// the exit code.
 pub(crate) fn compile_suite(path: &Path, depth: Depth, options: Report) -> Result<Compilation, u8> {
     let compilation = Compilation::from_dir_to(&suite_folder(path), depth);
-    let code = report(
-        &compilation.db,
-        &compilation.diagnostics,
-        user_files(&compilation.db),
-        options,
-        &mut io::stderr(),
-    );
+    let code = report_to_stderr(&compilation.db, &compilation.diagnostics, options);
     match code {
         EXIT_OK if compilation.suite.is_some() => Ok(compilation),
         EXIT_OK => Err(EXIT_ERRORS),

@@ -16,7 +16,7 @@ use crate::source::{Origin, SourceDb};
 use crate::world::Sandbox;
 use crate::Compilation;
 
-use super::{report, suite_folder, user_files, write_output, Format, Report, EXIT_ERRORS};
+use super::{report, report_to_stderr, suite_folder, write_output, Format, Report, EXIT_ERRORS};
 
 /// The golden trace of a case: `<ID>.trace.jsonl` beside its `.case` file.
 pub const TRACE_SUFFIX: &str = ".trace.jsonl";
@@ -64,13 +64,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
     if let Err(found) = &events {
         diagnostics.extend(found.iter().cloned());
     }
-    let code = report(
-        &compilation.db,
-        &diagnostics,
-        user_files(&compilation.db),
-        options,
-        &mut io::stderr(),
-    );
+    let code = report_to_stderr(&compilation.db, &diagnostics, options);
     let (Ok(events), Some(model)) = (events, compilation.suite.as_ref()) else {
         return code.max(EXIT_ERRORS);
     };
@@ -88,13 +82,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
 fn compiled(suite: &Path, options: Report) -> Option<Compilation> {
     let compilation = Compilation::from_dir(suite);
     if compilation.has_errors() || compilation.suite.is_none() {
-        report(
-            &compilation.db,
-            &compilation.diagnostics,
-            user_files(&compilation.db),
-            options,
-            &mut io::stderr(),
-        );
+        report_to_stderr(&compilation.db, &compilation.diagnostics, options);
         return None;
     }
     Some(compilation)
@@ -171,13 +159,7 @@ pub fn verify(suite: &Path, options: Report) -> u8 {
             verify_case(&model, case, sandbox, &mut compilation.db, &mut trace_diags)
         })
         .collect();
-    let code = report(
-        &compilation.db,
-        &trace_diags,
-        user_files(&compilation.db),
-        options,
-        &mut io::stderr(),
-    );
+    let code = report_to_stderr(&compilation.db, &trace_diags, options);
     let text = match options.format {
         Format::Json => reports
             .iter()

@@ -2,7 +2,6 @@
 //! records, as one JSON document.
 
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::diag::{codes, Diagnostic};
@@ -11,7 +10,7 @@ use crate::runtime::report::{duplicates, read_records, report as aggregate};
 use crate::source::Origin;
 use crate::Compilation;
 
-use super::{report, suite_folder, user_files, write_output, Report, EXIT_ERRORS, EXIT_OK};
+use super::{report_to_stderr, suite_folder, write_output, Report, EXIT_ERRORS, EXIT_OK};
 
 pub fn report_results(
     results: &[PathBuf],
@@ -26,14 +25,7 @@ pub fn report_results(
         .take()
         .filter(|_| !compilation.has_errors())
     else {
-        return report(
-            &compilation.db,
-            &diagnostics,
-            user_files(&compilation.db),
-            options,
-            &mut io::stderr(),
-        )
-        .max(EXIT_ERRORS);
+        return report_to_stderr(&compilation.db, &diagnostics, options).max(EXIT_ERRORS);
     };
     let mut records = Vec::new();
     for path in results {
@@ -57,13 +49,7 @@ pub fn report_results(
         }
     }
     diagnostics.extend(duplicates(&records));
-    let code = report(
-        &compilation.db,
-        &diagnostics,
-        user_files(&compilation.db),
-        options,
-        &mut io::stderr(),
-    );
+    let code = report_to_stderr(&compilation.db, &diagnostics, options);
     if code != EXIT_OK {
         return code;
     }
