@@ -60,6 +60,10 @@
 //! assert!(bundles.bundles[0].json.starts_with(r#"{ "case_id": "DEMO-1""#));
 //! ```
 
+// The test corpus generator, shared with the integration tests, names the crate.
+#[cfg(test)]
+extern crate self as casec;
+
 pub mod check;
 pub mod diag;
 pub mod driver;
@@ -193,15 +197,15 @@ impl Compilation {
         for tree in &parsed {
             diagnostics.extend(tree.diagnostics.iter().cloned());
         }
+        // Resolution takes the trees and drops them as it goes; the checks read the
+        // model and the source text only.
         let inputs: Vec<resolve::Input> = parsed
-            .iter()
+            .into_iter()
             .zip(&ids)
-            .filter_map(|(tree, (_, role))| {
-                let file = tree.file.as_ref()?;
-                Some(resolve::Input { file, role: *role })
-            })
+            .filter(|(tree, _)| tree.file.is_some())
+            .map(|(tree, (_, role))| resolve::Input { tree, role: *role })
             .collect();
-        let (suite, resolve_diagnostics) = resolve::resolve(&inputs);
+        let (suite, resolve_diagnostics) = resolve::resolve(inputs);
         diagnostics.extend(resolve_diagnostics);
         if let (Some(suite), Depth::Check) = (&suite, depth) {
             // Counts are only meaningful when no file or case was left out by an error.

@@ -15,11 +15,27 @@ pub fn map<T: Sync, R: Send>(
     worth_threads: bool,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
+    map_chunks(items, worth_threads, |part| {
+        part.iter().map(&f).collect::<Vec<R>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// `f` applied to consecutive chunks of `items`, one chunk per thread when
+/// `worth_threads`, else to all the items at once; results in chunk order. For work
+/// that keeps state from item to item, such as a cache of what earlier items shared.
+pub fn map_chunks<T: Sync, R: Send>(
+    items: &[T],
+    worth_threads: bool,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(items.len());
     if !worth_threads || threads < 2 {
-        return items.iter().map(&f).collect();
+        return vec![f(items)];
     }
     let f = &f;
     let per_thread = items.len().div_ceil(threads);
@@ -29,18 +45,18 @@ pub fn map<T: Sync, R: Send>(
             .map(|part| {
                 let worker = std::thread::Builder::new()
                     .stack_size(WORKER_STACK_BYTES)
-                    .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<R>>());
+                    .spawn_scoped(scope, move || f(part));
                 (part, worker)
             })
             .collect();
         workers
             .into_iter()
-            .flat_map(|(part, worker)| match worker {
+            .map(|(part, worker)| match worker {
                 Ok(handle) => handle
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 // No thread to spare: do this part here instead.
-                Err(_) => part.iter().map(f).collect(),
+                Err(_) => f(part),
             })
             .collect()
     })
@@ -48,7 +64,7 @@ pub fn map<T: Sync, R: Send>(
 
 #[cfg(test)]
 mod tests {
-    use super::map;
+    use super::{map, map_chunks};
 
     #[test]
     fn results_keep_the_input_order() {
@@ -58,5 +74,16 @@ mod tests {
             assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
         }
         assert!(map(&[] as &[usize], true, |n| *n).is_empty());
+    }
+
+    #[test]
+    fn chunks_cover_the_items_in_order() {
+        let items: Vec<usize> = (0..1001).collect();
+        for worth_threads in [false, true] {
+            let chunks = map_chunks(&items, worth_threads, <[usize]>::to_vec);
+            assert_eq!(chunks.concat(), items);
+        }
+        let empty = map_chunks(&[] as &[usize], true, <[usize]>::len);
+        assert_eq!(empty, [0]);
     }
 }

@@ -19,7 +19,7 @@ use casec::diag::render::{self, HumanStyle};
 use casec::diag::{codes, Diagnostic};
 use casec::resolve::{self, Role};
 use casec::source::{FileId, Origin, SourceDb};
-use casec::syntax::{self, ast::File};
+use casec::syntax::{self, Parsed};
 use casec::Compilation;
 use generate::Rng;
 
@@ -30,7 +30,7 @@ const CASE_NAME: &str = "appointments/TUJ-034.case";
 /// The stdlib and a suite file, parsed once, against which member files compile.
 struct Context {
     sources: Vec<(String, Arc<str>, Origin, Role)>,
-    files: Vec<File>,
+    files: Vec<Arc<Parsed>>,
 }
 
 impl Context {
@@ -56,9 +56,9 @@ impl Context {
             .iter()
             .enumerate()
             .map(|(i, (_, text, _, _))| {
-                syntax::parse(FileId(i as u32), text)
-                    .file
-                    .expect("the context files parse")
+                let parsed = syntax::parse(FileId(i as u32), text);
+                assert!(parsed.file.is_some(), "the context files parse");
+                Arc::new(parsed)
             })
             .collect();
         Context { sources, files }
@@ -77,20 +77,23 @@ impl Context {
         }
         let member = db.add(CASE_NAME, text, Origin::User);
         let parsed = syntax::parse(member, text);
-        let mut diagnostics = parsed.diagnostics;
+        let mut diagnostics = parsed.diagnostics.clone();
         let mut inputs: Vec<resolve::Input> = self
             .files
             .iter()
             .zip(&self.sources)
-            .map(|(file, (_, _, _, role))| resolve::Input { file, role: *role })
+            .map(|(tree, (_, _, _, role))| resolve::Input {
+                tree: Arc::clone(tree),
+                role: *role,
+            })
             .collect();
-        if let Some(file) = &parsed.file {
+        if parsed.file.is_some() {
             inputs.push(resolve::Input {
-                file,
+                tree: Arc::new(parsed),
                 role: Role::Member,
             });
         }
-        let (suite, more) = resolve::resolve(&inputs);
+        let (suite, more) = resolve::resolve(inputs);
         diagnostics.extend(more);
         casec::diag::sort(&mut diagnostics, &db);
         Compilation {

@@ -20,45 +20,77 @@
 //! texts. Output is deterministic: the first hidden place of a shingle wins.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::rc::Rc;
+
+use foldhash::fast::FixedState;
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Text};
 use crate::source::{SourceDb, Span};
 
-use super::words::{words, Word};
+use super::words::{normalize, words, Word};
 use super::written_in;
 
 /// The shortest run of shared words that counts as a leak.
 pub const MIN_RUN: usize = 5;
 
-/// A text split into words, with their normalized forms and the hash of each.
+/// A text as a sequence of comparable words (those with a letter or digit).
+///
+/// Only the words' hashes are computed up front: nearly every text leaks nothing, so
+/// the normalized words (to confirm a match) and the located words (to report it) are
+/// made the first time a shingle of the text matches.
 struct Prose<'a> {
     what: &'static str,
-    words: Vec<Word<'a>>,
-    norms: Vec<Cow<'a, str>>,
+    text: &'a Text,
+    db: &'a SourceDb,
     hashes: Vec<u64>,
+    norms: OnceCell<Vec<Cow<'a, str>>>,
+    words: OnceCell<Vec<Word<'a>>>,
 }
 
 impl<'a> Prose<'a> {
     fn new(what: &'static str, text: &'a Text, db: &'a SourceDb) -> Prose<'a> {
-        let (words, norms): (Vec<Word>, Vec<Cow<str>>) = words(db, text)
-            .into_iter()
-            .map(|w| {
-                let norm = w.normalized();
-                (w, norm)
-            })
-            .filter(|(_, norm)| !norm.is_empty())
-            .unzip();
-        let hashes = norms.iter().map(|norm| word_hash(norm)).collect();
         Prose {
             what,
-            words,
-            norms,
-            hashes,
+            text,
+            db,
+            hashes: text
+                .as_str()
+                .split_whitespace()
+                .filter_map(word_hash)
+                .collect(),
+            norms: OnceCell::new(),
+            words: OnceCell::new(),
         }
+    }
+
+    fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    /// The normalized words, parallel to `hashes`.
+    fn norms(&self) -> &[Cow<'a, str>] {
+        self.norms.get_or_init(|| {
+            self.text
+                .as_str()
+                .split_whitespace()
+                .map(normalize)
+                .filter(|norm| !norm.is_empty())
+                .collect()
+        })
+    }
+
+    /// The words located in the source, parallel to `hashes`.
+    fn words(&self) -> &[Word<'a>] {
+        self.words.get_or_init(|| {
+            words(self.db, self.text)
+                .into_iter()
+                .filter(|word| !word.normalized().is_empty())
+                .collect()
+        })
     }
 
     /// The key of the shingle starting at word `i`.
@@ -70,14 +102,18 @@ impl<'a> Prose<'a> {
 
     /// Whether the shingles at `i` here and at `j` in `other` are the same words.
     fn same_shingle(&self, i: usize, other: &Prose, j: usize) -> bool {
-        self.norms[i..i + MIN_RUN] == other.norms[j..j + MIN_RUN]
+        self.norms()[i..i + MIN_RUN] == other.norms()[j..j + MIN_RUN]
     }
 }
 
-fn word_hash(word: &str) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    word.hash(&mut hasher);
-    hasher.finish()
+/// The hash of a word's normalized form; `None` for a word without letters or digits.
+/// Equal normalized forms hash equally, and most words are hashed without allocating.
+fn word_hash(word: &str) -> Option<u64> {
+    let norm = normalize(word);
+    if norm.is_empty() {
+        return None;
+    }
+    Some(FixedState::default().hash_one(norm.as_bytes()))
 }
 
 /// The leak guard of a run: remembers the words of inherited texts.
@@ -127,12 +163,11 @@ impl<'a> Guard<'a> {
 }
 
 fn find_leaks(case: &Case, hidden: &[Rc<Prose>], visible: &[Rc<Prose>], out: &mut Vec<Diagnostic>) {
-    let windows = hidden
-        .iter()
-        .map(|p| p.norms.len().saturating_sub(MIN_RUN - 1));
-    let mut shingles: HashMap<u64, (usize, usize)> = HashMap::with_capacity(windows.sum());
+    let windows = hidden.iter().map(|p| p.len().saturating_sub(MIN_RUN - 1));
+    let mut shingles: HashMap<u64, (usize, usize), FixedState> =
+        HashMap::with_capacity_and_hasher(windows.sum(), FixedState::default());
     for (t, prose) in hidden.iter().enumerate() {
-        for w in 0..prose.norms.len().saturating_sub(MIN_RUN - 1) {
+        for w in 0..prose.len().saturating_sub(MIN_RUN - 1) {
             shingles.entry(prose.shingle(w)).or_insert((t, w));
         }
     }
@@ -148,11 +183,11 @@ fn find_runs(
     case: &Case,
     visible: &Prose,
     hidden: &[Rc<Prose>],
-    shingles: &HashMap<u64, (usize, usize)>,
+    shingles: &HashMap<u64, (usize, usize), FixedState>,
     out: &mut Vec<Diagnostic>,
 ) {
     let mut i = 0;
-    while i + MIN_RUN <= visible.norms.len() {
+    while i + MIN_RUN <= visible.len() {
         let hit = shingles
             .get(&visible.shingle(i))
             .filter(|&&(t, start)| visible.same_shingle(i, &hidden[t], start));
@@ -162,9 +197,9 @@ fn find_runs(
         };
         let source = &hidden[t];
         let mut len = MIN_RUN;
-        while i + len < visible.norms.len()
-            && start + len < source.norms.len()
-            && visible.norms[i + len] == source.norms[start + len]
+        while i + len < visible.len()
+            && start + len < source.len()
+            && visible.norms()[i + len] == source.norms()[start + len]
         {
             len += 1;
         }
@@ -181,12 +216,9 @@ fn report(
     start: usize,
     len: usize,
 ) -> Diagnostic {
-    let leaked = visible.words[at]
-        .core()
-        .to(visible.words[at + len - 1].core());
-    let origin = source.words[start]
-        .core()
-        .to(source.words[start + len - 1].core());
+    let (seen, hidden) = (visible.words(), source.words());
+    let leaked = seen[at].core().to(seen[at + len - 1].core());
+    let origin = hidden[start].core().to(hidden[start + len - 1].core());
     Diagnostic::error(
         codes::LEAK,
         format!(

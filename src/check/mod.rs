@@ -41,6 +41,9 @@ use crate::diag::Diagnostic;
 use crate::model::{Case, Suite, Text};
 use crate::source::{Origin, SourceDb, Span};
 
+/// Suites from this many cases check their cases on all cores.
+const PARALLEL_FROM_CASES: usize = 256;
+
 /// Every semantic diagnostic of `suite`. `complete` says that no earlier phase
 /// reported an error, so every file parsed and every case resolved: the coverage
 /// counts are only meaningful then.
@@ -49,25 +52,47 @@ pub fn check(suite: &Suite, db: &SourceDb, complete: bool) -> Vec<Diagnostic> {
     if complete {
         coverage::check(suite, &mut out);
     }
+    check_shared(suite, db, &mut out);
+    let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
+    for own in crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
+        check_own(cases, suite, db)
+    }) {
+        out.extend(own);
+    }
+    out
+}
+
+/// What the cases share, each reported once at the place it was written: the suite's
+/// texts, the texts cases inherit, and the clocks.
+fn check_shared(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
     let mut hygiene = Hygiene::default();
     for text in suite_texts(suite) {
-        hygiene.check(text, db, &mut out);
+        hygiene.check(text, db, out);
     }
     let mut clocks = clock::Clocks::default();
-    let mut leaks = leak::Guard::default();
     for case in &suite.cases {
-        clocks.check(case, db, &mut out);
+        clocks.check(case, db, out);
+        for text in case_texts(case) {
+            if !written_in(case, text.span) {
+                hygiene.check(text, db, out);
+            }
+        }
+    }
+}
+
+/// Each case's own diagnostics, less those it allows. Independent of the other cases
+/// (a leak guard only remembers inherited texts to split them once), so a suite's
+/// cases can be checked in chunks on several threads.
+fn check_own(cases: &[Case], suite: &Suite, db: &SourceDb) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let mut leaks = leak::Guard::default();
+    for case in cases {
         let mut own = Vec::new();
         check_case(case, suite, db, &mut own);
         crate::world::consistency::check_case(case, db, &mut own);
         leaks.check(case, db, &mut own);
-        for text in case_texts(case) {
-            let sink = if written_in(case, text.span) {
-                &mut own
-            } else {
-                &mut out
-            };
-            hygiene.check(text, db, sink);
+        for text in written_texts(case, case_texts(case)) {
+            prose::check(text, db, &mut own);
         }
         allow::apply(case, own, &mut out);
     }
@@ -181,4 +206,44 @@ fn suite_texts(suite: &Suite) -> Vec<&Text> {
     texts.push(&scoring.human_review);
     texts.extend(suite.revision_notes.iter().map(|n| &n.change));
     texts
+}
+
+/// The test corpus generator, for tests that need a large rule-breaking suite.
+#[cfg(test)]
+#[path = "../../tests/support/generate.rs"]
+#[allow(dead_code)]
+mod generate;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Compilation;
+
+    /// A suite that breaks rules in every case, as the generator makes them.
+    fn rule_breaking_suite(cases: usize) -> Compilation {
+        let mut db = SourceDb::new();
+        let master = generate::generate_master(cases, 7);
+        let file = db.add("master.json", master, Origin::User);
+        let files = crate::import::import(&db, file).expect("the generated master imports");
+        Compilation::resolve_sources(files)
+    }
+
+    /// Threads get consecutive chunks of cases: what a case reports must not depend on
+    /// where its chunk starts.
+    #[test]
+    fn checking_cases_in_chunks_reports_what_checking_them_together_does() {
+        let compilation = rule_breaking_suite(120);
+        let suite = compilation.suite.as_ref().expect("the suite resolves");
+        let db = &compilation.db;
+        let together = check_own(&suite.cases, suite, db);
+        assert!(together.len() > 100, "the corpus breaks rules");
+        for chunk in [1, 7, 64] {
+            let split: Vec<Diagnostic> = suite
+                .cases
+                .chunks(chunk)
+                .flat_map(|cases| check_own(cases, suite, db))
+                .collect();
+            assert_eq!(split, together, "chunks of {chunk}");
+        }
+    }
 }

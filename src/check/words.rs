@@ -78,7 +78,8 @@ impl<'a> Word<'a> {
     }
 }
 
-fn normalize(text: &str) -> Cow<'_, str> {
+/// The form in which words compare: lower case, without surrounding punctuation.
+pub fn normalize(text: &str) -> Cow<'_, str> {
     let core = text.trim_matches(|c: char| !c.is_alphanumeric());
     if core.chars().any(char::is_uppercase) {
         Cow::Owned(core.to_lowercase())

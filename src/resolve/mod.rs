@@ -18,8 +18,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Category, Name, Suite, ToolContract};
-use crate::source::Span;
-use crate::syntax::ast::{File, Statement};
+use std::sync::Arc;
+
+use crate::source::{FileId, Span};
+use crate::syntax::ast::Statement;
+use crate::syntax::Parsed;
 
 use defaults::{Defaults, Profiles};
 
@@ -34,33 +37,65 @@ pub enum Role {
     Stdlib,
 }
 
-pub struct Input<'a> {
-    pub file: &'a File,
+/// A parsed file and what it is to the suite. Resolution takes the trees: a member
+/// file's tree is dropped as soon as its cases are resolved, so the trees of a large
+/// suite and its model are never all in memory at once.
+pub struct Input {
+    pub tree: Arc<Parsed>,
     pub role: Role,
+}
+
+/// Where a case statement is: borrowed from a file kept to the end, or the `index`th
+/// statement of member file `file`, whose tree is dropped after its last case.
+enum CasePlace<'a> {
+    Kept(&'a Statement),
+    Member { file: usize, index: usize },
 }
 
 /// The suite (absent when there is none, or when its own block has errors) and every
 /// diagnostic of resolution.
-pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
+pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut profiles = Profiles::default();
     let mut suites: Vec<&Statement> = Vec::new();
     let mut tools: Vec<&Statement> = Vec::new();
     let mut categories: Vec<&Statement> = Vec::new();
-    let mut cases: Vec<&Statement> = Vec::new();
+    let mut cases: Vec<CasePlace> = Vec::new();
+    let mut first_case: Option<Span> = None;
     let mut declared_profiles: Vec<Name> = Vec::new();
     let mut schemas: Vec<(&Statement, bool)> = Vec::new();
 
-    for input in inputs {
+    let kept: Vec<Option<Arc<Parsed>>> = inputs
+        .iter()
+        .map(|input| (input.role != Role::Member).then(|| Arc::clone(&input.tree)))
+        .collect();
+    let mut members: Vec<Option<Arc<Parsed>>> = inputs
+        .iter()
+        .map(|input| (input.role == Role::Member).then(|| Arc::clone(&input.tree)))
+        .collect();
+    let suite_file = inputs
+        .iter()
+        .find(|i| i.role == Role::SuiteFile)
+        .map(|i| i.tree.file.as_ref().map(|f| f.id));
+    let roles: Vec<Role> = inputs.iter().map(|i| i.role).collect();
+    drop(inputs);
+
+    for (at, role) in roles.iter().copied().enumerate() {
+        // Statements used after the cases are resolved are borrowed from kept files.
+        let kept_file = kept[at].as_deref().and_then(|t| t.file.as_ref());
+        let member_file = members[at].as_deref().and_then(|t| t.file.as_ref());
+        let Some(file) = kept_file.or(member_file) else {
+            continue;
+        };
         schema::check_keys(
-            &input.file.statements,
+            &file.statements,
             &[schema::TOP_LEVEL],
             "a .case file",
-            Span::new(input.file.id, 0..0),
+            Span::new(file.id, 0..0),
             &mut diags,
         );
-        for statement in &input.file.statements {
-            match (statement.name(), input.role) {
+        for (index, statement) in file.statements.iter().enumerate() {
+            match (statement.name(), role) {
                 ("profile", role) => {
                     if let Some((name, layer)) =
                         suite::profile(statement, role == Role::Stdlib, &mut diags)
@@ -69,12 +104,23 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
                         profiles.declare(name, layer, &mut diags);
                     }
                 }
-                ("suite" | "tool" | "category", Role::SuiteFile) => match statement.name() {
-                    "suite" => suites.push(statement),
-                    "tool" => tools.push(statement),
-                    _ => categories.push(statement),
-                },
-                ("case", Role::SuiteFile | Role::Member) => cases.push(statement),
+                ("suite" | "tool" | "category", Role::SuiteFile) => {
+                    let Some(statement) = kept_file.map(|f| &f.statements[index]) else {
+                        continue;
+                    };
+                    match statement.name() {
+                        "suite" => suites.push(statement),
+                        "tool" => tools.push(statement),
+                        _ => categories.push(statement),
+                    }
+                }
+                ("case", Role::SuiteFile | Role::Member) => {
+                    first_case.get_or_insert(statement.key.span);
+                    cases.push(match kept_file {
+                        Some(f) => CasePlace::Kept(&f.statements[index]),
+                        None => CasePlace::Member { file: at, index },
+                    });
+                }
                 ("schema", role) => schemas.push((statement, role == Role::Stdlib)),
                 (key @ ("suite" | "tool" | "category" | "case"), role) => {
                     diags.push(misplaced(statement, key, role))
@@ -93,7 +139,7 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
         profiles.apply(&Defaults::default(), &layer, &mut diags);
     }
 
-    let Some(suite_statement) = one_suite(&suites, &cases, inputs, &mut diags) else {
+    let Some(suite_statement) = one_suite(&suites, first_case, suite_file, &mut diags) else {
         return (None, diags);
     };
     let header = suite::suite(suite_statement, &mut diags);
@@ -136,25 +182,31 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
     };
     let mut resolved: Vec<Case> = Vec::with_capacity(cases.len());
     let mut seen: HashMap<String, Span> = HashMap::new();
-    for statement in &cases {
-        if let Some((id, _, _)) = case::header(statement, &mut Vec::new()) {
-            if let Some(first) = seen.get(id.as_str()) {
-                diags.push(
-                    Diagnostic::error(
-                        codes::DUPLICATE_CASE,
-                        format!("case id `{}` is used twice", id.as_str()),
-                    )
-                    .primary(id.span, "used again here")
-                    .secondary(*first, "first used here")
-                    .help("give each case a unique id"),
-                );
-                continue;
+    for (k, place) in cases.iter().enumerate() {
+        let statement = match place {
+            CasePlace::Kept(statement) => *statement,
+            CasePlace::Member { file, index } => {
+                match members[*file].as_deref().and_then(|t| t.file.as_ref()) {
+                    Some(tree) => &tree.statements[*index],
+                    None => continue,
+                }
             }
-            seen.insert(id.as_str().to_string(), id.span);
-        }
-        if let Some(mut case) = case::case(statement, &cx, &mut profiles, &mut diags) {
-            case.sandbox = worlds.sandbox(statement, &case, &mut diags);
+        };
+        if let Some(case) = resolve_case(
+            statement,
+            &cx,
+            &worlds,
+            &mut seen,
+            &mut profiles,
+            &mut diags,
+        ) {
             resolved.push(case);
+        }
+        if let CasePlace::Member { file, .. } = place {
+            let file_done = !matches!(cases.get(k + 1), Some(CasePlace::Member { file: next, .. }) if next == file);
+            if file_done {
+                members[*file] = None;
+            }
         }
     }
     order_cases(&mut resolved, header.order.as_deref(), &mut diags);
@@ -181,6 +233,35 @@ pub fn resolve(inputs: &[Input]) -> (Option<Suite>, Vec<Diagnostic>) {
     (Some(suite), diags)
 }
 
+/// One case: its id must be new; then it resolves against its defaults and world.
+fn resolve_case(
+    statement: &Statement,
+    cx: &case::Context,
+    worlds: &crate::world::SuiteWorld,
+    seen: &mut HashMap<String, Span>,
+    profiles: &mut Profiles,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Case> {
+    if let Some((id, _, _)) = case::header(statement, &mut Vec::new()) {
+        if let Some(first) = seen.get(id.as_str()) {
+            diags.push(
+                Diagnostic::error(
+                    codes::DUPLICATE_CASE,
+                    format!("case id `{}` is used twice", id.as_str()),
+                )
+                .primary(id.span, "used again here")
+                .secondary(*first, "first used here")
+                .help("give each case a unique id"),
+            );
+            return None;
+        }
+        seen.insert(id.as_str().to_string(), id.span);
+    }
+    let mut case = case::case(statement, cx, profiles, diags)?;
+    case.sandbox = worlds.sandbox(statement, &case, diags);
+    Some(case)
+}
+
 fn misplaced(statement: &Statement, key: &str, role: Role) -> Diagnostic {
     let (message, help) = match role {
         Role::Stdlib => (
@@ -199,8 +280,8 @@ fn misplaced(statement: &Statement, key: &str, role: Role) -> Diagnostic {
 
 fn one_suite<'a>(
     suites: &[&'a Statement],
-    cases: &[&Statement],
-    inputs: &[Input],
+    first_case: Option<Span>,
+    suite_file: Option<Option<FileId>>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<&'a Statement> {
     if let [first, rest @ ..] = suites {
@@ -217,33 +298,26 @@ fn one_suite<'a>(
         }
         return Some(first);
     }
-    let has_suite_file = inputs.iter().any(|i| i.role == Role::SuiteFile);
-    if let Some(case) = cases.first() {
-        let help = if has_suite_file {
+    if let Some(case) = first_case {
+        let help = if suite_file.is_some() {
             "add `suite \"Name\" { … }` to suite.case"
         } else {
             "cases live in a suite folder: add a suite.case with `suite \"Name\" { … }` beside them"
         };
         diags.push(
             Diagnostic::error(codes::MISSING_SUITE, "these cases belong to no suite")
-                .primary(case.key.span, "this case has no suite")
+                .primary(case, "this case has no suite")
                 .help(help),
         );
-    } else if has_suite_file {
-        let file = inputs
-            .iter()
-            .find(|i| i.role == Role::SuiteFile)
-            .map(|i| i.file.id);
-        if let Some(file) = file {
-            diags.push(
-                Diagnostic::error(codes::MISSING_SUITE, "suite.case declares no suite")
-                    .primary(
-                        Span::new(file, 0..0),
-                        "expected `suite \"Name\" { … }` in this file",
-                    )
-                    .help("add the suite block with the benchmark's metadata"),
-            );
-        }
+    } else if let Some(Some(file)) = suite_file {
+        diags.push(
+            Diagnostic::error(codes::MISSING_SUITE, "suite.case declares no suite")
+                .primary(
+                    Span::new(file, 0..0),
+                    "expected `suite \"Name\" { … }` in this file",
+                )
+                .help("add the suite block with the benchmark's metadata"),
+        );
     }
     None
 }

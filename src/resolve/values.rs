@@ -303,7 +303,7 @@ pub fn data_object(block: &Block, diags: &mut Vec<Diagnostic>) -> Json {
 
 fn data_value(value: &Value, diags: &mut Vec<Diagnostic>) -> Json {
     match &value.kind {
-        ValueKind::Str { text, .. } => Json::String(text.clone()),
+        ValueKind::Str { text, .. } => Json::String(text.to_string()),
         ValueKind::Number(n) => n
             .parse::<serde_json::Number>()
             .map(Json::Number)

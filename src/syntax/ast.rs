@@ -4,6 +4,8 @@
 //! resolver. Comments are not part of the tree but kept beside it, by span, for the
 //! formatter.
 
+use compact_str::CompactString;
+
 use crate::source::{FileId, Span};
 
 #[derive(Clone, Debug)]
@@ -29,7 +31,7 @@ impl Statement {
 
 #[derive(Clone, Debug)]
 pub struct Key {
-    pub name: String,
+    pub name: CompactString,
     /// Written as a quoted string (only useful in free-form data blocks).
     pub quoted: bool,
     pub span: Span,
@@ -55,9 +57,12 @@ pub enum StringStyle {
 
 #[derive(Clone, Debug)]
 pub enum ValueKind {
-    Str { text: String, style: StringStyle },
-    Ident(String),
-    Number(String),
+    Str {
+        text: CompactString,
+        style: StringStyle,
+    },
+    Ident(CompactString),
+    Number(CompactString),
     List(Vec<ListItem>),
 }
 

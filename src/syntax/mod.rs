@@ -11,6 +11,7 @@ mod cache;
 mod errors;
 pub mod strings;
 
+use compact_str::CompactString;
 use pest::iterators::Pair;
 use pest::Parser;
 
@@ -115,7 +116,7 @@ impl Builder {
         values.shrink_to_fit();
         Statement {
             key: key.unwrap_or_else(|| Key {
-                name: String::new(),
+                name: CompactString::default(),
                 quoted: false,
                 span,
             }),
@@ -130,9 +131,9 @@ impl Builder {
         let span = self.span(&pair);
         let quoted = pair.as_rule() == Rule::string;
         let name = if quoted {
-            self.string(pair)
+            self.string(pair).into()
         } else {
-            pair.as_str().to_string()
+            pair.as_str().into()
         };
         Key { name, quoted, span }
     }
@@ -149,16 +150,16 @@ impl Builder {
         let span = self.span(&pair);
         let kind = match pair.as_rule() {
             Rule::string => ValueKind::Str {
-                text: self.string(pair),
+                text: self.string(pair).into(),
                 style: StringStyle::Quoted,
             },
             Rule::text_block => ValueKind::Str {
-                text: self.text_block(pair),
+                text: self.text_block(pair).into(),
                 style: StringStyle::TextBlock,
             },
-            Rule::number => ValueKind::Number(pair.as_str().to_string()),
+            Rule::number => ValueKind::Number(pair.as_str().into()),
             Rule::list => ValueKind::List(self.list(pair)),
-            _ => ValueKind::Ident(pair.as_str().to_string()),
+            _ => ValueKind::Ident(pair.as_str().into()),
         };
         Value { kind, span }
     }

@@ -459,7 +459,7 @@ fn fields_test(
 fn plain_text(value: &Value, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<String> {
     match &value.kind {
         ValueKind::Str { text, .. } | ValueKind::Ident(text) | ValueKind::Number(text) => {
-            Some(text.clone())
+            Some(text.to_string())
         }
         ValueKind::List(_) => {
             diags.push(

@@ -70,7 +70,7 @@ pub fn read(
 ) -> Result<FieldValue, Diagnostic> {
     let mismatch = |expected: String| type_error(value, field, ty, expected);
     match (ty, &value.kind) {
-        (FieldType::Text, ValueKind::Str { text, .. }) => Ok(FieldValue::Text(text.clone())),
+        (FieldType::Text, ValueKind::Str { text, .. }) => Ok(FieldValue::Text(text.to_string())),
         (FieldType::Date, ValueKind::Str { text, .. }) => time::parse_date(text)
             .map(FieldValue::Date)
             .map_err(mismatch),
@@ -104,8 +104,8 @@ pub fn read(
             .map(FieldValue::Number)
             .map_err(|_| mismatch("not a valid number".into())),
         (FieldType::Enum(options), ValueKind::Ident(word)) => {
-            if options.contains(word) {
-                Ok(FieldValue::Enum(word.clone()))
+            if options.iter().any(|option| option == word) {
+                Ok(FieldValue::Enum(word.to_string()))
             } else {
                 Err(enum_error(value, field, word, options))
             }

@@ -50,7 +50,7 @@ pub fn shape(text: &str) -> Vec<Shape> {
 
 fn statement(s: &Statement) -> Shape {
     Shape::Statement {
-        key: s.key.name.clone(),
+        key: s.key.name.to_string(),
         quoted_key: s.key.quoted,
         values: s.values.iter().map(value).collect(),
         block: s.block.as_ref().map(block),
@@ -64,11 +64,11 @@ fn block(b: &Block) -> Vec<Shape> {
 fn value(v: &Value) -> Shape {
     match &v.kind {
         ValueKind::Str { text, style } => Shape::Str {
-            text: text.clone(),
+            text: text.to_string(),
             text_block: *style == StringStyle::TextBlock,
         },
-        ValueKind::Ident(name) => Shape::Ident(name.clone()),
-        ValueKind::Number(n) => Shape::Number(n.clone()),
+        ValueKind::Ident(name) => Shape::Ident(name.to_string()),
+        ValueKind::Number(n) => Shape::Number(n.to_string()),
         ValueKind::List(items) => Shape::List(
             items
                 .iter()
