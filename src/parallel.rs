@@ -1,12 +1,20 @@
 //! Independent work spread over the machine's cores, results in input order.
 //!
-//! Reading and parsing the files of a large suite are independent per file; on a
-//! machine with several cores they take most of a build. Results always come back in
-//! the order of the input, so nothing downstream depends on the threads.
+//! Reading and parsing the files of a large suite are independent per file, and so are
+//! resolving and checking its cases; on a machine with several cores they take most of
+//! a build. Results always come back in the order of the input, so nothing downstream
+//! depends on the threads.
+
+use std::sync::Mutex;
 
 /// Stack of each worker: the main thread's usual size, so that the nesting depth
 /// pest's stack guard accepts does not depend on which thread parses a file.
 const WORKER_STACK_BYTES: usize = 8 << 20;
+
+/// How many parts to split work into: one per core.
+pub fn part_count() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
 
 /// `f` applied to every item, on several threads when `worth_threads` (the caller
 /// knows whether there is enough work to repay starting them).
@@ -23,7 +31,7 @@ pub fn map<T: Sync, R: Send>(
     .collect()
 }
 
-/// `f` applied to consecutive chunks of `items`, one chunk per thread when
+/// `f` applied to consecutive chunks of `items`, one chunk per core when
 /// `worth_threads`, else to all the items at once; results in chunk order. For work
 /// that keeps state from item to item, such as a cache of what earlier items shared.
 pub fn map_chunks<T: Sync, R: Send>(
@@ -31,32 +39,39 @@ pub fn map_chunks<T: Sync, R: Send>(
     worth_threads: bool,
     f: impl Fn(&[T]) -> R + Sync,
 ) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
-    if !worth_threads || threads < 2 {
+    if !worth_threads || items.len() < 2 || part_count() < 2 {
         return vec![f(items)];
     }
-    let f = &f;
-    let per_thread = items.len().div_ceil(threads);
+    let per_part = items.len().div_ceil(part_count());
+    each_part(items.chunks(per_part).collect(), f)
+}
+
+/// `f` applied to each part, each on a thread of its own (here, when no thread can be
+/// started); results in the order of `parts`. A panic in `f` is resumed here.
+pub fn each_part<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(P) -> R + Sync) -> Vec<R> {
+    let slots: Vec<Mutex<Option<P>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let run = |slot: &Mutex<Option<P>>| {
+        let part = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        part.map(&f)
+    };
     std::thread::scope(|scope| {
-        let workers: Vec<_> = items
-            .chunks(per_thread)
-            .map(|part| {
+        let workers: Vec<_> = slots
+            .iter()
+            .map(|slot| {
                 let worker = std::thread::Builder::new()
                     .stack_size(WORKER_STACK_BYTES)
-                    .spawn_scoped(scope, move || f(part));
-                (part, worker)
+                    .spawn_scoped(scope, move || run(slot));
+                (slot, worker)
             })
             .collect();
         workers
             .into_iter()
-            .map(|(part, worker)| match worker {
+            .filter_map(|(slot, worker)| match worker {
                 Ok(handle) => handle
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 // No thread to spare: do this part here instead.
-                Err(_) => f(part),
+                Err(_) => run(slot),
             })
             .collect()
     })
@@ -64,7 +79,7 @@ pub fn map_chunks<T: Sync, R: Send>(
 
 #[cfg(test)]
 mod tests {
-    use super::{map, map_chunks};
+    use super::{each_part, map, map_chunks};
 
     #[test]
     fn results_keep_the_input_order() {
@@ -85,5 +100,17 @@ mod tests {
         }
         let empty = map_chunks(&[] as &[usize], true, <[usize]>::len);
         assert_eq!(empty, [0]);
+    }
+
+    #[test]
+    fn owned_parts_are_each_run_once_in_order() {
+        let parts: Vec<Vec<String>> = (0..5)
+            .map(|p| (0..p).map(|i| format!("{p}.{i}")).collect())
+            .collect();
+        let joined = each_part(parts, |part| part.join(","));
+        assert_eq!(
+            joined,
+            ["", "1.0", "2.0,2.1", "3.0,3.1,3.2", "4.0,4.1,4.2,4.3"]
+        );
     }
 }

@@ -11,10 +11,12 @@
 //! their words' hashes, to their first place. Each window of a model-facing text is
 //! looked up, confirmed word by word (so a hash collision is never reported), and
 //! extended along the same hidden text, so a long copied passage is one diagnostic
-//! covering the whole run.
+//! covering the whole run. Only the hashes are computed for every text: the normalized
+//! words that confirm a match, and the located words that report it, are made the
+//! first time one of a text's shingles matches.
 //!
 //! Texts a case inherits (a category's background, the suite's communication check)
-//! are split into words once per run and shared by every case that inherits them.
+//! are hashed once per guard and shared by every case that inherits them.
 //!
 //! Guarantee: an error (never allowable); per case, time linear in the words of its
 //! texts. Output is deterministic: the first hidden place of a shingle wins.

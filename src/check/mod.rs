@@ -22,7 +22,8 @@
 //!
 //! Guarantee: the phase reads the model and the source text only, never panics, and is
 //! linear in the size of the suite: every rule works case by case, and text shared by
-//! many cases is checked once (remembered by span).
+//! many cases is checked once (remembered by span). A case's own diagnostics depend on
+//! that case alone, so a large suite checks its cases on all cores with the same result.
 
 mod allow;
 mod clock;
@@ -212,7 +213,7 @@ fn suite_texts(suite: &Suite) -> Vec<&Text> {
 #[cfg(test)]
 #[path = "../../tests/support/generate.rs"]
 #[allow(dead_code)]
-mod generate;
+pub(crate) mod generate;
 
 #[cfg(test)]
 mod tests {

@@ -39,7 +39,7 @@ pub fn header(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(Nam
 pub fn case(
     statement: &Statement,
     cx: &Context,
-    profiles: &mut Profiles,
+    profiles: &Profiles,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Case> {
     let (id, title, span) = header(statement, diags)?;
@@ -67,7 +67,7 @@ pub fn case(
     let category_known = base.is_some();
     let mut missing = Vec::new();
     let layer = read_layer(statements, diags);
-    let inherited = profiles.apply(base.unwrap_or(cx.suite), &layer, diags);
+    let inherited = profiles.apply_resolved(base.unwrap_or(cx.suite), &layer, diags);
 
     let tags = first(statements, "tags")
         .and_then(|s| values::names(s, diags))

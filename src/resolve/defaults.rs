@@ -213,6 +213,24 @@ impl Profiles {
         out.overlay(&layer.own)
     }
 
+    /// Like [`Profiles::apply`], once every declared profile has been resolved (as the
+    /// resolver does before any case): reads only, so cases can resolve in parallel.
+    pub fn apply_resolved(
+        &self,
+        base: &Defaults,
+        layer: &Layer,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Defaults {
+        let mut out = base.clone();
+        for name in &layer.applies {
+            match self.resolved.get(name.as_str()) {
+                Some(profile) => out = out.overlay(profile),
+                None => diags.push(self.unknown(name)),
+            }
+        }
+        out.overlay(&layer.own)
+    }
+
     fn resolve(
         &mut self,
         name: &Name,

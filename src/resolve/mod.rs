@@ -46,15 +46,32 @@ pub struct Input {
 }
 
 /// Where a case statement is: borrowed from a file kept to the end, or the `index`th
-/// statement of member file `file`, whose tree is dropped after its last case.
+/// statement of a member file, whose tree goes when its last case is resolved.
 enum CasePlace<'a> {
     Kept(&'a Statement),
-    Member { file: usize, index: usize },
+    Member { tree: Arc<Parsed>, index: usize },
 }
+
+impl CasePlace<'_> {
+    fn statement(&self) -> Option<&Statement> {
+        match self {
+            CasePlace::Kept(statement) => Some(statement),
+            CasePlace::Member { tree, index } => tree.file.as_ref()?.statements.get(*index),
+        }
+    }
+}
+
+/// Suites from this many cases resolve their cases on all cores.
+const PARALLEL_FROM_CASES: usize = 256;
 
 /// The suite (absent when there is none, or when its own block has errors) and every
 /// diagnostic of resolution.
 pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
+    resolve_in_parts(inputs, crate::parallel::part_count())
+}
+
+/// [`resolve`], with the cases of a large suite split into at most `parts` parts.
+fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut profiles = Profiles::default();
     let mut suites: Vec<&Statement> = Vec::new();
@@ -65,26 +82,21 @@ pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut declared_profiles: Vec<Name> = Vec::new();
     let mut schemas: Vec<(&Statement, bool)> = Vec::new();
 
+    // Statements used after the cases are resolved are borrowed from kept files; a
+    // member file's tree lives as long as the places of its cases.
     let kept: Vec<Option<Arc<Parsed>>> = inputs
         .iter()
         .map(|input| (input.role != Role::Member).then(|| Arc::clone(&input.tree)))
-        .collect();
-    let mut members: Vec<Option<Arc<Parsed>>> = inputs
-        .iter()
-        .map(|input| (input.role == Role::Member).then(|| Arc::clone(&input.tree)))
         .collect();
     let suite_file = inputs
         .iter()
         .find(|i| i.role == Role::SuiteFile)
         .map(|i| i.tree.file.as_ref().map(|f| f.id));
-    let roles: Vec<Role> = inputs.iter().map(|i| i.role).collect();
-    drop(inputs);
 
-    for (at, role) in roles.iter().copied().enumerate() {
-        // Statements used after the cases are resolved are borrowed from kept files.
+    for (at, input) in inputs.iter().enumerate() {
+        let role = input.role;
         let kept_file = kept[at].as_deref().and_then(|t| t.file.as_ref());
-        let member_file = members[at].as_deref().and_then(|t| t.file.as_ref());
-        let Some(file) = kept_file.or(member_file) else {
+        let Some(file) = input.tree.file.as_ref() else {
             continue;
         };
         schema::check_keys(
@@ -118,7 +130,10 @@ pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
                     first_case.get_or_insert(statement.key.span);
                     cases.push(match kept_file {
                         Some(f) => CasePlace::Kept(&f.statements[index]),
-                        None => CasePlace::Member { file: at, index },
+                        None => CasePlace::Member {
+                            tree: Arc::clone(&input.tree),
+                            index,
+                        },
                     });
                 }
                 ("schema", role) => schemas.push((statement, role == Role::Stdlib)),
@@ -180,35 +195,13 @@ pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
         tags: &header.tags,
         tools: &tool_names,
     };
-    let mut resolved: Vec<Case> = Vec::with_capacity(cases.len());
-    let mut seen: HashMap<String, Span> = HashMap::new();
-    for (k, place) in cases.iter().enumerate() {
-        let statement = match place {
-            CasePlace::Kept(statement) => *statement,
-            CasePlace::Member { file, index } => {
-                match members[*file].as_deref().and_then(|t| t.file.as_ref()) {
-                    Some(tree) => &tree.statements[*index],
-                    None => continue,
-                }
-            }
-        };
-        if let Some(case) = resolve_case(
-            statement,
-            &cx,
-            &worlds,
-            &mut seen,
-            &mut profiles,
-            &mut diags,
-        ) {
-            resolved.push(case);
-        }
-        if let CasePlace::Member { file, .. } = place {
-            let file_done = !matches!(cases.get(k + 1), Some(CasePlace::Member { file: next, .. }) if next == file);
-            if file_done {
-                members[*file] = None;
-            }
-        }
-    }
+    let jobs = new_cases(cases, &mut diags);
+    let parts = if jobs.len() >= PARALLEL_FROM_CASES {
+        parts
+    } else {
+        1
+    };
+    let mut resolved = resolve_cases(jobs, parts, &cx, &worlds, &profiles, &mut diags);
     order_cases(&mut resolved, header.order.as_deref(), &mut diags);
     let suite = Suite {
         name: header.name,
@@ -233,30 +226,90 @@ pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
     (Some(suite), diags)
 }
 
-/// One case: its id must be new; then it resolves against its defaults and world.
+/// The places of cases whose ids are new; a case reusing an earlier id is reported
+/// and left out.
+fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<CasePlace<'a>> {
+    let mut seen: HashMap<String, Span> = HashMap::new();
+    let mut out = Vec::with_capacity(cases.len());
+    for place in cases {
+        let header = place
+            .statement()
+            .and_then(|s| case::header(s, &mut Vec::new()));
+        if let Some((id, _, _)) = header {
+            if let Some(first) = seen.get(id.as_str()) {
+                diags.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE_CASE,
+                        format!("case id `{}` is used twice", id.as_str()),
+                    )
+                    .primary(id.span, "used again here")
+                    .secondary(*first, "first used here")
+                    .help("give each case a unique id"),
+                );
+                continue;
+            }
+            seen.insert(id.as_str().to_string(), id.span);
+        }
+        out.push(place);
+    }
+    out
+}
+
+/// Resolves every case against its defaults and world, in `parts` parts on as many
+/// threads; cases come back in the order of `jobs`, diagnostics in that order too. Each
+/// place is dropped once resolved, and with a file's last case its tree.
+fn resolve_cases(
+    jobs: Vec<CasePlace>,
+    parts: usize,
+    cx: &case::Context,
+    worlds: &crate::world::SuiteWorld,
+    profiles: &Profiles,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Case> {
+    let per_part = jobs.len().div_ceil(parts.max(1)).max(1);
+    let mut job_parts: Vec<Vec<CasePlace>> = Vec::new();
+    let mut rest = jobs;
+    while rest.len() > per_part {
+        let tail = rest.split_off(per_part);
+        job_parts.push(rest);
+        rest = tail;
+    }
+    job_parts.push(rest);
+    let resolved_parts = crate::parallel::each_part(job_parts, |jobs| {
+        let mut cases = Vec::with_capacity(jobs.len());
+        let mut found = Vec::new();
+        for place in jobs {
+            let case = place
+                .statement()
+                .and_then(|statement| resolve_case(statement, cx, worlds, profiles, &mut found));
+            cases.extend(case);
+        }
+        (cases, found)
+    });
+    // Appending to the first part's buffer grows it in place where the allocator can:
+    // all the cases are never held twice.
+    let total: usize = resolved_parts.iter().map(|(cases, _)| cases.len()).sum();
+    let mut resolved: Vec<Case> = Vec::new();
+    for (cases, found) in resolved_parts {
+        if resolved.is_empty() {
+            resolved = cases;
+            resolved.reserve_exact(total - resolved.len());
+        } else {
+            resolved.extend(cases);
+        }
+        diags.extend(found);
+    }
+    resolved
+}
+
+/// One case, resolved against its defaults and world.
 fn resolve_case(
     statement: &Statement,
     cx: &case::Context,
     worlds: &crate::world::SuiteWorld,
-    seen: &mut HashMap<String, Span>,
-    profiles: &mut Profiles,
+    profiles: &Profiles,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Case> {
-    if let Some((id, _, _)) = case::header(statement, &mut Vec::new()) {
-        if let Some(first) = seen.get(id.as_str()) {
-            diags.push(
-                Diagnostic::error(
-                    codes::DUPLICATE_CASE,
-                    format!("case id `{}` is used twice", id.as_str()),
-                )
-                .primary(id.span, "used again here")
-                .secondary(*first, "first used here")
-                .help("give each case a unique id"),
-            );
-            return None;
-        }
-        seen.insert(id.as_str().to_string(), id.span);
-    }
     let mut case = case::case(statement, cx, profiles, diags)?;
     case.sandbox = worlds.sandbox(statement, &case, diags);
     Some(case)
@@ -354,13 +407,28 @@ fn unique<T>(
 }
 
 fn order_cases(cases: &mut [Case], order: Option<&[Name]>, diags: &mut Vec<Diagnostic>) {
-    // Case ids are unique and `natural_cmp` is a total order, so an unstable sort gives
-    // the same order as a stable one, without a buffer as large as the cases.
-    let by_id = |a: &Case, b: &Case| natural_cmp(a.id.as_str(), b.id.as_str());
-    cases.sort_unstable_by(by_id);
-    let Some(order) = order else {
-        return;
-    };
+    // Cases are large: sort their indices, then move each case once.
+    let mut sorted: Vec<usize> = (0..cases.len()).collect();
+    sorted.sort_unstable_by(|&a, &b| natural_cmp(cases[a].id.as_str(), cases[b].id.as_str()));
+    if let Some(order) = order {
+        let position = order_positions(cases, order, diags);
+        let rank: Vec<usize> = cases
+            .iter()
+            .map(|c| position.get(c.id.as_str()).copied().unwrap_or(usize::MAX))
+            .collect();
+        // Stable: cases `order` leaves out stay in id order, after the listed ones.
+        sorted.sort_by_key(|&i| rank[i]);
+    }
+    permute(cases, sorted);
+}
+
+/// Each id's first place in `order`; reports ids listed twice or naming no case, and
+/// cases left out.
+fn order_positions<'a>(
+    cases: &[Case],
+    order: &'a [Name],
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<&'a str, usize> {
     let case_ids: HashSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     let mut position: HashMap<&str, usize> = HashMap::new();
     for (i, id) in order.iter().enumerate() {
@@ -405,12 +473,25 @@ fn order_cases(cases: &mut [Case], order: Option<&[Name]>, diags: &mut Vec<Diagn
             );
         }
     }
-    let position_of = |c: &Case| position.get(c.id.as_str()).copied().unwrap_or(usize::MAX);
-    cases.sort_unstable_by(|a, b| {
-        position_of(a)
-            .cmp(&position_of(b))
-            .then_with(|| by_id(a, b))
-    });
+    position
+}
+
+/// Rearranges `items` so that place `i` holds what was at `order[i]` (`order` is a
+/// permutation), moving each item once, along the permutation's cycles.
+fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
+    const DONE: usize = usize::MAX;
+    for start in 0..items.len() {
+        let mut current = start;
+        while order[current] != DONE {
+            let next = order[current];
+            order[current] = DONE;
+            if next == start {
+                break;
+            }
+            items.swap(current, next);
+            current = next;
+        }
+    }
 }
 
 /// Compares ids so that digit runs compare as numbers: `A2 < A10`.
@@ -475,8 +556,73 @@ pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
 
 #[cfg(test)]
 mod tests {
-    use super::natural_cmp;
+    use super::{natural_cmp, permute, resolve_in_parts, Input};
+    use crate::source::SourceDb;
     use std::cmp::Ordering;
+    use std::sync::Arc;
+
+    /// A large rule-breaking suite resolves to the same model and diagnostics however
+    /// its cases are split between threads.
+    #[test]
+    fn resolving_in_parts_gives_what_resolving_at_once_does() {
+        let mut db = SourceDb::new();
+        let master = crate::check::generate::generate_master(300, 5);
+        let master_file = db.add("master.json", master, crate::source::Origin::User);
+        let mut files = crate::import::import(&db, master_file).expect("the master imports");
+        // Resolution errors too: a case id used twice, an unknown category.
+        for name in ["zz/first.case", "zz/second.case"] {
+            files.push((
+                name.into(),
+                "case dup.1 \"Twice\" {\n  category nowhere\n}\n".into(),
+            ));
+        }
+        let mut sources = crate::load::stdlib_sources();
+        sources.extend(crate::in_memory(files));
+        let ids = crate::load::add_all(&mut db, sources);
+        let resolve = |parts| {
+            let inputs = ids
+                .iter()
+                .map(|&(id, role)| Input {
+                    tree: Arc::new(crate::syntax::parse(id, &db.file(id).text)),
+                    role,
+                })
+                .collect();
+            let (suite, diagnostics) = resolve_in_parts(inputs, parts);
+            let cases = suite.as_ref().map_or(0, |s| s.cases.len());
+            (
+                format!("{suite:#?}\n{diagnostics:#?}"),
+                cases,
+                diagnostics.len(),
+            )
+        };
+        let at_once = resolve(1);
+        assert!(
+            at_once.1 >= 256 && at_once.2 > 0,
+            "a large suite with resolution errors"
+        );
+        for parts in [2, 3, 7] {
+            assert!(resolve(parts) == at_once, "{parts} parts");
+        }
+    }
+
+    #[test]
+    fn permute_moves_each_item_to_its_place() {
+        // Every permutation of five items, as their Lehmer codes.
+        for code in 0..120usize {
+            let mut pool: Vec<usize> = (0..5).collect();
+            let mut order = Vec::new();
+            let mut rest = code;
+            for base in (1..=5).rev() {
+                order.push(pool.remove(rest % base));
+                rest /= base;
+            }
+            let mut items: Vec<char> = "abcde".chars().collect();
+            let expected: Vec<char> = order.iter().map(|&i| items[i]).collect();
+            permute(&mut items, order);
+            assert_eq!(items, expected);
+        }
+        permute::<u8>(&mut [], Vec::new());
+    }
 
     #[test]
     fn natural_order_compares_numbers_by_value() {
