@@ -89,8 +89,9 @@ fn without_long_lines(d: &Diagnostic, db: &SourceDb) -> Option<Diagnostic> {
 /// A view of one file's labels of a diagnostic in miette's terms.
 #[derive(Debug)]
 struct MietteReport {
-    code: &'static str,
-    severity: Severity,
+    /// `None` for the part of a diagnostic that quotes another file.
+    code: Option<&'static str>,
+    severity: Option<Severity>,
     message: String,
     help: Option<String>,
     source: Option<NamedSource<String>>,
@@ -110,9 +111,9 @@ impl MietteReport {
         let related = other_files
             .into_iter()
             .map(|file| MietteReport {
-                code: d.code,
-                severity: d.severity,
-                message: "related location".to_string(),
+                code: None,
+                severity: None,
+                message: format!("{}, continued in {}", d.code, db.file(file).name),
                 help: None,
                 source: Some(named_source(db, file)),
                 labels: labels_in(&d.labels, file),
@@ -124,8 +125,8 @@ impl MietteReport {
             _ => d.message.clone(),
         };
         MietteReport {
-            code: d.code,
-            severity: d.severity,
+            code: Some(d.code),
+            severity: Some(d.severity),
             message,
             help: d.help.clone(),
             source: primary_file.map(|file| named_source(db, file)),
@@ -168,13 +169,14 @@ impl std::error::Error for MietteReport {}
 
 impl miette::Diagnostic for MietteReport {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(self.code))
+        self.code.map(|code| Box::new(code) as Box<dyn fmt::Display>)
     }
 
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
+            Some(Severity::Error) => miette::Severity::Error,
+            Some(Severity::Warning) => miette::Severity::Warning,
+            None => miette::Severity::Advice,
         })
     }
 

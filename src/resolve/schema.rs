@@ -314,10 +314,17 @@ pub fn check_keys(
 ) {
     let find = |key: &str| specs.iter().flat_map(|s| s.iter()).find(|s| s.key == key);
     let mut seen: Vec<(&str, Span)> = Vec::new();
+    // A misspelt required key is reported once, as unknown with its correction, not
+    // again as missing.
+    let mut corrected: Vec<&str> = Vec::new();
     for statement in statements {
         let key = statement.name();
         match find(key) {
-            None => diags.push(unknown_key(statement, specs, context)),
+            None => {
+                let (d, near) = unknown_key(statement, specs, context);
+                corrected.extend(near);
+                diags.push(d);
+            }
             Some(spec) if !spec.repeated => {
                 if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
                     diags.push(
@@ -337,7 +344,7 @@ pub fn check_keys(
         }
     }
     for spec in specs.iter().flat_map(|s| s.iter()).filter(|s| s.required) {
-        if !statements.iter().any(|s| s.name() == spec.key) {
+        if !statements.iter().any(|s| s.name() == spec.key) && !corrected.contains(&spec.key) {
             diags.push(
                 Diagnostic::error(
                     codes::MISSING_FIELD,
@@ -350,7 +357,12 @@ pub fn check_keys(
     }
 }
 
-fn unknown_key(statement: &Statement, specs: &[&[KeySpec]], context: &str) -> Diagnostic {
+/// The diagnostic of an unknown key, and the known key it is probably a misspelling of.
+fn unknown_key(
+    statement: &Statement,
+    specs: &[&[KeySpec]],
+    context: &str,
+) -> (Diagnostic, Option<&'static str>) {
     let key = statement.name();
     let known = specs.iter().flat_map(|s| s.iter()).map(|s| s.key);
     let d = Diagnostic::error(
@@ -359,10 +371,10 @@ fn unknown_key(statement: &Statement, specs: &[&[KeySpec]], context: &str) -> Di
     )
     .primary(statement.key.span, "not known here");
     match suggest(key, known) {
-        Some(near) => did_you_mean(d, statement.key.span, near),
+        Some(near) => (did_you_mean(d, statement.key.span, near), Some(near)),
         None => {
             let all: Vec<&str> = specs.iter().flat_map(|s| s.iter()).map(|s| s.key).collect();
-            d.help(format!("{context} accepts: {}", all.join(", ")))
+            (d.help(format!("{context} accepts: {}", all.join(", "))), None)
         }
     }
 }
