@@ -251,6 +251,15 @@ pub fn json_value(d: &Diagnostic, db: &SourceDb) -> serde_json::Value {
     }
     value["labels"] = json!(labels);
     value["help"] = json!(d.help);
+    value["fix"] = match &d.fix {
+        Some(fix) => {
+            let mut v = location(fix.span);
+            v["replacement"] = json!(fix.replacement);
+            v["message"] = json!(fix.message);
+            v
+        }
+        None => serde_json::Value::Null,
+    };
     value["rendered"] = json!(human(d, db, HumanStyle::PLAIN));
     value
 }
