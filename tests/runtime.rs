@@ -342,6 +342,23 @@ fn reschedule_moves_the_booking_and_cancel_keeps_history() {
 }
 
 #[test]
+fn a_rescheduled_booking_keeps_nothing_of_its_old_slot() {
+    let mut rt = plain_sandbox("TUJ-026");
+    let booking = rt.state.get_mut("B1").expect("TUJ-026 books B1");
+    booking.fields.push((
+        "location".into(),
+        casec::world::value::FieldValue::Text("Old surgery, Elm St".into()),
+    ));
+    let moved = rt.call("provider_booking", &json!({"operation": "reschedule", "provider_or_booking_id": "B1", "offered_slot_if_needed": "S1"}));
+    let fields = &moved["booking"]["fields"];
+    assert_eq!(fields["slot"], json!("S1"));
+    assert_eq!(fields.get("location"), None, "S1 names no location");
+    let history = &moved["booking"]["history"][0]["fields"];
+    assert_eq!(history["location"], json!("Old surgery, Elm St"));
+    assert_eq!(history["slot"], Json::Null, "B1 had no slot before");
+}
+
+#[test]
 fn a_slot_is_booked_only_with_its_own_provider() {
     let mut rt = sandbox("TUJ-032");
     let wrong = rt.call(

@@ -101,16 +101,28 @@ fn bookable_slot(rt: &Runtime, arguments: &Json) -> Result<Rec, Outcome> {
     Ok(slot.clone())
 }
 
+/// The booking fields that come from its slot, besides the slot itself.
+const FROM_SLOT: [&str; 6] = [
+    "provider", "service", "start", "duration", "location", "format",
+];
+
 /// The booking fields a slot gives: where and when, from the slot itself.
 fn slot_fields(slot: &Rec) -> Vec<(String, FieldValue)> {
-    let mut fields = vec![("slot".to_string(), FieldValue::Ref(slot.id.clone()))];
-    for name in [
-        "provider", "service", "start", "duration", "location", "format",
-    ] {
-        if let Some(value) = slot.field(name) {
-            fields.push((name.to_string(), value.clone()));
-        }
-    }
+    slot_updates(slot)
+        .into_iter()
+        .filter_map(|(name, value)| Some((name, value?)))
+        .collect()
+}
+
+/// Every slot-given field of a booking as it is for `slot`: `None` for those the slot
+/// lacks, so that a rescheduled booking keeps nothing of its old slot.
+fn slot_updates(slot: &Rec) -> Vec<(String, Option<FieldValue>)> {
+    let mut fields = vec![("slot".to_string(), Some(FieldValue::Ref(slot.id.clone())))];
+    fields.extend(
+        FROM_SLOT
+            .iter()
+            .map(|name| (name.to_string(), slot.field(name).cloned())),
+    );
     fields
 }
 
@@ -168,11 +180,7 @@ fn reschedule(rt: &mut Runtime, arguments: &Json) -> Outcome {
         Ok(slot) => slot,
         Err(refusal) => return refusal,
     };
-    let fields = slot_fields(&slot)
-        .into_iter()
-        .map(|(n, v)| (n, Some(v)))
-        .collect();
-    change_booking(rt, &booking, fields, "reschedule")
+    change_booking(rt, &booking, slot_updates(&slot), "reschedule")
 }
 
 fn cancel(rt: &mut Runtime, arguments: &Json) -> Outcome {
