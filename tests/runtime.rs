@@ -794,3 +794,38 @@ fn no_call_panics_and_every_result_has_a_status() {
         assert!(!decided.outcome().is_empty());
     }
 }
+
+/// The trace event as the JSON-RPC request a harness sends to `casec serve`.
+fn served_request(id: usize, event: &trace::TraceEvent) -> String {
+    let (method, params) = match event {
+        trace::TraceEvent::Call { tool, arguments } => {
+            ("tools/call", json!({"name": tool, "arguments": arguments}))
+        }
+        trace::TraceEvent::Asked { question } => ("sandbox/ask", json!({"question": question})),
+        trace::TraceEvent::Reply(content) => ("sandbox/reply", json!({"content": content})),
+        trace::TraceEvent::User(content) => ("sandbox/user", json!({"content": content})),
+    };
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// A live session keeps one runtime; it must end where a replay of its trace does.
+#[test]
+fn serving_every_golden_trace_gives_the_record_its_replay_gives() {
+    for (case, text) in golden_traces() {
+        let sandbox = case.sandbox.as_ref().expect("every case has a world");
+        let trace = events(&text);
+        let mut session = casec::runtime::serve::Session::new(suite(), case, sandbox);
+        for (id, event) in trace.iter().enumerate() {
+            let answer = session.handle(&served_request(id, event));
+            assert!(
+                answer.is_some_and(|a| a.contains("\"result\"")),
+                "{}",
+                case.id.as_str()
+            );
+        }
+        assert_eq!(session.events, trace, "{}", case.id.as_str());
+        let replayed: Json =
+            serde_json::from_str(&replay_text(suite(), case, sandbox, &trace)).unwrap();
+        assert_eq!(session.result_record(), replayed, "{}", case.id.as_str());
+    }
+}

@@ -169,7 +169,8 @@ impl std::error::Error for MietteReport {}
 
 impl miette::Diagnostic for MietteReport {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.code.map(|code| Box::new(code) as Box<dyn fmt::Display>)
+        self.code
+            .map(|code| Box::new(code) as Box<dyn fmt::Display>)
     }
 
     fn severity(&self) -> Option<miette::Severity> {

@@ -374,7 +374,10 @@ fn unknown_key(
         Some(near) => (did_you_mean(d, statement.key.span, near), Some(near)),
         None => {
             let all: Vec<&str> = specs.iter().flat_map(|s| s.iter()).map(|s| s.key).collect();
-            (d.help(format!("{context} accepts: {}", all.join(", "))), None)
+            (
+                d.help(format!("{context} accepts: {}", all.join(", "))),
+                None,
+            )
         }
     }
 }

@@ -4,7 +4,9 @@
 //! casec's own: `sandbox/ask` (the assistant asks the scripted follow-up; the result is
 //! the user's reply), `sandbox/reply`, `sandbox/user` and `sandbox/end` (the result is
 //! the result record). The session keeps the events as a trace, so what was served can
-//! be replayed byte for byte.
+//! be replayed byte for byte: the sandbox is deterministic, so the live runtime is in
+//! the state a replay of that trace reaches, and each call costs the same however long
+//! the session.
 
 use serde_json::{json, Map, Value as Json};
 
@@ -12,8 +14,9 @@ use crate::model::{Case, Suite};
 use crate::world::filters::argument_specs;
 use crate::world::Sandbox;
 
-use super::replay::{result_record, run, verdict};
+use super::replay::{result_record, verdict};
 use super::trace::TraceEvent;
+use super::Runtime;
 
 /// The MCP protocol revision this server speaks.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -21,7 +24,7 @@ pub const PROTOCOL_VERSION: &str = "2025-06-18";
 pub struct Session<'a> {
     suite: &'a Suite,
     case: &'a Case,
-    sandbox: &'a Sandbox,
+    runtime: Runtime<'a>,
     pub events: Vec<TraceEvent>,
     pub ended: bool,
 }
@@ -31,7 +34,7 @@ impl<'a> Session<'a> {
         Session {
             suite,
             case,
-            sandbox,
+            runtime: Runtime::new(suite, case, sandbox),
             events: Vec::new(),
             ended: false,
         }
@@ -79,8 +82,8 @@ impl<'a> Session<'a> {
                 if !arguments.is_object() {
                     return Err((-32602, "`arguments` must be an object".into()));
                 }
+                let result = self.runtime.call(&tool, &arguments);
                 self.events.push(TraceEvent::Call { tool, arguments });
-                let result = self.last_result();
                 let failed = result["status"] != json!("ok");
                 Ok(json!({
                     "content": [{ "type": "text", "text": result.to_string() }],
@@ -89,22 +92,21 @@ impl<'a> Session<'a> {
                 }))
             }
             "sandbox/ask" => {
-                self.events.push(TraceEvent::Asked {
-                    question: text("question")?,
-                });
-                let reply = self
-                    .case
-                    .followup
-                    .as_ref()
-                    .map_or(self.case.unscripted_reply.as_str(), |f| f.reply.as_str());
+                let question = text("question")?;
+                let reply = self.runtime.ask(&question);
+                self.events.push(TraceEvent::Asked { question });
                 Ok(json!({ "reply": reply }))
             }
             "sandbox/reply" => {
-                self.events.push(TraceEvent::Reply(text("content")?));
+                let content = text("content")?;
+                self.runtime.reply(&content);
+                self.events.push(TraceEvent::Reply(content));
                 Ok(json!({}))
             }
             "sandbox/user" => {
-                self.events.push(TraceEvent::User(text("content")?));
+                let content = text("content")?;
+                self.runtime.user(&content);
+                self.events.push(TraceEvent::User(content));
                 Ok(json!({}))
             }
             "sandbox/end" => {
@@ -115,19 +117,8 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// The result of the last call, computed by replaying the session so far: the
-    /// sandbox is deterministic, so this is exactly what a replay of the trace shows.
-    fn last_result(&self) -> Json {
-        let rt = run(self.suite, self.case, self.sandbox, &self.events);
-        match rt.events.last() {
-            Some(super::Event::Call { outcome, .. }) => outcome.result.clone(),
-            _ => json!({}),
-        }
-    }
-
     pub fn result_record(&self) -> Json {
-        let rt = run(self.suite, self.case, self.sandbox, &self.events);
-        result_record(self.suite, &rt, &verdict(&rt))
+        result_record(self.suite, &self.runtime, &verdict(&self.runtime))
     }
 
     /// The case's tools in MCP form, with their contracts as descriptions.
