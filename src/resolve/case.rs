@@ -67,7 +67,7 @@ pub fn case(
     let category_known = base.is_some();
     let mut missing = Vec::new();
     let layer = read_layer(statements, diags);
-    let inherited = profiles.apply_resolved(base.unwrap_or(cx.suite), &layer, diags);
+    let inherited = profiles.apply(base.unwrap_or(cx.suite), &layer, diags);
 
     let tags = first(statements, "tags")
         .and_then(|s| values::names(s, diags))

@@ -196,31 +196,20 @@ impl Profiles {
         self.layers.keys().map(String::as_str)
     }
 
-    /// The defaults of `layer` applied over `base`: its profiles in order, then its own
-    /// fields.
-    pub fn apply(
-        &mut self,
-        base: &Defaults,
-        layer: &Layer,
-        diags: &mut Vec<Diagnostic>,
-    ) -> Defaults {
-        let mut out = base.clone();
-        for name in &layer.applies {
-            if let Some(profile) = self.resolve(name, &mut Vec::new(), diags) {
-                out = out.overlay(&profile);
-            }
+    /// Resolves every declared profile (the profiles it applies, then its own fields),
+    /// in name order, reporting cycles. Done once, before any [`Profiles::apply`].
+    pub fn resolve_all(&mut self, diags: &mut Vec<Diagnostic>) {
+        let mut declared: Vec<Name> = self.layers.values().map(|(name, _)| name.clone()).collect();
+        declared.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+        for name in &declared {
+            self.resolve(name, &mut Vec::new(), diags);
         }
-        out.overlay(&layer.own)
     }
 
-    /// Like [`Profiles::apply`], once every declared profile has been resolved (as the
-    /// resolver does before any case): reads only, so cases can resolve in parallel.
-    pub fn apply_resolved(
-        &self,
-        base: &Defaults,
-        layer: &Layer,
-        diags: &mut Vec<Diagnostic>,
-    ) -> Defaults {
+    /// The defaults of `layer` applied over `base`: its profiles in order, then its own
+    /// fields. Reads only (every profile was resolved by [`Profiles::resolve_all`]), so
+    /// cases can resolve in parallel.
+    pub fn apply(&self, base: &Defaults, layer: &Layer, diags: &mut Vec<Diagnostic>) -> Defaults {
         let mut out = base.clone();
         for name in &layer.applies {
             match self.resolved.get(name.as_str()) {

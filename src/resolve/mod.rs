@@ -79,7 +79,6 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
     let mut categories: Vec<&Statement> = Vec::new();
     let mut cases: Vec<CasePlace> = Vec::new();
     let mut first_case: Option<Span> = None;
-    let mut declared_profiles: Vec<Name> = Vec::new();
     let mut schemas: Vec<(&Statement, bool)> = Vec::new();
 
     // Statements used after the cases are resolved are borrowed from kept files; a
@@ -112,7 +111,6 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
                     if let Some((name, layer)) =
                         suite::profile(statement, role == Role::Stdlib, &mut diags)
                     {
-                        declared_profiles.push(name.clone());
                         profiles.declare(name, layer, &mut diags);
                     }
                 }
@@ -144,15 +142,8 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
             }
         }
     }
-    declared_profiles.sort_by(|a, b| a.as_str().cmp(b.as_str()));
     let world_schemas = crate::world::schema::read_schemas(&schemas, &mut diags);
-    for name in &declared_profiles {
-        let layer = defaults::Layer {
-            own: Defaults::default(),
-            applies: vec![name.clone()],
-        };
-        profiles.apply(&Defaults::default(), &layer, &mut diags);
-    }
+    profiles.resolve_all(&mut diags);
 
     let Some(suite_statement) = one_suite(&suites, first_case, suite_file, &mut diags) else {
         return (None, diags);
@@ -545,6 +536,7 @@ pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
             }
         }
     }
+    profiles.resolve_all(&mut diags);
     let span = Span::new(crate::source::FileId(0), 0..0);
     let layer = defaults::Layer {
         own: Defaults::default(),

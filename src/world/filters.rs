@@ -99,24 +99,25 @@ pub fn record_conditions(
     cx: &FilterCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Condition> {
+    conditions(statements, diags, &|s, d| record_test(s, collection, cx, d))
+}
+
+/// The conditions of `statements`: each one a `test`, or an `any { … }` block of them.
+fn conditions(
+    statements: &[Statement],
+    diags: &mut Vec<Diagnostic>,
+    test: &dyn Fn(&Statement, &mut Vec<Diagnostic>) -> Option<Condition>,
+) -> Vec<Condition> {
     statements
         .iter()
         .filter_map(|s| match s.name() {
-            "any" => any_block(s, diags, |inner, d| {
-                record_conditions(inner, collection, cx, d)
-            }),
-            _ => record_test(s, collection, cx, diags),
+            "any" => {
+                let block = crate::resolve::values::block_only(s, diags)?;
+                Some(Condition::Any(conditions(&block.statements, diags, test)))
+            }
+            _ => test(s, diags),
         })
         .collect()
-}
-
-fn any_block(
-    statement: &Statement,
-    diags: &mut Vec<Diagnostic>,
-    inner: impl FnOnce(&[Statement], &mut Vec<Diagnostic>) -> Vec<Condition>,
-) -> Option<Condition> {
-    let block = crate::resolve::values::block_only(statement, diags)?;
-    Some(Condition::Any(inner(&block.statements, diags)))
 }
 
 fn record_test(
@@ -306,15 +307,9 @@ fn call_tests(
     role: Role,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Condition> {
-    statements
-        .iter()
-        .filter_map(|s| match s.name() {
-            "any" => any_block(s, diags, |inner, d| {
-                call_tests(inner, tool, collection, cx, role, d)
-            }),
-            _ => call_test(s, tool, collection, cx, role, diags),
-        })
-        .collect()
+    conditions(statements, diags, &|s, d| {
+        call_test(s, tool, collection, cx, role, d)
+    })
 }
 
 /// The collection an argument named `collection` is compared to, if the block does.
