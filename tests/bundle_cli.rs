@@ -53,18 +53,23 @@ fn arg(s: &str) -> &Path {
     Path::new(s)
 }
 
+/// `casec bundle cases/tujora -o OUT --jsonl JSONL`.
+fn bundle_tujora(out: &Path, jsonl: &Path) -> Output {
+    casec(&[
+        arg("bundle"),
+        &tujora(),
+        arg("-o"),
+        out,
+        arg("--jsonl"),
+        jsonl,
+    ])
+}
+
 #[test]
 fn writes_100_bundles_an_index_and_the_same_lines_as_jsonl() {
     let dir = scratch("tujora");
     let (out, jsonl) = (dir.join("bundles"), dir.join("bundles.jsonl"));
-    let run = casec(&[
-        arg("bundle"),
-        &tujora(),
-        arg("-o"),
-        &out,
-        arg("--jsonl"),
-        &jsonl,
-    ]);
+    let run = bundle_tujora(&out, &jsonl);
     assert_eq!(
         run.status.code(),
         Some(0),
@@ -129,14 +134,7 @@ fn a_non_empty_output_folder_is_kept_and_nothing_else_is_written() {
     let (out, jsonl) = (dir.join("bundles"), dir.join("bundles.jsonl"));
     fs::create_dir_all(&out).unwrap();
     fs::write(out.join("mine.txt"), "keep me").unwrap();
-    let run = casec(&[
-        arg("bundle"),
-        &tujora(),
-        arg("-o"),
-        &out,
-        arg("--jsonl"),
-        &jsonl,
-    ]);
+    let run = bundle_tujora(&out, &jsonl);
     assert_eq!(run.status.code(), Some(2));
     assert_eq!(names_in(&out), ["mine.txt"]);
     assert_eq!(names_in(&dir), ["bundles"]);
@@ -150,14 +148,7 @@ fn a_jsonl_that_cannot_be_put_in_place_takes_back_the_folder() {
     // A non-empty folder where the JSON Lines file should go: staging beside it works,
     // the final rename does not.
     fs::create_dir_all(jsonl.join("inside")).unwrap();
-    let run = casec(&[
-        arg("bundle"),
-        &tujora(),
-        arg("-o"),
-        &out,
-        arg("--jsonl"),
-        &jsonl,
-    ]);
+    let run = bundle_tujora(&out, &jsonl);
     assert_eq!(run.status.code(), Some(2));
     assert_eq!(names_in(&dir), ["taken"]);
     fs::remove_dir_all(&dir).ok();

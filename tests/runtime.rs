@@ -71,6 +71,12 @@ fn clock_is_the_case_time_and_zone() {
 
 // ---- read_records ----
 
+/// The ids of the records a `read_records` result lists.
+fn record_ids(result: &Json) -> Vec<&str> {
+    let records = result["records"].as_array().expect("a list of records");
+    records.iter().filter_map(|r| r["id"].as_str()).collect()
+}
+
 #[test]
 fn read_returns_only_matching_records_with_their_source_and_time() {
     let mut rt = sandbox("TUJ-047");
@@ -78,12 +84,7 @@ fn read_returns_only_matching_records_with_their_source_and_time() {
         "read_records",
         &json!({"collection": "conversations", "query": "Maya"}),
     );
-    let ids: Vec<&str> = result["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids = record_ids(&result);
     assert_eq!(ids, ["C1"]);
     assert_eq!(result["records"][0]["fields"]["date"], json!("2026-11-08"));
 }
@@ -100,12 +101,7 @@ fn a_date_query_matches_that_day_only() {
         "read_records",
         &json!({"collection": "calendar_events", "query": "Dentist's 2026-11-12"}),
     );
-    let ids: Vec<&str> = result["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids = record_ids(&result);
     assert_eq!(ids, ["A1", "A2"], "both events fall on that day");
     let none = rt.call(
         "read_records",
