@@ -155,10 +155,11 @@ impl Compilation {
         Compilation::compile(vec![Source::lone(name, text)], Vec::new())
     }
 
-    /// Compiles `sources` (in name order, whatever order they come in) reusing the
-    /// trees `cache` holds for unchanged files, and leaves this run's trees in it. For
-    /// callers that re-check the same suite after small edits: the language server.
-    pub fn from_sources_cached(mut sources: Vec<Source>, cache: &mut ParseCache) -> Compilation {
+    /// Compiles `sources` (in name order, whatever order they come in) reusing what
+    /// `cache` holds from the last run for unchanged files (their trees, the checks of
+    /// their cases), and leaves this run's in it. For callers that re-check the same
+    /// suite after small edits: the language server.
+    pub fn from_sources_cached(mut sources: Vec<Source>, cache: &mut Recheck) -> Compilation {
         sources.sort_by(|a, b| a.name.cmp(&b.name));
         Compilation::run(sources, Vec::new(), Depth::Check, Some(cache))
     }
@@ -187,16 +188,17 @@ impl Compilation {
         sources: Vec<Source>,
         mut diagnostics: Vec<Diagnostic>,
         depth: Depth,
-        cache: Option<&mut ParseCache>,
+        mut cache: Option<&mut Recheck>,
     ) -> Compilation {
         let mut db = SourceDb::new();
         let mut all = load::stdlib_sources();
         all.extend(sources);
         let ids = load::add_all(&mut db, all);
-        let parsed = parse_files(&db, &ids, cache);
+        let parsed = parse_files(&db, &ids, cache.as_deref_mut().map(|c| &mut c.trees));
         for tree in &parsed {
             diagnostics.extend(tree.diagnostics.iter().cloned());
         }
+        let scope = cache.is_some().then(|| check::Scope::new(&db, &parsed));
         // Resolution takes the trees and drops them as it goes; the checks read the
         // model and the source text only.
         let inputs: Vec<resolve::Input> = parsed
@@ -210,7 +212,8 @@ impl Compilation {
         if let (Some(suite), Depth::Check) = (&suite, depth) {
             // Counts are only meaningful when no file or case was left out by an error.
             let complete = !diagnostics.iter().any(Diagnostic::is_error);
-            diagnostics.extend(check::check(suite, &db, complete));
+            let reuse = cache.map(|c| &mut c.checks).zip(scope.as_ref());
+            diagnostics.extend(check::check(suite, &db, complete, reuse));
         }
         diag::sort(&mut diagnostics, &db);
         Compilation {
@@ -285,6 +288,14 @@ fn in_memory<N: AsRef<str>, T: AsRef<str>>(
         .collect();
     sources.sort_by(|a, b| a.name.cmp(&b.name));
     sources
+}
+
+/// What a re-check of the same suite can reuse from the last run: the trees of
+/// unchanged files, and the checks of cases whose file and context are unchanged.
+#[derive(Default)]
+pub struct Recheck {
+    pub trees: ParseCache,
+    pub checks: check::CheckCache,
 }
 
 /// The trees of the files `ids` of `db`, in order: through `cache` when there is one

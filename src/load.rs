@@ -28,6 +28,7 @@ pub const STDLIB: &[(&str, &str)] = &[
 pub const SUITE_FILE: &str = "suite.case";
 
 /// A source file to compile and its role.
+#[derive(Clone, Debug)]
 pub struct Source {
     pub name: String,
     pub text: String,

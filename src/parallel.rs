@@ -46,9 +46,13 @@ pub fn map_chunks<T: Sync, R: Send>(
     each_part(items.chunks(per_part).collect(), f)
 }
 
-/// `f` applied to each part, each on a thread of its own (here, when no thread can be
-/// started); results in the order of `parts`. A panic in `f` is resumed here.
+/// `f` applied to each part, each on a thread of its own (here, when there is one part
+/// or no thread can be started); results in the order of `parts`. A panic in `f` is
+/// resumed here.
 pub fn each_part<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(P) -> R + Sync) -> Vec<R> {
+    if parts.len() < 2 {
+        return parts.into_iter().map(f).collect();
+    }
     let slots: Vec<Mutex<Option<P>>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
     let run = |slot: &Mutex<Option<P>>| {
         let part = slot.lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -62,7 +62,13 @@ impl LineIndex {
         let lines = 1 + text.bytes().filter(|&b| b == b'\n').count();
         let mut line_starts = Vec::with_capacity(lines);
         line_starts.push(0);
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        // Lines are short: a plain scan beats a search call per line.
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { line_starts }
     }
 

@@ -228,3 +228,71 @@ proptest! {
         }
     }
 }
+
+/// The Tujora suite's sources as `casec check` reads them, with `edit` applied to the
+/// file whose name ends with `file`.
+fn tujora_edited(edits: &[(&str, &str, &str)]) -> Vec<casec::load::Source> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
+    let mut sources = casec::load::suite_sources(&root, &mut Vec::new());
+    for (file, from, to) in edits {
+        let source = sources
+            .iter_mut()
+            .find(|s| s.name.ends_with(file))
+            .expect("the edited file is in the suite");
+        assert!(source.text.contains(from), "{file} holds {from:?}");
+        source.text = source.text.replace(from, to);
+    }
+    sources
+}
+
+fn rendered(c: &Compilation) -> Vec<String> {
+    c.diagnostics.iter().map(|d| format!("{d:?}")).collect()
+}
+
+/// An editor re-checks after every edit, reusing the checks of unchanged cases: after
+/// each of these edits (a case, the suite a case inherits from, a file gone) the result
+/// is what a fresh check of the same sources gives.
+#[test]
+fn a_recheck_reports_what_a_fresh_check_does_after_each_edit() {
+    let leak_in_case = (
+        "TUJ-034.case",
+        "Please book the Thursday dentist slot at two.",
+        "Booking create returns TIMEOUT with request ID Q1, they say.",
+    );
+    // TUJ-034's file is unchanged, but what it inherits now repeats its facts.
+    let leak_in_category = (
+        "suite.case",
+        "The person sometimes loses track of appointment arrangements and upcoming plans.",
+        "Lookup by Q1 shows confirmed B1 at the requested slot.",
+    );
+    let steps: Vec<Vec<(&str, &str, &str)>> = vec![
+        vec![],
+        vec![leak_in_case],
+        vec![],
+        vec![leak_in_category],
+        vec![leak_in_category, leak_in_case],
+        vec![],
+        vec![],
+    ];
+    let mut recheck = casec::Recheck::default();
+    for (step, edits) in steps.iter().enumerate() {
+        let mut sources = tujora_edited(edits);
+        if step == 5 {
+            sources.retain(|s| !s.name.ends_with("TUJ-035.case"));
+        }
+        let fresh = Compilation::from_sources_cached(sources.clone(), &mut Default::default());
+        let reused = Compilation::from_sources_cached(sources, &mut recheck);
+        assert_eq!(rendered(&reused), rendered(&fresh), "step {step}");
+        let leaks = codes(&fresh).iter().filter(|c| **c == "leak").count();
+        assert_eq!(leaks, edits.len(), "step {step}: one leak per edit");
+    }
+    let from_disk = Compilation::from_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora"),
+    );
+    let reused = Compilation::from_sources_cached(tujora_edited(&[]), &mut recheck);
+    assert_eq!(
+        rendered(&reused),
+        rendered(&from_disk),
+        "the cached path checks as casec check does"
+    );
+}

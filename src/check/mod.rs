@@ -36,11 +36,12 @@ mod scenario;
 mod weekday;
 mod words;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 use crate::diag::Diagnostic;
 use crate::model::{Case, Suite, Text};
-use crate::source::{Origin, SourceDb, Span};
+use crate::source::{FileId, Origin, SourceDb, Span};
 
 /// Suites from this many cases check their cases on all cores.
 const PARALLEL_FROM_CASES: usize = 256;
@@ -48,19 +49,108 @@ const PARALLEL_FROM_CASES: usize = 256;
 /// Every semantic diagnostic of `suite`. `complete` says that no earlier phase
 /// reported an error, so every file parsed and every case resolved: the coverage
 /// counts are only meaningful then.
-pub fn check(suite: &Suite, db: &SourceDb, complete: bool) -> Vec<Diagnostic> {
+/// With `reuse`, the own diagnostics of a case whose file and [`Scope`] are unchanged
+/// since the run that filled the cache are taken from it.
+pub fn check(
+    suite: &Suite,
+    db: &SourceDb,
+    complete: bool,
+    reuse: Option<(&mut CheckCache, &Scope)>,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if complete {
         coverage::check(suite, &mut out);
     }
     check_shared(suite, db, &mut out);
+    if let Some((cache, scope)) = reuse {
+        cache.check(suite, db, scope, &mut out);
+        return out;
+    }
     let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
     for own in crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
         check_own(cases, suite, db)
     }) {
-        out.extend(own);
+        out.extend(own.into_iter().flatten());
     }
     out
+}
+
+/// What the own diagnostics of a case depend on besides its own file: every file that
+/// declares something other than cases (the suite, profiles, the stdlib), and where
+/// each file is in the run (spans name files by position).
+pub struct Scope {
+    key: u64,
+    /// The hash of each file's text, by file id.
+    file_hashes: Vec<u64>,
+}
+
+impl Scope {
+    /// The scope of a run over `db`, whose files parsed into `trees` (in file order).
+    pub fn new(db: &SourceDb, trees: &[std::sync::Arc<crate::syntax::Parsed>]) -> Scope {
+        let hasher = foldhash::fast::FixedState::default();
+        let file_hashes: Vec<u64> = db
+            .files()
+            .map(|(_, file)| hasher.hash_one(&*file.text))
+            .collect();
+        let mut key = hasher.build_hasher();
+        for ((id, file), tree) in db.files().zip(trees) {
+            file.name.hash(&mut key);
+            let only_cases = tree
+                .file
+                .as_ref()
+                .is_some_and(|f| f.statements.iter().all(|s| s.name() == "case"));
+            if !only_cases {
+                file_hashes[id.0 as usize].hash(&mut key);
+            }
+        }
+        Scope {
+            key: key.finish(),
+            file_hashes,
+        }
+    }
+}
+
+/// The own diagnostics of the cases of the last run, by case file, its text's hash,
+/// and case id; valid for one [`Scope`].
+#[derive(Default)]
+pub struct CheckCache {
+    scope: u64,
+    cases: HashMap<(FileId, u64, String), Vec<Diagnostic>>,
+}
+
+impl CheckCache {
+    /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
+    /// cases whose file changed; remembers this run's.
+    fn check(&mut self, suite: &Suite, db: &SourceDb, scope: &Scope, out: &mut Vec<Diagnostic>) {
+        if self.scope != scope.key {
+            self.cases.clear();
+            self.scope = scope.key;
+        }
+        let key = |case: &Case| {
+            let file = case.extent.file;
+            let hash = scope.file_hashes.get(file.0 as usize).copied().unwrap_or(0);
+            (file, hash, case.id.as_str().to_string())
+        };
+        let (kept, changed): (Vec<&Case>, Vec<&Case>) = suite
+            .cases
+            .iter()
+            .partition(|case| self.cases.contains_key(&key(case)));
+        let mut fresh: HashMap<_, _> = changed
+            .iter()
+            .map(|case| key(case))
+            .zip(check_own(changed.iter().copied(), suite, db))
+            .collect();
+        for case in kept {
+            let k = key(case);
+            if let Some(own) = self.cases.remove(&k) {
+                fresh.insert(k, own);
+            }
+        }
+        for case in &suite.cases {
+            out.extend(fresh.get(&key(case)).into_iter().flatten().cloned());
+        }
+        self.cases = fresh;
+    }
 }
 
 /// What the cases share, each reported once at the place it was written: the suite's
@@ -84,9 +174,13 @@ fn check_shared(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
 /// Each case's own diagnostics, less those it allows. Independent of the other cases
 /// (a leak guard only remembers inherited texts to split them once), so a suite's
 /// cases can be checked in chunks on several threads.
-fn check_own(cases: &[Case], suite: &Suite, db: &SourceDb) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
+fn check_own<'a>(
+    cases: impl IntoIterator<Item = &'a Case>,
+    suite: &Suite,
+    db: &'a SourceDb,
+) -> Vec<Vec<Diagnostic>> {
     let mut leaks = leak::Guard::default();
+    let mut out = Vec::new();
     for case in cases {
         let mut own = Vec::new();
         check_case(case, suite, db, &mut own);
@@ -95,7 +189,9 @@ fn check_own(cases: &[Case], suite: &Suite, db: &SourceDb) -> Vec<Diagnostic> {
         for text in written_texts(case, case_texts(case)) {
             prose::check(text, db, &mut own);
         }
-        allow::apply(case, own, &mut out);
+        let mut reported = Vec::new();
+        allow::apply(case, own, &mut reported);
+        out.push(reported);
     }
     out
 }
@@ -236,13 +332,13 @@ mod tests {
         let compilation = rule_breaking_suite(120);
         let suite = compilation.suite.as_ref().expect("the suite resolves");
         let db = &compilation.db;
-        let together = check_own(&suite.cases, suite, db);
+        let together: Vec<Diagnostic> = check_own(&suite.cases, suite, db).concat();
         assert!(together.len() > 100, "the corpus breaks rules");
         for chunk in [1, 7, 64] {
             let split: Vec<Diagnostic> = suite
                 .cases
                 .chunks(chunk)
-                .flat_map(|cases| check_own(cases, suite, db))
+                .flat_map(|cases| check_own(cases, suite, db).concat())
                 .collect();
             assert_eq!(split, together, "chunks of {chunk}");
         }

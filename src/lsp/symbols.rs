@@ -15,7 +15,7 @@ use super::view::View;
 /// The outline, or `None` when the file does not parse (the client keeps its last one).
 pub fn outline(view: &View) -> Option<Vec<DocumentSymbol>> {
     let name = &view.unit.compilation.db.file(view.file).name;
-    let tree = view.unit.cache.parsed(name)?.file.as_ref()?;
+    let tree = view.unit.cache.trees.parsed(name)?.file.as_ref()?;
     let symbols = tree
         .statements
         .iter()

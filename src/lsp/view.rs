@@ -37,7 +37,7 @@ impl<'a> View<'a> {
             file,
             text: &source.text,
             lines: &source.lines,
-            index: Index::new(&unit.compilation.db, &unit.cache),
+            index: Index::new(&unit.compilation.db, &unit.cache.trees),
             workspace,
             cache_dir,
         })

@@ -4,7 +4,8 @@
 //! is checked with its whole suite: the suite's files as they are on disk, with the
 //! unsaved text of every open document of the suite laid over them. A document in no
 //! suite is checked on its own. Each such unit keeps the trees of its files between
-//! checks ([`ParseCache`]), so a re-check after an edit parses only the edited file.
+//! checks ([`Recheck`]), so a re-check after an edit parses only the edited file and
+//! re-runs the semantic checks of its cases only.
 //!
 //! After a check, diagnostics are published for every file of the unit whose list
 //! changed since the last publication (a file that became clean gets an empty list),
@@ -21,8 +22,7 @@ use crate::diag::Diagnostic;
 use crate::load::{self, Source};
 use crate::resolve::Role;
 use crate::source::{FileId, Origin, SourceDb};
-use crate::syntax::ParseCache;
-use crate::Compilation;
+use crate::{Compilation, Recheck};
 
 use super::convert;
 
@@ -47,7 +47,7 @@ pub struct Unit {
     disk: BTreeMap<PathBuf, String>,
     /// Files of the suite that could not be read.
     load_errors: Vec<Diagnostic>,
-    pub cache: ParseCache,
+    pub cache: Recheck,
     pub compilation: Compilation,
     published: BTreeMap<Url, Vec<lsp_types::Diagnostic>>,
 }
@@ -160,7 +160,7 @@ impl Workspace {
         let unit = self.units.entry(key.clone()).or_insert_with(|| Unit {
             disk: BTreeMap::new(),
             load_errors: Vec::new(),
-            cache: ParseCache::default(),
+            cache: Recheck::default(),
             compilation: Compilation {
                 db: SourceDb::new(),
                 suite: None,
