@@ -9,22 +9,23 @@
 
 mod case;
 pub mod defaults;
+mod order;
 pub mod schema;
 mod suite;
 pub(crate) mod values;
 
-use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Category, Name, Suite, ToolContract};
-use std::sync::Arc;
-
 use crate::source::{FileId, Span};
 use crate::syntax::ast::Statement;
 use crate::syntax::Parsed;
 
 use defaults::{Defaults, Profiles};
+pub use order::natural_cmp;
+use order::order_cases;
 
 /// What a file is to its suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,6 +144,9 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         }
     }
     let world_schemas = crate::world::schema::read_schemas(&schemas, &mut diags);
+    // From here on, a member file's tree is held only by the places of its cases.
+    drop(schemas);
+    drop(inputs);
     profiles.resolve_all(&mut diags);
 
     let Some(suite_statement) = one_suite(&suites, first_case, suite_file, &mut diags) else {
@@ -397,130 +401,6 @@ fn unique<T>(
     out
 }
 
-fn order_cases(cases: &mut [Case], order: Option<&[Name]>, diags: &mut Vec<Diagnostic>) {
-    // Cases are large: sort their indices, then move each case once.
-    let mut sorted: Vec<usize> = (0..cases.len()).collect();
-    sorted.sort_unstable_by(|&a, &b| natural_cmp(cases[a].id.as_str(), cases[b].id.as_str()));
-    if let Some(order) = order {
-        let position = order_positions(cases, order, diags);
-        let rank: Vec<usize> = cases
-            .iter()
-            .map(|c| position.get(c.id.as_str()).copied().unwrap_or(usize::MAX))
-            .collect();
-        // Stable: cases `order` leaves out stay in id order, after the listed ones.
-        sorted.sort_by_key(|&i| rank[i]);
-    }
-    permute(cases, sorted);
-}
-
-/// Each id's first place in `order`; reports ids listed twice or naming no case, and
-/// cases left out.
-fn order_positions<'a>(
-    cases: &[Case],
-    order: &'a [Name],
-    diags: &mut Vec<Diagnostic>,
-) -> HashMap<&'a str, usize> {
-    let case_ids: HashSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
-    let mut position: HashMap<&str, usize> = HashMap::new();
-    for (i, id) in order.iter().enumerate() {
-        if let Some(&first) = position.get(id.as_str()) {
-            diags.push(
-                Diagnostic::error(
-                    codes::CASE_ORDER,
-                    format!("`{}` is listed twice in `order`", id.as_str()),
-                )
-                .primary(id.span, "listed again here")
-                .secondary(order[first].span, "first listed here"),
-            );
-        } else if !case_ids.contains(id.as_str()) {
-            diags.push(
-                Diagnostic::error(
-                    codes::CASE_ORDER,
-                    format!("`order` lists `{}`, which is not a case", id.as_str()),
-                )
-                .primary(id.span, "no case has this id")
-                .help("remove it from `order` or fix the id"),
-            );
-        }
-        position.entry(id.as_str()).or_insert(i);
-    }
-    let missing: Vec<&str> = cases
-        .iter()
-        .map(|c| c.id.as_str())
-        .filter(|id| !position.contains_key(id))
-        .collect();
-    if let (Some(first), Some(last)) = (order.first(), order.last()) {
-        if !missing.is_empty() {
-            diags.push(
-                Diagnostic::error(
-                    codes::CASE_ORDER,
-                    format!("`order` leaves out {} case(s)", missing.len()),
-                )
-                .primary(
-                    first.span.to(last.span),
-                    format!("missing: {}", missing.join(", ")),
-                )
-                .help("list every case once, or remove `order` to sort cases by id"),
-            );
-        }
-    }
-    position
-}
-
-/// Rearranges `items` so that place `i` holds what was at `order[i]` (`order` is a
-/// permutation), moving each item once, along the permutation's cycles.
-fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
-    const DONE: usize = usize::MAX;
-    for start in 0..items.len() {
-        let mut current = start;
-        while order[current] != DONE {
-            let next = order[current];
-            order[current] = DONE;
-            if next == start {
-                break;
-            }
-            items.swap(current, next);
-            current = next;
-        }
-    }
-}
-
-/// Compares ids so that digit runs compare as numbers: `A2 < A10`.
-pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let (mut x, mut y) = (a, b);
-    loop {
-        match (x.is_empty(), y.is_empty()) {
-            (true, true) => return a.cmp(b),
-            (true, false) => return Ordering::Less,
-            (false, true) => return Ordering::Greater,
-            _ => {}
-        }
-        let (cx, rx) = split_chunk(x);
-        let (cy, ry) = split_chunk(y);
-        let both_digits = cx.starts_with(|c: char| c.is_ascii_digit())
-            && cy.starts_with(|c: char| c.is_ascii_digit());
-        let ord = if both_digits {
-            let (tx, ty) = (cx.trim_start_matches('0'), cy.trim_start_matches('0'));
-            tx.len().cmp(&ty.len()).then(tx.cmp(ty))
-        } else {
-            cx.cmp(cy)
-        };
-        if ord != Ordering::Equal {
-            return ord;
-        }
-        x = rx;
-        y = ry;
-    }
-}
-
-fn split_chunk(s: &str) -> (&str, &str) {
-    let digits = s.starts_with(|c: char| c.is_ascii_digit());
-    let end = s
-        .find(|c: char| c.is_ascii_digit() != digits)
-        .unwrap_or(s.len());
-    s.split_at(end)
-}
-
 /// The defaults of a stdlib profile (`std.<name>`), as a suite applying it sees them.
 pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
     let mut diags = Vec::new();
@@ -548,9 +428,8 @@ pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
 
 #[cfg(test)]
 mod tests {
-    use super::{natural_cmp, permute, resolve_in_parts, Input};
+    use super::{resolve_in_parts, Input};
     use crate::source::SourceDb;
-    use std::cmp::Ordering;
     use std::sync::Arc;
 
     /// A large rule-breaking suite resolves to the same model and diagnostics however
@@ -595,33 +474,5 @@ mod tests {
         for parts in [2, 3, 7] {
             assert!(resolve(parts) == at_once, "{parts} parts");
         }
-    }
-
-    #[test]
-    fn permute_moves_each_item_to_its_place() {
-        // Every permutation of five items, as their Lehmer codes.
-        for code in 0..120usize {
-            let mut pool: Vec<usize> = (0..5).collect();
-            let mut order = Vec::new();
-            let mut rest = code;
-            for base in (1..=5).rev() {
-                order.push(pool.remove(rest % base));
-                rest /= base;
-            }
-            let mut items: Vec<char> = "abcde".chars().collect();
-            let expected: Vec<char> = order.iter().map(|&i| items[i]).collect();
-            permute(&mut items, order);
-            assert_eq!(items, expected);
-        }
-        permute::<u8>(&mut [], Vec::new());
-    }
-
-    #[test]
-    fn natural_order_compares_numbers_by_value() {
-        assert_eq!(natural_cmp("A2", "A10"), Ordering::Less);
-        assert_eq!(natural_cmp("TUJ-099", "TUJ-100"), Ordering::Less);
-        assert_eq!(natural_cmp("b1", "a2"), Ordering::Greater);
-        assert_eq!(natural_cmp("A01", "A1"), Ordering::Less);
-        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
     }
 }

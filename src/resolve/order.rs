@@ -1,0 +1,170 @@
+//! The order of a suite's cases: natural order of their ids (`TUJ-2` before `TUJ-10`),
+//! or the suite's explicit `order`, with cases it leaves out after the listed ones.
+//!
+//! Guarantee: a total, deterministic order whatever the order of files; every id that
+//! `order` lists twice or that names no case, and every case it leaves out, is
+//! reported. Each case is moved once (cases are large: their indices are sorted).
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::{Case, Name};
+
+pub(super) fn order_cases(cases: &mut [Case], order: Option<&[Name]>, diags: &mut Vec<Diagnostic>) {
+    // Cases are large: sort their indices, then move each case once.
+    let mut sorted: Vec<usize> = (0..cases.len()).collect();
+    sorted.sort_unstable_by(|&a, &b| natural_cmp(cases[a].id.as_str(), cases[b].id.as_str()));
+    if let Some(order) = order {
+        let position = order_positions(cases, order, diags);
+        let rank: Vec<usize> = cases
+            .iter()
+            .map(|c| position.get(c.id.as_str()).copied().unwrap_or(usize::MAX))
+            .collect();
+        // Stable: cases `order` leaves out stay in id order, after the listed ones.
+        sorted.sort_by_key(|&i| rank[i]);
+    }
+    permute(cases, sorted);
+}
+
+/// Each id's first place in `order`; reports ids listed twice or naming no case, and
+/// cases left out.
+fn order_positions<'a>(
+    cases: &[Case],
+    order: &'a [Name],
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<&'a str, usize> {
+    let case_ids: HashSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    let mut position: HashMap<&str, usize> = HashMap::new();
+    for (i, id) in order.iter().enumerate() {
+        if let Some(&first) = position.get(id.as_str()) {
+            diags.push(
+                Diagnostic::error(
+                    codes::CASE_ORDER,
+                    format!("`{}` is listed twice in `order`", id.as_str()),
+                )
+                .primary(id.span, "listed again here")
+                .secondary(order[first].span, "first listed here"),
+            );
+        } else if !case_ids.contains(id.as_str()) {
+            diags.push(
+                Diagnostic::error(
+                    codes::CASE_ORDER,
+                    format!("`order` lists `{}`, which is not a case", id.as_str()),
+                )
+                .primary(id.span, "no case has this id")
+                .help("remove it from `order` or fix the id"),
+            );
+        }
+        position.entry(id.as_str()).or_insert(i);
+    }
+    let missing: Vec<&str> = cases
+        .iter()
+        .map(|c| c.id.as_str())
+        .filter(|id| !position.contains_key(id))
+        .collect();
+    if let (Some(first), Some(last)) = (order.first(), order.last()) {
+        if !missing.is_empty() {
+            diags.push(
+                Diagnostic::error(
+                    codes::CASE_ORDER,
+                    format!("`order` leaves out {} case(s)", missing.len()),
+                )
+                .primary(
+                    first.span.to(last.span),
+                    format!("missing: {}", missing.join(", ")),
+                )
+                .help("list every case once, or remove `order` to sort cases by id"),
+            );
+        }
+    }
+    position
+}
+
+/// Rearranges `items` so that place `i` holds what was at `order[i]` (`order` is a
+/// permutation), moving each item once, along the permutation's cycles.
+fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
+    const DONE: usize = usize::MAX;
+    for start in 0..items.len() {
+        let mut current = start;
+        while order[current] != DONE {
+            let next = order[current];
+            order[current] = DONE;
+            if next == start {
+                break;
+            }
+            items.swap(current, next);
+            current = next;
+        }
+    }
+}
+
+/// Compares ids so that digit runs compare as numbers: `A2 < A10`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a, b);
+    loop {
+        match (x.is_empty(), y.is_empty()) {
+            (true, true) => return a.cmp(b),
+            (true, false) => return Ordering::Less,
+            (false, true) => return Ordering::Greater,
+            _ => {}
+        }
+        let (cx, rx) = split_chunk(x);
+        let (cy, ry) = split_chunk(y);
+        let both_digits = cx.starts_with(|c: char| c.is_ascii_digit())
+            && cy.starts_with(|c: char| c.is_ascii_digit());
+        let ord = if both_digits {
+            let (tx, ty) = (cx.trim_start_matches('0'), cy.trim_start_matches('0'));
+            tx.len().cmp(&ty.len()).then(tx.cmp(ty))
+        } else {
+            cx.cmp(cy)
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+        x = rx;
+        y = ry;
+    }
+}
+
+fn split_chunk(s: &str) -> (&str, &str) {
+    let digits = s.starts_with(|c: char| c.is_ascii_digit());
+    let end = s
+        .find(|c: char| c.is_ascii_digit() != digits)
+        .unwrap_or(s.len());
+    s.split_at(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{natural_cmp, permute};
+    use std::cmp::Ordering;
+
+    #[test]
+    fn permute_moves_each_item_to_its_place() {
+        // Every permutation of five items, as their Lehmer codes.
+        for code in 0..120usize {
+            let mut pool: Vec<usize> = (0..5).collect();
+            let mut order = Vec::new();
+            let mut rest = code;
+            for base in (1..=5).rev() {
+                order.push(pool.remove(rest % base));
+                rest /= base;
+            }
+            let mut items: Vec<char> = "abcde".chars().collect();
+            let expected: Vec<char> = order.iter().map(|&i| items[i]).collect();
+            permute(&mut items, order);
+            assert_eq!(items, expected);
+        }
+        permute::<u8>(&mut [], Vec::new());
+    }
+
+    #[test]
+    fn natural_order_compares_numbers_by_value() {
+        assert_eq!(natural_cmp("A2", "A10"), Ordering::Less);
+        assert_eq!(natural_cmp("TUJ-099", "TUJ-100"), Ordering::Less);
+        assert_eq!(natural_cmp("b1", "a2"), Ordering::Greater);
+        assert_eq!(natural_cmp("A01", "A1"), Ordering::Less);
+        assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
+    }
+}
