@@ -34,10 +34,12 @@ pub fn bundle(suite: &Path, outputs: Outputs, options: Report) -> u8 {
         diagnostics.extend(stopped.iter().cloned());
     }
     let code = report_to_stderr(&compilation.db, &diagnostics, options);
-    match built {
-        Some(Ok(set)) if code == EXIT_OK => write(&set, outputs, options),
+    let code = match &built {
+        Some(Ok(set)) if code == EXIT_OK => write(set, outputs, options),
         _ => code.max(EXIT_ERRORS),
-    }
+    };
+    super::leave_to_exit((built, compilation));
+    code
 }
 
 fn write(set: &BundleSet, outputs: Outputs, options: Report) -> u8 {

@@ -4,7 +4,8 @@
 //! format and returns the exit code of the brief's contract: 0 clean or warnings only,
 //! 1 errors (or warnings under `--deny warnings`), 2 usage or I/O errors. Outputs are
 //! written atomically: to a temporary file or folder beside the target, renamed into
-//! place only when everything succeeded.
+//! place only when everything succeeded. A command is the last thing the process does:
+//! the large things it built are left to the exit rather than freed ([`leave_to_exit`]).
 
 mod bundle;
 mod fmt;
@@ -143,6 +144,7 @@ pub fn check(paths: &[PathBuf], options: Report) -> u8 {
         .map(|c| user_files(&c.db))
         .sum::<usize>();
     let all: Vec<Diagnostic> = ordered.into_iter().map(|(d, _)| d.clone()).collect();
+    leave_to_exit(compilations);
     let errors = all.iter().filter(|d| d.is_error()).count();
     let warnings = all.len() - errors;
     match options.format {
@@ -257,11 +259,20 @@ pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, options: Report)
         return EXIT_ERRORS;
     };
     // Streamed: a large master is never held in memory as a whole.
-    write_output(
+    let code = write_output(
         output,
         |w| crate::lower::master::write_master_json(suite, w),
         options,
-    )
+    );
+    leave_to_exit(compilation);
+    code
+}
+
+/// Leaves `value` to the end of the process instead of freeing it: a command is the
+/// last thing `casec` does, and freeing a large suite's model one allocation at a time
+/// (an eighth of a 10,000-case build) would only delay the exit.
+pub(crate) fn leave_to_exit<T>(value: T) {
+    std::mem::forget(value);
 }
 
 /// The suite folder a command was pointed at: the folder itself, or the folder of a
