@@ -1,13 +1,16 @@
 //! casec: a compiler for the `.case` benchmark language.
 //!
 //! Benchmark authors write cases for tool-using assistants in `.case` files; casec
-//! checks them and lowers them to the evaluator's master JSON and to blinded model
-//! bundles (and, in later phases, sandbox initialisation).
+//! checks them and lowers them to the evaluator's master JSON, to blinded model
+//! bundles and to sandbox initialisation, and runs a reference sandbox over them.
 //!
-//! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names) →
-//! [`check`] (semantic rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics
-//! out of every phase. The language server ([`lsp`]) runs the same phases for an
-//! editor.
+//! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names, and
+//! each case's typed [`world`]) → [`check`] (semantic rules) → [`lower`] (outputs),
+//! with [`diag`] carrying diagnostics out of every phase. Beside them: [`fmt`] (the
+//! formatter), [`import`] (master JSON to sources), [`runtime`] (the reference
+//! sandbox), and the language server ([`lsp`]), which runs the same phases for an
+//! editor and re-checks through [`Compilation::from_sources_cached`] with a
+//! [`Recheck`], so that an edit costs the work of the files it changed.
 //!
 //! # Embedding
 //!
@@ -59,6 +62,10 @@
 //! let bundles = compilation.bundles().unwrap().expect("no hidden text reaches the model");
 //! assert!(bundles.bundles[0].json.starts_with(r#"{ "case_id": "DEMO-1""#));
 //! ```
+
+// Module headers link to the private modules of their phase: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
 
 // The test corpus generator, shared with the integration tests, names the crate.
 #[cfg(test)]

@@ -7,14 +7,14 @@
 //! their dates, records the answer key names but the world lacks, hidden text the model
 //! can read, and sloppy prose. One module per family of rules:
 //!
-//! * [`coverage`]: `case_count` and category counts;
-//! * [`scenario`]: tags ⇔ follow-ups and overrides; override tools;
-//! * [`grading`]: check ids and dimensions; critical failures;
-//! * [`clock`] and [`weekday`]: the case clock and dates in prose;
-//! * [`records`]: record ids of the answer key;
-//! * [`leak`]: model-facing text quoting hidden text;
-//! * [`prose`]: empty strings and stray spaces;
-//! * [`allow`]: `allow CODE` in a case.
+//! * `coverage`: `case_count` and category counts;
+//! * `scenario`: tags ⇔ follow-ups and overrides; override tools;
+//! * `grading`: check ids and dimensions; critical failures;
+//! * `clock` and `weekday`: the case clock and dates in prose;
+//! * `records`: record ids of the answer key;
+//! * `leak`: model-facing text quoting hidden text;
+//! * `prose`: empty strings and stray spaces;
+//! * `allow`: `allow CODE` in a case.
 //!
 //! A diagnostic about a case's own text belongs to that case and may be allowed there;
 //! one about text the case inherits (a category's background, the suite's clock) is

@@ -5,7 +5,7 @@
 //! 1 errors (or warnings under `--deny warnings`), 2 usage or I/O errors. Outputs are
 //! written atomically: to a temporary file or folder beside the target, renamed into
 //! place only when everything succeeded. A command is the last thing the process does:
-//! the large things it built are left to the exit rather than freed ([`leave_to_exit`]).
+//! the large things it built are left to the exit rather than freed (`leave_to_exit`).
 
 mod bundle;
 mod fmt;
