@@ -39,11 +39,31 @@ pub fn map_chunks<T: Sync, R: Send>(
     worth_threads: bool,
     f: impl Fn(&[T]) -> R + Sync,
 ) -> Vec<R> {
-    if !worth_threads || items.len() < 2 || part_count() < 2 {
+    if !worth_threads || items.is_empty() {
         return vec![f(items)];
     }
-    let per_part = items.len().div_ceil(part_count());
-    each_part(items.chunks(per_part).collect(), f)
+    each_part(
+        items.chunks(part_size(items.len(), part_count())).collect(),
+        f,
+    )
+}
+
+/// `items` as at most `parts` consecutive parts of (nearly) equal size, in order; one
+/// part, possibly empty, when there are no items.
+pub fn split<T>(mut items: Vec<T>, parts: usize) -> Vec<Vec<T>> {
+    let size = part_size(items.len(), parts);
+    let mut out = Vec::with_capacity(parts.max(1));
+    while items.len() > size {
+        let rest = items.split_off(size);
+        out.push(std::mem::replace(&mut items, rest));
+    }
+    out.push(items);
+    out
+}
+
+/// The size of each of `parts` parts of `len` items (the last may be smaller).
+fn part_size(len: usize, parts: usize) -> usize {
+    len.div_ceil(parts.max(1)).max(1)
 }
 
 /// `f` applied to each part, each on a thread of its own (here, when there is one part
@@ -83,7 +103,7 @@ pub fn each_part<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(P) -> R + Sync) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{each_part, map, map_chunks};
+    use super::{each_part, map, map_chunks, split};
 
     #[test]
     fn results_keep_the_input_order() {
@@ -104,6 +124,15 @@ mod tests {
         }
         let empty = map_chunks(&[] as &[usize], true, <[usize]>::len);
         assert_eq!(empty, [0]);
+    }
+
+    #[test]
+    fn split_keeps_every_item_in_order() {
+        for (len, parts) in [(0, 2), (1, 2), (7, 2), (7, 3), (9, 3), (5, 8)] {
+            let pieces = split((0..len).collect::<Vec<usize>>(), parts);
+            assert!(pieces.len() <= parts.max(1), "{len} in {parts}");
+            assert_eq!(pieces.concat(), (0..len).collect::<Vec<_>>());
+        }
     }
 
     #[test]

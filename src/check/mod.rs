@@ -115,8 +115,11 @@ impl Scope {
 #[derive(Default)]
 pub struct CheckCache {
     scope: u64,
-    cases: HashMap<(FileId, u64, String), Vec<Diagnostic>>,
+    cases: HashMap<CaseKey, Vec<Diagnostic>>,
 }
+
+/// A case's file, the hash of that file's text, and the case id.
+type CaseKey = (FileId, u64, String);
 
 impl CheckCache {
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
@@ -126,29 +129,30 @@ impl CheckCache {
             self.cases.clear();
             self.scope = scope.key;
         }
-        let key = |case: &Case| {
-            let file = case.extent.file;
-            let hash = scope.file_hashes.get(file.0 as usize).copied().unwrap_or(0);
-            (file, hash, case.id.as_str().to_string())
-        };
-        let (kept, changed): (Vec<&Case>, Vec<&Case>) = suite
+        let keys: Vec<CaseKey> = suite
             .cases
             .iter()
-            .partition(|case| self.cases.contains_key(&key(case)));
-        let mut fresh: HashMap<_, _> = changed
-            .iter()
-            .map(|case| key(case))
-            .zip(check_own(changed.iter().copied(), suite, db))
+            .map(|case| {
+                let file = case.extent.file;
+                let hash = scope.file_hashes.get(file.0 as usize).copied().unwrap_or(0);
+                (file, hash, case.id.as_str().to_string())
+            })
             .collect();
-        for case in kept {
-            let k = key(case);
-            if let Some(own) = self.cases.remove(&k) {
-                fresh.insert(k, own);
+        let changed: Vec<usize> = (0..keys.len())
+            .filter(|&i| !self.cases.contains_key(&keys[i]))
+            .collect();
+        let checked = check_own(changed.iter().map(|&i| &suite.cases[i]), suite, db);
+        for (i, own) in changed.into_iter().zip(checked) {
+            self.cases.insert(keys[i].clone(), own);
+        }
+        let mut fresh = HashMap::with_capacity(keys.len());
+        for key in keys {
+            if let Some(own) = self.cases.remove(&key) {
+                out.extend(own.iter().cloned());
+                fresh.insert(key, own);
             }
         }
-        for case in &suite.cases {
-            out.extend(fresh.get(&key(case)).into_iter().flatten().cloned());
-        }
+        // Cases no longer in the suite are forgotten.
         self.cases = fresh;
     }
 }

@@ -14,6 +14,7 @@ mod report;
 mod sandbox;
 mod serve;
 
+use std::borrow::Borrow;
 use std::fs;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -105,13 +106,14 @@ fn summary_line(errors: usize, warnings: usize) -> String {
     )
 }
 
-fn exit_code(diagnostics: &[Diagnostic], options: Report) -> u8 {
-    let usage = |d: &Diagnostic| {
+fn exit_code<D: Borrow<Diagnostic>>(diagnostics: &[D], options: Report) -> u8 {
+    let usage = |d: &D| {
+        let d = d.borrow();
         d.code == codes::IO || (d.code == codes::MISSING_SUITE && d.labels.is_empty())
     };
     if diagnostics.iter().any(usage) {
         EXIT_USAGE
-    } else if diagnostics.iter().any(|d| d.is_error())
+    } else if diagnostics.iter().any(|d| d.borrow().is_error())
         || (options.deny_warnings && !diagnostics.is_empty())
     {
         EXIT_ERRORS
@@ -143,10 +145,10 @@ pub fn check(paths: &[PathBuf], options: Report) -> u8 {
         .iter()
         .map(|c| user_files(&c.db))
         .sum::<usize>();
-    let all: Vec<Diagnostic> = ordered.into_iter().map(|(d, _)| d.clone()).collect();
-    leave_to_exit(compilations);
+    let all: Vec<&Diagnostic> = ordered.into_iter().map(|(d, _)| d).collect();
     let errors = all.iter().filter(|d| d.is_error()).count();
     let warnings = all.len() - errors;
+    let code = exit_code(&all, options);
     match options.format {
         Format::Json => {
             let _ = writeln!(stdout, "{}", render::json_summary(errors, warnings, files));
@@ -160,7 +162,8 @@ pub fn check(paths: &[PathBuf], options: Report) -> u8 {
         }
         Format::Github => {}
     }
-    exit_code(&all, options)
+    leave_to_exit(compilations);
+    code
 }
 
 /// Groups paths into suites (by the nearest folder holding suite.case) and loose files,

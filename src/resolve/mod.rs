@@ -261,15 +261,7 @@ fn resolve_cases(
     profiles: &Profiles,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Case> {
-    let per_part = jobs.len().div_ceil(parts.max(1)).max(1);
-    let mut job_parts: Vec<Vec<CasePlace>> = Vec::new();
-    let mut rest = jobs;
-    while rest.len() > per_part {
-        let tail = rest.split_off(per_part);
-        job_parts.push(rest);
-        rest = tail;
-    }
-    job_parts.push(rest);
+    let job_parts = crate::parallel::split(jobs, parts);
     let resolved_parts = crate::parallel::each_part(job_parts, |jobs| {
         let mut cases = Vec::with_capacity(jobs.len());
         let mut found = Vec::new();
