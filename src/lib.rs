@@ -85,7 +85,6 @@ pub mod resolve;
 pub mod runtime;
 pub mod source;
 pub mod syntax;
-pub mod world;
 
 use std::path::Path;
 

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 
 use casec::model::DIMENSIONS;
-use casec::resolve::schema::{
+use casec::resolve::keys::{
     KeySpec, CASE, CHECK, FOLLOWUP, OVERRIDE, PROFILE_FIELDS, SCORING, SUITE, TOOL, TOP_LEVEL,
 };
 use casec::source::FileId;

@@ -5,12 +5,12 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
+use casec::model::expect::Sandbox;
 use casec::model::{Case, Suite};
 use casec::runtime::replay::{replay_text, run, verdict, Verdict};
 use casec::runtime::trace;
 use casec::runtime::Runtime;
 use casec::source::FileId;
-use casec::world::Sandbox;
 use casec::Compilation;
 use serde_json::{json, Value as Json};
 
@@ -343,7 +343,7 @@ fn a_rescheduled_booking_keeps_nothing_of_its_old_slot() {
     let booking = rt.state.get_mut("B1").expect("TUJ-026 books B1");
     booking.fields.push((
         "location".into(),
-        casec::world::value::FieldValue::Text("Old surgery, Elm St".into()),
+        casec::model::value::FieldValue::Text("Old surgery, Elm St".into()),
     ));
     let moved = rt.call("provider_booking", &json!({"operation": "reschedule", "provider_or_booking_id": "B1", "offered_slot_if_needed": "S1"}));
     let fields = &moved["booking"]["fields"];

@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use casec::lower::sandbox::sandbox_files;
-use casec::world::stats::suite_stats;
+use casec::lower::stats::suite_stats;
 use casec::Compilation;
 use libtest_mimic::{Arguments, Failed, Trial};
 

@@ -35,6 +35,7 @@ mod records;
 mod scenario;
 mod weekday;
 mod words;
+pub mod world;
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -188,7 +189,7 @@ fn check_own<'a>(
     for case in cases {
         let mut own = Vec::new();
         check_case(case, suite, db, &mut own);
-        crate::world::consistency::check_case(case, db, &mut own);
+        world::check_case(case, db, &mut own);
         leaks.check(case, db, &mut own);
         for text in written_texts(case, case_texts(case)) {
             prose::check(text, db, &mut own);

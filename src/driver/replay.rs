@@ -9,11 +9,11 @@ use serde_json::json;
 
 use crate::diag::{codes, Diagnostic};
 use crate::load;
+use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
 use crate::runtime::replay::{replay_text, run, verdict};
 use crate::runtime::trace::{self, TraceEvent};
 use crate::source::{Origin, SourceDb};
-use crate::world::Sandbox;
 use crate::Compilation;
 
 use super::{report, report_to_stderr, suite_folder, write_output, Format, Report, EXIT_ERRORS};

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::lower::sandbox::sandbox_files;
-use crate::world::stats::{suite_stats, Row, Stats, Tally};
+use crate::lower::stats::{suite_stats, Row, Stats, Tally};
 
 use super::{compile_suite, report, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
 use crate::Depth;

@@ -13,3 +13,4 @@ pub mod bundle;
 pub mod json_style;
 pub mod master;
 pub mod sandbox;
+pub mod stats;

@@ -11,7 +11,7 @@ use lsp_types::{
     MarkupKind, Position, Range, TextEdit,
 };
 
-use crate::resolve::schema::{self, KeySpec};
+use crate::resolve::keys::{self, KeySpec};
 use crate::source::Origin;
 
 use super::cursor::{self, At, Context, Word};
@@ -37,7 +37,7 @@ pub fn completion(view: &View, position: Position) -> Vec<CompletionItem> {
 
 /// The keys of the block at the cursor, less those already given that may appear once.
 fn keys(view: &View, context: &Context, word: &Word, offset: usize) -> Vec<CompletionItem> {
-    let Some(tables) = schema::block_specs(&context.path()) else {
+    let Some(tables) = keys::block_specs(&context.path()) else {
         return Vec::new();
     };
     let insert = Insert::new(view, word, offset);

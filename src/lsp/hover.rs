@@ -5,7 +5,7 @@
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
 use crate::model::DIMENSIONS;
-use crate::resolve::schema;
+use crate::resolve::keys;
 use crate::source::Origin;
 use crate::syntax::ast::Statement;
 
@@ -45,7 +45,7 @@ fn markdown(view: &View, value: String, word: &Word) -> Hover {
 
 /// The doc of `key` in the block at `path`.
 fn key_text(path: &[&str], key: &str) -> Option<String> {
-    let spec = schema::block_specs(path)?
+    let spec = keys::block_specs(path)?
         .iter()
         .flat_map(|t| t.iter())
         .find(|s| s.key == key)?;

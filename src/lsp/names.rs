@@ -6,13 +6,13 @@
 //! the value, as [`cursor`](super::cursor) reads them. Keys not valid in the block are
 //! no place at all, so free-form data blocks never offer names.
 
-use crate::resolve::schema;
+use crate::resolve::keys;
 
 use super::index::NameKind;
 
 /// Whether `key` is a statement the block at `path` accepts.
 fn accepts(path: &[&str], key: &str) -> bool {
-    schema::block_specs(path)
+    keys::block_specs(path)
         .is_some_and(|tables| tables.iter().flat_map(|t| t.iter()).any(|s| s.key == key))
 }
 

@@ -13,7 +13,7 @@ use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
 use super::defaults::{read_layer, Defaults, Profiles, TextField};
-use super::schema::{self, all, body, first};
+use super::keys::{self, all, body, first};
 use super::values::{self, Kind};
 
 /// What a case is resolved against.
@@ -45,9 +45,9 @@ pub fn case(
     let (id, title, span) = header(statement, diags)?;
     let statements = body(statement);
     let context = format!("case {}", id.as_str());
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::CASE, schema::PROFILE_FIELDS],
+        &[keys::CASE, keys::PROFILE_FIELDS],
         &context,
         span,
         diags,
@@ -288,9 +288,9 @@ fn tool_override(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<T
     let v = values::args_with_block(statement, &[Kind::Ident, Kind::Str], usage, diags)?;
     let span = statement.key.span.to(v[1].span);
     let statements = body(statement);
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::OVERRIDE],
+        &[keys::OVERRIDE],
         "the override block",
         span,
         diags,
@@ -312,9 +312,9 @@ fn tool_override(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<T
 fn followup(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Followup> {
     let block = values::block_only(statement, diags)?;
     let statements = &block.statements;
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::FOLLOWUP],
+        &[keys::FOLLOWUP],
         "the followup block",
         statement.key.span,
         diags,
@@ -354,9 +354,9 @@ fn written_check<'a>(
         }
     };
     let statements = body(statement);
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::CHECK],
+        &[keys::CHECK],
         "a check block",
         statement.key.span,
         diags,

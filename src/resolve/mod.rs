@@ -9,10 +9,11 @@
 
 mod case;
 pub mod defaults;
+pub mod keys;
 mod order;
-pub mod schema;
 mod suite;
 pub(crate) mod values;
+pub mod world;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -99,9 +100,9 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         let Some(file) = input.tree.file.as_ref() else {
             continue;
         };
-        schema::check_keys(
+        keys::check_keys(
             &file.statements,
-            &[schema::TOP_LEVEL],
+            &[keys::TOP_LEVEL],
             "a .case file",
             Span::new(file.id, 0..0),
             &mut diags,
@@ -143,7 +144,7 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
             }
         }
     }
-    let world_schemas = crate::world::schema::read_schemas(&schemas, &mut diags);
+    let world_schemas = world::schema::read_schemas(&schemas, &mut diags);
     // From here on, a member file's tree is held only by the places of its cases.
     drop(schemas);
     drop(inputs);
@@ -183,7 +184,7 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         category_defaults.push((category.name.clone(), defaults));
     }
     let tool_names: Vec<Name> = tools.iter().map(|t| t.name.clone()).collect();
-    let worlds = crate::world::SuiteWorld::new(&world_schemas, suite_statement, &tools, &mut diags);
+    let worlds = world::SuiteWorld::new(&world_schemas, suite_statement, &tools, &mut diags);
     let cx = case::Context {
         suite: &suite_defaults,
         categories: &category_defaults,
@@ -257,7 +258,7 @@ fn resolve_cases(
     jobs: Vec<CasePlace>,
     parts: usize,
     cx: &case::Context,
-    worlds: &crate::world::SuiteWorld,
+    worlds: &world::SuiteWorld,
     profiles: &Profiles,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Case> {
@@ -293,7 +294,7 @@ fn resolve_cases(
 fn resolve_case(
     statement: &Statement,
     cx: &case::Context,
-    worlds: &crate::world::SuiteWorld,
+    worlds: &world::SuiteWorld,
     profiles: &Profiles,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Case> {

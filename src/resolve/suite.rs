@@ -7,7 +7,7 @@ use crate::source::Span;
 use crate::syntax::ast::Statement;
 
 use super::defaults::{self, Layer};
-use super::schema::{self, all, body, first};
+use super::keys::{self, all, body, first};
 use super::values::{self, Kind};
 
 /// The suite block's own metadata, before cases are attached.
@@ -43,9 +43,9 @@ pub fn suite(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Suite
         .values
         .last()
         .map_or(statement.key.span, |v| v.span));
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::SUITE, schema::PROFILE_FIELDS],
+        &[keys::SUITE, keys::PROFILE_FIELDS],
         "the suite block",
         span,
         diags,
@@ -118,9 +118,9 @@ pub fn suite(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Suite
 fn scoring(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Scoring> {
     let block = values::block_only(statement, diags)?;
     let statements = &block.statements;
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::SCORING],
+        &[keys::SCORING],
         "the scoring block",
         statement.key.span,
         diags,
@@ -160,9 +160,9 @@ pub fn tool(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ToolCo
     )?;
     let name = values::text_of(&header[0]);
     let statements = body(statement);
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::TOOL],
+        &[keys::TOOL],
         &format!("tool `{}`", name.as_str()),
         name.span,
         diags,
@@ -182,9 +182,9 @@ pub fn category(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(C
     let name = values::text_of(&header[0]);
     let count = values::parse_number(&header[1], statement, usage, diags)?;
     let statements = body(statement);
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::PROFILE_FIELDS],
+        &[keys::PROFILE_FIELDS],
         &format!("category `{}`", name.as_str()),
         name.span,
         diags,
@@ -215,9 +215,9 @@ pub fn profile(
         return None;
     }
     let statements = body(statement);
-    schema::check_keys(
+    keys::check_keys(
         statements,
-        &[schema::PROFILE_FIELDS],
+        &[keys::PROFILE_FIELDS],
         &format!("profile `{}`", name.as_str()),
         name.span,
         diags,

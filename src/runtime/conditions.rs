@@ -10,9 +10,9 @@
 use chrono_tz::Tz;
 use serde_json::Value as Json;
 
-use crate::world::filters::{Condition, Op, Operand};
-use crate::world::schema::WorldSchema;
-use crate::world::value::FieldValue;
+use crate::model::expect::{Condition, Op, Operand};
+use crate::model::value::FieldValue;
+use crate::model::world::WorldSchema;
 
 use super::state::{Rec, State};
 use super::values::{datetime_part, from_json, normalize, satisfies};

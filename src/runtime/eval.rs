@@ -3,7 +3,7 @@
 //! events in order. Conditions on records read the final state; `fields.` conditions
 //! on calls follow references through the final state too.
 
-use crate::world::expect::{Assertion, Count, Step};
+use crate::model::expect::{Assertion, Count, Step};
 
 use super::conditions::{call_matches, record_matches, Cx};
 use super::state::{Rec, State};

@@ -1,6 +1,6 @@
 //! The reference sandbox: executes a case's tool calls as the suite's contracts say.
 //!
-//! [`Runtime`] loads a case's typed sandbox ([`crate::world::Sandbox`]: world records,
+//! [`Runtime`] loads a case's typed sandbox ([`crate::model::expect::Sandbox`]: world records,
 //! machine override) with its clock and follow-up, and answers calls of the tools the
 //! case offers ([`records`]: `read_records`, `write_record`, `verify_record`;
 //! [`services`]: `get_clock`, `provider_booking`, `tracker`). The case's override is
@@ -25,9 +25,9 @@ pub mod values;
 use chrono_tz::Tz;
 use serde_json::{json, Map, Value as Json};
 
+use crate::model::expect::MachineOverride;
+use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
-use crate::world::overrides::MachineOverride;
-use crate::world::Sandbox;
 
 use conditions::{call_matches, Cx};
 use state::State;

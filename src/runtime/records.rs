@@ -9,8 +9,8 @@
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::world::schema::{Collection, FieldType};
-use crate::world::value::FieldValue;
+use crate::model::value::FieldValue;
+use crate::model::world::{Collection, FieldType};
 
 use super::state::{sort_like_schema, Rec};
 use super::values::{from_json, normalize};

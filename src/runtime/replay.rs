@@ -10,9 +10,9 @@
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::model::expect::Expectation;
+use crate::model::expect::{critical_id, Decided, Sandbox};
 use crate::model::{Case, Suite};
-use crate::world::expect::Expectation;
-use crate::world::{critical_id, Decided, Sandbox};
 
 use super::eval::holds_all;
 use super::trace::TraceEvent;

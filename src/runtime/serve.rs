@@ -10,9 +10,9 @@
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
-use crate::world::filters::argument_specs;
-use crate::world::Sandbox;
+use crate::resolve::world::filters::argument_specs;
 
 use super::replay::{result_record, verdict};
 use super::trace::TraceEvent;

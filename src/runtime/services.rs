@@ -10,13 +10,13 @@ use chrono::{Datelike, Duration, Months};
 use chrono_tz::Tz;
 use serde_json::{json, Value as Json};
 
-use crate::world::time::{Frequency, Recurrence, ZonedDateTime};
-use crate::world::value::FieldValue;
+use crate::model::time::{Frequency, Recurrence, ZonedDateTime};
+use crate::model::value::FieldValue;
 
 use super::state::Rec;
 use super::values::from_json;
 use super::{Outcome, Runtime};
-use crate::world::schema::FieldType;
+use crate::model::world::FieldType;
 
 fn argument<'j>(arguments: &'j Json, name: &str) -> Option<&'j str> {
     arguments

@@ -7,9 +7,9 @@
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::world::records::{id_letters, World};
-use crate::world::schema::{Collection, WorldSchema};
-use crate::world::value::FieldValue;
+use crate::model::value::FieldValue;
+use crate::model::world::{id_letters, World};
+use crate::model::world::{Collection, WorldSchema};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rec {

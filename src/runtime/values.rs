@@ -12,10 +12,10 @@ use chrono::{DateTime, NaiveTime, Weekday};
 use chrono_tz::Tz;
 use serde_json::Value as Json;
 
-use crate::world::filters::Op;
-use crate::world::schema::FieldType;
-use crate::world::time::{self, Frequency, Recurrence, ZonedDateTime};
-use crate::world::value::FieldValue;
+use crate::model::expect::Op;
+use crate::model::time::{self, Frequency, Recurrence, ZonedDateTime};
+use crate::model::value::FieldValue;
+use crate::model::world::FieldType;
 
 /// Reads a JSON value as a value of `ty`; the error says what was expected.
 pub fn from_json(json: &Json, ty: &FieldType, zone: Tz) -> Result<FieldValue, String> {

@@ -26,7 +26,7 @@ pub fn without_machine_parts(text: &str) -> String {
             }
             if top.name() == "case" && child.name() == "override" {
                 for part in child.block.iter().flat_map(|b| &b.statements) {
-                    if casec::world::overrides::MACHINE_KEYS.contains(&part.name()) {
+                    if casec::resolve::world::overrides::MACHINE_KEYS.contains(&part.name()) {
                         ranges.push((part.span.range().start, part.span.range().end));
                     }
                 }

@@ -14,7 +14,8 @@ use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Text};
 use crate::source::{SourceDb, Span};
 
-use super::{critical_id, id_mentions, prose_of, Decided, Sandbox};
+use crate::model::expect::{critical_id, Decided, Sandbox};
+use crate::resolve::world::{id_mentions, prose_of};
 
 /// The world consistency diagnostics of one case (none without a world).
 pub fn check_case(case: &Case, db: &SourceDb, diags: &mut Vec<Diagnostic>) {
@@ -85,7 +86,7 @@ fn unmodelled_records(case: &Case, sandbox: &Sandbox, db: &SourceDb, diags: &mut
 }
 
 fn unmodelled(word: &str, text: &Text, sandbox: &Sandbox, db: &SourceDb) -> Diagnostic {
-    let letters = super::records::id_letters(word).unwrap_or_default();
+    let letters = crate::model::world::id_letters(word).unwrap_or_default();
     let help = if sandbox.schema.is_request_prefix(letters) {
         format!("a request id: give the override that issues it `request {word}`")
     } else {

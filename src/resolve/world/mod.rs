@@ -17,15 +17,11 @@
 //! Nothing here reaches the master JSON: the sandbox file has its own lowering
 //! (`lower::sandbox`). The authoring guide is docs/worlds.md.
 
-pub mod consistency;
 pub mod expect;
 pub mod filters;
-pub mod json;
 pub mod overrides;
 pub mod records;
 pub mod schema;
-pub mod stats;
-pub mod time;
 pub mod value;
 
 use std::collections::HashMap;
@@ -33,88 +29,15 @@ use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Case, Name, Text, ToolContract};
-use crate::resolve::schema::{all, body, first};
+use crate::resolve::keys::{all, body, first};
 use crate::resolve::values;
-use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
-use expect::{ExpectCx, Expectation, Review};
+use crate::model::expect::{Expectation, Review, Sandbox};
+use crate::model::world::WorldSchema;
+
+use expect::ExpectCx;
 use filters::FilterCx;
-use overrides::MachineOverride;
-use records::World;
-use schema::WorldSchema;
-
-/// What the sandbox of one case loads, beside the case's prose.
-#[derive(Clone, Debug)]
-pub struct Sandbox {
-    pub schema: Arc<WorldSchema>,
-    pub world: World,
-    pub machine_override: Option<MachineOverride>,
-    /// `expect`: assertions deciding checks.
-    pub expectations: Vec<Expectation>,
-    /// `forbid`: predicates of critical failures (F1, F2, …).
-    pub forbidden: Vec<Expectation>,
-    pub reviews: Vec<Review>,
-    /// The whole `case` statement: what lies inside was chosen by the case itself.
-    pub case_span: Span,
-}
-
-/// How a check or critical failure is decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decided {
-    Machine,
-    Review,
-    Both,
-    /// Neither an assertion nor a review mark.
-    Unclassified,
-}
-
-impl Decided {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decided::Machine => "machine",
-            Decided::Review => "review",
-            Decided::Both => "both",
-            Decided::Unclassified => "unclassified",
-        }
-    }
-}
-
-impl Sandbox {
-    /// How the check or critical failure `id` is decided. Checks the case inherits
-    /// rather than writes (the profile's C1) need review unless an assertion decides them.
-    pub fn decided(&self, id: &str, inherited: bool) -> Decided {
-        let named = |groups: &[Expectation]| {
-            groups
-                .iter()
-                .any(|e| e.ids.iter().any(|i| i.as_str() == id))
-        };
-        let machine = named(&self.expectations) || named(&self.forbidden);
-        let review = inherited
-            || self
-                .reviews
-                .iter()
-                .any(|r| r.ids.iter().any(|i| i.as_str() == id));
-        match (machine, review) {
-            (true, true) => Decided::Both,
-            (true, false) => Decided::Machine,
-            (false, true) => Decided::Review,
-            (false, false) => Decided::Unclassified,
-        }
-    }
-
-    /// Whether a check was written in the case (rather than inherited from a profile).
-    pub fn is_own(&self, span: Span) -> bool {
-        span.file == self.case_span.file
-            && span.start >= self.case_span.start
-            && span.end <= self.case_span.end
-    }
-}
-
-/// The id of the `index`-th critical failure (from 0): F1, F2, …
-pub fn critical_id(index: usize) -> String {
-    format!("F{}", index + 1)
-}
 
 /// The world schema a suite applies and the tool contracts, for reading case worlds.
 pub struct SuiteWorld<'a> {
@@ -337,7 +260,7 @@ pub fn id_mentions<'t>(text: &'t str, schema: &WorldSchema) -> Vec<(usize, &'t s
             (true, None) => start = Some(i),
             (false, Some(s)) => {
                 let word = &text[s..i];
-                let shaped = records::id_letters(word).is_some_and(|letters| {
+                let shaped = crate::model::world::id_letters(word).is_some_and(|letters| {
                     schema.collections_with_prefix(letters).next().is_some()
                         || schema.is_request_prefix(letters)
                 });

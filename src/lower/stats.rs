@@ -6,7 +6,7 @@ use serde_json::{json, Value as Json};
 
 use crate::model::{Case, Suite};
 
-use super::{critical_id, Decided};
+use crate::model::expect::{critical_id, Decided};
 
 /// Counts of one kind of item (checks or critical failures).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

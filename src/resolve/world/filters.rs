@@ -12,58 +12,12 @@ use crate::model::{Name, Text, ToolContract};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
-use super::records::{id_letters, known_collection, unknown_field};
-use super::schema::{Collection, FieldType, WorldSchema};
-use super::value::{self, FieldValue, IdIndex, TypeCx};
+use crate::model::expect::{Condition, Op, Operand, OPS};
+use crate::model::value::{FieldValue, IdIndex};
+use crate::model::world::{id_letters, Collection, FieldType, WorldSchema};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
-    Eq,
-    Not,
-    Contains,
-    Lacks,
-    Before,
-    After,
-    In,
-}
-
-const OPS: &[(&str, Op)] = &[
-    ("not", Op::Not),
-    ("contains", Op::Contains),
-    ("lacks", Op::Lacks),
-    ("before", Op::Before),
-    ("after", Op::After),
-    ("in", Op::In),
-];
-
-impl Op {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Op::Eq => "eq",
-            other => OPS
-                .iter()
-                .find(|(_, o)| *o == other)
-                .map_or("eq", |(n, _)| n),
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub enum Condition {
-    Test {
-        path: String,
-        op: Op,
-        value: Operand,
-    },
-    Any(Vec<Condition>),
-}
-
-#[derive(Clone, Debug)]
-pub enum Operand {
-    Typed(FieldValue),
-    /// A call argument without a field type: compared as written.
-    Plain(String),
-}
+use super::records::{known_collection, unknown_field};
+use super::value::{self, TypeCx};
 
 /// Which diagnostics a call filter reports: an override that can never match says so;
 /// an expectation names the unknown thing.

@@ -13,67 +13,16 @@
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text};
-use crate::resolve::schema::body;
+use crate::resolve::keys::body;
 use crate::resolve::values::{self, Kind};
 use crate::syntax::ast::{Statement, ValueKind};
 
-use super::schema::{Collection, FieldType, WorldSchema, RESERVED_FIELDS};
-use super::time::ZonedDateTime;
-use super::value::{self, FieldValue, IdIndex, TypeCx};
+use crate::model::value::{FieldValue, IdIndex};
+use crate::model::world::{
+    id_letters, Collection, FieldType, Record, Revision, World, WorldSchema, RESERVED_FIELDS,
+};
 
-#[derive(Clone, Debug, Default)]
-pub struct World {
-    pub records: Vec<Record>,
-    /// Ids the run will give to records it creates, by collection, in order.
-    pub new_ids: Vec<(Name, Name)>,
-    /// Ids of records written under an unknown collection (already reported): known,
-    /// so that naming them elsewhere does not repeat the error.
-    pub untyped_ids: Vec<Name>,
-}
-
-impl World {
-    pub fn record(&self, id: &str) -> Option<&Record> {
-        self.records.iter().find(|r| r.id.as_str() == id)
-    }
-
-    /// Every id the case may name: existing records and declared new ones.
-    pub fn all_ids(&self) -> IdIndex {
-        let mut ids = self.existing_ids();
-        for (collection, id) in &self.new_ids {
-            ids.insert(id.as_str().to_string(), collection.as_str().to_string());
-        }
-        ids
-    }
-
-    /// Record ids with their collection; untyped ids map to no collection (`""`).
-    pub fn existing_ids(&self) -> IdIndex {
-        let untyped = self
-            .untyped_ids
-            .iter()
-            .map(|id| (id.as_str().to_string(), String::new()));
-        self.records
-            .iter()
-            .map(|r| (r.id.as_str().to_string(), r.collection.as_str().to_string()))
-            .chain(untyped)
-            .collect()
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct Record {
-    pub collection: Name,
-    pub id: Name,
-    pub fields: Vec<(Name, FieldValue)>,
-    /// Earlier states, oldest first: what the fields were before each change.
-    pub history: Vec<Revision>,
-}
-
-#[derive(Clone, Debug)]
-pub struct Revision {
-    pub changed_at: ZonedDateTime,
-    pub reason: Option<Text>,
-    pub fields: Vec<(Name, FieldValue)>,
-}
+use super::value::{self, TypeCx};
 
 /// Reads a world block. A record with errors is reported and kept with the fields that
 /// read well, so its id does not cascade into further errors (a case with errors gets
@@ -254,16 +203,6 @@ pub fn check_prefix(
         )),
     );
     false
-}
-
-/// The letters of an id shaped like `CT12` (capitals, then digits).
-pub fn id_letters(id: &str) -> Option<&str> {
-    let split = id.find(|c: char| c.is_ascii_digit())?;
-    let (letters, digits) = id.split_at(split);
-    let ok = !letters.is_empty()
-        && letters.chars().all(|c| c.is_ascii_uppercase())
-        && digits.chars().all(|c| c.is_ascii_digit());
-    ok.then_some(letters)
 }
 
 fn read_record(

@@ -4,6 +4,11 @@
 //! the span it was written at (in a case, a profile, the suite or the stdlib), so later
 //! phases can point back at the source of any value.
 
+pub mod expect;
+pub mod time;
+pub mod value;
+pub mod world;
+
 use std::sync::Arc;
 
 use crate::source::Span;
@@ -129,7 +134,7 @@ pub struct Case {
     pub allows: Vec<Name>,
     /// What the sandbox loads (world, machine override, expectations), when the case
     /// has a `world`.
-    pub sandbox: Option<crate::world::Sandbox>,
+    pub sandbox: Option<expect::Sandbox>,
     /// The `case` statement's header (keyword, id and title).
     pub span: Span,
     /// The whole `case` statement, from its keyword to its closing brace: a text whose

@@ -8,84 +8,15 @@
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text, ToolContract};
-use crate::resolve::schema::{body, check_keys, KeySpec};
+use crate::resolve::keys::{body, check_keys, KeySpec};
 use crate::resolve::values::{self, Kind};
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
-use super::filters::{self, Condition, FilterCx, Role};
-use super::records::{id_letters, known_collection};
-use super::schema::Collection;
+use crate::model::expect::{Assertion, Condition, Count, Step};
+use crate::model::world::{id_letters, Collection};
 
-/// `expect IDS { … }`: the checks these assertions decide (all must hold).
-#[derive(Clone, Debug)]
-pub struct Expectation {
-    pub ids: Vec<Name>,
-    pub assertions: Vec<Assertion>,
-}
-
-/// `review IDS ["why"]`: checks or critical failures a reader must judge.
-#[derive(Clone, Debug)]
-pub struct Review {
-    pub ids: Vec<Name>,
-    pub reason: Option<Text>,
-}
-
-#[derive(Clone, Debug)]
-pub enum Count {
-    Exactly(u64),
-    AtLeast(u64),
-    AtMost(u64),
-}
-
-#[derive(Clone, Debug)]
-pub enum Step {
-    Call {
-        tool: Name,
-        conditions: Vec<Condition>,
-    },
-    Asked,
-}
-
-#[derive(Clone, Debug)]
-pub enum Assertion {
-    Exists(Vec<Name>),
-    Absent(Vec<Name>),
-    /// Collections and records unchanged from the initial world, but for `except`.
-    Unchanged {
-        collections: Vec<Name>,
-        records: Vec<Name>,
-        except: Vec<Name>,
-    },
-    Changed {
-        collections: Vec<Name>,
-        records: Vec<Name>,
-    },
-    Record {
-        id: Name,
-        conditions: Vec<Condition>,
-    },
-    Count {
-        collection: Name,
-        count: Count,
-        conditions: Vec<Condition>,
-    },
-    Called {
-        tool: Name,
-        count: Count,
-        conditions: Vec<Condition>,
-    },
-    Retrieved(Vec<Name>),
-    VerifiedRecord(Name),
-    VerifiedMatch {
-        collection: Name,
-        conditions: Vec<Condition>,
-    },
-    InOrder(Vec<Step>),
-    OnlyAfter(Vec<Step>),
-    Asked,
-    Any(Vec<Assertion>),
-    Not(Vec<Assertion>),
-}
+use super::filters::{self, FilterCx, Role};
+use super::records::known_collection;
 
 const ASSERTIONS: &[KeySpec] = &[
     many("exists", "`exists ID…`: the records exist at the end."),

@@ -9,108 +9,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
-use crate::model::{Name, Text};
+use crate::model::world::{
+    Collection, FieldSpec, FieldType, WorldSchema, RESERVED_COLLECTIONS, RESERVED_FIELDS,
+};
+use crate::model::Name;
 use crate::resolve::duplicate;
-use crate::resolve::schema::{self as keys, body, first, KeySpec};
+use crate::resolve::keys::{self, body, first, KeySpec};
 use crate::resolve::values::{self, Kind};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value};
-
-/// Names a world block reserves for itself: no collection may take them.
-pub const RESERVED_COLLECTIONS: &[&str] = &["new"];
-/// Names a record block reserves for itself: no field may take them.
-pub const RESERVED_FIELDS: &[&str] = &["history"];
-
-#[derive(Clone, Debug)]
-pub struct WorldSchema {
-    pub name: Name,
-    /// The letters of request ids (`Q` for Q1), when the schema's tools issue them.
-    pub request_prefix: Option<Name>,
-    pub collections: Vec<Collection>,
-}
-
-impl WorldSchema {
-    pub fn collection(&self, name: &str) -> Option<&Collection> {
-        self.collections.iter().find(|c| c.name.as_str() == name)
-    }
-
-    /// The collections whose ids start with exactly these letters.
-    pub fn collections_with_prefix<'a>(
-        &'a self,
-        letters: &'a str,
-    ) -> impl Iterator<Item = &'a Collection> + 'a {
-        self.collections
-            .iter()
-            .filter(move |c| c.id_prefix.as_str() == letters)
-    }
-
-    pub fn is_request_prefix(&self, letters: &str) -> bool {
-        self.request_prefix
-            .as_ref()
-            .is_some_and(|p| p.as_str() == letters)
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct Collection {
-    pub name: Name,
-    pub doc: Option<Text>,
-    pub id_prefix: Name,
-    /// Writes are refused (e.g. prescriptions).
-    pub read_only: bool,
-    /// Tools that work on this collection only (a tracker tool on trackers).
-    pub tools: Vec<Name>,
-    pub fields: Vec<FieldSpec>,
-}
-
-impl Collection {
-    pub fn field(&self, name: &str) -> Option<&FieldSpec> {
-        self.fields.iter().find(|f| f.name.as_str() == name)
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct FieldSpec {
-    pub name: Name,
-    pub ty: FieldType,
-    pub required: bool,
-    pub doc: Option<Text>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum FieldType {
-    Text,
-    Date,
-    Time,
-    DateTime,
-    Duration,
-    Recurrence,
-    Bool,
-    Number,
-    Enum(Vec<String>),
-    /// A record id of one of these collections.
-    Ref(Vec<String>),
-    List(Box<FieldType>),
-}
-
-impl FieldType {
-    /// How the type is written in a schema, e.g. `list enum locate ring`.
-    pub fn describe(&self) -> String {
-        match self {
-            FieldType::Text => "text".into(),
-            FieldType::Date => "date".into(),
-            FieldType::Time => "time".into(),
-            FieldType::DateTime => "datetime".into(),
-            FieldType::Duration => "duration".into(),
-            FieldType::Recurrence => "recurrence".into(),
-            FieldType::Bool => "bool".into(),
-            FieldType::Number => "number".into(),
-            FieldType::Enum(values) => format!("enum {}", values.join(" ")),
-            FieldType::Ref(targets) => format!("ref {}", targets.join(" ")),
-            FieldType::List(item) => format!("list {}", item.describe()),
-        }
-    }
-}
 
 const SCHEMA_KEYS: &[KeySpec] = &[
     KeySpec {

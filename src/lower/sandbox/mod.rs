@@ -8,13 +8,15 @@
 //! Only cases with a `world` get a file. Output is pretty-printed JSON with keys in a
 //! fixed order, so the same sources give the same bytes.
 
+mod assertions;
+
 use serde_json::{json, Map, Value as Json};
 
+use crate::model::expect::Expectation;
+use crate::model::expect::{critical_id, Sandbox};
+use crate::model::world::Record;
+use crate::model::world::{Collection, FieldType};
 use crate::model::{Case, Suite, Text};
-use crate::world::expect::Expectation;
-use crate::world::records::Record;
-use crate::world::schema::{Collection, FieldType};
-use crate::world::{critical_id, Sandbox};
 
 /// The format version written into every file; bumped when the shape changes.
 pub const FORMAT: &str = "casec-sandbox/1";
@@ -139,7 +141,7 @@ fn field_type(ty: &FieldType) -> Json {
     }
 }
 
-fn fields_json(fields: &[(Text, crate::world::value::FieldValue)]) -> Json {
+fn fields_json(fields: &[(Text, crate::model::value::FieldValue)]) -> Json {
     Json::Object(
         fields
             .iter()
@@ -180,7 +182,7 @@ fn overrides(case: &Case, sandbox: &Sandbox) -> Json {
         prose.verification.as_ref().map_or(Json::Null, text),
     );
     if let Some(machine) = &sandbox.machine_override {
-        m.extend(machine.to_json());
+        m.extend(assertions::machine_override(machine));
     }
     json!([Json::Object(m)])
 }
@@ -190,7 +192,7 @@ fn assertions_for(groups: &[Expectation], id: &str) -> Vec<Json> {
     groups
         .iter()
         .filter(|g| g.ids.iter().any(|i| i.as_str() == id))
-        .flat_map(|g| g.assertions.iter().map(|a| a.to_json()))
+        .flat_map(|g| g.assertions.iter().map(assertions::assertion))
         .collect()
 }
 

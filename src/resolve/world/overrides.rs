@@ -17,58 +17,23 @@
 //! finds nothing; with it, the write is applied as the call asked (under the id the
 //! world's `new` declares, if any) and a lookup of the request id returns the record.
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::Value as Json;
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::{Name, ToolContract};
-use crate::resolve::schema::{body, first};
+use crate::resolve::keys::{body, first};
 use crate::resolve::values::{self, Kind};
 use crate::syntax::ast::Statement;
 
-use super::filters::{self, Condition, FilterCx, Role};
+use crate::model::expect::MachineOverride;
+use crate::model::world::WorldSchema;
+
+use super::filters::{self, FilterCx, Role};
 use super::offered_contract;
 use super::records::check_prefix;
-use super::schema::WorldSchema;
 
 /// Keys of the machine part, as the case schema lists them for override blocks.
 pub const MACHINE_KEYS: &[&str] = &["when", "times", "error", "request", "commits"];
-
-#[derive(Clone, Debug)]
-pub struct MachineOverride {
-    pub tool: Name,
-    pub when: Vec<Condition>,
-    /// How many matching calls it intercepts (absent: every one).
-    pub times: Option<u64>,
-    pub error: Name,
-    /// Further fields of the error result, as written.
-    pub details: Option<Json>,
-    pub request: Option<Name>,
-    pub commits: bool,
-}
-
-impl MachineOverride {
-    pub fn to_json(&self) -> Map<String, Json> {
-        let mut m = Map::new();
-        m.insert(
-            "when".into(),
-            Json::Array(self.when.iter().map(Condition::to_json).collect()),
-        );
-        m.insert("times".into(), self.times.map_or(Json::Null, |t| json!(t)));
-        m.insert("error".into(), json!(self.error.as_str()));
-        m.insert(
-            "details".into(),
-            self.details.clone().unwrap_or_else(|| json!({})),
-        );
-        m.insert(
-            "request_id".into(),
-            self.request
-                .as_ref()
-                .map_or(Json::Null, |r| json!(r.as_str())),
-        );
-        m.insert("commits".into(), json!(self.commits));
-        m
-    }
-}
 
 /// Whether an override block has a machine part at all.
 pub fn has_machine_part(statement: &Statement) -> bool {

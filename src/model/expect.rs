@@ -1,0 +1,218 @@
+//! What a case's sandbox loads beside its world, and how its checks are decided:
+//! machine overrides, conditions on records and calls, expectations (`expect`),
+//! critical-failure predicates (`forbid`) and review marks (`review`).
+
+use std::sync::Arc;
+
+use serde_json::Value as Json;
+
+use crate::model::{Name, Text};
+use crate::source::Span;
+
+use super::value::FieldValue;
+use super::world::{World, WorldSchema};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Eq,
+    Not,
+    Contains,
+    Lacks,
+    Before,
+    After,
+    In,
+}
+
+pub const OPS: &[(&str, Op)] = &[
+    ("not", Op::Not),
+    ("contains", Op::Contains),
+    ("lacks", Op::Lacks),
+    ("before", Op::Before),
+    ("after", Op::After),
+    ("in", Op::In),
+];
+
+impl Op {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Eq => "eq",
+            other => OPS
+                .iter()
+                .find(|(_, o)| *o == other)
+                .map_or("eq", |(n, _)| n),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Condition {
+    Test {
+        path: String,
+        op: Op,
+        value: Operand,
+    },
+    Any(Vec<Condition>),
+}
+
+#[derive(Clone, Debug)]
+pub enum Operand {
+    Typed(FieldValue),
+    /// A call argument without a field type: compared as written.
+    Plain(String),
+}
+
+/// `expect IDS { … }`: the checks these assertions decide (all must hold).
+#[derive(Clone, Debug)]
+pub struct Expectation {
+    pub ids: Vec<Name>,
+    pub assertions: Vec<Assertion>,
+}
+
+/// `review IDS ["why"]`: checks or critical failures a reader must judge.
+#[derive(Clone, Debug)]
+pub struct Review {
+    pub ids: Vec<Name>,
+    pub reason: Option<Text>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Count {
+    Exactly(u64),
+    AtLeast(u64),
+    AtMost(u64),
+}
+
+#[derive(Clone, Debug)]
+pub enum Step {
+    Call {
+        tool: Name,
+        conditions: Vec<Condition>,
+    },
+    Asked,
+}
+
+#[derive(Clone, Debug)]
+pub enum Assertion {
+    Exists(Vec<Name>),
+    Absent(Vec<Name>),
+    /// Collections and records unchanged from the initial world, but for `except`.
+    Unchanged {
+        collections: Vec<Name>,
+        records: Vec<Name>,
+        except: Vec<Name>,
+    },
+    Changed {
+        collections: Vec<Name>,
+        records: Vec<Name>,
+    },
+    Record {
+        id: Name,
+        conditions: Vec<Condition>,
+    },
+    Count {
+        collection: Name,
+        count: Count,
+        conditions: Vec<Condition>,
+    },
+    Called {
+        tool: Name,
+        count: Count,
+        conditions: Vec<Condition>,
+    },
+    Retrieved(Vec<Name>),
+    VerifiedRecord(Name),
+    VerifiedMatch {
+        collection: Name,
+        conditions: Vec<Condition>,
+    },
+    InOrder(Vec<Step>),
+    OnlyAfter(Vec<Step>),
+    Asked,
+    Any(Vec<Assertion>),
+    Not(Vec<Assertion>),
+}
+
+#[derive(Clone, Debug)]
+pub struct MachineOverride {
+    pub tool: Name,
+    pub when: Vec<Condition>,
+    /// How many matching calls it intercepts (absent: every one).
+    pub times: Option<u64>,
+    pub error: Name,
+    /// Further fields of the error result, as written.
+    pub details: Option<Json>,
+    pub request: Option<Name>,
+    pub commits: bool,
+}
+
+/// What the sandbox of one case loads, beside the case's prose.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    pub schema: Arc<WorldSchema>,
+    pub world: World,
+    pub machine_override: Option<MachineOverride>,
+    /// `expect`: assertions deciding checks.
+    pub expectations: Vec<Expectation>,
+    /// `forbid`: predicates of critical failures (F1, F2, …).
+    pub forbidden: Vec<Expectation>,
+    pub reviews: Vec<Review>,
+    /// The whole `case` statement: what lies inside was chosen by the case itself.
+    pub case_span: Span,
+}
+
+/// How a check or critical failure is decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decided {
+    Machine,
+    Review,
+    Both,
+    /// Neither an assertion nor a review mark.
+    Unclassified,
+}
+
+impl Decided {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decided::Machine => "machine",
+            Decided::Review => "review",
+            Decided::Both => "both",
+            Decided::Unclassified => "unclassified",
+        }
+    }
+}
+
+impl Sandbox {
+    /// How the check or critical failure `id` is decided. Checks the case inherits
+    /// rather than writes (the profile's C1) need review unless an assertion decides them.
+    pub fn decided(&self, id: &str, inherited: bool) -> Decided {
+        let named = |groups: &[Expectation]| {
+            groups
+                .iter()
+                .any(|e| e.ids.iter().any(|i| i.as_str() == id))
+        };
+        let machine = named(&self.expectations) || named(&self.forbidden);
+        let review = inherited
+            || self
+                .reviews
+                .iter()
+                .any(|r| r.ids.iter().any(|i| i.as_str() == id));
+        match (machine, review) {
+            (true, true) => Decided::Both,
+            (true, false) => Decided::Machine,
+            (false, true) => Decided::Review,
+            (false, false) => Decided::Unclassified,
+        }
+    }
+
+    /// Whether a check was written in the case (rather than inherited from a profile).
+    pub fn is_own(&self, span: Span) -> bool {
+        span.file == self.case_span.file
+            && span.start >= self.case_span.start
+            && span.end <= self.case_span.end
+    }
+}
+
+/// The id of the `index`-th critical failure (from 0): F1, F2, …
+pub fn critical_id(index: usize) -> String {
+    format!("F{}", index + 1)
+}

@@ -1,0 +1,169 @@
+//! The typed world of a case: world schemas (collections of typed fields) and the
+//! records a world holds. Readers are in `resolve::world`, checks in `check::world`,
+//! the sandbox JSON in `lower::sandbox`.
+
+use crate::model::{Name, Text};
+
+use super::time::ZonedDateTime;
+use super::value::FieldValue;
+use super::value::IdIndex;
+
+/// Names a world block reserves for itself: no collection may take them.
+pub const RESERVED_COLLECTIONS: &[&str] = &["new"];
+/// Names a record block reserves for itself: no field may take them.
+pub const RESERVED_FIELDS: &[&str] = &["history"];
+
+#[derive(Clone, Debug)]
+pub struct WorldSchema {
+    pub name: Name,
+    /// The letters of request ids (`Q` for Q1), when the schema's tools issue them.
+    pub request_prefix: Option<Name>,
+    pub collections: Vec<Collection>,
+}
+
+impl WorldSchema {
+    pub fn collection(&self, name: &str) -> Option<&Collection> {
+        self.collections.iter().find(|c| c.name.as_str() == name)
+    }
+
+    /// The collections whose ids start with exactly these letters.
+    pub fn collections_with_prefix<'a>(
+        &'a self,
+        letters: &'a str,
+    ) -> impl Iterator<Item = &'a Collection> + 'a {
+        self.collections
+            .iter()
+            .filter(move |c| c.id_prefix.as_str() == letters)
+    }
+
+    pub fn is_request_prefix(&self, letters: &str) -> bool {
+        self.request_prefix
+            .as_ref()
+            .is_some_and(|p| p.as_str() == letters)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Collection {
+    pub name: Name,
+    pub doc: Option<Text>,
+    pub id_prefix: Name,
+    /// Writes are refused (e.g. prescriptions).
+    pub read_only: bool,
+    /// Tools that work on this collection only (a tracker tool on trackers).
+    pub tools: Vec<Name>,
+    pub fields: Vec<FieldSpec>,
+}
+
+impl Collection {
+    pub fn field(&self, name: &str) -> Option<&FieldSpec> {
+        self.fields.iter().find(|f| f.name.as_str() == name)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct FieldSpec {
+    pub name: Name,
+    pub ty: FieldType,
+    pub required: bool,
+    pub doc: Option<Text>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldType {
+    Text,
+    Date,
+    Time,
+    DateTime,
+    Duration,
+    Recurrence,
+    Bool,
+    Number,
+    Enum(Vec<String>),
+    /// A record id of one of these collections.
+    Ref(Vec<String>),
+    List(Box<FieldType>),
+}
+
+impl FieldType {
+    /// How the type is written in a schema, e.g. `list enum locate ring`.
+    pub fn describe(&self) -> String {
+        match self {
+            FieldType::Text => "text".into(),
+            FieldType::Date => "date".into(),
+            FieldType::Time => "time".into(),
+            FieldType::DateTime => "datetime".into(),
+            FieldType::Duration => "duration".into(),
+            FieldType::Recurrence => "recurrence".into(),
+            FieldType::Bool => "bool".into(),
+            FieldType::Number => "number".into(),
+            FieldType::Enum(values) => format!("enum {}", values.join(" ")),
+            FieldType::Ref(targets) => format!("ref {}", targets.join(" ")),
+            FieldType::List(item) => format!("list {}", item.describe()),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct World {
+    pub records: Vec<Record>,
+    /// Ids the run will give to records it creates, by collection, in order.
+    pub new_ids: Vec<(Name, Name)>,
+    /// Ids of records written under an unknown collection (already reported): known,
+    /// so that naming them elsewhere does not repeat the error.
+    pub untyped_ids: Vec<Name>,
+}
+
+impl World {
+    pub fn record(&self, id: &str) -> Option<&Record> {
+        self.records.iter().find(|r| r.id.as_str() == id)
+    }
+
+    /// Every id the case may name: existing records and declared new ones.
+    pub fn all_ids(&self) -> IdIndex {
+        let mut ids = self.existing_ids();
+        for (collection, id) in &self.new_ids {
+            ids.insert(id.as_str().to_string(), collection.as_str().to_string());
+        }
+        ids
+    }
+
+    /// Record ids with their collection; untyped ids map to no collection (`""`).
+    pub fn existing_ids(&self) -> IdIndex {
+        let untyped = self
+            .untyped_ids
+            .iter()
+            .map(|id| (id.as_str().to_string(), String::new()));
+        self.records
+            .iter()
+            .map(|r| (r.id.as_str().to_string(), r.collection.as_str().to_string()))
+            .chain(untyped)
+            .collect()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Record {
+    pub collection: Name,
+    pub id: Name,
+    pub fields: Vec<(Name, FieldValue)>,
+    /// Earlier states, oldest first: what the fields were before each change.
+    pub history: Vec<Revision>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Revision {
+    pub changed_at: ZonedDateTime,
+    pub reason: Option<Text>,
+    pub fields: Vec<(Name, FieldValue)>,
+}
+
+/// The letters of an id shaped like `CT12` (capitals, then digits).
+pub fn id_letters(id: &str) -> Option<&str> {
+    let split = id.find(|c: char| c.is_ascii_digit())?;
+    let (letters, digits) = id.split_at(split);
+    let ok = !letters.is_empty()
+        && letters.chars().all(|c| c.is_ascii_uppercase())
+        && digits.chars().all(|c| c.is_ascii_digit());
+    ok.then_some(letters)
+}
