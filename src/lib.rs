@@ -42,7 +42,7 @@
 //!   timezone "America/New_York"
 //!   tools get_clock
 //! }
-//! tool get_clock { arguments; behavior "Return the case time." }
+//! tool get_clock { behavior "Return the case time."; service clock }
 //! category errands 1 { background "Busy."; preferences "Short answers." }
 //! case DEMO-1 "Clock lookup" {
 //!   category errands
@@ -136,7 +136,11 @@ impl Compilation {
             };
         }
         let sources = load::suite_sources(root, &mut diagnostics);
-        Compilation::run(sources, diagnostics, depth, None)
+        let mut compilation = Compilation::run(sources, diagnostics, depth, None);
+        if let Some(suite) = &mut compilation.suite {
+            suite.root = Some(root.to_path_buf());
+        }
+        compilation
     }
 
     /// Compiles in-memory sources. A source named `suite.case` is the suite file.

@@ -193,9 +193,9 @@ category errands {count} {{ background "river stone"; preferences "candle bridge
             tools = TOOLS.join(" "),
         );
         for (tool, behavior) in TOOLS.iter().zip(&self.tool_behaviors) {
+            let marker = contract_marker(tool);
             s += &format!(
-                "tool {tool} {{ arguments \"{behavior}\"; behavior \"{} {behavior}\" }}\n",
-                contract_marker(tool)
+                "tool {tool} {{ behavior \"{marker} {behavior}\"; argument {marker} text; service clock }}\n"
             );
         }
         for (i, case) in self.cases.iter().enumerate() {

@@ -22,7 +22,7 @@ fn suite(count: usize, suite_extra: &str, category_extra: &str) -> String {
   clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"; tools get_clock
   {suite_extra}
 }}
-tool get_clock {{ arguments; behavior "Return the case time." }}
+tool get_clock {{ behavior "Return the case time."; service clock }}
 category errands {count} {{ background "Busy."; preferences "Short answers."; {category_extra} }}
 "#
     )

@@ -8,8 +8,9 @@ use std::path::Path;
 
 use casec::model::DIMENSIONS;
 use casec::resolve::keys::{
-    KeySpec, CASE, CHECK, FOLLOWUP, OVERRIDE, PROFILE_FIELDS, SCORING, SUITE, TOOL, TOP_LEVEL,
+    KeySpec, CASE, CHECK, FOLLOWUP, OVERRIDE, PROFILE_FIELDS, SCORING, SUITE, TOP_LEVEL,
 };
+use casec::resolve::tools::TOOL_KEYS;
 use casec::source::FileId;
 use casec::Compilation;
 
@@ -27,7 +28,7 @@ fn field_keys() -> BTreeSet<String> {
         PROFILE_FIELDS,
         SUITE,
         SCORING,
-        TOOL,
+        TOOL_KEYS,
         CASE,
         OVERRIDE,
         FOLLOWUP,

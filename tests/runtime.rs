@@ -42,7 +42,7 @@ fn sandbox(id: &str) -> Runtime<'static> {
 fn plain_sandbox(id: &str) -> Runtime<'static> {
     let (case, sandbox) = case(id);
     let mut stripped = sandbox.clone();
-    stripped.machine_override = None;
+    stripped.overrides.clear();
     Runtime::new(suite(), case, Box::leak(Box::new(stripped)))
 }
 
@@ -129,10 +129,11 @@ fn an_empty_search_is_not_a_service_failure() {
 }
 
 #[test]
-fn an_unknown_collection_is_refused_with_the_collections() {
+fn an_unknown_collection_is_an_invalid_argument_listing_the_collections() {
     let mut rt = sandbox("TUJ-001");
     let result = rt.call("read_records", &json!({"collection": "pills", "query": ""}));
-    assert_eq!(result["error"], json!("UNKNOWN_COLLECTION"));
+    assert_eq!(result["error"], json!("INVALID_ARGUMENT"));
+    assert_eq!(result["argument"], json!("collection"));
     assert!(result["message"]
         .as_str()
         .unwrap()
@@ -164,7 +165,10 @@ fn create_returns_the_saved_id_and_fields() {
     );
     assert_eq!(status(&result), "ok");
     let id = result["record_id"].as_str().unwrap().to_string();
-    assert_eq!(result["fields"]["at"], json!("2026-11-09T18:00:00-05:00"));
+    assert_eq!(
+        result["record"]["fields"]["at"],
+        json!("2026-11-09T18:00:00-05:00")
+    );
     assert!(rt.state.get(&id).is_some());
 }
 
@@ -213,7 +217,7 @@ fn prescriptions_cannot_be_modified() {
     let mut rt = sandbox("TUJ-001");
     let result = rt.call("write_record", &json!({"collection": "medication_schedules", "operation": "update", "record_id_if_existing": "M1", "fields": {"time": "09:00"}}));
     assert_eq!(result["error"], json!("READ_ONLY"));
-    assert_eq!(rt.state.records, rt.initial.records);
+    assert_eq!(rt.state.records(), rt.initial.records());
 }
 
 #[test]
@@ -221,7 +225,7 @@ fn an_update_keeps_audit_history() {
     let mut rt = sandbox("TUJ-086");
     let result = rt.call("write_record", &json!({"collection": "checklist_steps", "operation": "update", "record_id_if_existing": "ST3", "fields": {"status": "completed"}}));
     assert_eq!(status(&result), "ok");
-    let history = &result["history"];
+    let history = &result["record"]["history"];
     assert_eq!(history[0]["fields"]["status"], json!("pending"));
     assert_eq!(history[0]["changed_at"], json!(rt.case.clock.as_str()));
 }
@@ -234,9 +238,12 @@ fn null_clears_an_optional_field_but_not_a_required_one() {
         &json!({"collection": "checklist_steps", "operation": "update", "record_id_if_existing": "ST1",
                 "fields": {"status": "pending", "completed_at": null}}),
     );
-    assert!(cleared["fields"].get("completed_at").is_none(), "{cleared}");
+    assert!(
+        cleared["record"]["fields"].get("completed_at").is_none(),
+        "{cleared}"
+    );
     assert_eq!(
-        cleared["history"][0]["fields"]["completed_at"],
+        cleared["record"]["history"][0]["fields"]["completed_at"],
         json!("2026-11-09T10:00:00-05:00")
     );
     let refused = rt.call(
@@ -263,9 +270,12 @@ fn a_repeated_request_id_writes_once() {
 fn delete_removes_and_skip_occurrence_moves_to_the_next_one() {
     let mut rt = sandbox("TUJ-081");
     let skipped = rt.call("write_record", &json!({"collection": "reminders", "operation": "skip_occurrence", "record_id_if_existing": "R1"}));
-    assert_eq!(skipped["fields"]["at"], json!("2026-11-17T18:00:00-05:00"));
     assert_eq!(
-        skipped["history"][0]["fields"]["at"],
+        skipped["record"]["fields"]["at"],
+        json!("2026-11-17T18:00:00-05:00")
+    );
+    assert_eq!(
+        skipped["record"]["history"][0]["fields"]["at"],
         json!("2026-11-10T18:00:00-05:00")
     );
     let deleted = rt.call(
@@ -466,7 +476,7 @@ fn override_permission_denied_writes_nothing_every_time() {
         );
         assert_eq!(result["error"], json!("DELIVERY_PERMISSION_DENIED"));
     }
-    assert_eq!(rt.state.records, rt.initial.records);
+    assert_eq!(rt.state.records(), rt.initial.records());
     let other = rt.call("write_record", &json!({"collection": "notes", "operation": "create", "fields": {"topic": "t", "content": "c"}}));
     assert_eq!(
         status(&other),
@@ -480,7 +490,7 @@ fn override_slot_no_longer_available_keeps_the_old_booking() {
     let mut rt = sandbox("TUJ-026");
     let result = rt.call("provider_booking", &json!({"operation": "reschedule", "provider_or_booking_id": "B1", "offered_slot_if_needed": "S1"}));
     assert_eq!(result["error"], json!("SLOT_NO_LONGER_AVAILABLE"));
-    assert_eq!(rt.state.records, rt.initial.records);
+    assert_eq!(rt.state.records(), rt.initial.records());
 }
 
 #[test]
@@ -718,7 +728,8 @@ fn the_result_record_follows_the_template() {
     assert_eq!(record["outcome"], json!("NOT_TESTED"), "R1 awaits review");
     assert_eq!(record["checks"]["S1"], json!("pass"));
     assert_eq!(record["final_state"]["reminders"][0]["id"], json!("R1"));
-    assert_eq!(record["tool_trace"][1]["result"]["error"], json!("TIMEOUT"));
+    assert_eq!(record["tool_trace"][1]["error"], json!("TIMEOUT"));
+    assert_eq!(record["tool_trace"][1]["failed"], json!(true));
 }
 
 // ---- robustness ----
@@ -797,7 +808,14 @@ fn served_request(id: usize, event: &trace::TraceEvent) -> String {
         trace::TraceEvent::Call { tool, arguments } => {
             ("tools/call", json!({"name": tool, "arguments": arguments}))
         }
-        trace::TraceEvent::Asked { question } => ("sandbox/ask", json!({"question": question})),
+        trace::TraceEvent::Asked {
+            question,
+            followup: Some(n),
+        } => ("sandbox/ask", json!({"question": question, "followup": n})),
+        trace::TraceEvent::Asked {
+            question,
+            followup: None,
+        } => ("sandbox/question", json!({"question": question})),
         trace::TraceEvent::Reply(content) => ("sandbox/reply", json!({"content": content})),
         trace::TraceEvent::User(content) => ("sandbox/user", json!({"content": content})),
     };

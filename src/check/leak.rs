@@ -254,7 +254,7 @@ fn visible_texts(case: &Case) -> Vec<(&'static str, &Text)> {
 /// Texts only the harness and the evaluator see.
 fn hidden_texts(case: &Case) -> Vec<(&'static str, &Text)> {
     let mut texts = vec![("facts", &case.facts)];
-    if let Some(o) = &case.tool_override {
+    for o in &case.overrides {
         texts.extend([("override", &o.matches), ("override", &o.result)]);
         texts.extend(
             o.side_effect
@@ -263,7 +263,7 @@ fn hidden_texts(case: &Case) -> Vec<(&'static str, &Text)> {
                 .map(|t| ("override", t)),
         );
     }
-    if let Some(f) = &case.followup {
+    for f in &case.followups {
         texts.extend([("follow-up", &f.when_asked), ("follow-up", &f.reply)]);
     }
     texts.push(("expected need", &case.need));

@@ -14,6 +14,7 @@
 //! * `records`: record ids of the answer key;
 //! * `leak`: model-facing text quoting hidden text;
 //! * `prose`: empty strings and stray spaces;
+//! * `tools`: tools with a prose contract only;
 //! * `allow`: `allow CODE` in a case.
 //!
 //! A diagnostic about a case's own text belongs to that case and may be allowed there;
@@ -33,6 +34,7 @@ mod leak;
 mod prose;
 mod records;
 mod scenario;
+mod tools;
 mod weekday;
 mod words;
 pub mod world;
@@ -62,6 +64,7 @@ pub fn check(
     if complete {
         coverage::check(suite, &mut out);
     }
+    tools::check(suite, &mut out);
     check_shared(suite, db, &mut out);
     if let Some((cache, scope)) = reuse {
         cache.check(suite, db, scope, &mut out);
@@ -189,7 +192,7 @@ fn check_own<'a>(
     for case in cases {
         let mut own = Vec::new();
         check_case(case, suite, db, &mut own);
-        world::check_case(case, db, &mut own);
+        world::check_case(case, suite, db, &mut own);
         leaks.check(case, db, &mut own);
         for text in written_texts(case, case_texts(case)) {
             prose::check(text, db, &mut own);
@@ -258,12 +261,12 @@ fn case_texts(case: &Case) -> Vec<&Text> {
     ];
     texts.extend(case.conversation.iter().map(|turn| &turn.content));
     texts.extend([&case.permissions, &case.record_access, &case.facts]);
-    if let Some(o) = &case.tool_override {
+    for o in &case.overrides {
         texts.extend([&o.matches, &o.result]);
         texts.extend(o.side_effect.iter().chain(&o.verification));
     }
     texts.push(&case.tool_behavior);
-    if let Some(f) = &case.followup {
+    for f in &case.followups {
         texts.extend([&f.when_asked, &f.reply]);
     }
     texts.extend([
@@ -292,7 +295,7 @@ fn suite_texts(suite: &Suite) -> Vec<&Text> {
     texts.extend(&suite.use_instructions);
     texts.push(&suite.system_instruction);
     for tool in &suite.tools {
-        texts.extend(&tool.arguments);
+        texts.extend(tool.arguments.iter().filter_map(|a| a.doc.as_ref()));
         texts.push(&tool.behavior);
     }
     texts.extend(&suite.global_critical_failures);

@@ -101,11 +101,11 @@ fn report(case: &Case, id: &str, spans: &[Span], known: &BTreeSet<String>) -> Di
 /// Ids named in the texts that make up the case's world.
 fn known_ids(case: &Case, db: &SourceDb) -> BTreeSet<String> {
     let mut sources: Vec<&Text> = vec![&case.facts];
-    if let Some(o) = &case.tool_override {
+    for o in &case.overrides {
         sources.extend([&o.matches, &o.result]);
         sources.extend(o.side_effect.iter().chain(&o.verification));
     }
-    if let Some(f) = &case.followup {
+    for f in &case.followups {
         sources.extend([&f.when_asked, &f.reply]);
     }
     let mut known = BTreeSet::new();

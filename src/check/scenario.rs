@@ -27,8 +27,8 @@ enum Feature {
 impl Feature {
     fn span(self, case: &Case) -> Option<Span> {
         match self {
-            Feature::Followup => case.followup.as_ref().map(|f| f.span),
-            Feature::Override => case.tool_override.as_ref().map(|o| o.span),
+            Feature::Followup => case.followups.first().map(|f| f.span),
+            Feature::Override => case.overrides.first().map(|o| o.span),
         }
     }
 
@@ -101,9 +101,12 @@ pub fn check_tags(case: &Case, suite: &Suite, out: &mut Vec<Diagnostic>) {
 }
 
 pub fn check_override_tool(case: &Case, out: &mut Vec<Diagnostic>) {
-    let Some(o) = &case.tool_override else {
-        return;
-    };
+    for o in &case.overrides {
+        check_one_override(case, o, out);
+    }
+}
+
+fn check_one_override(case: &Case, o: &crate::model::ToolOverride, out: &mut Vec<Diagnostic>) {
     if case.tools.iter().any(|t| t.as_str() == o.tool.as_str()) {
         return;
     }

@@ -11,20 +11,20 @@
 //! every other warning of the case.
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{Case, Text};
+use crate::model::{Case, Suite, Text};
 use crate::source::{SourceDb, Span};
 
 use crate::model::expect::{critical_id, Decided, Sandbox};
 use crate::resolve::world::{id_mentions, prose_of};
 
 /// The world consistency diagnostics of one case (none without a world).
-pub fn check_case(case: &Case, db: &SourceDb, diags: &mut Vec<Diagnostic>) {
+pub fn check_case(case: &Case, suite: &Suite, db: &SourceDb, diags: &mut Vec<Diagnostic>) {
     let Some(sandbox) = &case.sandbox else {
         return;
     };
     unclassified(case, sandbox, diags);
     unmodelled_records(case, sandbox, db, diags);
-    tools_without_records(case, sandbox, diags);
+    tools_without_records(case, suite, sandbox, diags);
 }
 
 fn unclassified(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
@@ -69,7 +69,7 @@ fn unclassified(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
 fn unmodelled_records(case: &Case, sandbox: &Sandbox, db: &SourceDb, diags: &mut Vec<Diagnostic>) {
     let known = sandbox.world.all_ids();
     let requests: Vec<&str> = sandbox
-        .machine_override
+        .overrides
         .iter()
         .filter_map(|o| o.request.as_ref().map(|r| r.as_str()))
         .collect();
@@ -134,20 +134,29 @@ fn word_span(word: &str, text: &Text, db: &SourceDb) -> Span {
     }
 }
 
-fn tools_without_records(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
+fn tools_without_records(
+    case: &Case,
+    suite: &Suite,
+    sandbox: &Sandbox,
+    diags: &mut Vec<Diagnostic>,
+) {
     for tool in case.tools.iter().filter(|t| sandbox.is_own(t.span)) {
-        let bound: Vec<&str> = sandbox
-            .schema
-            .collections
+        let Some(declared) = suite
+            .tools
             .iter()
-            .filter(|c| c.tools.iter().any(|t| t.as_str() == tool.as_str()))
-            .map(|c| c.name.as_str())
-            .collect();
+            .find(|t| t.name.as_str() == tool.as_str())
+        else {
+            continue;
+        };
+        let bound = declared.worked_collections();
+        // Records the run creates count: a booking tool with `new bookings B1` has work.
         let has_records = sandbox
             .world
             .records
             .iter()
-            .any(|r| bound.contains(&r.collection.as_str()));
+            .map(|r| &r.collection)
+            .chain(sandbox.world.new_ids.iter().map(|(c, _)| c))
+            .any(|c| bound.contains(&c.as_str()));
         if bound.is_empty() || has_records {
             continue;
         }

@@ -55,6 +55,9 @@ codes! {
     UNKNOWN_CHECK = "unknown_check": "an expectation tied to a check or critical failure the case lacks";
     UNCLASSIFIED_CHECK = "unclassified_check": "a check of a modelled case with neither an expectation nor a review mark";
     TOOL_WITHOUT_RECORDS = "tool_without_records": "a case offers a tool its world gives nothing to work on";
+    // Tools as data: src/resolve/tools/.
+    TOOL_DEFINITION = "tool_definition": "a tool declaration (argument, service, effect) that cannot be used";
+    TOOL_WITHOUT_BEHAVIOR = "tool_without_behavior": "a tool with a prose contract only, which the sandbox cannot run";
     // Semantic checks: src/check/.
     CASE_COUNT_MISMATCH = "case_count_mismatch": "the suite's `case_count` differs from the cases present";
     CATEGORY_COUNT_MISMATCH = "category_count_mismatch": "a category's declared count differs from its cases";

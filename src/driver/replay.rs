@@ -136,6 +136,8 @@ struct CaseReport {
     golden: Option<String>,
     errors: Vec<String>,
     warnings: Vec<String>,
+    /// What explains an error: the failed calls of a failing golden trace.
+    notes: Vec<String>,
 }
 
 /// `casec verify [SUITE]`: for every case with a world, replays its golden trace (which
@@ -189,6 +191,7 @@ fn verify_case(
         golden: None,
         errors: Vec::new(),
         warnings: Vec::new(),
+        notes: Vec::new(),
     };
     let empty = run(suite, case, sandbox, &[]);
     if verdict(&empty).machine_failures().is_empty() {
@@ -218,6 +221,7 @@ fn verify_case(
             "the golden trace fails machine checks: {}",
             failures.join(", ")
         ));
+        out.notes.extend(failed_calls(&rt));
     }
     if !decided.triggered.is_empty() {
         out.errors.push(format!(
@@ -228,8 +232,32 @@ fn verify_case(
     out
 }
 
+/// The calls of a run that failed, each with its event number (its line in the trace,
+/// blank lines aside) and error: what most often explains a check that does not hold
+/// (a check counting calls counts the ones that succeeded unless it says `any`).
+fn failed_calls(rt: &crate::runtime::Runtime) -> Vec<String> {
+    rt.events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match e {
+            crate::runtime::Event::Call(call) if call.failed => Some(format!(
+                "event {}: `{}` failed with {}{}",
+                i + 1,
+                call.tool,
+                call.error.as_deref().unwrap_or("an error"),
+                if call.intercepted {
+                    " (the case's override)"
+                } else {
+                    ""
+                },
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
 fn report_json(r: &CaseReport) -> serde_json::Value {
-    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings })
+    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "notes": r.notes })
 }
 
 fn human(reports: &[CaseReport], cases: usize) -> String {
@@ -240,6 +268,9 @@ fn human(reports: &[CaseReport], cases: usize) -> String {
         out.push_str(&format!("{:<10} golden {:<10} {verdict}\n", r.id, golden));
         for e in &r.errors {
             out.push_str(&format!("  error: {e}\n"));
+        }
+        for n in &r.notes {
+            out.push_str(&format!("  note: {n}\n"));
         }
         for w in &r.warnings {
             out.push_str(&format!("  warning: {w}\n"));

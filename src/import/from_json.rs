@@ -8,6 +8,8 @@
 use serde_json::{Map, Value};
 
 use crate::diag::{codes, Diagnostic};
+use crate::model::tool::{ArgType, Argument, Binding, Tool};
+use crate::model::world::FieldType;
 use crate::model::*;
 use crate::source::{FileId, Span};
 
@@ -151,10 +153,13 @@ impl Reader {
                         let path = format!("tool_contracts.{name}");
                         let c = self.object(contract, &path)?;
                         self.unknown_keys(c, &path, &["arguments", "behavior"]);
-                        Some(ToolContract {
+                        let arguments = self.texts(c, &path, "arguments")?;
+                        Some(Tool {
                             name: Text::new(name.as_str(), self.span),
-                            arguments: self.texts(c, &path, "arguments")?,
                             behavior: self.text(c, &path, "behavior")?,
+                            arguments: arguments.iter().map(contract_argument).collect(),
+                            binding: Binding::None,
+                            span: self.span,
                         })
                     })
                     .collect::<Vec<_>>()
@@ -224,6 +229,7 @@ impl Reader {
             tags,
             cases: cases?,
             span: self.span,
+            root: None,
         })
     }
 
@@ -302,9 +308,9 @@ impl Reader {
             tools: self.texts(mi, &mp, "available_tools")?,
             record_access: self.text(mi, &mp, "record_access")?,
             facts: self.text(h, &hp, "fixture_facts")?,
-            tool_override: tool_override?,
+            overrides: tool_override?.into_iter().collect(),
             tool_behavior: self.text(h, &hp, "default_tool_behavior")?,
-            followup: followup?,
+            followups: followup?.into_iter().collect(),
             unscripted_reply: self.text(h, &hp, "unscripted_user_reply")?,
             ground_truth_policy: self.text(h, &hp, "hidden_ground_truth_policy")?,
             need: self.text(e, &ep, "expected_need")?,
@@ -526,5 +532,26 @@ fn or_top(path: &str) -> &str {
         "top level"
     } else {
         path.trim_start_matches('.')
+    }
+}
+
+/// A typed argument from its contract string: `name:a|b|c` is an enum of those values,
+/// any other string an argument of that name holding text. The master shows no more of
+/// a type than that; `casec check` then asks for the tool's behaviour.
+fn contract_argument(contract: &Text) -> Argument {
+    let (name, ty) = match contract.as_str().split_once(':') {
+        Some((name, values)) => (
+            name,
+            ArgType::Field(FieldType::Enum(
+                values.split('|').map(str::to_string).collect(),
+            )),
+        ),
+        None => (contract.as_str(), ArgType::Field(FieldType::Text)),
+    };
+    Argument {
+        name: Text::new(name, contract.span),
+        ty,
+        required: true,
+        doc: None,
     }
 }

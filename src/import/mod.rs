@@ -126,7 +126,7 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
             check("check id", c.id.as_str());
             check("dimension", c.dimension.as_str());
         }
-        if let Some(o) = &case.tool_override {
+        for o in &case.overrides {
             check("tool", o.tool.as_str());
         }
     }
@@ -135,6 +135,9 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
     }
     for t in &suite.tools {
         check("tool", t.name.as_str());
+        for argument in &t.arguments {
+            check("tool argument", argument.name.as_str());
+        }
     }
     for n in &suite.revision_notes {
         check("case id", n.case_id.as_str());
@@ -173,7 +176,7 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
         let used = case
             .tools
             .iter()
-            .chain(case.tool_override.as_ref().map(|o| &o.tool));
+            .chain(case.overrides.iter().map(|o| &o.tool));
         for tool in used.filter(|t| !tools.contains(&t.as_str())) {
             bad.push(format!(
                 "tool `{}` of {} (not in tool_contracts)",

@@ -12,7 +12,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{Case, Suite, Text, ToolContract};
+use crate::model::tool::Tool;
+use crate::model::{Case, Suite, Text};
 
 use super::blinding;
 use super::json_style::to_master_string;
@@ -103,7 +104,12 @@ pub fn bundle_value(suite: &Suite, case: &Case) -> Value {
             let mut contract = Map::new();
             contract.insert(
                 "arguments".into(),
-                Value::Array(t.arguments.iter().map(text).collect()),
+                Value::Array(
+                    super::tools::argument_list(t)
+                        .into_iter()
+                        .map(Value::String)
+                        .collect(),
+                ),
             );
             contract.insert("behavior".into(), text(&t.behavior));
             (t.name.as_str().to_string(), Value::Object(contract))
@@ -114,9 +120,10 @@ pub fn bundle_value(suite: &Suite, case: &Case) -> Value {
 }
 
 /// Every model text a case's bundle is built from, with what it is, so that a leak can
-/// be pointed at where it was written.
-pub fn model_facing_texts<'s>(suite: &'s Suite, case: &'s Case) -> Vec<(&'static str, &'s Text)> {
-    let mut texts = vec![
+/// be pointed at where it was written. A tool's argument list is derived from its
+/// declaration: each entry is placed at the argument's name.
+pub fn model_facing_texts(suite: &Suite, case: &Case) -> Vec<(&'static str, Text)> {
+    let mut texts: Vec<(&'static str, Text)> = [
         ("case id", &case.id),
         ("assistant system instruction", &suite.system_instruction),
         ("current time", &case.clock),
@@ -126,22 +133,34 @@ pub fn model_facing_texts<'s>(suite: &'s Suite, case: &'s Case) -> Vec<(&'static
         ("user message", &case.user),
         ("permissions", &case.permissions),
         ("record access", &case.record_access),
-    ];
+    ]
+    .into_iter()
+    .map(|(what, text)| (what, text.clone()))
+    .collect();
     for turn in &case.conversation {
-        texts.push(("conversation role", &turn.role));
-        texts.push(("conversation turn", &turn.content));
+        texts.push(("conversation role", turn.role.clone()));
+        texts.push(("conversation turn", turn.content.clone()));
     }
-    texts.extend(case.tools.iter().map(|t| ("available tool", t)));
+    texts.extend(case.tools.iter().map(|t| ("available tool", t.clone())));
     for tool in suite.tools.iter().filter(|t| offers(case, t)) {
-        texts.push(("tool name", &tool.name));
-        texts.extend(tool.arguments.iter().map(|a| ("tool argument", a)));
-        texts.push(("tool behavior", &tool.behavior));
+        texts.push(("tool name", tool.name.clone()));
+        let listed = super::tools::argument_list(tool);
+        for (argument, entry) in tool.arguments.iter().zip(listed) {
+            texts.push(("tool argument", Text::new(entry, argument.name.span)));
+            texts.extend(
+                argument
+                    .doc
+                    .iter()
+                    .map(|d| ("tool argument description", d.clone())),
+            );
+        }
+        texts.push(("tool behavior", tool.behavior.clone()));
     }
     texts
 }
 
 /// Whether a case lists the tool among its available tools.
-fn offers(case: &Case, tool: &ToolContract) -> bool {
+fn offers(case: &Case, tool: &Tool) -> bool {
     case.tools.iter().any(|n| n.as_str() == tool.name.as_str())
 }
 

@@ -13,9 +13,10 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 use crate::model::{
-    Case, Category, Check, Followup, RevisionNote, Scoring, Suite, Text, ToolContract,
-    ToolOverride, Turn,
+    Case, Category, Check, Followup, RevisionNote, Scoring, Suite, Text, ToolOverride, Turn,
 };
+
+use crate::model::tool::Tool;
 
 use super::json_style::{to_master_string, write_master};
 
@@ -98,9 +99,7 @@ impl Serialize for Master<'_> {
         )?;
         m.serialize_entry(
             "tool_contracts",
-            &Named(&suite.tools, |t: &ToolContract| {
-                (t.name.as_str(), ToolView(t))
-            }),
+            &Named(&suite.tools, |t: &Tool| (t.name.as_str(), ToolView(t))),
         )?;
         m.serialize_entry(
             "global_critical_failures",
@@ -114,12 +113,12 @@ impl Serialize for Master<'_> {
     }
 }
 
-struct ToolView<'a>(&'a ToolContract);
+struct ToolView<'a>(&'a Tool);
 
 impl Serialize for ToolView<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(2))?;
-        m.serialize_entry("arguments", &texts(&self.0.arguments))?;
+        m.serialize_entry("arguments", &super::tools::argument_list(self.0))?;
         m.serialize_entry("behavior", self.0.behavior.as_str())?;
         m.end()
     }
@@ -222,12 +221,12 @@ impl Serialize for HarnessOnly<'_> {
         m.serialize_entry("fixture_facts", case.facts.as_str())?;
         m.serialize_entry(
             "tool_behavior_override",
-            &case.tool_override.as_ref().map(OverrideView),
+            &case.overrides.first().map(OverrideView),
         )?;
         m.serialize_entry("default_tool_behavior", case.tool_behavior.as_str())?;
         m.serialize_entry(
             "scripted_user_followup",
-            &case.followup.as_ref().map(FollowupView),
+            &case.followups.first().map(FollowupView),
         )?;
         m.serialize_entry("unscripted_user_reply", case.unscripted_reply.as_str())?;
         m.serialize_entry(

@@ -14,3 +14,4 @@ pub mod json_style;
 pub mod master;
 pub mod sandbox;
 pub mod stats;
+pub mod tools;

@@ -99,12 +99,17 @@ pub fn name_text(view: &View, declaration: &Declaration) -> String {
     }
 }
 
-/// A tool's arguments as a call: `write_record(collection, operation, …)`.
+/// A tool's arguments as a call: `write_record(collection, operation, …)`; an optional
+/// argument is marked with `?`.
 pub fn signature(tool: &Declaration) -> String {
-    let arguments: Vec<&str> = body(tool.statement)
+    let arguments: Vec<String> = body(tool.statement)
         .iter()
-        .filter(|s| s.name() == "arguments")
-        .flat_map(|s| s.values.iter().filter_map(|v| v.as_str()))
+        .filter(|s| s.name() == "argument")
+        .filter_map(|s| {
+            let name = s.values.first()?.as_ident()?;
+            let optional = s.values.last().and_then(|v| v.as_ident()) == Some("optional");
+            Some(format!("{name}{}", if optional { "?" } else { "" }))
+        })
         .collect();
     format!("{}({})", tool.name, arguments.join(", "))
 }

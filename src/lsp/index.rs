@@ -40,13 +40,18 @@ pub struct Index<'a> {
 
 impl<'a> Index<'a> {
     pub fn new(db: &SourceDb, cache: &'a ParseCache) -> Index<'a> {
+        let trees: Vec<(&'a crate::syntax::ast::File, Origin)> = db
+            .files()
+            .filter_map(|(_, file)| {
+                let tree = cache.parsed(&file.name)?.file.as_ref()?;
+                Some((tree, file.origin))
+            })
+            .collect();
+        let schema = chosen_schema(&trees);
         let mut declarations = Vec::new();
-        for (_, file) in db.files() {
-            let Some(tree) = cache.parsed(&file.name).and_then(|p| p.file.as_ref()) else {
-                continue;
-            };
+        for (tree, origin) in trees {
             for statement in &tree.statements {
-                declare(statement, file.origin, &mut declarations);
+                declare(statement, origin, schema.as_deref(), &mut declarations);
             }
         }
         Index { declarations }
@@ -71,13 +76,49 @@ impl<'a> Index<'a> {
     }
 }
 
-fn declare<'a>(statement: &'a Statement, origin: Origin, out: &mut Vec<Declaration<'a>>) {
+/// The world schema the suite block names (`world_schema std.everyday_world`): its
+/// tools are the suite's.
+fn chosen_schema(trees: &[(&crate::syntax::ast::File, Origin)]) -> Option<String> {
+    let suite = trees
+        .iter()
+        .flat_map(|(tree, _)| &tree.statements)
+        .find(|s| s.name() == "suite")?;
+    let chosen = suite
+        .block
+        .as_ref()?
+        .statements
+        .iter()
+        .find(|s| s.name() == "world_schema")?;
+    chosen.values.first()?.as_ident().map(str::to_string)
+}
+
+fn declare<'a>(
+    statement: &'a Statement,
+    origin: Origin,
+    schema: Option<&str>,
+    out: &mut Vec<Declaration<'a>>,
+) {
     let kind = match statement.name() {
         "tool" => NameKind::Tool,
         "category" => NameKind::Category,
         "profile" => NameKind::Profile,
         "case" => NameKind::Case,
         "suite" => return declare_tags(statement, origin, out),
+        // The world schema the suite names declares tools over its collections.
+        "schema" => {
+            let name = first_name(statement).map(|(n, _)| match origin {
+                Origin::Stdlib => format!("std.{n}"),
+                Origin::User => n.to_string(),
+            });
+            if name.is_some() && name.as_deref() == schema {
+                for tool in statement.block.iter().flat_map(|b| &b.statements) {
+                    if tool.name() == "tool" {
+                        declare(tool, origin, schema, out);
+                    }
+                }
+            }
+            return;
+        }
         _ => return,
     };
     let Some((name, span)) = first_name(statement) else {

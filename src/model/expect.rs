@@ -82,10 +82,43 @@ pub enum Count {
     AtMost(u64),
 }
 
+/// Which calls a trace assertion counts: by default the ones that succeeded (the tool
+/// did what was asked); `failed` counts refused and failed calls, `any` every attempt.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CallOutcome {
+    #[default]
+    Succeeded,
+    Failed,
+    Any,
+}
+
+impl CallOutcome {
+    pub const WORDS: [(&'static str, CallOutcome); 2] =
+        [("failed", CallOutcome::Failed), ("any", CallOutcome::Any)];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallOutcome::Succeeded => "succeeded",
+            CallOutcome::Failed => "failed",
+            CallOutcome::Any => "any",
+        }
+    }
+
+    /// Whether a call that failed (`failed`) or not counts.
+    pub fn counts(self, failed: bool) -> bool {
+        match self {
+            CallOutcome::Succeeded => !failed,
+            CallOutcome::Failed => failed,
+            CallOutcome::Any => true,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Step {
     Call {
         tool: Name,
+        outcome: CallOutcome,
         conditions: Vec<Condition>,
     },
     Asked,
@@ -116,6 +149,7 @@ pub enum Assertion {
     },
     Called {
         tool: Name,
+        outcome: CallOutcome,
         count: Count,
         conditions: Vec<Condition>,
     },
@@ -136,13 +170,23 @@ pub enum Assertion {
 pub struct MachineOverride {
     pub tool: Name,
     pub when: Vec<Condition>,
-    /// How many matching calls it intercepts (absent: every one).
+    /// How many matching calls pass before it answers (absent: none).
+    pub after: Option<u64>,
+    /// How many matching calls it answers (absent: every one).
     pub times: Option<u64>,
-    pub error: Name,
-    /// Further fields of the error result, as written.
-    pub details: Option<Json>,
+    pub answer: OverrideAnswer,
     pub request: Option<Name>,
     pub commits: bool,
+}
+
+/// What an intercepted call returns.
+#[derive(Clone, Debug)]
+pub enum OverrideAnswer {
+    /// `error CODE { field value }`: a failure, with further result fields as written.
+    Error { code: Name, details: Option<Json> },
+    /// `returns { field value }`: a success with this data (over the tool's own answer
+    /// when the override `commits`).
+    Returns(Json),
 }
 
 /// What the sandbox of one case loads, beside the case's prose.
@@ -150,7 +194,8 @@ pub struct MachineOverride {
 pub struct Sandbox {
     pub schema: Arc<WorldSchema>,
     pub world: World,
-    pub machine_override: Option<MachineOverride>,
+    /// The machine parts of the case's overrides, in the order written.
+    pub overrides: Vec<MachineOverride>,
     /// `expect`: assertions deciding checks.
     pub expectations: Vec<Expectation>,
     /// `forbid`: predicates of critical failures (F1, F2, …).

@@ -6,6 +6,7 @@
 
 pub mod expect;
 pub mod time;
+pub mod tool;
 pub mod value;
 pub mod world;
 
@@ -62,7 +63,8 @@ pub struct Suite {
     pub data_status: Text,
     pub use_instructions: Vec<Text>,
     pub system_instruction: Text,
-    pub tools: Vec<ToolContract>,
+    /// Every tool of the suite: its world schema's, then its own, in declaration order.
+    pub tools: Vec<tool::Tool>,
     pub global_critical_failures: Vec<Text>,
     pub scoring: Scoring,
     pub design_reference: Data,
@@ -71,19 +73,15 @@ pub struct Suite {
     pub cases: Vec<Case>,
     /// The `suite` statement's header.
     pub span: Span,
+    /// The folder the suite was read from, when it was read from disk: what adapter
+    /// programs run in.
+    pub root: Option<std::path::PathBuf>,
 }
 
 #[derive(Clone, Debug)]
 pub struct Category {
     pub name: Name,
     pub count: Number,
-}
-
-#[derive(Clone, Debug)]
-pub struct ToolContract {
-    pub name: Name,
-    pub arguments: Vec<Text>,
-    pub behavior: Text,
 }
 
 #[derive(Clone, Debug)]
@@ -120,9 +118,11 @@ pub struct Case {
     pub tools: Vec<Name>,
     pub record_access: Text,
     pub facts: Text,
-    pub tool_override: Option<ToolOverride>,
+    /// `override` statements, in the order written.
+    pub overrides: Vec<ToolOverride>,
     pub tool_behavior: Text,
-    pub followup: Option<Followup>,
+    /// Scripted follow-ups (`followup { asked …; reply … }`), in the order written.
+    pub followups: Vec<Followup>,
     pub unscripted_reply: Text,
     pub ground_truth_policy: Text,
     pub need: Text,

@@ -19,6 +19,8 @@ pub struct WorldSchema {
     /// The letters of request ids (`Q` for Q1), when the schema's tools issue them.
     pub request_prefix: Option<Name>,
     pub collections: Vec<Collection>,
+    /// The tools the schema declares over its collections.
+    pub tools: Vec<super::tool::Tool>,
 }
 
 impl WorldSchema {
@@ -50,8 +52,6 @@ pub struct Collection {
     pub id_prefix: Name,
     /// Writes are refused (e.g. prescriptions).
     pub read_only: bool,
-    /// Tools that work on this collection only (a tracker tool on trackers).
-    pub tools: Vec<Name>,
     pub fields: Vec<FieldSpec>,
 }
 

@@ -92,8 +92,12 @@ pub fn case(
         (None, None) => None,
     };
     let facts = text("facts", diags);
-    let tool_override = first(statements, "override").and_then(|s| tool_override(s, diags));
-    let followup = first(statements, "followup").and_then(|s| followup(s, diags));
+    let overrides: Vec<ToolOverride> = all(statements, "override")
+        .filter_map(|s| tool_override(s, diags))
+        .collect();
+    let followups: Vec<Followup> = all(statements, "followup")
+        .filter_map(|s| followup(s, diags))
+        .collect();
     let need = text("need", diags);
     let final_state = text("final", diags);
     let critical_failures = all(statements, "critical")
@@ -115,7 +119,7 @@ pub fn case(
             diags,
         );
     }
-    if let Some(o) = &tool_override {
+    for o in &overrides {
         known(
             &o.tool,
             cx.tools,
@@ -170,9 +174,9 @@ pub fn case(
         tools: tools?,
         record_access: record_access?,
         facts: facts?,
-        tool_override,
+        overrides,
         tool_behavior: tool_behavior?,
-        followup,
+        followups,
         unscripted_reply: unscripted_reply?,
         ground_truth_policy: ground_truth_policy?,
         need: need?,

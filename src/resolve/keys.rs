@@ -181,11 +181,6 @@ pub const SCORING: &[KeySpec] = &[
     ),
 ];
 
-pub const TOOL: &[KeySpec] = &[
-    one("arguments", "The tool's arguments as strings, in order."),
-    one("behavior", "What the tool does."),
-];
-
 pub const CASE: &[KeySpec] = &[
     one("category", "The case category."),
     optional("tags", "Tags from the suite's vocabulary."),
@@ -247,12 +242,20 @@ pub const OVERRIDE: &[KeySpec] = &[
         "Machine part: `when { argument value }`, the calls it intercepts.",
     ),
     optional(
+        "after",
+        "Machine part: how many matching calls pass before it intercepts (default: none).",
+    ),
+    optional(
         "times",
         "Machine part: how many matching calls it intercepts (default: all).",
     ),
     optional(
         "error",
         "Machine part: `error CODE { field value }`, what the call returns.",
+    ),
+    optional(
+        "returns",
+        "Machine part: `returns { field value }`, success data the call returns instead.",
     ),
     optional(
         "request",
@@ -292,7 +295,7 @@ pub fn block_specs(path: &[&str]) -> Option<&'static [&'static [KeySpec]]> {
         [] => Some(&[TOP_LEVEL]),
         ["suite"] => Some(&[SUITE, PROFILE_FIELDS]),
         ["suite", "scoring"] => Some(&[SCORING]),
-        ["tool"] => Some(&[TOOL]),
+        ["tool"] | ["schema", "tool"] => Some(&[super::tools::TOOL_KEYS]),
         ["category"] | ["profile"] => Some(&[PROFILE_FIELDS]),
         ["case"] => Some(&[CASE, PROFILE_FIELDS]),
         ["case", "override"] => Some(&[OVERRIDE]),

@@ -12,6 +12,7 @@ pub mod defaults;
 pub mod keys;
 mod order;
 mod suite;
+pub mod tools;
 pub(crate) mod values;
 pub mod world;
 
@@ -19,7 +20,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{Case, Category, Name, Suite, ToolContract};
+use crate::model::tool::Tool;
+use crate::model::world::WorldSchema;
+use crate::model::{Case, Category, Name, Suite};
 use crate::source::{FileId, Span};
 use crate::syntax::ast::Statement;
 use crate::syntax::Parsed;
@@ -154,15 +157,6 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         return (None, diags);
     };
     let header = suite::suite(suite_statement, &mut diags);
-    let tools = unique(
-        tools
-            .iter()
-            .filter_map(|s| suite::tool(s, &mut diags))
-            .collect(),
-        |t: &ToolContract| &t.name,
-        "tool",
-        &mut diags,
-    );
     let categories: Vec<(Category, defaults::Layer)> = categories
         .iter()
         .filter_map(|s| suite::category(s, &mut diags))
@@ -183,8 +177,15 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         let defaults = profiles.apply(&suite_defaults, layer, &mut diags);
         category_defaults.push((category.name.clone(), defaults));
     }
-    let tool_names: Vec<Name> = tools.iter().map(|t| t.name.clone()).collect();
-    let worlds = world::SuiteWorld::new(&world_schemas, suite_statement, &tools, &mut diags);
+    let schema = world::chosen_schema(&world_schemas, suite_statement, &mut diags);
+    let mut broken_tools = Vec::new();
+    let tools = suite_tools(schema.as_deref(), &tools, &mut broken_tools, &mut diags);
+    let tool_names: Vec<Name> = tools
+        .iter()
+        .map(|t| t.name.clone())
+        .chain(broken_tools)
+        .collect();
+    let worlds = world::SuiteWorld::new(schema, &tools);
     let cx = case::Context {
         suite: &suite_defaults,
         categories: &category_defaults,
@@ -218,6 +219,7 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         tags: header.tags,
         cases: resolved,
         span: header.span,
+        root: None,
     };
     (Some(suite), diags)
 }
@@ -374,24 +376,24 @@ pub(crate) fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
     .help(format!("keep one definition of the {what}"))
 }
 
-fn unique<T>(
-    items: Vec<T>,
-    name: impl Fn(&T) -> &Name,
-    what: &str,
+/// The suite's tools: its world schema's, then those suite.case declares (read against
+/// the schema); a suite tool named like one of the schema's is reported.
+fn suite_tools(
+    schema: Option<&WorldSchema>,
+    statements: &[&Statement],
+    broken: &mut Vec<Name>,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<T> {
-    let mut out: Vec<T> = Vec::with_capacity(items.len());
-    for item in items {
-        if let Some(first) = out
-            .iter()
-            .find(|o| name(o).as_str() == name(&item).as_str())
-        {
-            diags.push(duplicate(what, name(&item), name(first).span));
-        } else {
-            out.push(item);
+) -> Vec<Tool> {
+    let mut tools: Vec<Tool> = schema.map(|s| s.tools.clone()).unwrap_or_default();
+    let own = world::schema::read_tools(statements.iter().copied(), schema, broken, diags);
+    for tool in own {
+        if let Some(earlier) = tools.iter().find(|t| t.name.as_str() == tool.name.as_str()) {
+            diags.push(duplicate("tool", &tool.name, earlier.name.span));
+            continue;
         }
+        tools.push(tool);
     }
-    out
+    tools
 }
 
 /// The defaults of a stdlib profile (`std.<name>`), as a suite applying it sees them.
@@ -417,6 +419,25 @@ pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
     };
     let out = profiles.apply(&Defaults::default(), &layer, &mut diags);
     diags.is_empty().then_some(out)
+}
+
+/// A stdlib world schema (`std.<name>`), as a suite naming it sees it.
+pub fn stdlib_schema(name: &str) -> Option<WorldSchema> {
+    let sources = crate::load::stdlib_sources();
+    let trees: Vec<crate::syntax::Parsed> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, source)| crate::syntax::parse(crate::source::FileId(i as u32), &source.text))
+        .collect();
+    let statements: Vec<(&Statement, bool)> = trees
+        .iter()
+        .flat_map(|t| t.file.iter().flat_map(|f| &f.statements))
+        .filter(|s| s.name() == "schema")
+        .map(|s| (s, true))
+        .collect();
+    let mut diags = Vec::new();
+    let schemas = world::schema::read_schemas(&statements, &mut diags);
+    schemas.get(name).map(|s| (**s).clone())
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! categories).
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{Category, Data, Name, Number, RevisionNote, Scoring, Text, ToolContract};
+use crate::model::{Category, Data, Name, Number, RevisionNote, Scoring, Text};
 use crate::source::Span;
 use crate::syntax::ast::Statement;
 
@@ -148,31 +148,6 @@ fn scoring(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Scoring
         required_reporting,
         human_review: human_review?,
         result_record_template: result_record_template?,
-    })
-}
-
-pub fn tool(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ToolContract> {
-    let header = values::args_with_block(
-        statement,
-        &[Kind::Ident],
-        "tool NAME { arguments …; behavior \"…\" }",
-        diags,
-    )?;
-    let name = values::text_of(&header[0]);
-    let statements = body(statement);
-    keys::check_keys(
-        statements,
-        &[keys::TOOL],
-        &format!("tool `{}`", name.as_str()),
-        name.span,
-        diags,
-    );
-    let arguments = first(statements, "arguments").and_then(|s| values::texts(s, diags));
-    let behavior = first(statements, "behavior").and_then(|s| values::text(s, diags));
-    Some(ToolContract {
-        name,
-        arguments: arguments?,
-        behavior: behavior?,
     })
 }
 

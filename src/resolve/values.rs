@@ -182,11 +182,6 @@ pub fn names(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<N
     list_of(statement, Kind::Ident, "NAME", diags)
 }
 
-/// `key "a" "b"` (zero or more strings)
-pub fn texts(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
-    list_of(statement, Kind::Str, "\"…\"", diags)
-}
-
 /// `key a "b" c`: names or strings, read as text.
 pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
     let usage = || format!("{} NAME \"text\" …", statement.name());

@@ -1,16 +1,18 @@
 //! Conditions evaluated against records and tool calls (the typed conditions of
-//! `world::filters`).
+//! `model::expect`).
 //!
 //! On a record, a path is a field, then `.FIELD` through a reference (resolved in the
-//! state being examined) or `.date`/`.time` of a datetime. On a call, a path is an
-//! argument compared as text, or `fields.PATH`: a field of the record the call carries,
-//! typed by the collection the call names. A value that cannot be read satisfies
-//! nothing but `not` and `lacks`.
+//! state being examined) or `.date`/`.time` of a datetime. On a call, a path starts
+//! with an argument and is typed by the tool's declaration: into an object's members,
+//! into a `fields` argument's record (typed by the collection the call names), through
+//! a reference, into a datetime. A value that cannot be read satisfies nothing but
+//! `not` and `lacks`.
 
 use chrono_tz::Tz;
 use serde_json::Value as Json;
 
 use crate::model::expect::{Condition, Op, Operand};
+use crate::model::tool::{ArgType, Argument, Tool};
 use crate::model::value::FieldValue;
 use crate::model::world::WorldSchema;
 
@@ -37,29 +39,53 @@ pub fn record_matches(conditions: &[Condition], record: &Rec, cx: Cx) -> bool {
     })
 }
 
-pub fn call_matches(conditions: &[Condition], arguments: &Json, cx: Cx) -> bool {
+/// Whether a call of `tool` with `arguments` meets every condition.
+pub fn call_matches(conditions: &[Condition], tool: &Tool, arguments: &Json, cx: Cx) -> bool {
     conditions.iter().all(|c| match c {
         Condition::Any(inner) => inner
             .iter()
-            .any(|c| call_matches(std::slice::from_ref(c), arguments, cx)),
-        Condition::Test { path, op, value } => match path.strip_prefix("fields.") {
-            Some(field_path) => {
-                let actual = carried_field(arguments, field_path, cx);
-                test(actual.as_ref(), *op, value)
-            }
-            None => {
-                let expected = match value {
-                    Operand::Plain(text) => text.clone(),
-                    Operand::Typed(v) => json_text(v.to_json()),
-                };
-                plain(
-                    argument_text(arguments.get(path.as_str())).as_deref(),
-                    *op,
-                    &expected,
-                )
-            }
-        },
+            .any(|c| call_matches(std::slice::from_ref(c), tool, arguments, cx)),
+        Condition::Test { path, op, value } => {
+            let mut segments = path.split('.');
+            let first = segments.next().unwrap_or_default();
+            let rest: Vec<&str> = segments.collect();
+            let actual = tool
+                .argument(first)
+                .and_then(|a| argument_value(a, arguments, arguments.get(first)?, &rest, cx));
+            test(actual.as_ref(), *op, value)
+        }
     })
+}
+
+/// What an argument path holds in a call: a typed value, or a name as text.
+fn argument_value(
+    argument: &Argument,
+    call: &Json,
+    given: &Json,
+    rest: &[&str],
+    cx: Cx,
+) -> Option<FieldValue> {
+    match (&argument.ty, rest) {
+        (ArgType::Field(ty), rest) => follow(
+            from_json(given, ty, cx.zone).ok()?,
+            rest.iter().copied(),
+            cx,
+        ),
+        (ArgType::Collection | ArgType::Id, []) => {
+            given.as_str().map(|s| FieldValue::Text(s.to_string()))
+        }
+        (ArgType::Object(members), [member, rest @ ..]) => {
+            let member = members.iter().find(|m| m.name.as_str() == *member)?;
+            argument_value(member, given, given.get(member.name.as_str())?, rest, cx)
+        }
+        (ArgType::Fields(of), [field, rest @ ..]) => {
+            let collection = cx.schema.collection(call.get(of.as_str())?.as_str()?)?;
+            let spec = collection.field(field)?;
+            let value = from_json(given.get(*field)?, &spec.ty, cx.zone).ok()?;
+            follow(value, rest.iter().copied(), cx)
+        }
+        _ => None,
+    }
 }
 
 fn test(actual: Option<&FieldValue>, op: Op, value: &Operand) -> bool {
@@ -69,15 +95,6 @@ fn test(actual: Option<&FieldValue>, op: Op, value: &Operand) -> bool {
             let actual = actual.map(|v| json_text(v.to_json()));
             plain(actual.as_deref(), op, text)
         }
-    }
-}
-
-/// An argument as text: strings as written, numbers and the rest as JSON.
-pub fn argument_text(value: Option<&Json>) -> Option<String> {
-    match value? {
-        Json::Null => None,
-        Json::String(s) => Some(s.clone()),
-        other => Some(other.to_string()),
     }
 }
 
@@ -123,16 +140,4 @@ fn follow<'p>(
         };
     }
     Some(value)
-}
-
-/// `fields.PATH` of a call: the carried field, typed by the call's collection.
-fn carried_field(arguments: &Json, path: &str, cx: Cx) -> Option<FieldValue> {
-    let collection = cx
-        .schema
-        .collection(arguments.get("collection")?.as_str()?)?;
-    let mut segments = path.split('.');
-    let name = segments.next()?;
-    let spec = collection.field(name)?;
-    let value = from_json(arguments.get("fields")?.get(name)?, &spec.ty, cx.zone).ok()?;
-    follow(value, segments, cx)
 }

@@ -3,9 +3,9 @@
 //! events in order. Conditions on records read the final state; `fields.` conditions
 //! on calls follow references through the final state too.
 
-use crate::model::expect::{Assertion, Count, Step};
+use crate::model::expect::{Assertion, CallOutcome, Count, Step};
 
-use super::conditions::{call_matches, record_matches, Cx};
+use super::conditions::{call_matches, record_matches};
 use super::state::{Rec, State};
 use super::{Event, Runtime};
 
@@ -58,11 +58,14 @@ pub fn holds(assertion: &Assertion, rt: &Runtime) -> bool {
         }
         Assertion::Called {
             tool,
+            outcome,
             count,
             conditions,
         } => {
-            let n = calls(rt)
-                .filter(|(_, t, args)| *t == tool.as_str() && call_matches(conditions, args, cx))
+            let n = rt
+                .events
+                .iter()
+                .filter(|e| call_step(tool.as_str(), *outcome, conditions, e, rt))
                 .count();
             counts(count, n)
         }
@@ -77,7 +80,7 @@ pub fn holds(assertion: &Assertion, rt: &Runtime) -> bool {
             .any(|r| verified(rt, &r.id)),
         Assertion::InOrder(steps) => in_order(rt, steps),
         Assertion::OnlyAfter(steps) => only_after(rt, steps),
-        Assertion::Asked => rt.events.iter().any(|e| matches!(e, Event::Asked { .. })),
+        Assertion::Asked => rt.events.iter().any(is_scripted_question),
         Assertion::Any(inner) => inner.iter().any(|a| holds(a, rt)),
         Assertion::Not(inner) => !holds_all(inner, rt),
     }
@@ -92,16 +95,33 @@ fn counts(count: &Count, n: usize) -> bool {
     }
 }
 
-/// `(event index, tool, arguments)` of every call.
-fn calls<'r>(
-    rt: &'r Runtime,
-) -> impl Iterator<Item = (usize, &'r str, &'r serde_json::Value)> + 'r {
-    rt.events.iter().enumerate().filter_map(|(i, e)| match e {
-        Event::Call {
-            tool, arguments, ..
-        } => Some((i, tool.as_str(), arguments)),
-        _ => None,
-    })
+/// Whether the event is a call of `tool`, with the outcome `outcome` counts, meeting
+/// `conditions` (typed by the tool's declaration).
+fn call_step(
+    tool: &str,
+    outcome: CallOutcome,
+    conditions: &[crate::model::expect::Condition],
+    event: &Event,
+    rt: &Runtime,
+) -> bool {
+    let Event::Call(call) = event else {
+        return false;
+    };
+    let Some(declared) = rt.tool(tool).filter(|_| call.tool == tool) else {
+        return false;
+    };
+    outcome.counts(call.failed) && call_matches(conditions, declared, &call.arguments, rt.cx())
+}
+
+/// The assistant asked one of the case's scripted follow-up questions.
+fn is_scripted_question(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::Asked {
+            followup: Some(_),
+            ..
+        }
+    )
 }
 
 fn unchanged<'a>(
@@ -113,7 +133,7 @@ fn unchanged<'a>(
     let same = |id: &str| same_record(rt.initial.get(id), rt.state.get(id));
     let collections: Vec<&str> = collections.collect();
     let in_scope = |s: &State| -> Vec<String> {
-        s.records
+        s.records()
             .iter()
             .filter(|r| {
                 collections.contains(&r.collection.as_str()) && !except.contains(&r.id.as_str())
@@ -138,10 +158,10 @@ fn same_record(before: Option<&Rec>, after: Option<&Rec>) -> bool {
 /// Whether a call that changed nothing returned `id` after event `after` (if any).
 fn shown_after(rt: &Runtime, id: &str, after: Option<usize>) -> bool {
     rt.events.iter().enumerate().any(|(i, e)| match e {
-        Event::Call { outcome, .. } => {
+        Event::Call(call) => {
             after.is_none_or(|a| i > a)
-                && outcome.changed.is_empty()
-                && outcome.returned.iter().any(|r| r == id)
+                && call.changed.is_empty()
+                && call.returned.iter().any(|r| r == id)
         }
         _ => false,
     })
@@ -150,32 +170,27 @@ fn shown_after(rt: &Runtime, id: &str, after: Option<usize>) -> bool {
 /// Returned by a non-changing call after the record's last change.
 fn verified(rt: &Runtime, id: &str) -> bool {
     let last_change = rt.events.iter().rposition(|e| match e {
-        Event::Call { outcome, .. } => outcome.changed.iter().any(|c| c == id),
+        Event::Call(call) => call.changed.iter().any(|c| c == id),
         _ => false,
     });
     shown_after(rt, id, last_change)
 }
 
-fn step_matches(step: &Step, event: &Event, cx: Cx) -> bool {
-    match (step, event) {
-        (Step::Asked, Event::Asked { .. }) => true,
-        (
-            Step::Call { tool, conditions },
-            Event::Call {
-                tool: called,
-                arguments,
-                ..
-            },
-        ) => tool.as_str() == called && call_matches(conditions, arguments, cx),
-        _ => false,
+fn step_matches(step: &Step, event: &Event, rt: &Runtime) -> bool {
+    match step {
+        Step::Asked => is_scripted_question(event),
+        Step::Call {
+            tool,
+            outcome,
+            conditions,
+        } => call_step(tool.as_str(), *outcome, conditions, event, rt),
     }
 }
 
 fn in_order(rt: &Runtime, steps: &[Step]) -> bool {
-    let cx = rt.cx();
     let mut pending = steps.iter().peekable();
     for event in &rt.events {
-        if pending.peek().is_some_and(|s| step_matches(s, event, cx)) {
+        if pending.peek().is_some_and(|s| step_matches(s, event, rt)) {
             pending.next();
         }
     }
@@ -186,11 +201,10 @@ fn only_after(rt: &Runtime, steps: &[Step]) -> bool {
     let [first, then] = steps else {
         return false;
     };
-    let cx = rt.cx();
-    let first_at = rt.events.iter().position(|e| step_matches(first, e, cx));
+    let first_at = rt.events.iter().position(|e| step_matches(first, e, rt));
     rt.events
         .iter()
         .enumerate()
-        .filter(|(_, e)| step_matches(then, e, cx))
+        .filter(|(_, e)| step_matches(then, e, rt))
         .all(|(i, _)| first_at.is_some_and(|f| f < i))
 }

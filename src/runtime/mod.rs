@@ -1,19 +1,26 @@
-//! The reference sandbox: executes a case's tool calls as the suite's contracts say.
+//! The reference sandbox: executes a case's tool calls as the suite declares them.
 //!
-//! [`Runtime`] loads a case's typed sandbox ([`crate::model::expect::Sandbox`]: world records,
-//! machine override) with its clock and follow-up, and answers calls of the tools the
-//! case offers ([`records`]: `read_records`, `write_record`, `verify_record`;
-//! [`services`]: `get_clock`, `provider_booking`, `tracker`). The case's override is
-//! applied first, exactly as declared (`when`, `times`, `error`, `request`, `commits`).
-//! Every call, its result, the records it returned and the records it changed go into
-//! the trace, which [`eval`] reads with the final state to decide the case's
-//! expectations; [`replay`] runs a trace file ([`trace`]) and builds the result record;
-//! [`report`] aggregates result records into the suite's required reporting.
-//! The rules are documented in docs/traces.md.
+//! [`Runtime`] loads a case's typed sandbox (world records, machine overrides) with
+//! its clock and follow-up, and answers calls of the tools the case offers. A call is
+//! first checked against the tool's typed arguments ([`arguments`]); then the case's
+//! overrides, in the order written, may answer it (`when`, `after`, `times`, an error
+//! or success data, `request`, `commits`); otherwise the tool's binding runs it: a
+//! built-in service ([`services`]), declared effects ([`declared`]) or an adapter
+//! program ([`adapter`]). Dispatch is an exhaustive match over the binding: nothing
+//! here knows a suite's tool, collection or argument names.
+//!
+//! Every call goes into the trace with what [`eval`] needs to decide expectations —
+//! its arguments, whether it failed, the records it returned and changed — but not its
+//! full result, so memory and time per call stay flat however long a session runs.
+//! [`replay`] runs a trace file ([`trace`]) and builds the result record; [`report`]
+//! aggregates result records into the suite's required reporting. The rules are
+//! documented in docs/traces.md and docs/tools.md.
 
+pub mod adapter;
+pub mod arguments;
 pub mod conditions;
+pub mod declared;
 pub mod eval;
-pub mod records;
 pub mod replay;
 pub mod report;
 pub mod serve;
@@ -22,11 +29,13 @@ pub mod state;
 pub mod trace;
 pub mod values;
 
+use std::collections::HashMap;
+
 use chrono_tz::Tz;
 use serde_json::{json, Map, Value as Json};
 
-use crate::model::expect::MachineOverride;
-use crate::model::expect::Sandbox;
+use crate::model::expect::{MachineOverride, OverrideAnswer, Sandbox};
+use crate::model::tool::{Binding, Tool};
 use crate::model::{Case, Suite};
 
 use conditions::{call_matches, Cx};
@@ -63,6 +72,7 @@ impl Outcome {
         }
     }
 
+    /// A lookup that ran and found nothing: a normal answer, not a failure.
     pub fn not_found(what: &str) -> Outcome {
         Outcome {
             result: json!({ "status": "not_found", "message": format!("no record or write for `{what}`") }),
@@ -70,22 +80,43 @@ impl Outcome {
             changed: Vec::new(),
         }
     }
+
+    /// Whether the call failed: refused, invalid, or an injected error.
+    pub fn failed(&self) -> bool {
+        failed(&self.result)
+    }
+}
+
+/// Whether a result is a failure (`status: error`); `not_found` is a normal answer.
+pub fn failed(result: &Json) -> bool {
+    result.get("status").and_then(Json::as_str) == Some("error")
+}
+
+/// What the trace keeps of a call: enough to decide every assertion and to show the
+/// call in a result record, without the full result.
+#[derive(Clone, Debug)]
+pub struct CallRecord {
+    pub tool: String,
+    pub arguments: Json,
+    pub failed: bool,
+    /// The error code of a failed call.
+    pub error: Option<String>,
+    /// Whether one of the case's overrides answered the call.
+    pub intercepted: bool,
+    pub returned: Vec<String>,
+    pub changed: Vec<String>,
 }
 
 /// One event of a run, in order.
 #[derive(Clone, Debug)]
 pub enum Event {
-    Call {
-        tool: String,
-        arguments: Json,
-        outcome: Outcome,
-        /// Whether the case's override answered this call.
-        intercepted: bool,
-    },
-    /// The assistant asked the scripted follow-up question; the user's reply.
+    Call(CallRecord),
+    /// The assistant asked a clarifying question; the user's reply, and which scripted
+    /// follow-up it answered (none: the unscripted reply).
     Asked {
         question: String,
         reply: String,
+        followup: Option<usize>,
     },
     Reply(String),
     User(String),
@@ -94,7 +125,6 @@ pub enum Event {
 /// A write that happened under a request id: the record it wrote and what it returned.
 #[derive(Clone, Debug)]
 struct Request {
-    id: String,
     record: Option<String>,
     result: Json,
 }
@@ -107,37 +137,46 @@ pub struct Runtime<'a> {
     pub initial: State,
     pub state: State,
     pub events: Vec<Event>,
-    intercepted: u64,
-    requests: Vec<Request>,
-    contracts: Vec<String>,
+    /// The tools the case offers, with their declarations.
+    tools: Vec<&'a Tool>,
+    /// Every tool of the suite, for what bindings share (which tool manages which
+    /// collection).
+    suite_tools: &'a [Tool],
+    /// How many calls each override matched so far, by its position.
+    matched: Vec<u64>,
+    requests: HashMap<String, Request>,
+    /// How many calls met each declared response's conditions, by tool and position.
+    responses: HashMap<(String, usize), u64>,
+    adapters: adapter::Adapters,
+    /// The suite folder adapter programs run in, when the suite was read from disk.
+    pub root: Option<std::path::PathBuf>,
 }
 
 impl<'a> Runtime<'a> {
     /// A fresh sandbox for `case`, which must have one (a case with a world).
-    pub fn new(suite: &Suite, case: &'a Case, sandbox: &'a Sandbox) -> Runtime<'a> {
+    pub fn new(suite: &'a Suite, case: &'a Case, sandbox: &'a Sandbox) -> Runtime<'a> {
         let state = State::from_world(&sandbox.world);
-        let contracts = case
+        let tools = case
             .tools
             .iter()
-            .filter(|t| suite.tools.iter().any(|c| c.name.as_str() == t.as_str()))
-            .map(|t| t.as_str().to_string())
+            .filter_map(|t| suite.tools.iter().find(|c| c.name.as_str() == t.as_str()))
             .collect();
         Runtime {
             case,
             sandbox,
-            // `casec check` refuses an unknown zone, so the fallback (the suite
-            // instructions' default zone) only guards an unchecked model.
-            zone: case
-                .timezone
-                .as_str()
-                .parse()
-                .unwrap_or(Tz::America__New_York),
+            // `casec check` refuses an unknown zone, so the fallback (UTC) only guards an
+            // unchecked model.
+            zone: case.timezone.as_str().parse().unwrap_or(Tz::UTC),
             initial: state.clone(),
             state,
             events: Vec::new(),
-            intercepted: 0,
-            requests: Vec::new(),
-            contracts,
+            tools,
+            suite_tools: &suite.tools,
+            matched: vec![0; sandbox.overrides.len()],
+            requests: HashMap::new(),
+            responses: HashMap::new(),
+            adapters: adapter::Adapters::default(),
+            root: suite.root.clone(),
         }
     }
 
@@ -149,40 +188,74 @@ impl<'a> Runtime<'a> {
         }
     }
 
-    /// Runs one tool call, records it in the trace and returns its result.
-    pub fn call(&mut self, tool: &str, arguments: &Json) -> Json {
-        let (outcome, intercepted) = if !self.contracts.iter().any(|t| t == tool) {
-            let offered = self.contracts.join(", ");
-            (
-                Outcome::error("UNKNOWN_TOOL", format!("this case offers: {offered}")),
-                false,
-            )
-        } else if let Some(rule) = self.interceptor(tool, arguments) {
-            (self.intercept(&rule, tool, arguments), true)
-        } else {
-            (self.dispatch(tool, arguments), false)
-        };
-        let result = outcome.result.clone();
-        self.events.push(Event::Call {
-            tool: tool.to_string(),
-            arguments: arguments.clone(),
-            outcome,
-            intercepted,
-        });
-        result
+    /// The declaration of a tool the case offers.
+    pub fn tool(&self, name: &str) -> Option<&'a Tool> {
+        self.tools.iter().copied().find(|t| t.name.as_str() == name)
     }
 
-    /// The assistant asks the scripted follow-up: the user answers with its reply (or,
-    /// in a case without one, the unscripted reply).
-    pub fn ask(&mut self, question: &str) -> String {
-        let reply = self
-            .case
-            .followup
-            .as_ref()
-            .map_or(self.case.unscripted_reply.as_str(), |f| f.reply.as_str());
+    /// The tools this case offers, in the case's order.
+    pub fn offered(&self) -> &[&'a Tool] {
+        &self.tools
+    }
+
+    /// The tool other than `except` whose own binding changes `collection`, if any.
+    pub fn manager_of(&self, collection: &str, except: &str) -> Option<&'a Tool> {
+        self.suite_tools
+            .iter()
+            .find(|t| t.name.as_str() != except && t.managed_collections().contains(&collection))
+    }
+
+    /// Runs one tool call, records it in the trace and returns its result.
+    pub fn call(&mut self, tool: &str, arguments: &Json) -> Json {
+        let (outcome, intercepted) = match self.tool(tool) {
+            None => {
+                let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+                let listed = offered.join(", ");
+                (
+                    Outcome::error("UNKNOWN_TOOL", format!("this case offers: {listed}")),
+                    false,
+                )
+            }
+            Some(declared) => match arguments::validate(declared, arguments, self) {
+                Err(refusal) => (refusal, false),
+                Ok(()) => match self.interceptor(declared, arguments) {
+                    Some(rule) => (self.intercept(rule, declared, arguments), true),
+                    None => (self.run(declared, arguments), false),
+                },
+            },
+        };
+        let failed = outcome.failed();
+        let error = failed
+            .then(|| outcome.result.get("error").and_then(Json::as_str))
+            .flatten()
+            .map(str::to_string);
+        self.events.push(Event::Call(CallRecord {
+            tool: tool.to_string(),
+            arguments: arguments.clone(),
+            failed,
+            error,
+            intercepted,
+            returned: outcome.returned,
+            changed: outcome.changed,
+        }));
+        outcome.result
+    }
+
+    /// The assistant asks a clarifying question. The user answers with the reply of
+    /// the scripted follow-up the harness says it is (`followup`, from 1), or, for an
+    /// unscripted question (or a case without follow-ups), the unscripted reply.
+    pub fn ask(&mut self, question: &str, followup: Option<usize>) -> String {
+        let scripted = followup
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| self.case.followups.get(i).map(|f| (i, f.reply.as_str())));
+        let (followup, reply) = match scripted {
+            Some((i, reply)) => (Some(i + 1), reply),
+            None => (None, self.case.unscripted_reply.as_str()),
+        };
         self.events.push(Event::Asked {
             question: question.to_string(),
             reply: reply.to_string(),
+            followup,
         });
         reply.to_string()
     }
@@ -195,45 +268,42 @@ impl<'a> Runtime<'a> {
         self.events.push(Event::User(content.to_string()));
     }
 
-    fn dispatch(&mut self, tool: &str, arguments: &Json) -> Outcome {
-        match tool {
-            "get_clock" => services::get_clock(self),
-            "read_records" => records::read_records(self, arguments),
-            "write_record" => self.idempotent(arguments, records::write_record),
-            "verify_record" => records::verify_record(self, arguments),
-            // A lookup's request id is what it looks for, not a write to deduplicate.
-            "provider_booking" if arguments.get("operation") == Some(&json!("lookup")) => {
-                services::provider_booking(self, arguments)
-            }
-            "provider_booking" => self.idempotent(arguments, services::provider_booking),
-            "tracker" => services::tracker(self, arguments),
-            other => Outcome::error("UNKNOWN_TOOL", format!("this sandbox cannot run `{other}`")),
+    /// Runs a validated call through the tool's binding.
+    fn run(&mut self, tool: &Tool, arguments: &Json) -> Outcome {
+        match &tool.binding {
+            Binding::Service(service) => services::run(self, tool, service, arguments),
+            Binding::Declared(behavior) => declared::run(self, tool, behavior, arguments),
+            Binding::Adapter(spec) => adapter::run(self, tool, spec, arguments),
+            Binding::None => Outcome::error(
+                "NOT_RUNNABLE",
+                format!(
+                    "`{}` has a contract but no behaviour in this sandbox",
+                    tool.name.as_str()
+                ),
+            ),
         }
     }
 
-    /// Runs a write; a request id seen before returns the first result and writes nothing.
-    fn idempotent(
+    /// Runs a write under `request`: a request id seen before returns the first result
+    /// and writes nothing; a write that changed something is remembered under it.
+    pub fn idempotent(
         &mut self,
-        arguments: &Json,
-        write: fn(&mut Runtime, &Json) -> Outcome,
+        request: Option<&str>,
+        write: impl FnOnce(&mut Runtime<'a>) -> Outcome,
     ) -> Outcome {
-        let request = arguments
-            .get("request_id")
-            .and_then(Json::as_str)
-            .filter(|r| !r.is_empty());
-        if let Some(earlier) = request.and_then(|r| self.requests.iter().find(|q| q.id == r)) {
+        let request = request.filter(|r| !r.is_empty());
+        if let Some(earlier) = request.and_then(|r| self.requests.get(r)) {
             let mut result = earlier.result.clone();
             if let Json::Object(m) = &mut result {
                 m.insert("duplicate_request".into(), json!(true));
             }
-            let returned = earlier.record.iter().cloned().collect();
             return Outcome {
                 result,
-                returned,
+                returned: earlier.record.iter().cloned().collect(),
                 changed: Vec::new(),
             };
         }
-        let outcome = write(self, arguments);
+        let outcome = write(self);
         if let Some(request) = request.filter(|_| !outcome.changed.is_empty()) {
             self.remember(request, &outcome);
         }
@@ -241,64 +311,107 @@ impl<'a> Runtime<'a> {
     }
 
     fn remember(&mut self, request: &str, outcome: &Outcome) {
-        if self.requests.iter().any(|q| q.id == request) {
-            return;
-        }
-        self.requests.push(Request {
-            id: request.to_string(),
-            record: outcome.changed.first().cloned(),
-            result: outcome.result.clone(),
-        });
+        self.requests
+            .entry(request.to_string())
+            .or_insert_with(|| Request {
+                record: outcome.changed.first().cloned(),
+                result: outcome.result.clone(),
+            });
+    }
+
+    /// How many earlier calls met the conditions of response `index` of `tool`; counts
+    /// this one.
+    pub fn count_response_match(&mut self, tool: &str, index: usize) -> u64 {
+        let count = self.responses.entry((tool.to_string(), index)).or_insert(0);
+        *count += 1;
+        *count - 1
     }
 
     /// The record written under a request id; `None` when no write happened under it.
     pub fn request_record(&self, request: &str) -> Option<&str> {
-        self.requests
-            .iter()
-            .find(|q| q.id == request)?
-            .record
-            .as_deref()
+        self.requests.get(request)?.record.as_deref()
     }
 
-    /// The override rule that answers this call, if the case's override matches it.
-    fn interceptor(&self, tool: &str, arguments: &Json) -> Option<MachineOverride> {
-        let rule = self.sandbox.machine_override.as_ref()?;
-        let applies = rule.tool.as_str() == tool
-            && rule.times.is_none_or(|t| self.intercepted < t)
-            && call_matches(&rule.when, arguments, self.cx());
-        applies.then(|| rule.clone())
-    }
-
-    /// The override's answer; with `commits`, the write happens all the same.
-    fn intercept(&mut self, rule: &MachineOverride, tool: &str, arguments: &Json) -> Outcome {
-        self.intercepted += 1;
-        let mut result = Map::new();
-        result.insert("status".into(), json!("error"));
-        result.insert("error".into(), json!(rule.error.as_str()));
-        if let Some(Json::Object(details)) = &rule.details {
-            result.extend(details.clone());
+    /// The first override that answers this call: of the tool, its `when` conditions
+    /// met, past its `after` count and within its `times`. Every override a call
+    /// matches counts the call, whether or not it answers it.
+    fn interceptor(&mut self, tool: &Tool, arguments: &Json) -> Option<&'a MachineOverride> {
+        let sandbox = self.sandbox;
+        let mut answering = None;
+        for (i, rule) in sandbox.overrides.iter().enumerate() {
+            let matches = rule.tool.as_str() == tool.name.as_str()
+                && call_matches(&rule.when, tool, arguments, self.cx());
+            if !matches {
+                continue;
+            }
+            self.matched[i] += 1;
+            let nth = self.matched[i];
+            let after = rule.after.unwrap_or(0);
+            let within = nth > after && rule.times.is_none_or(|t| nth <= after + t);
+            if within && answering.is_none() {
+                answering = Some(rule);
+            }
         }
+        answering
+    }
+
+    /// The override's answer; with `commits`, the call happens all the same.
+    fn intercept(&mut self, rule: &MachineOverride, tool: &Tool, arguments: &Json) -> Outcome {
+        let done = rule.commits.then(|| self.run(tool, arguments));
+        let changed = done.as_ref().map(|d| d.changed.clone()).unwrap_or_default();
+        if let Some(done) = done.as_ref().filter(|d| !d.changed.is_empty()) {
+            let carried = tool_request(tool, arguments);
+            for request in rule
+                .request
+                .iter()
+                .map(|r| r.as_str())
+                .chain(carried.as_deref())
+            {
+                self.remember(request, done);
+            }
+        }
+        let mut result = Map::new();
+        let returned = match &rule.answer {
+            OverrideAnswer::Error { code, details } => {
+                result.insert("status".into(), json!("error"));
+                result.insert("error".into(), json!(code.as_str()));
+                if let Some(Json::Object(details)) = details {
+                    result.extend(details.clone());
+                }
+                Vec::new()
+            }
+            OverrideAnswer::Returns(data) => {
+                // Success data: the call's own answer (when it ran) under the override's.
+                if let Some(Json::Object(own)) = done.as_ref().map(|d| &d.result) {
+                    result.extend(own.clone());
+                }
+                result.insert("status".into(), json!("ok"));
+                if let Json::Object(data) = data {
+                    result.extend(data.clone());
+                }
+                done.map(|d| d.returned).unwrap_or_default()
+            }
+        };
         if let Some(request) = &rule.request {
             result.insert("request_id".into(), json!(request.as_str()));
         }
-        let changed = if rule.commits {
-            let done = self.dispatch(tool, arguments);
-            let requests = rule.request.iter().map(|r| r.as_str().to_string());
-            let carried = arguments
-                .get("request_id")
-                .and_then(Json::as_str)
-                .map(str::to_string);
-            for request in requests.chain(carried).filter(|_| !done.changed.is_empty()) {
-                self.remember(&request, &done);
-            }
-            done.changed
-        } else {
-            Vec::new()
-        };
         Outcome {
             result: Json::Object(result),
-            returned: Vec::new(),
+            returned,
             changed,
         }
     }
+}
+
+/// The request id a call carries, by the argument its tool's binding reads it from.
+fn tool_request(tool: &Tool, arguments: &Json) -> Option<String> {
+    let argument = match &tool.binding {
+        Binding::Service(service) => services::request_argument(service),
+        Binding::Declared(behavior) => behavior.idempotent.as_ref(),
+        Binding::Adapter(_) | Binding::None => None,
+    }?;
+    arguments
+        .get(argument.as_str())
+        .and_then(Json::as_str)
+        .map(str::to_string)
 }

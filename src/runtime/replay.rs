@@ -70,7 +70,7 @@ impl Verdict {
 
 /// Runs `events` in a fresh sandbox of `case`.
 pub fn run<'a>(
-    suite: &Suite,
+    suite: &'a Suite,
     case: &'a Case,
     sandbox: &'a Sandbox,
     events: &[TraceEvent],
@@ -81,8 +81,8 @@ pub fn run<'a>(
             TraceEvent::Call { tool, arguments } => {
                 rt.call(tool, arguments);
             }
-            TraceEvent::Asked { question } => {
-                rt.ask(question);
+            TraceEvent::Asked { question, followup } => {
+                rt.ask(question, *followup);
             }
             TraceEvent::Reply(content) => rt.reply(content),
             TraceEvent::User(content) => rt.user(content),
@@ -184,23 +184,26 @@ pub fn result_record(suite: &Suite, rt: &Runtime, verdict: &Verdict) -> Json {
 
 fn event_json(event: &Event) -> Json {
     match event {
-        Event::Call {
-            tool,
-            arguments,
-            outcome,
-            intercepted,
-        } => json!({
+        Event::Call(call) => json!({
             "type": "call",
-            "tool": tool,
-            "arguments": arguments,
-            "result": outcome.result,
-            "intercepted": intercepted,
-            "returned": outcome.returned,
-            "changed": outcome.changed,
+            "tool": call.tool,
+            "arguments": call.arguments,
+            "failed": call.failed,
+            "error": call.error,
+            "intercepted": call.intercepted,
+            "returned": call.returned,
+            "changed": call.changed,
         }),
-        Event::Asked { question, reply } => {
-            json!({ "type": "asked", "content": question, "reply": reply })
-        }
+        Event::Asked {
+            question,
+            reply,
+            followup: Some(n),
+        } => json!({ "type": "asked", "content": question, "followup": n, "reply": reply }),
+        Event::Asked {
+            question,
+            reply,
+            followup: None,
+        } => json!({ "type": "question", "content": question, "reply": reply }),
         Event::Reply(content) => json!({ "type": "reply", "content": content }),
         Event::User(content) => json!({ "type": "user", "content": content }),
     }

@@ -224,8 +224,8 @@ pub fn report(suite: &Suite, records: &[ResultRecord]) -> Json {
         "categories": categories,
         "check_success": dimensions(records),
         "critical_failures": { "count": triggered.len(), "ids": triggered },
-        "tool_failure_cases": tally(&mut suite.cases.iter().filter(|c| c.tool_override.is_some())),
-        "clarification_cases": tally(&mut suite.cases.iter().filter(|c| c.followup.is_some())),
+        "tool_failure_cases": tally(&mut suite.cases.iter().filter(|c| !c.overrides.is_empty())),
+        "clarification_cases": tally(&mut suite.cases.iter().filter(|c| !c.followups.is_empty())),
     })
 }
 

@@ -8,11 +8,10 @@
 //! the state a replay of that trace reaches, and each call costs the same however long
 //! the session.
 
-use serde_json::{json, Map, Value as Json};
+use serde_json::{json, Value as Json};
 
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
-use crate::resolve::world::filters::argument_specs;
 
 use super::replay::{result_record, verdict};
 use super::trace::TraceEvent;
@@ -23,7 +22,6 @@ pub const PROTOCOL_VERSION: &str = "2025-06-18";
 
 pub struct Session<'a> {
     suite: &'a Suite,
-    case: &'a Case,
     runtime: Runtime<'a>,
     pub events: Vec<TraceEvent>,
     pub ended: bool,
@@ -33,7 +31,6 @@ impl<'a> Session<'a> {
     pub fn new(suite: &'a Suite, case: &'a Case, sandbox: &'a Sandbox) -> Session<'a> {
         Session {
             suite,
-            case,
             runtime: Runtime::new(suite, case, sandbox),
             events: Vec::new(),
             ended: false,
@@ -84,17 +81,41 @@ impl<'a> Session<'a> {
                 }
                 let result = self.runtime.call(&tool, &arguments);
                 self.events.push(TraceEvent::Call { tool, arguments });
-                let failed = result["status"] != json!("ok");
+                // One copy of the result, as text: the tools declare no output schema
+                // (MCP's `structuredContent` goes with one). A search that finds nothing
+                // or a lookup of nothing is an answer, not an error.
                 Ok(json!({
                     "content": [{ "type": "text", "text": result.to_string() }],
-                    "structuredContent": result,
-                    "isError": failed,
+                    "isError": super::failed(&result),
                 }))
             }
             "sandbox/ask" => {
                 let question = text("question")?;
-                let reply = self.runtime.ask(&question);
-                self.events.push(TraceEvent::Asked { question });
+                let followup = match params.get("followup") {
+                    None => 1,
+                    Some(n) => n
+                        .as_u64()
+                        .filter(|n| *n >= 1)
+                        .and_then(|n| usize::try_from(n).ok())
+                        .ok_or((
+                            -32602,
+                            "`followup` must be a follow-up number, from 1".to_string(),
+                        ))?,
+                };
+                let reply = self.runtime.ask(&question, Some(followup));
+                self.events.push(TraceEvent::Asked {
+                    question,
+                    followup: Some(followup),
+                });
+                Ok(json!({ "reply": reply }))
+            }
+            "sandbox/question" => {
+                let question = text("question")?;
+                let reply = self.runtime.ask(&question, None);
+                self.events.push(TraceEvent::Asked {
+                    question,
+                    followup: None,
+                });
                 Ok(json!({ "reply": reply }))
             }
             "sandbox/reply" => {
@@ -121,35 +142,18 @@ impl<'a> Session<'a> {
         result_record(self.suite, &self.runtime, &verdict(&self.runtime))
     }
 
-    /// The case's tools in MCP form, with their contracts as descriptions.
+    /// The case's tools in MCP form: the contract as description, the typed arguments
+    /// as `inputSchema`.
     fn tools(&self) -> Vec<Json> {
-        self.case
-            .tools
+        let schema = Some(&*self.runtime.sandbox.schema);
+        self.runtime
+            .offered()
             .iter()
-            .filter_map(|name| {
-                self.suite
-                    .tools
-                    .iter()
-                    .find(|t| t.name.as_str() == name.as_str())
-            })
-            .map(|contract| {
-                let properties: Map<String, Json> = argument_specs(contract)
-                    .into_iter()
-                    .map(|(name, options)| {
-                        let schema = match name.as_str() {
-                            "fields" => json!({ "type": "object" }),
-                            _ if !options.is_empty() => {
-                                json!({ "type": "string", "enum": options })
-                            }
-                            _ => json!({ "type": "string" }),
-                        };
-                        (name, schema)
-                    })
-                    .collect();
+            .map(|tool| {
                 json!({
-                    "name": contract.name.as_str(),
-                    "description": contract.behavior.as_str(),
-                    "inputSchema": { "type": "object", "properties": properties },
+                    "name": tool.name.as_str(),
+                    "description": tool.behavior.as_str(),
+                    "inputSchema": crate::lower::tools::input_schema(tool, schema),
                 })
             })
             .collect()

@@ -4,20 +4,42 @@
 //! whatever order a call gave them in. Ids of new records follow docs/worlds.md: the
 //! collection's `new` ids from the world, in order, then the collection's prefix
 //! followed by the next number above every id in use with that prefix.
+//!
+//! Lookups by id and id allocation are indexed, so a call costs the same at the end of
+//! a long session as at its start (only a delete re-indexes, once).
 
-use serde_json::{json, Map, Value as Json};
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value as Json};
 
 use crate::model::value::FieldValue;
-use crate::model::world::{id_letters, World};
-use crate::model::world::{Collection, WorldSchema};
+use crate::model::world::{id_letters, Collection, World, WorldSchema};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rec {
     pub collection: String,
     pub id: String,
     pub fields: Vec<(String, FieldValue)>,
-    /// Earlier states, oldest first, as `{changed_at, reason, fields}`.
-    pub history: Vec<Json>,
+    /// Earlier states, oldest first.
+    pub history: Vec<Change>,
+}
+
+/// One audit-history entry: what the changed fields were before the change.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Change {
+    pub changed_at: String,
+    pub reason: Option<String>,
+    pub fields: Map<String, Json>,
+}
+
+/// A record as tools return it and the final state shows it.
+#[derive(Serialize)]
+struct RecordView<'a> {
+    id: &'a str,
+    collection: &'a str,
+    fields: Json,
+    history: &'a [Change],
 }
 
 impl Rec {
@@ -36,12 +58,25 @@ impl Rec {
 
     /// The record as tools return it and the final state shows it.
     pub fn to_json(&self) -> Json {
-        json!({
-            "id": self.id,
-            "collection": self.collection,
-            "fields": self.fields_json(),
-            "history": self.history,
+        self.to_json_showing(None)
+    }
+
+    /// The record with only `shown` fields (all when `None`).
+    pub fn to_json_showing(&self, shown: Option<&[&str]>) -> Json {
+        let fields = Json::Object(
+            self.fields
+                .iter()
+                .filter(|(n, _)| shown.is_none_or(|s| s.contains(&n.as_str())))
+                .map(|(n, v)| (n.clone(), v.to_json()))
+                .collect(),
+        );
+        serde_json::to_value(RecordView {
+            id: &self.id,
+            collection: &self.collection,
+            fields,
+            history: &self.history,
         })
+        .unwrap_or_default()
     }
 
     /// Sets `updates` (already typed; `None` clears an optional field), keeping the
@@ -70,8 +105,11 @@ impl Rec {
             return false;
         }
         sort_like_schema(&mut self.fields, collection);
-        self.history
-            .push(json!({ "changed_at": changed_at, "reason": reason, "fields": earlier }));
+        self.history.push(Change {
+            changed_at: changed_at.to_string(),
+            reason: reason.map(str::to_string),
+            fields: earlier,
+        });
         true
     }
 }
@@ -88,7 +126,11 @@ pub fn sort_like_schema(fields: &mut [(String, FieldValue)], collection: &Collec
 
 #[derive(Clone, Debug)]
 pub struct State {
-    pub records: Vec<Rec>,
+    records: Vec<Rec>,
+    /// Position of each record in `records`, by id.
+    index: HashMap<String, usize>,
+    /// The highest number in use after each id prefix (records and pending new ids).
+    highest: HashMap<String, u64>,
     /// `new` ids not yet given out, by collection, in order.
     pending_new: Vec<(String, String)>,
 }
@@ -109,33 +151,73 @@ impl State {
                 history: r
                     .history
                     .iter()
-                    .map(|h| {
-                        json!({
-                            "changed_at": h.changed_at.render(),
-                            "reason": h.reason.as_ref().map(|t| t.as_str()),
-                            "fields": Json::Object(h.fields.iter().map(|(n, v)| (n.as_str().to_string(), v.to_json())).collect()),
-                        })
+                    .map(|h| Change {
+                        changed_at: h.changed_at.render(),
+                        reason: h.reason.as_ref().map(|t| t.as_str().to_string()),
+                        fields: h
+                            .fields
+                            .iter()
+                            .map(|(n, v)| (n.as_str().to_string(), v.to_json()))
+                            .collect(),
                     })
                     .collect(),
             })
             .collect();
-        let pending_new = world
+        let pending_new: Vec<(String, String)> = world
             .new_ids
             .iter()
             .map(|(c, id)| (c.as_str().to_string(), id.as_str().to_string()))
             .collect();
-        State {
+        let mut state = State {
             records,
+            index: HashMap::new(),
+            highest: HashMap::new(),
             pending_new,
+        };
+        state.reindex();
+        let pending: Vec<String> = state.pending_new.iter().map(|(_, id)| id.clone()).collect();
+        for id in pending {
+            state.note_id(&id);
+        }
+        state
+    }
+
+    fn reindex(&mut self) {
+        self.index = self
+            .records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id.clone(), i))
+            .collect();
+        let ids: Vec<String> = self.records.iter().map(|r| r.id.clone()).collect();
+        for id in ids {
+            self.note_id(&id);
         }
     }
 
+    /// Remembers the number of an id, so the next id of its prefix comes after it.
+    fn note_id(&mut self, id: &str) {
+        let Some(letters) = id_letters(id) else {
+            return;
+        };
+        let Ok(number) = id[letters.len()..].parse::<u64>() else {
+            return;
+        };
+        let highest = self.highest.entry(letters.to_string()).or_insert(0);
+        *highest = (*highest).max(number);
+    }
+
+    pub fn records(&self) -> &[Rec] {
+        &self.records
+    }
+
     pub fn get(&self, id: &str) -> Option<&Rec> {
-        self.records.iter().find(|r| r.id == id)
+        self.index.get(id).map(|&i| &self.records[i])
     }
 
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Rec> {
-        self.records.iter_mut().find(|r| r.id == id)
+        let i = *self.index.get(id)?;
+        self.records.get_mut(i)
     }
 
     pub fn in_collection<'a>(&'a self, collection: &'a str) -> impl Iterator<Item = &'a Rec> + 'a {
@@ -144,9 +226,19 @@ impl State {
             .filter(move |r| r.collection == collection)
     }
 
+    pub fn insert(&mut self, record: Rec) {
+        self.note_id(&record.id);
+        self.index.insert(record.id.clone(), self.records.len());
+        self.records.push(record);
+    }
+
     pub fn remove(&mut self, id: &str) -> Option<Rec> {
-        let index = self.records.iter().position(|r| r.id == id)?;
-        Some(self.records.remove(index))
+        let i = self.index.remove(id)?;
+        let removed = self.records.remove(i);
+        for position in self.index.values_mut().filter(|p| **p > i) {
+            *position -= 1;
+        }
+        Some(removed)
     }
 
     /// The id the next record created in `collection` takes.
@@ -156,18 +248,9 @@ impl State {
             return self.pending_new.remove(index).1;
         }
         let prefix = collection.id_prefix.as_str();
-        let in_use = self
-            .records
-            .iter()
-            .map(|r| r.id.as_str())
-            .chain(self.pending_new.iter().map(|(_, id)| id.as_str()));
-        let highest = in_use
-            .filter(|id| id_letters(id) == Some(prefix))
-            .filter_map(|id| id[prefix.len()..].parse::<u64>().ok())
-            .max()
-            .unwrap_or(0);
         // Collections sharing a prefix (dose_log and lists both use L) share the count.
-        format!("{prefix}{}", highest + 1)
+        let next = self.highest.get(prefix).copied().unwrap_or(0) + 1;
+        format!("{prefix}{next}")
     }
 
     /// Every collection with its records, in schema order, as the final state shows it.

@@ -4,6 +4,7 @@
 //! ```text
 //! {"type": "call", "tool": "read_records", "arguments": {"collection": "reminders", "query": "bins"}}
 //! {"type": "asked", "content": "Which day should it move to?"}
+//! {"type": "question", "content": "Shall I also tell Maya?"}
 //! {"type": "user", "content": "Thanks."}
 //! {"type": "reply", "content": "Done: the reminder is now on Wednesday at 18:00."}
 //! ```
@@ -22,9 +23,12 @@ pub enum TraceEvent {
         tool: String,
         arguments: Json,
     },
-    /// The assistant asked the case's scripted follow-up question.
+    /// The assistant asked a clarifying question: one of the case's scripted
+    /// follow-ups (`asked`, numbered from 1 by `followup`, default 1), or another
+    /// question (`question`: `followup` is `None`), answered with the unscripted reply.
     Asked {
         question: String,
+        followup: Option<usize>,
     },
     Reply(String),
     User(String),
@@ -57,7 +61,7 @@ pub fn parse(file: FileId, text: &str) -> Result<Vec<TraceEvent>, Vec<Diagnostic
     }
 }
 
-const SHAPES: &str = "write one JSON object per line: {\"type\": \"call\", \"tool\": NAME, \"arguments\": {…}}, {\"type\": \"asked\", \"content\": TEXT}, {\"type\": \"reply\", \"content\": TEXT} or {\"type\": \"user\", \"content\": TEXT}";
+const SHAPES: &str = "write one JSON object per line: {\"type\": \"call\", \"tool\": NAME, \"arguments\": {…}}, {\"type\": \"asked\", \"content\": TEXT} (a scripted follow-up; add \"followup\": N for the Nth), {\"type\": \"question\", \"content\": TEXT} (any other question), {\"type\": \"reply\", \"content\": TEXT} or {\"type\": \"user\", \"content\": TEXT}";
 
 fn event(line: &str) -> Result<TraceEvent, (String, String)> {
     let json: Json =
@@ -71,10 +75,11 @@ fn event(line: &str) -> Result<TraceEvent, (String, String)> {
         .unwrap_or_default();
     let allowed: &[&str] = match kind {
         "call" => &["type", "tool", "arguments"],
-        "asked" | "reply" | "user" => &["type", "content"],
+        "asked" => &["type", "content", "followup"],
+        "question" | "reply" | "user" => &["type", "content"],
         _ => {
             return Err((
-                "no `type` of call, asked, reply or user".into(),
+                "no `type` of call, asked, question, reply or user".into(),
                 SHAPES.into(),
             ))
         }
@@ -90,7 +95,14 @@ fn event(line: &str) -> Result<TraceEvent, (String, String)> {
         _ => {
             let content = text(&object, "content")?;
             Ok(match kind {
-                "asked" => TraceEvent::Asked { question: content },
+                "asked" => TraceEvent::Asked {
+                    question: content,
+                    followup: Some(followup_number(&object)?),
+                },
+                "question" => TraceEvent::Asked {
+                    question: content,
+                    followup: None,
+                },
                 "reply" => TraceEvent::Reply(content),
                 _ => TraceEvent::User(content),
             })
@@ -108,6 +120,23 @@ fn call(object: &Map<String, Json>) -> Result<TraceEvent, (String, String)> {
     Ok(TraceEvent::Call { tool, arguments })
 }
 
+/// Which scripted follow-up an `asked` event answers: `followup`, from 1 (default 1).
+fn followup_number(object: &Map<String, Json>) -> Result<usize, (String, String)> {
+    match object.get("followup") {
+        None => Ok(1),
+        Some(n) => n
+            .as_u64()
+            .filter(|n| *n >= 1)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                (
+                    "`followup` is not a follow-up number".into(),
+                    "number the case's follow-ups from 1, in the order they are written: \"followup\": 2".into(),
+                )
+            }),
+    }
+}
+
 fn text(object: &Map<String, Json>, key: &str) -> Result<String, (String, String)> {
     object
         .get(key)
@@ -123,9 +152,18 @@ impl TraceEvent {
             TraceEvent::Call { tool, arguments } => {
                 serde_json::json!({ "type": "call", "tool": tool, "arguments": arguments })
             }
-            TraceEvent::Asked { question } => {
-                serde_json::json!({ "type": "asked", "content": question })
-            }
+            TraceEvent::Asked {
+                question,
+                followup: None,
+            } => serde_json::json!({ "type": "question", "content": question }),
+            TraceEvent::Asked {
+                question,
+                followup: Some(1),
+            } => serde_json::json!({ "type": "asked", "content": question }),
+            TraceEvent::Asked {
+                question,
+                followup: Some(n),
+            } => serde_json::json!({ "type": "asked", "content": question, "followup": n }),
             TraceEvent::Reply(content) => {
                 serde_json::json!({ "type": "reply", "content": content })
             }

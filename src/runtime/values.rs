@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 
-use chrono::{DateTime, NaiveTime, Weekday};
+use chrono::{DateTime, Datelike, Duration, Months, NaiveTime, Weekday};
 use chrono_tz::Tz;
 use serde_json::Value as Json;
 
@@ -216,4 +216,24 @@ pub fn datetime_part(value: &FieldValue, part: &str, zone: Tz) -> Option<FieldVa
         "time" => Some(FieldValue::Time(local.time())),
         _ => None,
     }
+}
+
+/// The occurrence after `current` under `rule`, in the case zone.
+pub fn next_occurrence(
+    current: &ZonedDateTime,
+    rule: &Recurrence,
+    zone: Tz,
+) -> Option<ZonedDateTime> {
+    let local = current.instant.with_timezone(&zone);
+    let next = match &rule.frequency {
+        Frequency::Daily => local.checked_add_signed(Duration::days(1))?,
+        Frequency::Weekly(days) => (1..=7)
+            .filter_map(|n| local.checked_add_signed(Duration::days(n)))
+            .find(|d| days.contains(&d.weekday()))?,
+        Frequency::Monthly(_) => local.checked_add_months(Months::new(1))?,
+    };
+    Some(ZonedDateTime {
+        instant: next.fixed_offset(),
+        zone: current.zone.clone(),
+    })
 }

@@ -623,7 +623,7 @@ fn suite(
         .expect("use instructions")
         .push(json!(AWKWARD[8]));
     master["tool_contracts"]["send_message"] = json!({
-        "arguments": ["recipient", "", "body \"quoted\""],
+        "arguments": ["recipient", "channel:sms|e-mail", "body"],
         "behavior": "Never sends anything:\tthe sandbox records the draft only.",
     });
     master["design_reference"]["extra"] = json!({

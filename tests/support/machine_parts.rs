@@ -4,9 +4,10 @@
 use casec::source::FileId;
 
 /// A committed suite file without what no master can hold, so the importer cannot write
-/// it: the suite's `world_schema`, a case's `world`, `expect`, `forbid`, `review` and
-/// `allow` statements, and an override's machine part (docs/worlds.md), each with the
-/// comment lines and the blank line just above it.
+/// it: a case's `world`, `expect`, `forbid`, `review` and `allow` statements, and an
+/// override's machine part (docs/worlds.md), each with the comment lines and the blank
+/// line just above it. (The suite's `world_schema` stays: it brings the tools whose
+/// contracts the master lists, and the importer names it.)
 pub fn without_machine_parts(text: &str) -> String {
     const CASE_KEYS: &[&str] = &["world", "expect", "forbid", "review", "allow"];
     let Some(file) = casec::syntax::parse(FileId(0), text).file else {
@@ -16,11 +17,7 @@ pub fn without_machine_parts(text: &str) -> String {
     for top in &file.statements {
         let children = top.block.iter().flat_map(|b| &b.statements);
         for child in children {
-            let machine = match top.name() {
-                "suite" => child.name() == "world_schema",
-                "case" => CASE_KEYS.contains(&child.name()),
-                _ => false,
-            };
+            let machine = top.name() == "case" && CASE_KEYS.contains(&child.name());
             if machine {
                 ranges.push((child.span.range().start, child.span.range().end));
             }

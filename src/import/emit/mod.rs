@@ -12,6 +12,8 @@ mod writer;
 
 use serde_json::Value;
 
+use crate::lower::tools::argument_list;
+use crate::model::tool::Tool;
 use crate::model::{self, Case, Check, Suite};
 use crate::resolve::defaults::TextField;
 use crate::syntax::strings::quote;
@@ -22,6 +24,8 @@ use writer::{word, Writer};
 
 /// The stdlib profile an imported suite applies.
 pub const STDLIB_PROFILE: &str = "std.everyday_assistance";
+/// The stdlib world schema whose tools an imported suite names instead of declaring.
+pub const STDLIB_SCHEMA: &str = "std.everyday_world";
 
 /// The `.case` files of a suite: `suite.case` first, then one file per case, as
 /// `(relative path, text)`.
@@ -98,13 +102,25 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
             w.field(field, value);
         }
     }
+    let own_tools = match stdlib_tools_prefix(suite) {
+        Some(schema) => {
+            w.line(&format!("world_schema {}", schema.name.as_str()));
+            &suite.tools[schema.tools.len()..]
+        }
+        None => &suite.tools[..],
+    };
     w.close();
-    for tool in &suite.tools {
+    for tool in own_tools {
         w.blank();
         w.open(&format!("tool {}", tool.name.as_str()));
-        let args: Vec<String> = tool.arguments.iter().map(|a| quote(a.as_str())).collect();
-        w.line(format!("arguments {}", args.join(" ")).trim_end());
         w.text("behavior", tool.behavior.as_str());
+        for argument in &tool.arguments {
+            w.line(&format!(
+                "argument {} {}",
+                argument.name.as_str(),
+                argument.ty.describe()
+            ));
+        }
         w.close();
     }
     for category in &suite.categories {
@@ -135,6 +151,25 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
         w.close();
     }
     w.out
+}
+
+/// The stdlib world schema whose tools the master's tools begin with (same names,
+/// arguments and contracts, in order), so the suite can name it instead of declaring
+/// them again.
+fn stdlib_tools_prefix(suite: &Suite) -> Option<crate::model::world::WorldSchema> {
+    let schema = crate::resolve::stdlib_schema(STDLIB_SCHEMA)?;
+    let same = |a: &Tool, b: &Tool| {
+        a.name.as_str() == b.name.as_str()
+            && a.behavior.as_str() == b.behavior.as_str()
+            && argument_list(a) == argument_list(b)
+    };
+    let prefix = schema.tools.len() <= suite.tools.len()
+        && schema
+            .tools
+            .iter()
+            .zip(&suite.tools)
+            .all(|(a, b)| same(a, b));
+    prefix.then_some(schema)
 }
 
 fn is_natural_order(suite: &Suite) -> bool {
@@ -239,7 +274,7 @@ fn case_file(case: &Case, plan: &Plan) -> String {
         }
     }
     w.text("facts", case.facts.as_str());
-    if let Some(o) = &case.tool_override {
+    for o in &case.overrides {
         w.open(&format!(
             "override {} {}",
             o.tool.as_str(),
@@ -254,7 +289,7 @@ fn case_file(case: &Case, plan: &Plan) -> String {
         }
         w.close();
     }
-    if let Some(f) = &case.followup {
+    for f in &case.followups {
         w.open("followup");
         w.text("asked", f.when_asked.as_str());
         w.text("reply", f.reply.as_str());

@@ -118,7 +118,7 @@ fn case_texts(case: &Case, c: &mut Collector) {
     let id = Some(&case.id.value);
     c.add(&case.title, "title", id);
     c.add(&case.facts, "fixture facts", id);
-    if let Some(o) = &case.tool_override {
+    for o in &case.overrides {
         c.add(&o.matches, "tool override match", id);
         c.add(&o.result, "tool override result", id);
         for t in o.side_effect.iter() {
@@ -129,7 +129,7 @@ fn case_texts(case: &Case, c: &mut Collector) {
         }
     }
     c.add(&case.tool_behavior, "default tool behavior", id);
-    if let Some(f) = &case.followup {
+    for f in &case.followups {
         c.add(&f.when_asked, "follow-up question", id);
         c.add(&f.reply, "follow-up reply", id);
     }

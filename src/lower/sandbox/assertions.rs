@@ -5,7 +5,10 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::model::Name;
 
-use crate::model::expect::{Assertion, Condition, Count, MachineOverride, Operand, Step};
+use crate::model::expect::{
+    Assertion, Condition, Count, MachineOverride, Operand, OverrideAnswer, Step,
+};
+use crate::model::tool::{Answer, Behavior, Effect, Filter, Set, SetValue};
 
 fn count(count: &Count, into: &mut Map<String, Json>) {
     let (key, n) = match count {
@@ -64,10 +67,12 @@ pub fn assertion(a: &Assertion) -> Json {
         }
         Assertion::Called {
             tool,
+            outcome,
             count,
             conditions,
         } => {
             m.insert("tool".into(), json!(tool.as_str()));
+            m.insert("calls".into(), json!(outcome.as_str()));
             self::count(count, &mut m);
             m.insert("where".into(), conds(conditions));
             "called"
@@ -116,9 +121,14 @@ pub fn assertion(a: &Assertion) -> Json {
 
 fn step(s: &Step) -> Json {
     match s {
-        Step::Call { tool, conditions } => json!({
+        Step::Call {
+            tool,
+            outcome,
+            conditions,
+        } => json!({
             "step": "call",
             "tool": tool.as_str(),
+            "calls": outcome.as_str(),
             "where": conditions.iter().map(condition).collect::<Vec<_>>(),
         }),
         Step::Asked => json!({ "step": "asked" }),
@@ -147,16 +157,102 @@ pub fn machine_override(o: &MachineOverride) -> Map<String, Json> {
         "when".into(),
         Json::Array(o.when.iter().map(condition).collect()),
     );
+    m.insert("after".into(), o.after.map_or(Json::Null, |t| json!(t)));
     m.insert("times".into(), o.times.map_or(Json::Null, |t| json!(t)));
-    m.insert("error".into(), json!(o.error.as_str()));
-    m.insert(
-        "details".into(),
-        o.details.clone().unwrap_or_else(|| json!({})),
-    );
+    match &o.answer {
+        OverrideAnswer::Error { code, details } => {
+            m.insert("error".into(), json!(code.as_str()));
+            m.insert(
+                "details".into(),
+                details.clone().unwrap_or_else(|| json!({})),
+            );
+        }
+        OverrideAnswer::Returns(data) => {
+            m.insert("returns".into(), data.clone());
+        }
+    }
     m.insert(
         "request_id".into(),
         o.request.as_ref().map_or(Json::Null, |r| json!(r.as_str())),
     );
     m.insert("commits".into(), json!(o.commits));
     m
+}
+
+/// A tool's declared behaviour: refusals, effects, responses, idempotency.
+pub fn behavior(b: &Behavior) -> Json {
+    let name = |n: &Name| json!(n.as_str());
+    let filters = |fs: &[Filter]| {
+        Json::Array(
+            fs.iter()
+                .map(|f| json!({ "field": f.field.as_str(), "op": f.op.as_str(), "argument": f.argument.as_str() }))
+                .collect(),
+        )
+    };
+    let sets = |ss: &[Set]| {
+        Json::Array(
+            ss.iter()
+                .map(|s| {
+                    let value = match &s.value {
+                        SetValue::Argument(a) => json!({ "argument": a.as_str() }),
+                        SetValue::Value(v) => json!({ "value": v.to_json() }),
+                        SetValue::Now => json!({ "now": true }),
+                    };
+                    json!({ "field": s.field.as_str(), "from": value })
+                })
+                .collect(),
+        )
+    };
+    let effects: Vec<Json> = b
+        .effects
+        .iter()
+        .map(|e| match e {
+            Effect::Read(r) => json!({
+                "effect": "read",
+                "collection": name(&r.collection),
+                "match_argument": r.query.as_ref().map(|q| q.as_str()),
+                "where": filters(&r.filters),
+                "show": r.show.as_ref().map(|s| s.iter().map(|f| f.as_str()).collect::<Vec<_>>()),
+            }),
+            Effect::Create(c) => json!({ "effect": "create", "collection": name(&c.collection), "set": sets(&c.sets) }),
+            Effect::Update(u) => json!({
+                "effect": "update",
+                "collection": name(&u.collection),
+                "record_argument": name(&u.record),
+                "set": sets(&u.sets),
+                "reason": u.reason.as_ref().map(|r| r.as_str()),
+            }),
+            Effect::Delete(d) => json!({ "effect": "delete", "collection": name(&d.collection), "record_argument": name(&d.record) }),
+        })
+        .collect();
+    let responses: Vec<Json> = b
+        .responses
+        .iter()
+        .map(|r| {
+            let answer = match &r.answer {
+                Answer::Data(data) => json!({ "data": data }),
+                Answer::Record {
+                    collection,
+                    filters: fs,
+                } => {
+                    json!({ "record": { "collection": collection.as_str(), "where": filters(fs) } })
+                }
+            };
+            json!({
+                "when": r.when.iter().map(condition).collect::<Vec<_>>(),
+                "after": r.after,
+                "answer": answer,
+            })
+        })
+        .collect();
+    json!({
+        "refusals": b.refusals.iter().map(|r| json!({
+            "error": r.code.as_str(),
+            "message": r.message.as_str(),
+            "when": r.conditions.iter().map(condition).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+        "effects": effects,
+        "responses": responses,
+        "idempotent_argument": b.idempotent.as_ref().map(|a| a.as_str()),
+    })
 }

@@ -10,6 +10,8 @@
 
 mod assertions;
 
+pub(crate) use assertions::behavior as behavior_json;
+
 use serde_json::{json, Map, Value as Json};
 
 use crate::model::expect::Expectation;
@@ -19,7 +21,7 @@ use crate::model::world::{Collection, FieldType};
 use crate::model::{Case, Suite, Text};
 
 /// The format version written into every file; bumped when the shape changes.
-pub const FORMAT: &str = "casec-sandbox/1";
+pub const FORMAT: &str = "casec-sandbox/2";
 
 /// `(file name, text)` for every case that has a world, in case order.
 pub fn sandbox_files(suite: &Suite) -> Vec<(String, String)> {
@@ -46,7 +48,7 @@ pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
         "clock".into(),
         json!({ "now": case.clock.as_str(), "timezone": case.timezone.as_str() }),
     );
-    m.insert("tools".into(), tools(suite, case));
+    m.insert("tools".into(), tools(suite, case, sandbox));
     m.insert("world_schema".into(), text(&sandbox.schema.name));
     m.insert(
         "request_prefix".into(),
@@ -60,15 +62,16 @@ pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
         .schema
         .collections
         .iter()
-        .map(|c| (c.name.as_str().to_string(), collection(c, sandbox)))
+        .map(|c| (c.name.as_str().to_string(), collection(c, suite, sandbox)))
         .collect();
     m.insert("collections".into(), Json::Object(collections));
     m.insert("overrides".into(), overrides(case, sandbox));
-    let followup = case.followup.as_ref().map_or(
-        Json::Null,
-        |f| json!({ "when_asked": f.when_asked.as_str(), "reply": f.reply.as_str() }),
-    );
-    m.insert("followup".into(), followup);
+    let followups: Vec<Json> = case
+        .followups
+        .iter()
+        .map(|f| json!({ "asked": f.when_asked.as_str(), "reply": f.reply.as_str() }))
+        .collect();
+    m.insert("followups".into(), Json::Array(followups));
     m.insert("unscripted_reply".into(), text(&case.unscripted_reply));
     m.insert("checks".into(), checks(case, sandbox));
     m.insert("critical_failures".into(), criticals(case, sandbox));
@@ -79,22 +82,18 @@ fn text(t: &Text) -> Json {
     Json::String(t.as_str().to_string())
 }
 
-fn tools(suite: &Suite, case: &Case) -> Json {
+fn tools(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
     let offered = case.tools.iter().filter_map(|name| {
-        let contract = suite
+        let tool = suite
             .tools
             .iter()
             .find(|t| t.name.as_str() == name.as_str())?;
-        Some(json!({
-            "name": name.as_str(),
-            "arguments": contract.arguments.iter().map(text).collect::<Vec<_>>(),
-            "behavior": contract.behavior.as_str(),
-        }))
+        Some(super::tools::tool_json(tool, Some(&sandbox.schema)))
     });
     Json::Array(offered.collect())
 }
 
-fn collection(c: &Collection, sandbox: &Sandbox) -> Json {
+fn collection(c: &Collection, suite: &Suite, sandbox: &Sandbox) -> Json {
     let fields: Vec<Json> = c
         .fields
         .iter()
@@ -125,14 +124,24 @@ fn collection(c: &Collection, sandbox: &Sandbox) -> Json {
         "doc": c.doc.as_ref().map_or(Json::Null, text),
         "id_prefix": c.id_prefix.as_str(),
         "read_only": c.read_only,
-        "tools": c.tools.iter().map(text).collect::<Vec<_>>(),
+        "managed_by": managers(c, suite),
         "fields": fields,
         "records": records,
         "new_ids": new_ids,
     })
 }
 
-fn field_type(ty: &FieldType) -> Json {
+/// The tools that change this collection through a binding of their own.
+fn managers<'s>(c: &Collection, suite: &'s Suite) -> Vec<&'s str> {
+    suite
+        .tools
+        .iter()
+        .filter(|t| t.managed_collections().contains(&c.name.as_str()))
+        .map(|t| t.name.as_str())
+        .collect()
+}
+
+pub(crate) fn field_type(ty: &FieldType) -> Json {
     match ty {
         FieldType::Enum(values) => json!({ "kind": "enum", "values": values }),
         FieldType::Ref(targets) => json!({ "kind": "ref", "collections": targets }),
@@ -165,26 +174,29 @@ fn record(r: &Record) -> Json {
     json!({ "id": r.id.as_str(), "fields": fields_json(&r.fields), "history": history })
 }
 
+/// Each override: its prose, then its machine part (the same position in the case).
 fn overrides(case: &Case, sandbox: &Sandbox) -> Json {
-    let Some(prose) = &case.tool_override else {
-        return json!([]);
-    };
-    let mut m = Map::new();
-    m.insert("tool".into(), text(&prose.tool));
-    m.insert("match".into(), text(&prose.matches));
-    m.insert("result".into(), text(&prose.result));
-    m.insert(
-        "side_effect".into(),
-        prose.side_effect.as_ref().map_or(Json::Null, text),
-    );
-    m.insert(
-        "subsequent_verification".into(),
-        prose.verification.as_ref().map_or(Json::Null, text),
-    );
-    if let Some(machine) = &sandbox.machine_override {
-        m.extend(assertions::machine_override(machine));
-    }
-    json!([Json::Object(m)])
+    let all = case
+        .overrides
+        .iter()
+        .zip(&sandbox.overrides)
+        .map(|(prose, machine)| {
+            let mut m = Map::new();
+            m.insert("tool".into(), text(&prose.tool));
+            m.insert("match".into(), text(&prose.matches));
+            m.insert("result".into(), text(&prose.result));
+            m.insert(
+                "side_effect".into(),
+                prose.side_effect.as_ref().map_or(Json::Null, text),
+            );
+            m.insert(
+                "verify".into(),
+                prose.verification.as_ref().map_or(Json::Null, text),
+            );
+            m.extend(assertions::machine_override(machine));
+            Json::Object(m)
+        });
+    Json::Array(all.collect())
 }
 
 /// The assertions of every group naming `id`, in the order written.

@@ -7,12 +7,13 @@
 //! their JSON for the sandbox file.
 
 use crate::diag::{codes, suggest, Diagnostic};
-use crate::model::{Name, Text, ToolContract};
+use crate::model::tool::Tool;
+use crate::model::{Name, Text};
 use crate::resolve::keys::{body, check_keys, KeySpec};
 use crate::resolve::values::{self, Kind};
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
-use crate::model::expect::{Assertion, Condition, Count, Step};
+use crate::model::expect::{Assertion, CallOutcome, Condition, Count, Step};
 use crate::model::world::{id_letters, Collection};
 
 use super::filters::{self, FilterCx, Role};
@@ -47,8 +48,8 @@ const fn many(key: &'static str, doc: &'static str) -> KeySpec {
 /// What assertions are read against.
 pub struct ExpectCx<'a> {
     pub filters: FilterCx<'a>,
-    /// The suite's tool contracts and the tools this case offers.
-    pub contracts: &'a [ToolContract],
+    /// The suite's tools and the names of those this case offers.
+    pub tools: &'a [Tool],
     pub offered: &'a [Name],
 }
 
@@ -126,11 +127,12 @@ fn known_record<'a>(
     cx: &'a ExpectCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<&'a Collection> {
-    match cx.filters.ids.get(name.as_str()) {
+    let ids = cx.filters.ids?;
+    match ids.get(name.as_str()) {
         Some(collection) => cx.filters.schema.collection(collection),
         None => {
             let d = filters::unknown_id(name.as_str(), name.span);
-            let near = suggest(name.as_str(), cx.filters.ids.keys().map(String::as_str));
+            let near = suggest(name.as_str(), ids.keys().map(String::as_str));
             diags.push(match near {
                 Some(near) => d.help(format!("did you mean `{near}`?")),
                 None => d,
@@ -312,7 +314,7 @@ fn count(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
 }
 
 fn called(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
-    let usage = "called TOOL [[at_least|at_most] N] { argument value }";
+    let usage = "called TOOL [failed|any] [[at_least|at_most] N] { argument value }";
     let Some((first, rest)) = statement
         .values
         .split_first()
@@ -321,13 +323,24 @@ fn called(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> 
         values::args_with_block(statement, &[Kind::Ident], usage, diags);
         return None;
     };
+    let (outcome, rest) = call_outcome(rest);
     let count = count_of(rest, statement, usage, diags)?.unwrap_or(Count::AtLeast(1));
     let (tool, conditions) = call(&values::text_of(first), body(statement), cx, diags)?;
     Some(Assertion::Called {
         tool,
+        outcome,
         count,
         conditions,
     })
+}
+
+/// A leading `failed` or `any` among the values after a tool's name.
+fn call_outcome(values: &[Value]) -> (CallOutcome, &[Value]) {
+    let word = values.first().and_then(|v| v.as_ident());
+    match CallOutcome::WORDS.iter().find(|(w, _)| Some(*w) == word) {
+        Some((_, outcome)) => (*outcome, &values[1..]),
+        None => (CallOutcome::Succeeded, values),
+    }
 }
 
 /// A tool the case offers and the conditions on its calls.
@@ -337,7 +350,7 @@ fn call(
     cx: &ExpectCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(Name, Vec<Condition>)> {
-    let contract = super::offered_contract(tool, cx.offered, cx.contracts, diags)?;
+    let contract = super::offered_tool(tool, cx.offered, cx.tools, diags)?;
     let conditions =
         filters::call_conditions(block, contract, &cx.filters, Role::Expectation, diags);
     Some((tool.clone(), conditions))
@@ -376,15 +389,30 @@ fn steps(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
         .filter_map(|s| match s.name() {
             "asked" => values::args(s, &[], "asked", diags).map(|_| Step::Asked),
             _ => {
-                values::args_with_block(
-                    s,
-                    &[],
-                    &format!("{} {{ argument value }}", s.name()),
-                    diags,
-                )?;
+                let (outcome, rest) = call_outcome(&s.values);
+                if !rest.is_empty() {
+                    diags.push(
+                        Diagnostic::error(
+                            codes::BAD_ARGUMENTS,
+                            format!("step `{}` is not written as expected", s.name()),
+                        )
+                        .primary(
+                            s.span,
+                            "a step is a tool, optionally `failed` or `any`, and its conditions",
+                        )
+                        .help(format!(
+                            "write it as `{} [failed|any] {{ argument value }}`",
+                            s.name()
+                        )),
+                    );
+                    return None;
+                }
                 let tool = Text::new(s.name(), s.key.span);
-                call(&tool, body(s), cx, diags)
-                    .map(|(tool, conditions)| Step::Call { tool, conditions })
+                call(&tool, body(s), cx, diags).map(|(tool, conditions)| Step::Call {
+                    tool,
+                    outcome,
+                    conditions,
+                })
             }
         })
         .collect();

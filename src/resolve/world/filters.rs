@@ -8,7 +8,8 @@
 //! call carries, typed by the collection the same block names.
 
 use crate::diag::{codes, suggest, Diagnostic};
-use crate::model::{Name, Text, ToolContract};
+use crate::model::tool::{ArgType, Argument, Tool};
+use crate::model::{Name, Text};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
@@ -25,14 +26,17 @@ use super::value::{self, TypeCx};
 pub enum Role {
     Expectation,
     Override,
+    /// A tool's own declaration (its refusals and responses).
+    Behavior,
 }
 
 /// What conditions are read against.
 pub struct FilterCx<'a> {
     pub schema: &'a WorldSchema,
     pub zone: Option<chrono_tz::Tz>,
-    /// Every record id of the case, existing or new.
-    pub ids: &'a IdIndex,
+    /// Every record id of the case, existing or new; `None` where no case is in scope
+    /// (a tool's own declaration).
+    pub ids: Option<&'a IdIndex>,
     /// Request ids the case's overrides issue.
     pub requests: &'a [Name],
 }
@@ -148,8 +152,21 @@ pub fn path_type(
         diags.push(unknown_field(&Text::new(first, span), collection));
         return None;
     };
-    let mut ty = spec.ty.clone();
-    for segment in segments {
+    let rest: Vec<&str> = segments.collect();
+    follow_type(spec.ty.clone(), &rest, span, path, schema, diags)
+}
+
+/// The type `segments` name from a value of type `ty`: a referenced record's field, a
+/// datetime's `date` or `time`.
+fn follow_type(
+    mut ty: FieldType,
+    segments: &[&str],
+    span: Span,
+    path: &str,
+    schema: &WorldSchema,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FieldType> {
+    for segment in segments.iter().copied() {
         ty = match (&ty, segment) {
             (FieldType::DateTime, "date") => FieldType::Date,
             (FieldType::DateTime, "time") => FieldType::Time,
@@ -244,165 +261,201 @@ fn typed_operand(
 /// The conditions of a block on calls of `tool`.
 pub fn call_conditions(
     statements: &[Statement],
-    tool: &ToolContract,
-    cx: &FilterCx,
-    role: Role,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<Condition> {
-    let collection = named_collection(statements, cx, role, diags);
-    call_tests(statements, tool, collection, cx, role, diags)
-}
-
-fn call_tests(
-    statements: &[Statement],
-    tool: &ToolContract,
-    collection: Option<&Collection>,
+    tool: &Tool,
     cx: &FilterCx,
     role: Role,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Condition> {
     conditions(statements, diags, &|s, d| {
-        call_test(s, tool, collection, cx, role, d)
+        call_test(s, statements, tool, cx, role, d)
     })
 }
 
-/// The collection an argument named `collection` is compared to, if the block does.
-fn named_collection<'a>(
-    statements: &[Statement],
-    cx: &FilterCx<'a>,
-    role: Role,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<&'a Collection> {
-    let statement = statements.iter().find(|s| s.name() == "collection")?;
-    let [value] = statement.values.as_slice() else {
-        return None;
-    };
-    let name = value.as_ident().or(value.as_str())?;
-    let mut found = Vec::new();
-    let collection = known_collection(&Text::new(name, value.span), cx.schema, &mut found);
-    diags.extend(found.into_iter().map(|d| recode(d, role)));
-    collection
-}
-
-/// One argument's name and the values its contract allows (`operation:create|update`).
-pub fn argument_specs(tool: &ToolContract) -> Vec<(String, Vec<String>)> {
-    tool.arguments
-        .iter()
-        .map(|a| match a.as_str().split_once(':') {
-            Some((name, options)) => (
-                name.to_string(),
-                options.split('|').map(str::to_string).collect(),
-            ),
-            None => (a.as_str().to_string(), Vec::new()),
-        })
-        .collect()
+/// What an argument path compares: a typed value, or a name compared as written (a
+/// collection name or a record id).
+enum ArgumentPath {
+    Typed(FieldType),
+    Collection,
+    Id,
 }
 
 fn call_test(
     statement: &Statement,
-    tool: &ToolContract,
-    collection: Option<&Collection>,
+    block: &[Statement],
+    tool: &Tool,
     cx: &FilterCx,
     role: Role,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Condition> {
     let (op, value) = split_test(statement, diags)?;
     let path = statement.name();
-    let (argument, field_path) = match path.split_once('.') {
-        Some((a, rest)) => (a, Some(rest)),
-        None => (path, None),
-    };
-    let specs = argument_specs(tool);
-    let Some((_, options)) = specs.iter().find(|(n, _)| n == argument) else {
-        let d = Diagnostic::error(
-            codes::UNKNOWN_ARGUMENT,
-            format!("{} takes no argument `{argument}`", tool.name.as_str()),
-        )
-        .primary(statement.key.span, "not an argument of its contract");
-        let d = match suggest(argument, specs.iter().map(|(n, _)| n.as_str())) {
-            Some(near) => d.help(format!("did you mean `{near}`?")),
-            None => d.help(format!(
-                "{} takes: {}",
-                tool.name.as_str(),
-                specs
-                    .iter()
-                    .map(|(n, _)| n.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
-        };
-        diags.push(recode(d, role));
+    let span = statement.key.span;
+    let mut segments = path.split('.');
+    let first = segments.next().unwrap_or_default();
+    let rest: Vec<&str> = segments.collect();
+    let Some(argument) = tool.argument(first) else {
+        diags.push(recode(unknown_argument(tool, first, span), role));
         return None;
     };
-    if let Some(field_path) = field_path {
-        return fields_test(statement, collection, field_path, op, value, cx, diags);
-    }
-    let text = plain_text(value, statement, diags)?;
-    if argument == "collection" {
-        known_collection(
-            &Text::new(text.as_str(), value.span),
-            cx.schema,
-            &mut Vec::new(),
-        )?;
-    } else if !options.is_empty() && !options.contains(&text) && matches!(op, Op::Eq) {
-        let d = Diagnostic::error(
-            codes::UNKNOWN_ARGUMENT,
-            format!(
-                "`{text}` is not a value of {}'s `{argument}`",
-                tool.name.as_str()
-            ),
-        )
-        .primary(
-            value.span,
-            format!("the contract allows: {}", options.join(", ")),
-        );
-        let d = match suggest(&text, options.iter().map(String::as_str)) {
-            Some(near) => d.help(format!("did you mean `{near}`?")),
-            None => d.help(format!("use one of: {}", options.join(", "))),
-        };
-        diags.push(recode(d, role));
-        return None;
-    } else if !known_id(&text, cx) {
-        diags.push(recode(unknown_id(&text, value.span), role));
-        return None;
-    }
+    let found = argument_path(argument, &rest, block, cx, span, role, diags)?;
+    let operand = match found {
+        // A call's text argument is often an id or a word: a bare name stands for it,
+        // and one shaped like an id must name a record or request of the case.
+        ArgumentPath::Typed(FieldType::Text)
+            if !matches!(value.kind, ValueKind::Str { .. } | ValueKind::List(_)) =>
+        {
+            let text = plain_text(value, statement, diags)?;
+            if !known_id(&text, cx) {
+                diags.push(recode(unknown_id(&text, value.span), role));
+                return None;
+            }
+            Operand::Typed(FieldValue::Text(text))
+        }
+        ArgumentPath::Typed(ty) => {
+            let mut found = Vec::new();
+            let operand = typed_operand(&ty, op, value, path, cx, &mut found);
+            diags.extend(found.into_iter().map(|d| recode(d, role)));
+            Operand::Typed(operand?)
+        }
+        ArgumentPath::Collection => {
+            let text = plain_text(value, statement, diags)?;
+            let mut found = Vec::new();
+            let known =
+                known_collection(&Text::new(text.as_str(), value.span), cx.schema, &mut found);
+            diags.extend(found.into_iter().map(|d| recode(d, role)));
+            known?;
+            Operand::Plain(text)
+        }
+        ArgumentPath::Id => {
+            let text = plain_text(value, statement, diags)?;
+            if !known_id(&text, cx) {
+                diags.push(recode(unknown_id(&text, value.span), role));
+                return None;
+            }
+            Operand::Plain(text)
+        }
+    };
     Some(Condition::Test {
         path: path.to_string(),
         op,
-        value: Operand::Plain(text),
+        value: operand,
     })
 }
 
-fn fields_test(
-    statement: &Statement,
-    collection: Option<&Collection>,
-    field_path: &str,
-    op: Op,
-    value: &Value,
+/// What `argument.rest…` names: into an object's members, a `fields` argument's
+/// record (typed by the collection another condition of the block names), a
+/// reference's record or a datetime's date and time.
+fn argument_path(
+    argument: &Argument,
+    rest: &[&str],
+    block: &[Statement],
     cx: &FilterCx,
+    span: Span,
+    role: Role,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Condition> {
-    let Some(collection) = collection else {
-        diags.push(
-            Diagnostic::error(
-                codes::BAD_ARGUMENTS,
-                format!("`{}` needs the collection it belongs to", statement.name()),
-            )
-            .primary(
-                statement.key.span,
-                "no `collection` condition in this block types this field",
-            )
-            .help("add `collection NAME` to the same block"),
-        );
+) -> Option<ArgumentPath> {
+    let name = argument.name.as_str();
+    match (&argument.ty, rest) {
+        (ArgType::Collection, []) => Some(ArgumentPath::Collection),
+        (ArgType::Id, []) => Some(ArgumentPath::Id),
+        (ArgType::Field(ty), rest) => {
+            follow_type(ty.clone(), rest, span, name, cx.schema, diags).map(ArgumentPath::Typed)
+        }
+        (ArgType::Object(members), [member, rest @ ..]) => {
+            let Some(member) = members.iter().find(|m| m.name.as_str() == *member) else {
+                let known = members.iter().map(|m| m.name.as_str());
+                let d = Diagnostic::error(
+                    codes::UNKNOWN_ARGUMENT,
+                    format!("`{name}` has no member `{member}`"),
+                )
+                .primary(span, "not a member of this object argument");
+                diags.push(recode(
+                    match suggest(member, known) {
+                        Some(near) => d.help(format!("did you mean `{name}.{near}`?")),
+                        None => d.help(format!(
+                            "`{name}` has: {}",
+                            members
+                                .iter()
+                                .map(|m| m.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )),
+                    },
+                    role,
+                ));
+                return None;
+            };
+            argument_path(member, rest, block, cx, span, role, diags)
+        }
+        (ArgType::Fields(of), [field, rest @ ..]) => {
+            let Some(collection) = named_collection(block, of, cx) else {
+                diags.push(
+                    Diagnostic::error(
+                        codes::BAD_ARGUMENTS,
+                        format!("`{name}.{field}` needs the collection it belongs to"),
+                    )
+                    .primary(
+                        span,
+                        format!("no `{of}` condition in this block types this field"),
+                    )
+                    .help(format!("add `{of} NAME` to the same block")),
+                );
+                return None;
+            };
+            let mut path = vec![*field];
+            path.extend(rest);
+            path_type(&path.join("."), span, collection, cx.schema, diags).map(ArgumentPath::Typed)
+        }
+        (ty, _) => {
+            let shape = match ty {
+                ArgType::Object(_) | ArgType::Fields(_) => {
+                    "compare one of its members: `ARG.MEMBER`"
+                }
+                _ => "a name is compared whole",
+            };
+            diags.push(
+                Diagnostic::error(
+                    codes::UNKNOWN_RECORD_FIELD,
+                    format!("`{name}` ({}) cannot be compared so", ty.describe()),
+                )
+                .primary(span, shape)
+                .help(format!("see the tool's declaration of `{name}`")),
+            );
+            None
+        }
+    }
+}
+
+/// The collection that a condition `of NAME` of the same block names.
+fn named_collection<'a>(
+    block: &[Statement],
+    of: &str,
+    cx: &FilterCx<'a>,
+) -> Option<&'a Collection> {
+    let statement = block.iter().find(|s| s.name() == of)?;
+    let [value] = statement.values.as_slice() else {
         return None;
     };
-    let ty = path_type(field_path, statement.key.span, collection, cx.schema, diags)?;
-    let operand = typed_operand(&ty, op, value, field_path, cx, diags)?;
-    Some(Condition::Test {
-        path: statement.name().to_string(),
-        op,
-        value: Operand::Typed(operand),
-    })
+    let name = value.as_ident().or(value.as_str())?;
+    // An unknown name is reported by the condition that names it.
+    known_collection(&Text::new(name, value.span), cx.schema, &mut Vec::new())
+}
+
+fn unknown_argument(tool: &Tool, argument: &str, span: Span) -> Diagnostic {
+    let d = Diagnostic::error(
+        codes::UNKNOWN_ARGUMENT,
+        format!("{} takes no argument `{argument}`", tool.name.as_str()),
+    )
+    .primary(span, "not an argument of its declaration");
+    let names = tool.arguments.iter().map(|a| a.name.as_str());
+    match suggest(argument, names.clone()) {
+        Some(near) => d.help(format!("did you mean `{near}`?")),
+        None => d.help(format!(
+            "{} takes: {}",
+            tool.name.as_str(),
+            names.collect::<Vec<_>>().join(", ")
+        )),
+    }
 }
 
 fn plain_text(value: &Value, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<String> {
@@ -414,10 +467,10 @@ fn plain_text(value: &Value, statement: &Statement, diags: &mut Vec<Diagnostic>)
             diags.push(
                 Diagnostic::error(
                     codes::BAD_ARGUMENTS,
-                    format!("`{}` compares one argument value", statement.name()),
+                    format!("`{}` compares one value", statement.name()),
                 )
-                .primary(value.span, "a list is not an argument value")
-                .help("write one name, string or number"),
+                .primary(value.span, "a list is not a name")
+                .help("write one name or id"),
             );
             None
         }
@@ -432,7 +485,11 @@ pub fn known_id(text: &str, cx: &FilterCx) -> bool {
     };
     let is_id_shaped = cx.schema.collections_with_prefix(letters).next().is_some()
         || cx.schema.is_request_prefix(letters);
-    !is_id_shaped || cx.ids.contains_key(text) || cx.requests.iter().any(|r| r.as_str() == text)
+    let Some(ids) = cx.ids else {
+        // A tool's own declaration knows no case's world: any id may come.
+        return true;
+    };
+    !is_id_shaped || ids.contains_key(text) || cx.requests.iter().any(|r| r.as_str() == text)
 }
 
 pub fn unknown_id(id: &str, span: Span) -> Diagnostic {
@@ -453,7 +510,7 @@ pub fn unknown_id(id: &str, span: Span) -> Diagnostic {
 /// override can never fire.
 fn recode(d: Diagnostic, role: Role) -> Diagnostic {
     match role {
-        Role::Expectation => d,
+        Role::Expectation | Role::Behavior => d,
         Role::Override => Diagnostic {
             code: codes::OVERRIDE_MATCHES_NOTHING,
             message: format!("this override matches nothing: {}", d.message),

@@ -28,40 +28,43 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
-use crate::model::{Case, Name, Text, ToolContract};
+use crate::model::tool::Tool;
+use crate::model::{Case, Name, Text};
 use crate::resolve::keys::{all, body, first};
 use crate::resolve::values;
 use crate::syntax::ast::{Statement, ValueKind};
 
-use crate::model::expect::{Expectation, Review, Sandbox};
+use crate::model::expect::{Expectation, MachineOverride, Review, Sandbox};
 use crate::model::world::WorldSchema;
 
 use expect::ExpectCx;
 use filters::FilterCx;
 
-/// The world schema a suite applies and the tool contracts, for reading case worlds.
+/// The schema the suite block names with `world_schema`, among those declared.
+pub fn chosen_schema(
+    schemas: &HashMap<String, Arc<WorldSchema>>,
+    suite: &Statement,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Arc<WorldSchema>> {
+    let chosen = first(body(suite), "world_schema").and_then(|s| values::name(s, diags))?;
+    match schemas.get(chosen.as_str()) {
+        Some(found) => Some(found.clone()),
+        None => {
+            diags.push(unknown_schema(&chosen, schemas));
+            None
+        }
+    }
+}
+
+/// The world schema a suite applies and its tools, for reading case worlds.
 pub struct SuiteWorld<'a> {
     schema: Option<Arc<WorldSchema>>,
-    contracts: &'a [ToolContract],
+    tools: &'a [Tool],
 }
 
 impl<'a> SuiteWorld<'a> {
-    /// The schema the suite block names with `world_schema`, among those declared.
-    pub fn new(
-        schemas: &HashMap<String, Arc<WorldSchema>>,
-        suite: &Statement,
-        contracts: &'a [ToolContract],
-        diags: &mut Vec<Diagnostic>,
-    ) -> SuiteWorld<'a> {
-        let chosen = first(body(suite), "world_schema").and_then(|s| values::name(s, diags));
-        let schema = chosen.and_then(|name| match schemas.get(name.as_str()) {
-            Some(found) => Some(found.clone()),
-            None => {
-                diags.push(unknown_schema(&name, schemas));
-                None
-            }
-        });
-        SuiteWorld { schema, contracts }
+    pub fn new(schema: Option<Arc<WorldSchema>>, tools: &'a [Tool]) -> SuiteWorld<'a> {
+        SuiteWorld { schema, tools }
     }
 
     /// The sandbox of one resolved case (`None` when it has no world or errors).
@@ -72,13 +75,16 @@ impl<'a> SuiteWorld<'a> {
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Sandbox> {
         let statements = body(statement);
-        let override_statement =
-            first(statements, "override").filter(|s| overrides::has_machine_part(s));
+        let override_statements: Vec<&Statement> = all(statements, "override").collect();
         let Some(world_statement) = first(statements, "world") else {
             let machine = ["expect", "forbid", "review"]
                 .iter()
                 .find_map(|k| first(statements, k));
-            if let Some(s) = machine.or(override_statement) {
+            let machine_override = override_statements
+                .iter()
+                .copied()
+                .find(|s| overrides::has_machine_part(s));
+            if let Some(s) = machine.or(machine_override) {
                 diags.push(needs_world(s, case));
             }
             return None;
@@ -94,28 +100,34 @@ impl<'a> SuiteWorld<'a> {
         let before = diags.len();
         let zone = case.timezone.as_str().parse::<chrono_tz::Tz>().ok();
         let world = records::read_world(world_statement, &schema, zone, diags);
-        let request = override_statement.and_then(|s| overrides::request_id(s, &schema, diags));
+        // Request ids first: any override's conditions and the expectations may name
+        // any of them.
+        let requests: Vec<Option<Name>> = override_statements
+            .iter()
+            .map(|s| overrides::request_id(s, &schema, diags))
+            .collect();
         let ids = world.all_ids();
-        let requests: Vec<Name> = request.iter().cloned().collect();
+        let issued: Vec<Name> = requests.iter().flatten().cloned().collect();
         let filters = FilterCx {
             schema: &schema,
             zone,
-            ids: &ids,
-            requests: &requests,
+            ids: Some(&ids),
+            requests: &issued,
         };
-        let machine_override = match first(statements, "override") {
-            Some(s) if overrides::has_machine_part(s) => {
-                overrides::read_override(s, &case.tools, self.contracts, request, &filters, diags)
-            }
-            Some(s) => {
-                diags.push(override_without_machine_part(s));
-                None
-            }
-            None => None,
-        };
+        let machine_overrides: Vec<MachineOverride> = override_statements
+            .iter()
+            .zip(requests)
+            .filter_map(|(s, request)| {
+                if !overrides::has_machine_part(s) {
+                    diags.push(override_without_machine_part(s));
+                    return None;
+                }
+                overrides::read_override(s, &case.tools, self.tools, request, &filters, diags)
+            })
+            .collect();
         let cx = ExpectCx {
             filters,
-            contracts: self.contracts,
+            tools: self.tools,
             offered: &case.tools,
         };
         let checks: Vec<&str> = case.checks.iter().map(|c| c.id.as_str()).collect();
@@ -146,7 +158,7 @@ impl<'a> SuiteWorld<'a> {
         (diags.len() == before).then(|| Sandbox {
             schema,
             world,
-            machine_override,
+            overrides: machine_overrides,
             expectations,
             forbidden,
             reviews,
@@ -280,21 +292,21 @@ pub fn prose_of(case: &Case) -> Vec<&Text> {
     let mut texts = vec![&case.facts];
     texts.extend(case.checks.iter().map(|c| &c.requirement));
     texts.extend(case.critical_failures.iter());
-    if let Some(o) = &case.tool_override {
+    for o in &case.overrides {
         texts.extend([&o.matches, &o.result]);
         texts.extend(o.side_effect.iter().chain(o.verification.iter()));
     }
     texts
 }
 
-/// The contract of `tool` when the case offers it; `unoffered_tool` otherwise.
-pub fn offered_contract<'a>(
+/// The declaration of `tool` when the case offers it; `unoffered_tool` otherwise.
+pub fn offered_tool<'a>(
     tool: &Name,
     offered: &[Name],
-    contracts: &'a [ToolContract],
+    tools: &'a [Tool],
     diags: &mut Vec<Diagnostic>,
-) -> Option<&'a ToolContract> {
-    let contract = contracts.iter().find(|c| c.name.as_str() == tool.as_str());
+) -> Option<&'a Tool> {
+    let contract = tools.iter().find(|c| c.name.as_str() == tool.as_str());
     if let Some(contract) = contract.filter(|_| offered.iter().any(|o| o.as_str() == tool.as_str()))
     {
         return Some(contract);

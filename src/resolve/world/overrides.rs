@@ -20,20 +20,23 @@
 use serde_json::Value as Json;
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{Name, ToolContract};
+use crate::model::tool::Tool;
+use crate::model::Name;
 use crate::resolve::keys::{body, first};
 use crate::resolve::values::{self, Kind};
 use crate::syntax::ast::Statement;
 
-use crate::model::expect::MachineOverride;
+use crate::model::expect::{MachineOverride, OverrideAnswer};
 use crate::model::world::WorldSchema;
 
 use super::filters::{self, FilterCx, Role};
-use super::offered_contract;
+use super::offered_tool;
 use super::records::check_prefix;
 
 /// Keys of the machine part, as the case schema lists them for override blocks.
-pub const MACHINE_KEYS: &[&str] = &["when", "times", "error", "request", "commits"];
+pub const MACHINE_KEYS: &[&str] = &[
+    "when", "after", "times", "error", "returns", "request", "commits",
+];
 
 /// Whether an override block has a machine part at all.
 pub fn has_machine_part(statement: &Statement) -> bool {
@@ -67,7 +70,7 @@ pub fn request_id(
 pub fn read_override(
     statement: &Statement,
     offered: &[Name],
-    contracts: &[ToolContract],
+    tools: &[Tool],
     request: Option<Name>,
     cx: &FilterCx,
     diags: &mut Vec<Diagnostic>,
@@ -79,7 +82,7 @@ pub fn read_override(
     let statements = body(statement);
     let before = diags.len();
     let mut unoffered = Vec::new();
-    let contract = offered_contract(&tool, offered, contracts, &mut unoffered);
+    let contract = offered_tool(&tool, offered, tools, &mut unoffered);
     diags.extend(unoffered.into_iter().map(|d| Diagnostic {
         code: codes::OVERRIDE_MATCHES_NOTHING,
         message: format!("this override matches nothing: {}", d.message),
@@ -91,40 +94,74 @@ pub fn read_override(
             .unwrap_or_default(),
         _ => Vec::new(),
     };
-    let times = first(statements, "times").and_then(|s| positive(s, diags));
-    let error = first(statements, "error").and_then(|s| error(s, diags));
+    let after = first(statements, "after").and_then(|s| count(s, 0, diags));
+    let times = first(statements, "times").and_then(|s| count(s, 1, diags));
+    let answer = answer(statement, statements, diags);
     let commits = first(statements, "commits")
         .is_some_and(|s| values::args(s, &[], "commits", diags).is_some());
-    let Some((error, details)) = error else {
-        if diags.len() == before {
-            diags.push(
-                Diagnostic::error(codes::MISSING_FIELD, "this override's machine part has no `error`")
-                    .primary(statement.key.span, "what does the intercepted call return?")
-                    .help("add `error CODE`, e.g. `error TIMEOUT` (and `{ field \"value\" }` for further result fields)"),
-            );
-        }
-        return None;
-    };
+    let answer = answer?;
     (diags.len() == before).then_some(MachineOverride {
         tool,
         when,
+        after,
         times,
-        error,
-        details,
+        answer,
         request,
         commits,
     })
 }
 
-fn positive(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<u64> {
+/// `error CODE { … }` or `returns { … }`: exactly one says what the call returns.
+fn answer(
+    statement: &Statement,
+    statements: &[Statement],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<OverrideAnswer> {
+    match (first(statements, "error"), first(statements, "returns")) {
+        (Some(e), None) => {
+            error(e, diags).map(|(code, details)| OverrideAnswer::Error { code, details })
+        }
+        (None, Some(r)) => values::block_only(r, diags)
+            .map(|b| OverrideAnswer::Returns(values::data_object(b, diags))),
+        (Some(e), Some(r)) => {
+            diags.push(
+                Diagnostic::error(codes::BAD_ARGUMENTS, "this override both fails and succeeds")
+                    .primary(r.key.span, "`returns` gives success data")
+                    .secondary(e.key.span, "`error` gives a failure")
+                    .help("keep one: `error CODE` for an injected failure, `returns { … }` for scripted success data"),
+            );
+            None
+        }
+        (None, None) => {
+            diags.push(
+                Diagnostic::error(codes::MISSING_FIELD, "this override's machine part says nothing about what the call returns")
+                    .primary(statement.key.span, "what does the intercepted call return?")
+                    .help("add `error CODE` (e.g. `error TIMEOUT`, with `{ field \"value\" }` for further result fields) or `returns { field \"value\" }` for success data"),
+            );
+            None
+        }
+    }
+}
+
+/// A count of calls of at least `least` (`after 0` is allowed; `times 0` is not).
+fn count(statement: &Statement, least: u64, diags: &mut Vec<Diagnostic>) -> Option<u64> {
     let number = values::number(statement, diags)?;
-    match number.value.as_u64().filter(|n| *n >= 1) {
+    match number.value.as_u64().filter(|n| *n >= least) {
         Some(n) => Some(n),
         None => {
+            let key = statement.name();
+            let help = if key == "times" {
+                "write `times 1` to intercept only the first matching call; leave it out to intercept every one"
+            } else {
+                "write `after 1` to let the first matching call through and intercept the next ones"
+            };
             diags.push(
-                Diagnostic::error(codes::BAD_ARGUMENTS, "`times` must be a whole number of at least 1")
-                    .primary(number.span, "not a count of calls")
-                    .help("write `times 1` to intercept only the first matching call; leave it out to intercept every one"),
+                Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!("`{key}` must be a whole number of at least {least}"),
+                )
+                .primary(number.span, "not a count of calls")
+                .help(help),
             );
             None
         }

@@ -64,7 +64,7 @@ pub fn read_world(
         .collect();
     let cx = TypeCx {
         zone,
-        ids: &existing,
+        ids: Some(&existing),
     };
     for (collection, id, statement) in heads {
         world

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
+use crate::model::tool::Tool;
 use crate::model::world::{
     Collection, FieldSpec, FieldType, WorldSchema, RESERVED_COLLECTIONS, RESERVED_FIELDS,
 };
@@ -18,6 +19,8 @@ use crate::resolve::keys::{self, body, first, KeySpec};
 use crate::resolve::values::{self, Kind};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value};
+
+use super::super::tools::{read_tool, ToolCx};
 
 const SCHEMA_KEYS: &[KeySpec] = &[
     KeySpec {
@@ -37,6 +40,12 @@ const SCHEMA_KEYS: &[KeySpec] = &[
         required: false,
         repeated: true,
         doc: "`collection NAME { id_prefix …; field … }`: one collection of records.",
+    },
+    KeySpec {
+        key: "tool",
+        required: false,
+        repeated: true,
+        doc: "`tool NAME { argument …; service … }`: a tool over the schema's collections.",
     },
 ];
 
@@ -58,12 +67,6 @@ const COLLECTION_KEYS: &[KeySpec] = &[
         required: false,
         repeated: false,
         doc: "Writes to this collection are refused.",
-    },
-    KeySpec {
-        key: "tools",
-        required: false,
-        repeated: false,
-        doc: "Tools that work only on this collection.",
     },
     KeySpec {
         key: "field",
@@ -152,11 +155,49 @@ fn read_schema(
         collections.push(collection);
     }
     check_references(&collections, diags);
-    (diags.len() == before).then_some(WorldSchema {
+    if diags.len() > before {
+        return None;
+    }
+    let mut schema = WorldSchema {
         name,
         request_prefix,
         collections,
-    })
+        tools: Vec::new(),
+    };
+    schema.tools = read_tools(
+        keys::all(statements, "tool"),
+        Some(&schema),
+        &mut Vec::new(),
+        diags,
+    );
+    (diags.len() == before).then_some(schema)
+}
+
+/// The tools declared by `statements`, read against `schema`; a name declared twice is
+/// reported and the second declaration left out. The names of declarations with errors
+/// (already reported) go into `broken`, so that naming them elsewhere does not repeat
+/// the error as an unknown tool.
+pub(crate) fn read_tools<'a>(
+    statements: impl Iterator<Item = &'a Statement>,
+    schema: Option<&WorldSchema>,
+    broken: &mut Vec<Name>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Tool> {
+    let cx = ToolCx { schema };
+    let mut tools: Vec<Tool> = Vec::new();
+    for statement in statements {
+        let Some(tool) = read_tool(statement, cx, diags) else {
+            let name = statement.values.first().filter(|v| v.as_ident().is_some());
+            broken.extend(name.map(values::text_of));
+            continue;
+        };
+        if let Some(earlier) = tools.iter().find(|t| t.name.as_str() == tool.name.as_str()) {
+            diags.push(duplicate("tool", &tool.name, earlier.name.span));
+            continue;
+        }
+        tools.push(tool);
+    }
+    tools
 }
 
 fn read_collection(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Collection> {
@@ -190,9 +231,6 @@ fn read_collection(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option
         Some(s) => values::args(s, &[], "read_only", diags).is_some(),
         None => false,
     };
-    let tools = first(statements, "tools")
-        .and_then(|s| values::names(s, diags))
-        .unwrap_or_default();
     let doc = first(statements, "doc").and_then(|s| values::text(s, diags));
     let mut fields: Vec<FieldSpec> = Vec::new();
     for statement in keys::all(statements, "field") {
@@ -213,7 +251,6 @@ fn read_collection(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option
         doc,
         id_prefix: id_prefix?,
         read_only,
-        tools,
         fields,
     })
 }
@@ -249,7 +286,7 @@ fn read_field(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Fiel
     let fields = body(statement);
     keys::check_keys(fields, &[FIELD_KEYS], "a field block", name.span, diags);
     let doc = first(fields, "doc").and_then(|s| values::text(s, diags));
-    let ty = read_type(&words[1..], diags)?;
+    let ty = read_type(&words[1..], &FIELD_TYPES, diags)?;
     Some(FieldSpec {
         name,
         ty,
@@ -258,8 +295,31 @@ fn read_field(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Fiel
     })
 }
 
-/// `text`, `enum a b`, `ref coll…`, `list TYPE`: the type words after a field name.
-fn read_type(words: &[&Value], diags: &mut Vec<Diagnostic>) -> Option<FieldType> {
+/// Where a type is written: what mistakes are reported as, and the type words other
+/// than field types that the place also accepts (for "did you mean").
+pub(crate) struct TypePlace {
+    pub code: &'static str,
+    /// "field" or "argument".
+    pub noun: &'static str,
+    pub also: &'static [&'static str],
+}
+
+const FIELD_TYPES: TypePlace = TypePlace {
+    code: codes::SCHEMA_DEFINITION,
+    noun: "field",
+    also: &[],
+};
+
+/// `text`, `enum a b`, `ref coll…`, `list TYPE`: the type words after a field (or tool
+/// argument) name.
+pub(crate) fn read_type(
+    words: &[&Value],
+    place: &TypePlace,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FieldType> {
+    let error = |message: String, span: Span, label: &str| {
+        Diagnostic::error(place.code, message).primary(span, label.to_string())
+    };
     let (head, rest) = words.split_first()?;
     let word = head.as_ident().unwrap_or_default();
     let args: Vec<String> = rest
@@ -279,10 +339,10 @@ fn read_type(words: &[&Value], diags: &mut Vec<Diagnostic>) -> Option<FieldType>
     };
     let needs_args = |what: &str, diags: &mut Vec<Diagnostic>| {
         diags.push(
-            schema_error(
+            error(
                 format!("`{word}` needs {what}"),
                 head.span,
-                format!("`{word}` without {what}"),
+                &format!("`{word}` without {what}"),
             )
             .help(format!(
                 "write e.g. `field status {word} {}`",
@@ -295,7 +355,7 @@ fn read_type(words: &[&Value], diags: &mut Vec<Diagnostic>) -> Option<FieldType>
         (Some(_), _) => {
             let extra = rest[0].span.to(rest[rest.len() - 1].span);
             diags.push(
-                schema_error(
+                error(
                     format!("type `{word}` takes no arguments"),
                     extra,
                     "not part of the type",
@@ -321,16 +381,17 @@ fn read_type(words: &[&Value], diags: &mut Vec<Diagnostic>) -> Option<FieldType>
             needs_args("an item type", diags);
             None
         }
-        (None, "list") => read_type(rest, diags).map(|t| FieldType::List(Box::new(t))),
+        (None, "list") => read_type(rest, place, diags).map(|t| FieldType::List(Box::new(t))),
         _ => {
-            let d = schema_error(
-                format!("unknown field type `{word}`"),
+            let d = error(
+                format!("unknown {} type `{word}`", place.noun),
                 head.span,
-                "not a field type",
+                "not a type",
             );
-            diags.push(match suggest(word, TYPE_NAMES.iter().copied()) {
+            let names = TYPE_NAMES.iter().chain(place.also).copied();
+            diags.push(match suggest(word, names.clone()) {
                 Some(near) => d.help(format!("did you mean `{near}`?")),
-                None => d.help(format!("field types: {}", TYPE_NAMES.join(", "))),
+                None => d.help(format!("types: {}", names.collect::<Vec<_>>().join(", "))),
             });
             None
         }

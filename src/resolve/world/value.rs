@@ -15,7 +15,9 @@ use crate::model::world::FieldType;
 /// What reading a value needs: the case zone and the ids references may name.
 pub struct TypeCx<'a> {
     pub zone: Option<Tz>,
-    pub ids: &'a IdIndex,
+    /// The ids a reference may name; `None` outside any case (a tool's declaration),
+    /// where any id is taken.
+    pub ids: Option<&'a IdIndex>,
 }
 
 /// Reads `value` as a value of `ty`, or reports why it is not one.
@@ -96,7 +98,10 @@ fn read_ref(
     cx: &TypeCx,
     field: &str,
 ) -> Result<FieldValue, Diagnostic> {
-    match cx.ids.get(id) {
+    let Some(ids) = cx.ids else {
+        return Ok(FieldValue::Ref(id.to_string()));
+    };
+    match ids.get(id) {
         // A record of an unknown collection: its error is reported where it is written.
         Some(collection) if collection.is_empty() || targets.contains(collection) => {
             Ok(FieldValue::Ref(id.to_string()))
@@ -111,8 +116,7 @@ fn read_ref(
         )
         .help(format!("name a record of {}", targets.join(" or ")))),
         None => {
-            let candidates: Vec<&str> = cx
-                .ids
+            let candidates: Vec<&str> = ids
                 .iter()
                 .filter(|(_, c)| targets.contains(c))
                 .map(|(i, _)| i.as_str())

@@ -1,20 +1,22 @@
-//! `read_records`, `write_record` and `verify_record`.
+//! `records.search`, `records.get` and `records.write`: the generic record services.
 //!
-//! A free-text query matches a record when one of its terms occurs in the record's
-//! text (see [`searchable`]); a search that runs and matches nothing returns
-//! `status: ok` with no records, which is a different answer from a service failure
-//! (`status: error`). Writes are checked against the schema: unknown, read-only and
-//! tool-managed collections, unknown fields, wrong types, missing required fields and
+//! A free-text query matches a record when one of its terms occurs in the record's text
+//! (see [`searchable`]); a search that runs and matches nothing returns `status: ok`
+//! with no records, which is a different answer from a service failure (`status:
+//! error`). Writes are checked against the schema: read-only collections, collections
+//! another tool manages, unknown fields, wrong types, missing required fields and
 //! dangling references are refused with an error naming the collection's fields.
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::model::tool::{Get, Search, Tool, Write, WriteOp};
 use crate::model::value::FieldValue;
 use crate::model::world::{Collection, FieldType};
 
-use super::state::{sort_like_schema, Rec};
-use super::values::{from_json, normalize};
-use super::{Outcome, Runtime};
+use super::super::state::{sort_like_schema, Rec};
+use super::super::values::{from_json, normalize};
+use super::super::{Outcome, Runtime};
+use super::argument;
 
 /// Words too common to select records.
 const STOPWORDS: &[&str] = &[
@@ -22,38 +24,28 @@ const STOPWORDS: &[&str] = &[
     "of", "on", "or", "the", "to", "what", "when", "where", "with",
 ];
 
-fn argument<'j>(arguments: &'j Json, name: &str) -> Option<&'j str> {
-    arguments
-        .get(name)
-        .and_then(Json::as_str)
-        .filter(|s| !s.trim().is_empty())
-}
-
-pub fn read_records(rt: &mut Runtime, arguments: &Json) -> Outcome {
-    let collection = argument(arguments, "collection");
-    if let Some(name) = collection {
-        if rt.sandbox.schema.collection(name).is_none() {
-            return unknown_collection(rt, name);
-        }
-    }
-    let query = argument(arguments, "query").unwrap_or_default();
-    let terms = query_terms(query);
+pub fn search(rt: &mut Runtime, s: &Search, arguments: &Json) -> Outcome {
+    let collection = argument(arguments, s.collection.as_ref());
+    let terms = query_terms(argument(arguments, s.query.as_ref()).unwrap_or_default());
     let matching: Vec<&Rec> = rt
         .state
-        .records
+        .records()
         .iter()
         .filter(|r| collection.is_none_or(|c| r.collection == c))
-        .filter(|r| {
-            terms.is_empty() || terms.iter().any(|t| searchable(rt, r).contains(t.as_str()))
-        })
+        .filter(|r| matches_query(rt, r, &terms))
         .collect();
     let ids = matching.iter().map(|r| r.id.clone()).collect();
     let records: Vec<Json> = matching.iter().map(|r| r.to_json()).collect();
-    Outcome::ok(
-        json!({ "collection": collection, "query": query, "records": records }),
-        ids,
-        Vec::new(),
-    )
+    Outcome::ok(json!({ "records": records }), ids, Vec::new())
+}
+
+/// Whether `record` matches a query's terms (no terms: every record does).
+pub fn matches_query(rt: &Runtime, record: &Rec, terms: &[String]) -> bool {
+    if terms.is_empty() {
+        return true;
+    }
+    let text = searchable(rt, record);
+    terms.iter().any(|t| text.contains(t.as_str()))
 }
 
 /// The query's terms: words separated by white space or commas, lower case, without
@@ -61,7 +53,7 @@ pub fn read_records(rt: &mut Runtime, arguments: &Json) -> Outcome {
 /// (`14:00`) stays one term. Stop words are dropped, and a plural `s` is stripped from
 /// alphabetic words longer than three letters so "reminders" finds a reminder. An
 /// empty query (or only stop words) matches every record.
-fn query_terms(query: &str) -> Vec<String> {
+pub fn query_terms(query: &str) -> Vec<String> {
     query
         .split(|c: char| c.is_whitespace() || c == ',')
         .map(|w| {
@@ -107,67 +99,74 @@ fn value_text(value: &FieldValue) -> String {
     }
 }
 
-fn unknown_collection(rt: &Runtime, name: &str) -> Outcome {
-    let names: Vec<&str> = rt
-        .sandbox
-        .schema
-        .collections
-        .iter()
-        .map(|c| c.name.as_str())
-        .collect();
-    Outcome::error(
-        "UNKNOWN_COLLECTION",
-        format!("no collection `{name}`; collections: {}", names.join(", ")),
-    )
+pub fn get(rt: &mut Runtime, g: &Get, arguments: &Json) -> Outcome {
+    let Some(wanted) = argument(arguments, Some(&g.id)) else {
+        return Outcome::not_found("");
+    };
+    let id = rt.request_record(wanted).unwrap_or(wanted).to_string();
+    let collection = argument(arguments, g.collection.as_ref());
+    match rt
+        .state
+        .get(&id)
+        .filter(|r| collection.is_none_or(|c| r.collection == c))
+    {
+        Some(record) => Outcome::ok(
+            json!({ "found": true, "record": record.to_json() }),
+            vec![id],
+            Vec::new(),
+        ),
+        None => Outcome::not_found(wanted),
+    }
 }
 
-pub fn write_record(rt: &mut Runtime, arguments: &Json) -> Outcome {
-    let Some(name) = argument(arguments, "collection") else {
-        return Outcome::error("MISSING_ARGUMENT", "write_record needs `collection`");
-    };
+pub fn write(rt: &mut Runtime, tool: &Tool, w: &Write, arguments: &Json) -> Outcome {
+    // Validation has checked that the collection argument names a collection.
+    let name = argument(arguments, Some(&w.collection)).unwrap_or_default();
     let schema = rt.sandbox.schema.clone();
     let Some(collection) = schema.collection(name) else {
-        return unknown_collection(rt, name);
+        return Outcome::error("UNKNOWN_COLLECTION", format!("no collection `{name}`"));
     };
     if collection.read_only {
-        return Outcome::error(
-            "READ_ONLY",
-            format!("{name} cannot be modified (prescriptions are kept by the prescriber)"),
-        );
+        return Outcome::error("READ_ONLY", format!("{name} cannot be modified"));
     }
-    if let Some(tool) = collection.tools.first() {
+    if let Some(manager) = rt.manager_of(name, tool.name.as_str()) {
         return Outcome::error(
             "MANAGED_BY_TOOL",
-            format!("{name} is changed only through `{}`", tool.as_str()),
+            format!("{name} is changed only through `{}`", manager.name.as_str()),
         );
     }
-    let record_id = argument(arguments, "record_id_if_existing");
-    match argument(arguments, "operation") {
-        Some("create") => create(rt, collection, arguments),
-        Some(op @ ("update" | "delete" | "skip_occurrence")) => {
-            let Some(id) =
-                record_id.filter(|id| rt.state.get(id).is_some_and(|r| r.collection == name))
-            else {
-                return Outcome::error(
-                    "NOT_FOUND",
-                    format!("{op} needs `record_id_if_existing`, the id of a record of {name}"),
-                );
-            };
-            match op {
-                "update" => update(rt, collection, id, arguments),
-                "delete" => delete(rt, id),
-                _ => skip_occurrence(rt, collection, id),
-            }
-        }
-        _ => Outcome::error(
+    let operation = argument(arguments, Some(&w.operation)).unwrap_or_default();
+    let Some((_, op)) = WriteOp::ALL.iter().find(|(n, _)| *n == operation) else {
+        return Outcome::error(
             "UNKNOWN_OPERATION",
-            "operation is one of: create, update, delete, skip_occurrence",
-        ),
+            format!("`{operation}` is not an operation"),
+        );
+    };
+    let given_fields = arguments.get(w.fields.as_str());
+    if *op == WriteOp::Create {
+        return create(rt, collection, given_fields);
+    }
+    let record_name = w.record.as_ref().map_or("", |r| r.as_str());
+    let Some(id) = argument(arguments, w.record.as_ref())
+        .filter(|id| rt.state.get(id).is_some_and(|r| r.collection == name))
+        .map(str::to_string)
+    else {
+        return Outcome::error(
+            "NOT_FOUND",
+            format!("{operation} needs `{record_name}`, the id of a record of {name}"),
+        );
+    };
+    match op {
+        WriteOp::Update => update(rt, collection, &id, given_fields, operation),
+        WriteOp::Delete => delete(rt, &id),
+        WriteOp::SkipOccurrence | WriteOp::Create => {
+            skip_occurrence(rt, collection, &id, operation)
+        }
     }
 }
 
-fn create(rt: &mut Runtime, collection: &Collection, arguments: &Json) -> Outcome {
-    let fields = match typed_fields(rt, collection, arguments) {
+fn create(rt: &mut Runtime, collection: &Collection, given: Option<&Json>) -> Outcome {
+    let fields = match typed_fields(rt, collection, given) {
         Ok(fields) => fields,
         Err(refusal) => return refusal,
     };
@@ -176,6 +175,16 @@ fn create(rt: &mut Runtime, collection: &Collection, arguments: &Json) -> Outcom
         .into_iter()
         .filter_map(|(name, value)| Some((name, value?)))
         .collect();
+    create_record(rt, collection, fields)
+}
+
+/// Creates a record of `collection` with `fields` (typed, references checked), or
+/// refuses when a required field is missing.
+pub fn create_record(
+    rt: &mut Runtime,
+    collection: &Collection,
+    mut fields: Vec<(String, FieldValue)>,
+) -> Outcome {
     let missing: Vec<&str> = collection
         .fields
         .iter()
@@ -194,7 +203,6 @@ fn create(rt: &mut Runtime, collection: &Collection, arguments: &Json) -> Outcom
         );
     }
     let id = rt.state.next_id(collection);
-    let mut fields = fields;
     sort_like_schema(&mut fields, collection);
     let record = Rec {
         collection: collection.name.as_str().to_string(),
@@ -203,12 +211,18 @@ fn create(rt: &mut Runtime, collection: &Collection, arguments: &Json) -> Outcom
         history: Vec::new(),
     };
     let shown = saved(&record, "create");
-    rt.state.records.push(record);
+    rt.state.insert(record);
     Outcome::ok(shown, vec![id.clone()], vec![id])
 }
 
-fn update(rt: &mut Runtime, collection: &Collection, id: &str, arguments: &Json) -> Outcome {
-    let fields = match typed_fields(rt, collection, arguments) {
+fn update(
+    rt: &mut Runtime,
+    collection: &Collection,
+    id: &str,
+    given: Option<&Json>,
+    operation: &str,
+) -> Outcome {
+    let fields = match typed_fields(rt, collection, given) {
         Ok(fields) => fields,
         Err(refusal) => return refusal,
     };
@@ -216,8 +230,8 @@ fn update(rt: &mut Runtime, collection: &Collection, id: &str, arguments: &Json)
     let Some(record) = rt.state.get_mut(id) else {
         return Outcome::not_found(id);
     };
-    let changed = record.apply(fields, &now, Some("update"), collection);
-    let shown = saved(record, "update");
+    let changed = record.apply(fields, &now, Some(operation), collection);
+    let shown = saved(record, operation);
     let changed = if changed {
         vec![id.to_string()]
     } else {
@@ -237,37 +251,49 @@ fn delete(rt: &mut Runtime, id: &str) -> Outcome {
     }
 }
 
-/// Moves a recurring record's next occurrence (`at` or `start`) to the one after.
-fn skip_occurrence(rt: &mut Runtime, collection: &Collection, id: &str) -> Outcome {
+/// Moves a recurring record's next occurrence (its first datetime field, such as `at`
+/// or `start`) to the one after, by its recurrence.
+fn skip_occurrence(
+    rt: &mut Runtime,
+    collection: &Collection,
+    id: &str,
+    operation: &str,
+) -> Outcome {
     let now = rt.case.clock.as_str().to_string();
     let zone = rt.zone;
     let Some(record) = rt.state.get_mut(id) else {
         return Outcome::not_found(id);
     };
-    let next = ["at", "start"].iter().find_map(|field| {
-        let Some(FieldValue::Recurrence(rule)) = record.field("recurrence") else {
-            return None;
-        };
-        let Some(FieldValue::DateTime(current)) = record.field(field) else {
-            return None;
-        };
-        super::services::next_occurrence(current, rule, zone)
-            .map(|n| (field.to_string(), FieldValue::DateTime(n)))
+    let rule = record.fields.iter().find_map(|(_, v)| match v {
+        FieldValue::Recurrence(rule) => Some(rule.clone()),
+        _ => None,
     });
-    let Some(next) = next else {
+    let next = rule.and_then(|rule| {
+        collection
+            .fields
+            .iter()
+            .filter(|f| f.ty == FieldType::DateTime)
+            .find_map(|f| match record.field(f.name.as_str()) {
+                Some(FieldValue::DateTime(current)) => {
+                    super::super::values::next_occurrence(current, &rule, zone)
+                        .map(|n| (f.name.as_str().to_string(), FieldValue::DateTime(n)))
+                }
+                _ => None,
+            })
+    });
+    let Some((field, value)) = next else {
         return Outcome::error(
             "NOT_RECURRING",
             format!("{id} has no recurrence and next occurrence to skip"),
         );
     };
-    let (field, value) = next;
     record.apply(
         vec![(field, Some(value))],
         &now,
-        Some("skip_occurrence"),
+        Some(operation),
         collection,
     );
-    let shown = saved(record, "skip_occurrence");
+    let shown = saved(record, operation);
     Outcome::ok(shown, vec![id.to_string()], vec![id.to_string()])
 }
 
@@ -275,13 +301,11 @@ fn saved(record: &Rec, operation: &str) -> Json {
     json!({
         "operation": operation,
         "record_id": record.id,
-        "collection": record.collection,
-        "fields": record.fields_json(),
-        "history": record.history,
+        "record": record.to_json(),
     })
 }
 
-fn field_list(collection: &Collection) -> String {
+pub fn field_list(collection: &Collection) -> String {
     let fields: Vec<String> = collection
         .fields
         .iter()
@@ -301,20 +325,21 @@ fn field_list(collection: &Collection) -> String {
     )
 }
 
-/// The call's `fields`, typed by the collection; a refusal naming the fields otherwise.
-fn typed_fields(
+/// A call's record fields, typed by the collection; a refusal naming the fields
+/// otherwise. `None` values clear an optional field.
+pub fn typed_fields(
     rt: &Runtime,
     collection: &Collection,
-    arguments: &Json,
+    given: Option<&Json>,
 ) -> Result<Vec<(String, Option<FieldValue>)>, Outcome> {
     let empty = Map::new();
-    let given = match arguments.get("fields") {
+    let given = match given {
         None | Some(Json::Null) => &empty,
         Some(Json::Object(m)) => m,
         Some(_) => {
             return Err(Outcome::error(
                 "INVALID_FIELD",
-                format!("`fields` is an object; {}", field_list(collection)),
+                format!("the fields are an object; {}", field_list(collection)),
             ))
         }
     };
@@ -349,7 +374,11 @@ fn typed_fields(
 }
 
 /// A reference must name a record of one of the field's collections.
-fn existing_refs(rt: &Runtime, ty: &FieldType, value: FieldValue) -> Result<FieldValue, String> {
+pub fn existing_refs(
+    rt: &Runtime,
+    ty: &FieldType,
+    value: FieldValue,
+) -> Result<FieldValue, String> {
     let ok = |id: &str, targets: &[String]| {
         rt.state
             .get(id)
@@ -367,28 +396,5 @@ fn existing_refs(rt: &Runtime, ty: &FieldType, value: FieldValue) -> Result<Fiel
             Ok(value)
         }
         _ => Ok(value),
-    }
-}
-
-pub fn verify_record(rt: &mut Runtime, arguments: &Json) -> Outcome {
-    let Some(wanted) = argument(arguments, "record_id_or_request_id") else {
-        return Outcome::error(
-            "MISSING_ARGUMENT",
-            "verify_record needs `record_id_or_request_id`",
-        );
-    };
-    let id = rt.request_record(wanted).unwrap_or(wanted).to_string();
-    let collection = argument(arguments, "collection");
-    match rt
-        .state
-        .get(&id)
-        .filter(|r| collection.is_none_or(|c| r.collection == c))
-    {
-        Some(record) => Outcome::ok(
-            json!({ "found": true, "record": record.to_json() }),
-            vec![id],
-            Vec::new(),
-        ),
-        None => Outcome::not_found(wanted),
     }
 }

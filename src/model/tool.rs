@@ -1,0 +1,421 @@
+//! Tools as data: a tool's typed arguments and what a call does in the sandbox.
+//!
+//! A tool is declared once (in a world schema or in a suite) and everything else comes
+//! from that one declaration: the contract the model reads, the MCP `inputSchema`, the
+//! validation of a call's arguments, the typing of conditions on its calls, and its
+//! behaviour. The behaviour is a [`Binding`]: a built-in [`Service`] whose parameters name
+//! the suite's own collections, fields and arguments; effects declared over the world
+//! ([`Behavior`]); or an external command ([`Adapter`]). Readers are in
+//! `resolve::tools`, the runtime in `runtime::tools`.
+
+use crate::model::expect::Condition;
+use crate::model::value::FieldValue;
+use crate::model::world::FieldType;
+use crate::model::{Name, Text};
+use crate::source::Span;
+
+#[derive(Clone, Debug)]
+pub struct Tool {
+    pub name: Name,
+    /// The contract the model is told (`behavior "…"`).
+    pub behavior: Text,
+    pub arguments: Vec<Argument>,
+    pub binding: Binding,
+    /// The `tool` statement's header.
+    pub span: Span,
+}
+
+impl Tool {
+    pub fn argument(&self, name: &str) -> Option<&Argument> {
+        self.arguments.iter().find(|a| a.name.as_str() == name)
+    }
+
+    /// The collections this tool changes through a binding of its own (not the generic
+    /// record writer): a booking service's slots and bookings, a file store's files.
+    pub fn managed_collections(&self) -> Vec<&str> {
+        match &self.binding {
+            Binding::Service(service) => service.managed_collections(),
+            Binding::Declared(behavior) => behavior
+                .effects
+                .iter()
+                .filter(|e| !matches!(e, Effect::Read(_)))
+                .map(|e| e.collection().as_str())
+                .collect(),
+            Binding::Adapter(adapter) => adapter.writes.iter().map(|c| c.as_str()).collect(),
+            Binding::None => Vec::new(),
+        }
+    }
+
+    /// The collections a call of this tool can show or change: what its world must hold
+    /// for the tool to have anything to work on.
+    pub fn worked_collections(&self) -> Vec<&str> {
+        match &self.binding {
+            Binding::Service(service) => service.worked_collections(),
+            Binding::Declared(behavior) => behavior
+                .effects
+                .iter()
+                .filter(|e| !matches!(e, Effect::Create(_)))
+                .map(|e| e.collection().as_str())
+                .collect(),
+            Binding::Adapter(_) | Binding::None => Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Argument {
+    pub name: Name,
+    pub ty: ArgType,
+    pub required: bool,
+    pub doc: Option<Text>,
+}
+
+/// The type of a tool argument: a world field type, or one of the types only calls have.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgType {
+    Field(FieldType),
+    /// The name of a collection of the world schema.
+    Collection,
+    /// A record id of any collection, or a request id.
+    Id,
+    /// An object holding fields of a record of the collection that the argument named
+    /// here gives (`fields collection`).
+    Fields(String),
+    /// An object with declared members.
+    Object(Vec<Argument>),
+}
+
+impl ArgType {
+    /// How the type is written in a declaration, e.g. `enum create update`.
+    pub fn describe(&self) -> String {
+        match self {
+            ArgType::Field(ty) => ty.describe(),
+            ArgType::Collection => "collection".into(),
+            ArgType::Id => "id".into(),
+            ArgType::Fields(of) => format!("fields {of}"),
+            ArgType::Object(_) => "object".into(),
+        }
+    }
+}
+
+/// What a call of the tool does.
+#[derive(Clone, Debug)]
+pub enum Binding {
+    /// Boxed: a booking's bindings are many names, and tools are kept by the dozen.
+    Service(Box<Service>),
+    Declared(Behavior),
+    Adapter(Adapter),
+    /// Prose only: nothing in the sandbox can run it (`tool_without_behavior`).
+    None,
+}
+
+/// The built-in services, each with the suite's names bound to its parameters. Every
+/// name here (argument, collection, field, enum value) comes from the suite's
+/// declaration; the meaning of each parameter is documented in docs/tools.md.
+#[derive(Clone, Debug)]
+pub enum Service {
+    Clock,
+    Search(Search),
+    Get(Get),
+    Write(Write),
+    Booking(Booking),
+    Tracker(Tracker),
+    Files(Files),
+    Http(Http),
+}
+
+impl Service {
+    fn managed_collections(&self) -> Vec<&str> {
+        match self {
+            Service::Booking(b) => vec![b.slots.as_str(), b.bookings.as_str()],
+            Service::Tracker(t) => vec![t.trackers.as_str()],
+            Service::Files(f) => vec![f.files.as_str()],
+            Service::Http(h) => vec![h.endpoints.as_str()],
+            Service::Clock | Service::Search(_) | Service::Get(_) | Service::Write(_) => Vec::new(),
+        }
+    }
+
+    fn worked_collections(&self) -> Vec<&str> {
+        match self {
+            Service::Booking(b) => vec![b.slots.as_str(), b.bookings.as_str()],
+            Service::Tracker(t) => vec![t.trackers.as_str()],
+            Service::Files(f) => vec![f.files.as_str()],
+            Service::Http(h) => vec![h.endpoints.as_str()],
+            Service::Clock | Service::Search(_) | Service::Get(_) | Service::Write(_) => Vec::new(),
+        }
+    }
+}
+
+/// `records.search`: records matching a free-text query, in one collection or all.
+#[derive(Clone, Debug)]
+pub struct Search {
+    /// The argument naming the collection (absent: every collection).
+    pub collection: Option<Name>,
+    /// The argument holding the query (absent or empty: every record).
+    pub query: Option<Name>,
+}
+
+/// `records.get`: one record by its id, or by the request id it was written under.
+#[derive(Clone, Debug)]
+pub struct Get {
+    pub collection: Option<Name>,
+    pub id: Name,
+}
+
+/// `records.write`: create, update, delete or skip an occurrence of a record of the
+/// collection a call names, with typed fields.
+#[derive(Clone, Debug)]
+pub struct Write {
+    pub collection: Name,
+    /// The enum argument whose value picks the operation.
+    pub operation: Name,
+    pub record: Option<Name>,
+    pub fields: Name,
+    pub request: Option<Name>,
+}
+
+/// The operations of `records.write`, named by the values of its operation argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteOp {
+    Create,
+    Update,
+    Delete,
+    SkipOccurrence,
+}
+
+impl WriteOp {
+    pub const ALL: [(&'static str, WriteOp); 4] = [
+        ("create", WriteOp::Create),
+        ("update", WriteOp::Update),
+        ("delete", WriteOp::Delete),
+        ("skip_occurrence", WriteOp::SkipOccurrence),
+    ];
+}
+
+/// `booking`: book offered slots, reschedule atomically, cancel, look bookings up.
+#[derive(Clone, Debug)]
+pub struct Booking {
+    pub slots: Name,
+    pub bookings: Name,
+    pub operation: Name,
+    /// The argument naming a booking (reschedule, cancel, lookup) or a provider.
+    pub target: Name,
+    /// The argument naming the slot: its id, or a time equal to its start.
+    pub slot: Name,
+    pub request: Option<Name>,
+    /// The bookings' reference to their slot.
+    pub slot_field: Name,
+    /// The provider reference slots and bookings share.
+    pub provider_field: Name,
+    /// The slots' start datetime.
+    pub start_field: Name,
+    /// The bookings' status enum and its two values.
+    pub status_field: Name,
+    pub confirmed: String,
+    pub cancelled: String,
+    /// Fields a booking takes from its slot.
+    pub copy: Vec<Name>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BookingOp {
+    Create,
+    Reschedule,
+    Cancel,
+    Lookup,
+}
+
+impl BookingOp {
+    pub const ALL: [(&'static str, BookingOp); 4] = [
+        ("create", BookingOp::Create),
+        ("reschedule", BookingOp::Reschedule),
+        ("cancel", BookingOp::Cancel),
+        ("lookup", BookingOp::Lookup),
+    ];
+}
+
+/// `tracker`: locate or ring an item tracker of the world.
+#[derive(Clone, Debug)]
+pub struct Tracker {
+    pub trackers: Name,
+    pub operation: Name,
+    pub id: Name,
+    /// The trackers' status enum and the value that means offline.
+    pub status_field: Name,
+    pub offline: String,
+    /// A list of the operations a tracker supports (absent: every one).
+    pub supports_field: Option<Name>,
+    /// Fields a locate reports.
+    pub report: Vec<Name>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrackerOp {
+    Locate,
+    Ring,
+}
+
+impl TrackerOp {
+    pub const ALL: [(&'static str, TrackerOp); 2] =
+        [("locate", TrackerOp::Locate), ("ring", TrackerOp::Ring)];
+}
+
+/// `files.read`, `files.write`, `files.list`: a store of text files keyed by path.
+#[derive(Clone, Debug)]
+pub struct Files {
+    pub op: FileOp,
+    pub files: Name,
+    pub path_field: Name,
+    pub content_field: Name,
+    /// The argument with the path (read, write) or the folder prefix (list).
+    pub path: Option<Name>,
+    pub content: Option<Name>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileOp {
+    Read,
+    Write,
+    List,
+}
+
+/// `http`: requests answered from endpoint records of the world.
+#[derive(Clone, Debug)]
+pub struct Http {
+    pub endpoints: Name,
+    pub url_field: Name,
+    pub method_field: Option<Name>,
+    pub status_field: Name,
+    pub body_field: Name,
+    pub url: Name,
+    pub method: Option<Name>,
+}
+
+/// Effects declared over the world, in order, after the refusals.
+#[derive(Clone, Debug, Default)]
+pub struct Behavior {
+    pub refusals: Vec<Refusal>,
+    pub effects: Vec<Effect>,
+    pub responses: Vec<Response>,
+    /// The argument whose value, once a write succeeded under it, makes a repeated call
+    /// return the first result and write nothing.
+    pub idempotent: Option<Name>,
+}
+
+/// `refuse CODE "message" { condition… }`: the call fails when every condition holds.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub code: Name,
+    pub message: Text,
+    pub conditions: Vec<Condition>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Effect {
+    Read(Read),
+    Create(Create),
+    Update(Update),
+    Delete(Delete),
+}
+
+impl Effect {
+    pub fn collection(&self) -> &Name {
+        match self {
+            Effect::Read(r) => &r.collection,
+            Effect::Create(c) => &c.collection,
+            Effect::Update(u) => &u.collection,
+            Effect::Delete(d) => &d.collection,
+        }
+    }
+}
+
+/// `read COLLECTION { match ARG; where FIELD [OP] ARG; show FIELD… }`.
+#[derive(Clone, Debug)]
+pub struct Read {
+    pub collection: Name,
+    /// The argument holding a free-text query, matched as `records.search` does.
+    pub query: Option<Name>,
+    pub filters: Vec<Filter>,
+    /// The fields a result shows (absent: every field).
+    pub show: Option<Vec<Name>>,
+}
+
+/// `where FIELD [OP] ARG`: a record field compared with an argument; skipped when the
+/// call does not give the argument.
+#[derive(Clone, Debug)]
+pub struct Filter {
+    pub field: Name,
+    pub op: crate::model::expect::Op,
+    pub argument: Name,
+}
+
+/// `create COLLECTION { set FIELD …}`.
+#[derive(Clone, Debug)]
+pub struct Create {
+    pub collection: Name,
+    pub sets: Vec<Set>,
+}
+
+/// `update COLLECTION { record ARG; set FIELD …; reason "…" }`.
+#[derive(Clone, Debug)]
+pub struct Update {
+    pub collection: Name,
+    pub record: Name,
+    pub sets: Vec<Set>,
+    pub reason: Option<Text>,
+}
+
+/// `delete COLLECTION { record ARG }`.
+#[derive(Clone, Debug)]
+pub struct Delete {
+    pub collection: Name,
+    pub record: Name,
+}
+
+/// `set FIELD from ARG`, `set FIELD VALUE`, `set FIELD now`.
+#[derive(Clone, Debug)]
+pub struct Set {
+    pub field: Name,
+    pub value: SetValue,
+}
+
+#[derive(Clone, Debug)]
+pub enum SetValue {
+    /// The argument's value (nothing is set when the call leaves it out).
+    Argument(Name),
+    Value(FieldValue),
+    /// The case clock: a datetime, or its date for a date field.
+    Now,
+}
+
+/// `respond { when { … }; after N; data { … } }` or `… record COLLECTION { where … }`:
+/// what a matching call answers besides its effects.
+#[derive(Clone, Debug)]
+pub struct Response {
+    pub when: Vec<Condition>,
+    /// Matching calls before this many have happened are not answered.
+    pub after: Option<u64>,
+    pub answer: Answer,
+}
+
+#[derive(Clone, Debug)]
+pub enum Answer {
+    /// Declared data, merged into the result.
+    Data(serde_json::Value),
+    /// The first record of the collection whose fields match, shown as `record`.
+    Record {
+        collection: Name,
+        filters: Vec<Filter>,
+    },
+}
+
+/// `adapter "COMMAND" "ARG"… { reads COLL…; writes COLL… }`: a program speaking the
+/// adapter protocol (docs/tools.md) on standard input and output.
+#[derive(Clone, Debug)]
+pub struct Adapter {
+    pub command: Vec<Text>,
+    /// The collections the adapter is sent (absent: every collection).
+    pub reads: Option<Vec<Name>>,
+    /// The collections its changes may touch.
+    pub writes: Vec<Name>,
+}

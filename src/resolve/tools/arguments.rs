@@ -1,0 +1,200 @@
+//! A tool's arguments: `argument NAME TYPE [optional] { doc "…" }`.
+//!
+//! Types are the world's field types (`text`, `enum a b`, `ref contacts`, `list …`)
+//! plus the types only calls have: `collection` (a collection name), `id` (a record or
+//! request id of any collection), `fields ARG` (the fields of a record of the collection
+//! argument ARG names) and `object` (members declared as arguments in its block).
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::tool::{ArgType, Argument};
+use crate::syntax::ast::{Statement, Value};
+
+use super::super::keys::{self, all, body, first, KeySpec};
+use super::super::values;
+use super::super::world::schema::{read_type, TypePlace};
+
+const ARGUMENT_TYPES: TypePlace = TypePlace {
+    code: codes::TOOL_DEFINITION,
+    noun: "argument",
+    also: &["collection", "id", "fields", "object"],
+};
+
+const ARGUMENT_KEYS: &[KeySpec] = &[
+    KeySpec {
+        key: "doc",
+        required: false,
+        repeated: false,
+        doc: "What the argument means, as the model is told.",
+    },
+    KeySpec {
+        key: "argument",
+        required: false,
+        repeated: true,
+        doc: "A member of an `object` argument.",
+    },
+];
+
+/// The arguments of a tool (or the members of an object argument), in order; duplicates
+/// and malformed declarations are reported and left out.
+pub fn read_arguments<'a>(
+    statements: impl Iterator<Item = &'a Statement>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Argument> {
+    let mut out: Vec<Argument> = Vec::new();
+    for statement in statements {
+        let Some(argument) = read_argument(statement, diags) else {
+            continue;
+        };
+        if let Some(first) = out
+            .iter()
+            .find(|a| a.name.as_str() == argument.name.as_str())
+        {
+            diags.push(crate::resolve::duplicate(
+                "argument",
+                &argument.name,
+                first.name.span,
+            ));
+            continue;
+        }
+        out.push(argument);
+    }
+    check_field_arguments(&out, diags);
+    out
+}
+
+fn read_argument(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Argument> {
+    let usage = "argument NAME TYPE [optional] { doc \"…\" }";
+    let words: Option<Vec<&Value>> = statement
+        .values
+        .iter()
+        .map(|v| v.as_ident().map(|_| v))
+        .collect();
+    let mut words = words.unwrap_or_default();
+    let required = words.last().and_then(|v| v.as_ident()) != Some("optional");
+    if !required {
+        words.pop();
+    }
+    if words.len() < 2 {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                "`argument` is not written as expected",
+            )
+            .primary(
+                statement.span,
+                "expected an argument name and a type, as names",
+            )
+            .help(format!("write it as `{usage}`")),
+        );
+        return None;
+    }
+    let name = values::text_of(words[0]);
+    let statements = body(statement);
+    keys::check_keys(
+        statements,
+        &[ARGUMENT_KEYS],
+        "an argument block",
+        name.span,
+        diags,
+    );
+    let doc = first(statements, "doc").and_then(|s| values::text(s, diags));
+    let ty = read_arg_type(&words[1..], statement, diags)?;
+    if !matches!(ty, ArgType::Object(_)) {
+        if let Some(member) = first(statements, "argument") {
+            diags.push(
+                Diagnostic::error(
+                    codes::TOOL_DEFINITION,
+                    format!("argument `{}` is not an object", name.as_str()),
+                )
+                .primary(member.key.span, "only an `object` argument has members")
+                .help(format!(
+                    "write `argument {} object {{ argument … }}`",
+                    name.as_str()
+                )),
+            );
+            return None;
+        }
+    }
+    Some(Argument {
+        name,
+        ty,
+        required,
+        doc,
+    })
+}
+
+/// The type words after an argument's name.
+fn read_arg_type(
+    words: &[&Value],
+    statement: &Statement,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ArgType> {
+    let head = words.first()?;
+    let word = head.as_ident().unwrap_or_default();
+    let rest = &words[1..];
+    let no_more = |diags: &mut Vec<Diagnostic>| {
+        if rest.is_empty() {
+            return true;
+        }
+        diags.push(
+            Diagnostic::error(
+                codes::TOOL_DEFINITION,
+                format!("type `{word}` takes no arguments"),
+            )
+            .primary(
+                rest[0].span.to(rest[rest.len() - 1].span),
+                "not part of the type",
+            )
+            .help("mark an optional argument with a final `optional`"),
+        );
+        false
+    };
+    match word {
+        "collection" => no_more(diags).then_some(ArgType::Collection),
+        "id" => no_more(diags).then_some(ArgType::Id),
+        "object" => no_more(diags)
+            .then(|| ArgType::Object(read_arguments(all(body(statement), "argument"), diags))),
+        "fields" => match rest {
+            [of] => Some(ArgType::Fields(
+                of.as_ident().unwrap_or_default().to_string(),
+            )),
+            _ => {
+                diags.push(
+                    Diagnostic::error(
+                        codes::TOOL_DEFINITION,
+                        "`fields` needs the argument that names the collection",
+                    )
+                    .primary(head.span, "the fields of which collection?")
+                    .help("write `argument fields fields collection`, where `collection` is an argument of type `collection`"),
+                );
+                None
+            }
+        },
+        _ => read_type(words, &ARGUMENT_TYPES, diags).map(ArgType::Field),
+    }
+}
+
+/// `fields ARG` must name an argument of the same tool whose type is `collection`.
+fn check_field_arguments(arguments: &[Argument], diags: &mut Vec<Diagnostic>) {
+    for argument in arguments {
+        let ArgType::Fields(of) = &argument.ty else {
+            continue;
+        };
+        let names_collection = arguments
+            .iter()
+            .any(|a| a.name.as_str() == of && a.ty == ArgType::Collection);
+        if !names_collection {
+            diags.push(
+                Diagnostic::error(
+                    codes::TOOL_DEFINITION,
+                    format!(
+                        "argument `{}` holds the fields of `{of}`, which is not a collection argument",
+                        argument.name.as_str()
+                    ),
+                )
+                .primary(argument.name.span, "its record type cannot be known")
+                .help(format!("declare `argument {of} collection` in the same tool")),
+            );
+        }
+    }
+}

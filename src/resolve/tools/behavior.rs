@@ -1,0 +1,723 @@
+//! Behaviour declared over the world, for tools no built-in service fits:
+//!
+//! ```case
+//! tool subscriptions_cancel {
+//!   behavior "Cancel one of the user's subscriptions."
+//!   argument subscription ref subscriptions
+//!   argument request_id text optional
+//!   refuse NOT_ACTIVE "only an active subscription can be cancelled" {
+//!     subscription.status not active
+//!   }
+//!   update subscriptions {
+//!     record subscription
+//!     set status cancelled
+//!     reason "cancelled by the assistant"
+//!   }
+//!   idempotent request_id
+//! }
+//! ```
+//!
+//! Every name is checked: collections against the world schema, fields against their
+//! collection, `from ARG` against the tool's arguments with a type that fits the field,
+//! literal values against the field's type.
+
+use crate::diag::{codes, suggest, Diagnostic};
+use crate::model::expect::Op;
+use crate::model::tool::{
+    Answer, ArgType, Behavior, Create, Delete, Effect, Filter, Read, Refusal, Response, Set,
+    SetValue, Tool, Update,
+};
+use crate::model::world::{Collection, FieldType, WorldSchema};
+use crate::model::Name;
+use crate::syntax::ast::{Statement, ValueKind};
+
+use super::super::keys::{self, all, body, first, KeySpec};
+use super::super::values::{self, Kind};
+use super::super::world::filters::{self, FilterCx, Role};
+use super::super::world::value::{self as typed, TypeCx};
+use super::services::known_collection;
+use super::ToolCx;
+
+const fn key(key: &'static str, repeated: bool, doc: &'static str) -> KeySpec {
+    KeySpec {
+        key,
+        required: false,
+        repeated,
+        doc,
+    }
+}
+
+const READ_KEYS: &[KeySpec] = &[
+    key(
+        "match",
+        false,
+        "`match ARG`: the argument holding a free-text query.",
+    ),
+    key(
+        "where",
+        true,
+        "`where FIELD [OP] ARG`: a field compared with an argument, when given.",
+    ),
+    key(
+        "show",
+        false,
+        "`show FIELD…`: the fields a result shows (default: all).",
+    ),
+];
+
+const WRITE_KEYS: &[KeySpec] = &[
+    key(
+        "record",
+        false,
+        "`record ARG`: the argument naming the record to change.",
+    ),
+    key(
+        "set",
+        true,
+        "`set FIELD from ARG`, `set FIELD VALUE` or `set FIELD now`.",
+    ),
+    key(
+        "reason",
+        false,
+        "The reason written into the record's audit history.",
+    ),
+];
+
+const RESPOND_KEYS: &[KeySpec] = &[
+    key(
+        "when",
+        false,
+        "`when { argument value }`: the calls it answers (default: all).",
+    ),
+    key(
+        "after",
+        false,
+        "`after N`: only from the call after the Nth matching call on.",
+    ),
+    key(
+        "data",
+        false,
+        "`data { key value }`: data merged into the result.",
+    ),
+    key(
+        "record",
+        false,
+        "`record COLLECTION { where FIELD ARG }`: the first matching record, as `record`.",
+    ),
+];
+
+/// The declared behaviour of `tool`: its refusals, effects and responses.
+pub fn read_behavior(
+    statements: &[Statement],
+    tool: &Tool,
+    cx: ToolCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Behavior> {
+    let Some(schema) = cx.schema else {
+        let at = statements.first().map_or(tool.name.span, |s| s.key.span);
+        diags.push(
+            Diagnostic::error(
+                codes::TOOL_DEFINITION,
+                format!(
+                    "tool `{}` declares effects but no world schema is in scope",
+                    tool.name.as_str()
+                ),
+            )
+            .primary(at, "effects work over the collections of a world schema")
+            .help(
+                "declare the tool in a world schema, or add `world_schema NAME` to the suite block",
+            ),
+        );
+        return None;
+    };
+    let before = diags.len();
+    let filter_cx = FilterCx {
+        schema,
+        zone: None,
+        ids: None,
+        requests: &[],
+    };
+    let reader = Reader {
+        tool,
+        schema,
+        filter_cx: &filter_cx,
+    };
+    let mut behavior = Behavior::default();
+    for statement in statements {
+        match statement.name() {
+            "refuse" => behavior.refusals.extend(reader.refusal(statement, diags)),
+            "read" => behavior
+                .effects
+                .extend(reader.read(statement, diags).map(Effect::Read)),
+            "create" => behavior
+                .effects
+                .extend(reader.create(statement, diags).map(Effect::Create)),
+            "update" => behavior
+                .effects
+                .extend(reader.update(statement, diags).map(Effect::Update)),
+            "delete" => behavior
+                .effects
+                .extend(reader.delete(statement, diags).map(Effect::Delete)),
+            "respond" => behavior.responses.extend(reader.response(statement, diags)),
+            "idempotent" => behavior.idempotent = reader.idempotent(statement, diags),
+            _ => {}
+        }
+    }
+    (diags.len() == before).then_some(behavior)
+}
+
+struct Reader<'a> {
+    tool: &'a Tool,
+    schema: &'a WorldSchema,
+    filter_cx: &'a FilterCx<'a>,
+}
+
+impl Reader<'_> {
+    fn collection(
+        &self,
+        statement: &Statement,
+        usage: &str,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<&Collection> {
+        let v = values::args_with_block(statement, &[Kind::Ident], usage, diags)?;
+        known_collection(&values::text_of(&v[0]), Some(self.schema), diags)
+    }
+
+    /// `refuse CODE "message" { condition… }`
+    fn refusal(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Refusal> {
+        let v = values::args_with_block(
+            statement,
+            &[Kind::Ident, Kind::Str],
+            "refuse CODE \"message\" { condition … }",
+            diags,
+        )?;
+        let conditions = filters::call_conditions(
+            body(statement),
+            self.tool,
+            self.filter_cx,
+            Role::Behavior,
+            diags,
+        );
+        if conditions.is_empty() {
+            diags.push(
+                Diagnostic::error(codes::TOOL_DEFINITION, "this refusal has no condition")
+                    .primary(statement.key.span, "it would refuse every call")
+                    .help("add the conditions under which the call is refused, e.g. `{ subscription.status not active }`"),
+            );
+            return None;
+        }
+        Some(Refusal {
+            code: values::text_of(&v[0]),
+            message: values::text_of(&v[1]),
+            conditions,
+        })
+    }
+
+    /// `read COLLECTION { match ARG; where …; show … }`
+    fn read(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Read> {
+        let collection = self.collection(
+            statement,
+            "read COLLECTION { match ARG; where FIELD ARG }",
+            diags,
+        )?;
+        let statements = body(statement);
+        keys::check_keys(
+            statements,
+            &[READ_KEYS],
+            "a read block",
+            statement.key.span,
+            diags,
+        );
+        let query = match first(statements, "match") {
+            Some(s) => Some(self.argument_of(
+                s,
+                |ty| *ty == ArgType::Field(FieldType::Text),
+                "text",
+                diags,
+            )?),
+            None => None,
+        };
+        let filters = self.filters(statements, collection, diags)?;
+        let show = match first(statements, "show") {
+            Some(s) => Some(self.fields(s, collection, diags)?),
+            None => None,
+        };
+        Some(Read {
+            collection: collection.name.clone(),
+            query,
+            filters,
+            show,
+        })
+    }
+
+    fn filters(
+        &self,
+        statements: &[Statement],
+        collection: &Collection,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Filter>> {
+        let before = diags.len();
+        let filters: Vec<Filter> = all(statements, "where")
+            .filter_map(|s| self.filter(s, collection, diags))
+            .collect();
+        (diags.len() == before).then_some(filters)
+    }
+
+    /// `where FIELD [OP] ARG`
+    fn filter(
+        &self,
+        statement: &Statement,
+        collection: &Collection,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Filter> {
+        let usage = "where FIELD [OP] ARG";
+        let words: Vec<Name> = statement
+            .values
+            .iter()
+            .filter(|v| matches!(v.kind, ValueKind::Ident(_)))
+            .map(values::text_of)
+            .collect();
+        let (field, op, argument) = match words.as_slice() {
+            [field, argument] if statement.values.len() == 2 => (field, Op::Eq, argument),
+            [field, op, argument] if statement.values.len() == 3 => {
+                let Some((_, op)) = crate::model::expect::OPS
+                    .iter()
+                    .find(|(n, _)| *n == op.as_str())
+                else {
+                    diags.push(bad(statement, usage));
+                    return None;
+                };
+                (field, *op, argument)
+            }
+            _ => {
+                diags.push(bad(statement, usage));
+                return None;
+            }
+        };
+        let spec = self.field(field, collection, diags)?;
+        let arg = self.argument(argument, diags)?;
+        if !fits(&arg.ty, &spec.ty, op) {
+            diags.push(mismatch(argument, &arg.ty, field, &spec.ty));
+            return None;
+        }
+        Some(Filter {
+            field: field.clone(),
+            op,
+            argument: argument.clone(),
+        })
+    }
+
+    /// `create COLLECTION { set … }`
+    fn create(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Create> {
+        let collection =
+            self.collection(statement, "create COLLECTION { set FIELD from ARG }", diags)?;
+        let statements = body(statement);
+        keys::check_keys(
+            statements,
+            &[WRITE_KEYS],
+            "a create block",
+            statement.key.span,
+            diags,
+        );
+        if let Some(record) = first(statements, "record") {
+            diags.push(
+                Diagnostic::error(codes::TOOL_DEFINITION, "a create names no record")
+                    .primary(record.key.span, "the sandbox gives a created record its id")
+                    .help("remove `record`; use `update` to change an existing record"),
+            );
+            return None;
+        }
+        let sets = self.sets(statements, collection, diags)?;
+        let missing: Vec<&str> = collection
+            .fields
+            .iter()
+            .filter(|f| f.required && !sets.iter().any(|s| s.field.as_str() == f.name.as_str()))
+            .map(|f| f.name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            diags.push(
+                Diagnostic::error(
+                    codes::TOOL_DEFINITION,
+                    format!(
+                        "this create never sets {} of {}",
+                        missing.join(", "),
+                        collection.name.as_str()
+                    ),
+                )
+                .primary(
+                    statement.key.span,
+                    "every created record needs its required fields",
+                )
+                .help(format!("add `set {} from ARG` (or a value)", missing[0])),
+            );
+            return None;
+        }
+        Some(Create {
+            collection: collection.name.clone(),
+            sets,
+        })
+    }
+
+    /// `update COLLECTION { record ARG; set …; reason "…" }`
+    fn update(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Update> {
+        let collection = self.collection(
+            statement,
+            "update COLLECTION { record ARG; set FIELD … }",
+            diags,
+        )?;
+        let statements = body(statement);
+        keys::check_keys(
+            statements,
+            &[WRITE_KEYS],
+            "an update block",
+            statement.key.span,
+            diags,
+        );
+        let record = self.record(statement, statements, diags)?;
+        let sets = self.sets(statements, collection, diags)?;
+        let reason = first(statements, "reason").and_then(|s| values::text(s, diags));
+        Some(Update {
+            collection: collection.name.clone(),
+            record,
+            sets,
+            reason,
+        })
+    }
+
+    /// `delete COLLECTION { record ARG }`
+    fn delete(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Delete> {
+        let collection = self.collection(statement, "delete COLLECTION { record ARG }", diags)?;
+        let statements = body(statement);
+        keys::check_keys(
+            statements,
+            &[WRITE_KEYS],
+            "a delete block",
+            statement.key.span,
+            diags,
+        );
+        if let Some(set) = first(statements, "set") {
+            diags.push(
+                Diagnostic::error(codes::TOOL_DEFINITION, "a delete sets nothing")
+                    .primary(set.key.span, "the record is removed")
+                    .help("remove `set`"),
+            );
+            return None;
+        }
+        Some(Delete {
+            collection: collection.name.clone(),
+            record: self.record(statement, statements, diags)?,
+        })
+    }
+
+    /// The `record ARG` of an update or delete: an argument that holds a record id.
+    fn record(
+        &self,
+        owner: &Statement,
+        statements: &[Statement],
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Name> {
+        let Some(record) = first(statements, "record") else {
+            diags.push(
+                Diagnostic::error(
+                    codes::TOOL_DEFINITION,
+                    format!("this {} names no record", owner.name()),
+                )
+                .primary(owner.key.span, "which record does the call change?")
+                .help("add `record ARG`: the argument holding the record's id"),
+            );
+            return None;
+        };
+        self.argument_of(
+            record,
+            |ty| {
+                matches!(
+                    ty,
+                    ArgType::Id | ArgType::Field(FieldType::Ref(_) | FieldType::Text)
+                )
+            },
+            "a record id (`id`, `ref …` or `text`)",
+            diags,
+        )
+    }
+
+    fn sets(
+        &self,
+        statements: &[Statement],
+        collection: &Collection,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Set>> {
+        let before = diags.len();
+        let mut sets: Vec<Set> = Vec::new();
+        for statement in all(statements, "set") {
+            let Some(set) = self.set(statement, collection, diags) else {
+                continue;
+            };
+            if let Some(earlier) = sets.iter().find(|s| s.field.as_str() == set.field.as_str()) {
+                diags.push(crate::resolve::duplicate(
+                    "set of field",
+                    &set.field,
+                    earlier.field.span,
+                ));
+                continue;
+            }
+            sets.push(set);
+        }
+        (diags.len() == before).then_some(sets)
+    }
+
+    /// `set FIELD from ARG`, `set FIELD now`, `set FIELD VALUE`.
+    fn set(
+        &self,
+        statement: &Statement,
+        collection: &Collection,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Set> {
+        let usage = "set FIELD from ARG` or `set FIELD VALUE";
+        let (field, rest) = match statement.values.split_first() {
+            Some((f, rest)) if f.as_ident().is_some() && statement.block.is_none() => {
+                (values::text_of(f), rest)
+            }
+            _ => {
+                diags.push(bad(statement, usage));
+                return None;
+            }
+        };
+        let spec = self.field(&field, collection, diags)?;
+        let value = match rest {
+            [from, argument]
+                if from.as_ident() == Some("from") && argument.as_ident().is_some() =>
+            {
+                let name = values::text_of(argument);
+                let arg = self.argument(&name, diags)?;
+                if !fits(&arg.ty, &spec.ty, Op::Eq) {
+                    diags.push(mismatch(&name, &arg.ty, &field, &spec.ty));
+                    return None;
+                }
+                SetValue::Argument(name)
+            }
+            [now]
+                if now.as_ident() == Some("now")
+                    && matches!(spec.ty, FieldType::DateTime | FieldType::Date) =>
+            {
+                SetValue::Now
+            }
+            [value] => {
+                let cx = TypeCx {
+                    zone: None,
+                    ids: None,
+                };
+                match typed::read(value, &spec.ty, &cx, field.as_str()) {
+                    Ok(v) => SetValue::Value(v),
+                    Err(d) => {
+                        diags.push(d);
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                diags.push(bad(statement, usage));
+                return None;
+            }
+        };
+        Some(Set { field, value })
+    }
+
+    /// `respond { when { … }; after N; data { … } | record COLLECTION { where … } }`
+    fn response(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Response> {
+        let block = values::block_only(statement, diags)?;
+        let statements = &block.statements;
+        keys::check_keys(
+            statements,
+            &[RESPOND_KEYS],
+            "a respond block",
+            statement.key.span,
+            diags,
+        );
+        let when = match first(statements, "when") {
+            Some(s) => {
+                let block = values::block_only(s, diags)?;
+                filters::call_conditions(
+                    &block.statements,
+                    self.tool,
+                    self.filter_cx,
+                    Role::Behavior,
+                    diags,
+                )
+            }
+            None => Vec::new(),
+        };
+        let after = match first(statements, "after") {
+            Some(s) => Some(values::number(s, diags)?.value.as_u64().unwrap_or(0)),
+            None => None,
+        };
+        let answer = match (first(statements, "data"), first(statements, "record")) {
+            (Some(data), None) => Answer::Data(values::data(data, diags)?.value),
+            (None, Some(record)) => {
+                let collection =
+                    self.collection(record, "record COLLECTION { where FIELD ARG }", diags)?;
+                Answer::Record {
+                    collection: collection.name.clone(),
+                    filters: self.filters(body(record), collection, diags)?,
+                }
+            }
+            _ => {
+                diags.push(
+                    Diagnostic::error(
+                        codes::TOOL_DEFINITION,
+                        "a response answers with data or a record",
+                    )
+                    .primary(
+                        statement.key.span,
+                        "expected one of `data { … }` and `record COLLECTION { … }`",
+                    )
+                    .help("write `respond { when { … }; data { reply \"…\" } }`"),
+                );
+                return None;
+            }
+        };
+        Some(Response {
+            when,
+            after,
+            answer,
+        })
+    }
+
+    /// `idempotent ARG`
+    fn idempotent(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Name> {
+        self.argument_of(
+            statement,
+            |ty| matches!(ty, ArgType::Field(FieldType::Text) | ArgType::Id),
+            "text",
+            diags,
+        )
+    }
+
+    /// The argument a one-name statement names, with a type that `fits`.
+    fn argument_of(
+        &self,
+        statement: &Statement,
+        fits: fn(&ArgType) -> bool,
+        expected: &str,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Name> {
+        let name = values::name(statement, diags)?;
+        let arg = self.argument(&name, diags)?;
+        if fits(&arg.ty) {
+            return Some(name);
+        }
+        diags.push(
+            Diagnostic::error(
+                codes::TOOL_DEFINITION,
+                format!(
+                    "argument `{}` is {}, not {expected}",
+                    name.as_str(),
+                    arg.ty.describe()
+                ),
+            )
+            .primary(
+                name.span,
+                format!("`{}` needs {expected}", statement.name()),
+            )
+            .help(format!("name an argument of type {expected}")),
+        );
+        None
+    }
+
+    fn argument(
+        &self,
+        name: &Name,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<&crate::model::tool::Argument> {
+        let found = self.tool.argument(name.as_str());
+        if found.is_none() {
+            let known = self.tool.arguments.iter().map(|a| a.name.as_str());
+            let d = Diagnostic::error(
+                codes::UNKNOWN_ARGUMENT,
+                format!(
+                    "{} takes no argument `{}`",
+                    self.tool.name.as_str(),
+                    name.as_str()
+                ),
+            )
+            .primary(name.span, "not an argument of this tool");
+            diags.push(match suggest(name.as_str(), known) {
+                Some(near) => d.help(format!("did you mean `{near}`?")),
+                None => d.help(format!("declare it: `argument {} TYPE`", name.as_str())),
+            });
+        }
+        found
+    }
+
+    fn field<'c>(
+        &self,
+        name: &Name,
+        collection: &'c Collection,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<&'c crate::model::world::FieldSpec> {
+        let found = collection.field(name.as_str());
+        if found.is_none() {
+            diags.push(crate::resolve::world::records::unknown_field(
+                name, collection,
+            ));
+        }
+        found
+    }
+
+    fn fields(
+        &self,
+        statement: &Statement,
+        collection: &Collection,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Name>> {
+        let names = values::names(statement, diags)?;
+        let before = diags.len();
+        for name in &names {
+            self.field(name, collection, diags);
+        }
+        (diags.len() == before).then_some(names)
+    }
+}
+
+/// Whether an argument of type `arg` can stand for a value of the field type `field`
+/// under `op`: the same type, or an id-holding argument for a reference.
+fn fits(arg: &ArgType, field: &FieldType, op: Op) -> bool {
+    let compared = match (op, field) {
+        (Op::Contains | Op::Lacks, FieldType::List(item)) => item.as_ref(),
+        (Op::Contains | Op::Lacks, FieldType::Text) => &FieldType::Text,
+        _ => field,
+    };
+    match (arg, compared) {
+        (ArgType::Field(a), f) if a == f => true,
+        (ArgType::Field(FieldType::Ref(a)), FieldType::Ref(f)) => a.iter().all(|t| f.contains(t)),
+        (ArgType::Id | ArgType::Field(FieldType::Text), FieldType::Ref(_)) => true,
+        (ArgType::Field(FieldType::Text), FieldType::Enum(_)) => true,
+        _ => false,
+    }
+}
+
+fn mismatch(argument: &Name, arg: &ArgType, field: &Name, ty: &FieldType) -> Diagnostic {
+    Diagnostic::error(
+        codes::TOOL_DEFINITION,
+        format!(
+            "argument `{}` ({}) cannot give field `{}` ({})",
+            argument.as_str(),
+            arg.describe(),
+            field.as_str(),
+            ty.describe()
+        ),
+    )
+    .primary(argument.span, "its type does not fit the field")
+    .help(format!(
+        "declare the argument with the field's type: `{}`",
+        ty.describe()
+    ))
+}
+
+fn bad(statement: &Statement, usage: &str) -> Diagnostic {
+    Diagnostic::error(
+        codes::BAD_ARGUMENTS,
+        format!("`{}` is not written as expected", statement.name()),
+    )
+    .primary(statement.span, "not in the expected form")
+    .help(format!("write it as `{usage}`"))
+}

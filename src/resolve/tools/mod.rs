@@ -1,0 +1,221 @@
+//! Tool declarations: `tool NAME { behavior "…"; argument …; service … }`.
+//!
+//! A tool is read against the world schema it works over (the schema that declares
+//! it, or the suite's): its arguments are typed ([`arguments`]), and its behaviour is
+//! bound to a built-in service ([`services`]), declared as effects over the world
+//! ([`behavior`]), or delegated to an adapter program. Everything a binding names —
+//! arguments, collections, fields, enum values — is checked here, so that a tool that
+//! checks clean can run.
+
+pub mod arguments;
+pub mod behavior;
+pub mod services;
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::tool::{Adapter, Binding, Tool};
+use crate::model::world::WorldSchema;
+use crate::model::Text;
+use crate::syntax::ast::Statement;
+
+use super::keys::{self, all, body, first, KeySpec};
+use super::values::{self, Kind};
+
+/// What a tool is read against.
+#[derive(Clone, Copy)]
+pub struct ToolCx<'a> {
+    /// The world schema the tool works over, if any.
+    pub schema: Option<&'a WorldSchema>,
+}
+
+const fn one(key: &'static str, doc: &'static str) -> KeySpec {
+    KeySpec {
+        key,
+        required: false,
+        repeated: false,
+        doc,
+    }
+}
+
+const fn many(key: &'static str, doc: &'static str) -> KeySpec {
+    KeySpec {
+        key,
+        required: false,
+        repeated: true,
+        doc,
+    }
+}
+
+/// The statements of a `tool` block.
+pub const TOOL_KEYS: &[KeySpec] = &[
+    KeySpec {
+        key: "behavior",
+        required: true,
+        repeated: false,
+        doc: "The contract the model is told: what the tool does.",
+    },
+    many(
+        "argument",
+        "`argument NAME TYPE [optional] { doc \"…\" }`: one typed argument.",
+    ),
+    one(
+        "service",
+        "`service NAME { parameter name … }`: a built-in service runs the calls.",
+    ),
+    one(
+        "adapter",
+        "`adapter \"COMMAND\" \"ARG\"… { reads …; writes … }`: a program runs the calls.",
+    ),
+    many(
+        "refuse",
+        "`refuse CODE \"message\" { condition… }`: refuse calls meeting the conditions.",
+    ),
+    many(
+        "read",
+        "`read COLLECTION { match ARG; where FIELD ARG; show FIELD… }`: records a call returns.",
+    ),
+    many(
+        "create",
+        "`create COLLECTION { set FIELD from ARG }`: a record a call creates.",
+    ),
+    many(
+        "update",
+        "`update COLLECTION { record ARG; set FIELD … }`: a record a call changes.",
+    ),
+    many(
+        "delete",
+        "`delete COLLECTION { record ARG }`: a record a call removes.",
+    ),
+    many(
+        "respond",
+        "`respond { when { … }; after N; data { … } }`: a scripted answer.",
+    ),
+    one(
+        "idempotent",
+        "`idempotent ARG`: a repeated request id returns the first result.",
+    ),
+];
+
+/// The statements that declare effects over the world.
+const DECLARED: &[&str] = &[
+    "refuse",
+    "read",
+    "create",
+    "update",
+    "delete",
+    "respond",
+    "idempotent",
+];
+
+/// Reads `tool NAME { … }`.
+pub fn read_tool(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) -> Option<Tool> {
+    let header = values::args_with_block(
+        statement,
+        &[Kind::Ident],
+        "tool NAME { argument …; service … }",
+        diags,
+    )?;
+    let name = values::text_of(&header[0]);
+    let statements = body(statement);
+    keys::check_keys(
+        statements,
+        &[TOOL_KEYS],
+        &format!("tool `{}`", name.as_str()),
+        name.span,
+        diags,
+    );
+    let before = diags.len();
+    let behavior = first(statements, "behavior").and_then(|s| values::text(s, diags));
+    let arguments = arguments::read_arguments(all(statements, "argument"), diags);
+    let behavior = behavior.filter(|_| diags.len() == before)?;
+    let mut tool = Tool {
+        name,
+        behavior,
+        arguments,
+        binding: Binding::None,
+        span: statement.key.span.to(header[0].span),
+    };
+    tool.binding = binding(statements, &tool, cx, diags)?;
+    Some(tool)
+}
+
+/// The one way a tool's calls are run: a service, an adapter, or declared effects.
+fn binding(
+    statements: &[Statement],
+    tool: &Tool,
+    cx: ToolCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Binding> {
+    let service = first(statements, "service");
+    let adapter = first(statements, "adapter");
+    let declared = statements.iter().find(|s| DECLARED.contains(&s.name()));
+    let ways: Vec<&Statement> = [service, adapter, declared].into_iter().flatten().collect();
+    if let [first_way, second, ..] = ways.as_slice() {
+        diags.push(
+            Diagnostic::error(
+                codes::TOOL_DEFINITION,
+                format!("tool `{}` says twice how it runs", tool.name.as_str()),
+            )
+            .primary(second.key.span, "a second way of running the calls")
+            .secondary(first_way.key.span, "the first")
+            .help("give a tool one of: a `service`, an `adapter`, or declared effects (`read`, `create`, `update`, `delete`, `refuse`, `respond`)"),
+        );
+        return None;
+    }
+    match (service, adapter, declared) {
+        (Some(s), _, _) => {
+            services::read_service(s, tool, cx, diags).map(|s| Binding::Service(Box::new(s)))
+        }
+        (_, Some(a), _) => read_adapter(a, cx, diags).map(Binding::Adapter),
+        (_, _, Some(_)) => {
+            behavior::read_behavior(statements, tool, cx, diags).map(Binding::Declared)
+        }
+        _ => Some(Binding::None),
+    }
+}
+
+const ADAPTER_KEYS: &[KeySpec] = &[
+    one(
+        "reads",
+        "The collections the adapter is sent (default: every collection).",
+    ),
+    one("writes", "The collections the adapter's changes may touch."),
+];
+
+/// `adapter "COMMAND" "ARG"… { reads COLL…; writes COLL… }`.
+fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) -> Option<Adapter> {
+    let command: Option<Vec<Text>> = statement
+        .values
+        .iter()
+        .map(|v| v.as_str().map(|_| values::text_of(v)))
+        .collect();
+    let Some(command) = command.filter(|c| !c.is_empty()) else {
+        diags.push(
+            Diagnostic::error(codes::BAD_ARGUMENTS, "`adapter` is not written as expected")
+                .primary(statement.span, "expected the command and its arguments, as strings")
+                .help("write it as `adapter \"python3\" \"tools/calendar.py\" { writes calendar_events }`"),
+        );
+        return None;
+    };
+    let statements = body(statement);
+    keys::check_keys(
+        statements,
+        &[ADAPTER_KEYS],
+        "an adapter block",
+        statement.key.span,
+        diags,
+    );
+    let collections = |key: &str, diags: &mut Vec<Diagnostic>| {
+        let names = first(statements, key).and_then(|s| values::names(s, diags))?;
+        for name in &names {
+            services::known_collection(name, cx.schema, diags);
+        }
+        Some(names)
+    };
+    let reads = collections("reads", diags);
+    let writes = collections("writes", diags).unwrap_or_default();
+    Some(Adapter {
+        command,
+        reads,
+        writes,
+    })
+}

@@ -1,0 +1,374 @@
+//! Running a tool whose behaviour is declared over the world (`model::tool::Behavior`).
+//!
+//! In order: a repeated request id (`idempotent ARG`) returns the first result; the
+//! first refusal whose conditions hold answers its error; then every effect runs in
+//! the order declared — reads into `records`, creates into `created`, updates into
+//! `updated`, deletes into `deleted` — and stops at the first that fails (a write that
+//! cannot happen is refused, nothing after it runs); finally the first response that
+//! answers the call merges its data (or shows its record) into the result.
+
+use serde_json::{json, Map, Value as Json};
+
+use crate::model::expect::Op;
+use crate::model::tool::{Answer, Behavior, Effect, Filter, Read, Response, Set, SetValue, Tool};
+use crate::model::value::FieldValue;
+use crate::model::world::{Collection, FieldType};
+
+use super::conditions::call_matches;
+use super::services::records::{create_record, existing_refs, matches_query, query_terms};
+use super::state::Rec;
+use super::values::{from_json, satisfies};
+use super::{Outcome, Runtime};
+
+pub fn run(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) -> Outcome {
+    let request = behavior
+        .idempotent
+        .as_ref()
+        .and_then(|a| arguments.get(a.as_str()))
+        .and_then(Json::as_str)
+        .map(str::to_string);
+    rt.idempotent(request.as_deref(), |rt| {
+        answer(rt, tool, behavior, arguments)
+    })
+}
+
+fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) -> Outcome {
+    if let Some(refusal) = behavior
+        .refusals
+        .iter()
+        .find(|r| call_matches(&r.conditions, tool, arguments, rt.cx()))
+    {
+        return Outcome::error(refusal.code.as_str(), refusal.message.as_str());
+    }
+    let mut result = Map::new();
+    let (mut returned, mut changed) = (Vec::new(), Vec::new());
+    for effect in &behavior.effects {
+        let done = match effect {
+            Effect::Read(read) => Ok(run_read(rt, read, arguments)),
+            Effect::Create(create) => {
+                run_create(rt, create.collection.as_str(), &create.sets, arguments)
+            }
+            Effect::Update(update) => run_update(rt, update, arguments),
+            Effect::Delete(delete) => run_delete(
+                rt,
+                delete.collection.as_str(),
+                delete.record.as_str(),
+                arguments,
+            ),
+        };
+        let done = match done {
+            Ok(done) => done,
+            Err(refusal) => return refusal,
+        };
+        let key = match effect {
+            Effect::Read(_) => "records",
+            Effect::Create(_) => "created",
+            Effect::Update(_) => "updated",
+            Effect::Delete(_) => "deleted",
+        };
+        let shown = result.entry(key).or_insert_with(|| json!([]));
+        if let (Json::Array(list), Json::Array(more)) = (shown, done.items) {
+            list.extend(more);
+        }
+        returned.extend(done.returned);
+        changed.extend(done.changed);
+    }
+    let response = pick_response(rt, tool, behavior, arguments);
+    if let Some(response) = response.and_then(|r| respond(rt, r, arguments)) {
+        match response {
+            Responded::Data(data) => result.extend(data),
+            Responded::Record(record) => {
+                returned.push(record.id.clone());
+                result.insert("record".into(), record.to_json());
+            }
+        }
+    }
+    Outcome::ok(Json::Object(result), returned, changed)
+}
+
+/// What one effect showed and did.
+struct Done {
+    items: Json,
+    returned: Vec<String>,
+    changed: Vec<String>,
+}
+
+fn run_read(rt: &Runtime, read: &Read, arguments: &Json) -> Done {
+    let terms = read
+        .query
+        .as_ref()
+        .and_then(|q| arguments.get(q.as_str()))
+        .and_then(Json::as_str)
+        .map(query_terms)
+        .unwrap_or_default();
+    let shown: Option<Vec<&str>> = read
+        .show
+        .as_ref()
+        .map(|s| s.iter().map(|f| f.as_str()).collect());
+    let collection = rt.sandbox.schema.collection(read.collection.as_str());
+    let matching: Vec<&Rec> = rt
+        .state
+        .in_collection(read.collection.as_str())
+        .filter(|r| matches_query(rt, r, &terms))
+        .filter(|r| collection.is_some_and(|c| filters_hold(rt, &read.filters, c, r, arguments)))
+        .collect();
+    Done {
+        items: Json::Array(
+            matching
+                .iter()
+                .map(|r| r.to_json_showing(shown.as_deref()))
+                .collect(),
+        ),
+        returned: matching.iter().map(|r| r.id.clone()).collect(),
+        changed: Vec::new(),
+    }
+}
+
+/// Every filter whose argument the call gives holds on `record`.
+fn filters_hold(
+    rt: &Runtime,
+    filters: &[Filter],
+    collection: &Collection,
+    record: &Rec,
+    arguments: &Json,
+) -> bool {
+    filters.iter().all(|f| {
+        let Some(given) = arguments.get(f.argument.as_str()).filter(|v| !v.is_null()) else {
+            return true;
+        };
+        let Some(spec) = collection.field(f.field.as_str()) else {
+            return false;
+        };
+        let compared = match (f.op, &spec.ty) {
+            (Op::Contains | Op::Lacks, FieldType::List(item)) => item.as_ref().clone(),
+            (Op::In, ty) => FieldType::List(Box::new(ty.clone())),
+            (_, FieldType::Enum(_)) => FieldType::Text,
+            (_, ty) => ty.clone(),
+        };
+        let Ok(expected) = from_json(given, &compared, rt.zone) else {
+            return false;
+        };
+        let actual = record.field(f.field.as_str()).map(|v| match v {
+            // An enum compares with the text a call gives for it.
+            FieldValue::Enum(e) if matches!(spec.ty, FieldType::Enum(_)) => {
+                FieldValue::Text(e.clone())
+            }
+            other => other.clone(),
+        });
+        satisfies(actual.as_ref(), f.op, &expected)
+    })
+}
+
+/// The fields `sets` give, typed by `collection`; arguments the call leaves out set
+/// nothing.
+fn set_fields(
+    rt: &Runtime,
+    collection: &Collection,
+    sets: &[Set],
+    arguments: &Json,
+) -> Result<Vec<(String, FieldValue)>, Outcome> {
+    let mut out = Vec::new();
+    for set in sets {
+        let Some(spec) = collection.field(set.field.as_str()) else {
+            continue;
+        };
+        let value = match &set.value {
+            SetValue::Value(v) => v.clone(),
+            SetValue::Now => now(rt, &spec.ty),
+            SetValue::Argument(argument) => {
+                let Some(given) = arguments.get(argument.as_str()).filter(|v| !v.is_null()) else {
+                    continue;
+                };
+                from_json(given, &spec.ty, rt.zone)
+                    .and_then(|v| existing_refs(rt, &spec.ty, v))
+                    .map_err(|why| {
+                        let mut refusal = Outcome::error(
+                            "INVALID_ARGUMENT",
+                            format!("`{}`: {why}", argument.as_str()),
+                        );
+                        if let Json::Object(m) = &mut refusal.result {
+                            m.insert("argument".into(), json!(argument.as_str()));
+                        }
+                        refusal
+                    })?
+            }
+        };
+        out.push((set.field.as_str().to_string(), value));
+    }
+    Ok(out)
+}
+
+/// The case clock as a value of a datetime or date field.
+fn now(rt: &Runtime, ty: &FieldType) -> FieldValue {
+    let clock = from_json(
+        &json!(rt.case.clock.as_str()),
+        &FieldType::DateTime,
+        rt.zone,
+    );
+    match (ty, clock) {
+        (FieldType::Date, Ok(FieldValue::DateTime(dt))) => {
+            FieldValue::Date(dt.instant.with_timezone(&rt.zone).date_naive())
+        }
+        (_, Ok(value)) => value,
+        (_, Err(_)) => FieldValue::Text(rt.case.clock.as_str().to_string()),
+    }
+}
+
+fn collection(
+    rt: &Runtime,
+    name: &str,
+) -> Result<std::sync::Arc<crate::model::world::WorldSchema>, Outcome> {
+    let schema = rt.sandbox.schema.clone();
+    if schema.collection(name).is_none() {
+        return Err(Outcome::error(
+            "UNAVAILABLE",
+            format!("this sandbox holds no {name}"),
+        ));
+    }
+    Ok(schema)
+}
+
+fn run_create(
+    rt: &mut Runtime,
+    name: &str,
+    sets: &[Set],
+    arguments: &Json,
+) -> Result<Done, Outcome> {
+    let schema = collection(rt, name)?;
+    let Some(spec) = schema.collection(name) else {
+        return Err(Outcome::error(
+            "UNAVAILABLE",
+            format!("this sandbox holds no {name}"),
+        ));
+    };
+    let fields = set_fields(rt, spec, sets, arguments)?;
+    let created = create_record(rt, spec, fields);
+    if created.failed() {
+        return Err(created);
+    }
+    let items = created
+        .changed
+        .iter()
+        .filter_map(|id| rt.state.get(id))
+        .map(Rec::to_json)
+        .collect();
+    Ok(Done {
+        items: Json::Array(items),
+        returned: created.returned,
+        changed: created.changed,
+    })
+}
+
+/// The record an update or delete names, if it is one of `collection`'s.
+fn named_record(
+    rt: &Runtime,
+    name: &str,
+    argument: &str,
+    arguments: &Json,
+) -> Result<String, Outcome> {
+    let id = arguments
+        .get(argument)
+        .and_then(Json::as_str)
+        .unwrap_or_default();
+    match rt.state.get(id) {
+        Some(record) if record.collection == name => Ok(record.id.clone()),
+        _ => {
+            let mut refusal =
+                Outcome::error("NOT_FOUND", format!("`{id}` is not a record of {name}"));
+            if let Json::Object(m) = &mut refusal.result {
+                m.insert("argument".into(), json!(argument));
+            }
+            Err(refusal)
+        }
+    }
+}
+
+fn run_update(
+    rt: &mut Runtime,
+    update: &crate::model::tool::Update,
+    arguments: &Json,
+) -> Result<Done, Outcome> {
+    let name = update.collection.as_str();
+    let schema = collection(rt, name)?;
+    let Some(spec) = schema.collection(name) else {
+        return Err(Outcome::error(
+            "UNAVAILABLE",
+            format!("this sandbox holds no {name}"),
+        ));
+    };
+    let id = named_record(rt, name, update.record.as_str(), arguments)?;
+    let fields = set_fields(rt, spec, &update.sets, arguments)?;
+    let now = rt.case.clock.as_str().to_string();
+    let reason = update.reason.as_ref().map(|r| r.as_str());
+    let Some(record) = rt.state.get_mut(&id) else {
+        return Err(Outcome::not_found(&id));
+    };
+    let updates = fields.into_iter().map(|(n, v)| (n, Some(v))).collect();
+    let changed = record.apply(updates, &now, reason, spec);
+    Ok(Done {
+        items: json!([record.to_json()]),
+        returned: vec![id.clone()],
+        changed: if changed { vec![id] } else { Vec::new() },
+    })
+}
+
+fn run_delete(
+    rt: &mut Runtime,
+    name: &str,
+    argument: &str,
+    arguments: &Json,
+) -> Result<Done, Outcome> {
+    let id = named_record(rt, name, argument, arguments)?;
+    rt.state.remove(&id);
+    Ok(Done {
+        items: json!([id]),
+        returned: Vec::new(),
+        changed: vec![id],
+    })
+}
+
+enum Responded<'r> {
+    Data(Map<String, Json>),
+    Record(&'r Rec),
+}
+
+/// The first response that answers this call: its conditions hold and, with `after N`,
+/// at least N earlier calls met them. Every response whose conditions hold counts the
+/// call, whether or not it answers it.
+fn pick_response<'b>(
+    rt: &mut Runtime,
+    tool: &Tool,
+    behavior: &'b Behavior,
+    arguments: &Json,
+) -> Option<&'b Response> {
+    let mut picked = None;
+    for (i, response) in behavior.responses.iter().enumerate() {
+        if !call_matches(&response.when, tool, arguments, rt.cx()) {
+            continue;
+        }
+        let earlier = rt.count_response_match(tool.name.as_str(), i);
+        let answers = response.after.is_none_or(|after| earlier >= after);
+        if answers && picked.is_none() {
+            picked = Some(response);
+        }
+    }
+    picked
+}
+
+/// What a response answers: its data, or the first record its filters find.
+fn respond<'r>(rt: &'r Runtime, response: &'r Response, arguments: &Json) -> Option<Responded<'r>> {
+    match &response.answer {
+        Answer::Data(Json::Object(data)) => Some(Responded::Data(data.clone())),
+        Answer::Data(_) => None,
+        Answer::Record {
+            collection,
+            filters,
+        } => {
+            let spec = rt.sandbox.schema.collection(collection.as_str())?;
+            rt.state
+                .in_collection(collection.as_str())
+                .find(|r| filters_hold(rt, filters, spec, r, arguments))
+                .map(Responded::Record)
+        }
+    }
+}
