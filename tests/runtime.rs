@@ -164,9 +164,9 @@ fn create_returns_the_saved_id_and_fields() {
         &reminder("Pay water bill", "2026-11-09 18:00"),
     );
     assert_eq!(status(&result), "ok");
-    let id = result["record_id"].as_str().unwrap().to_string();
+    let id = result["created"]["id"].as_str().unwrap().to_string();
     assert_eq!(
-        result["record"]["fields"]["at"],
+        result["created"]["fields"]["at"],
         json!("2026-11-09T18:00:00-05:00")
     );
     assert!(rt.state.get(&id).is_some());
@@ -180,8 +180,8 @@ fn new_records_take_the_worlds_new_ids_then_the_next_number() {
         "write_record",
         &reminder("Call Sam again", "2026-11-09 17:00"),
     );
-    assert_eq!(first["record_id"], json!("R1"));
-    assert_eq!(second["record_id"], json!("R2"));
+    assert_eq!(first["created"]["id"], json!("R1"));
+    assert_eq!(second["created"]["id"], json!("R2"));
 }
 
 #[test]
@@ -225,7 +225,7 @@ fn an_update_keeps_audit_history() {
     let mut rt = sandbox("TUJ-086");
     let result = rt.call("write_record", &json!({"collection": "checklist_steps", "operation": "update", "record_id_if_existing": "ST3", "fields": {"status": "completed"}}));
     assert_eq!(status(&result), "ok");
-    let history = &result["record"]["history"];
+    let history = &result["updated"]["history"];
     assert_eq!(history[0]["fields"]["status"], json!("pending"));
     assert_eq!(history[0]["changed_at"], json!(rt.case.clock.as_str()));
 }
@@ -239,11 +239,11 @@ fn null_clears_an_optional_field_but_not_a_required_one() {
                 "fields": {"status": "pending", "completed_at": null}}),
     );
     assert!(
-        cleared["record"]["fields"].get("completed_at").is_none(),
+        cleared["updated"]["fields"].get("completed_at").is_none(),
         "{cleared}"
     );
     assert_eq!(
-        cleared["record"]["history"][0]["fields"]["completed_at"],
+        cleared["updated"]["history"][0]["fields"]["completed_at"],
         json!("2026-11-09T10:00:00-05:00")
     );
     let refused = rt.call(
@@ -261,7 +261,7 @@ fn a_repeated_request_id_writes_once() {
     call["request_id"] = json!("Q7");
     let first = rt.call("write_record", &call);
     let again = rt.call("write_record", &call);
-    assert_eq!(first["record_id"], again["record_id"]);
+    assert_eq!(first["created"]["id"], again["created"]["id"]);
     assert_eq!(again["duplicate_request"], json!(true));
     assert_eq!(rt.state.in_collection("reminders").count(), 1);
 }
@@ -271,11 +271,11 @@ fn delete_removes_and_skip_occurrence_moves_to_the_next_one() {
     let mut rt = sandbox("TUJ-081");
     let skipped = rt.call("write_record", &json!({"collection": "reminders", "operation": "skip_occurrence", "record_id_if_existing": "R1"}));
     assert_eq!(
-        skipped["record"]["fields"]["at"],
+        skipped["skipped"]["fields"]["at"],
         json!("2026-11-17T18:00:00-05:00")
     );
     assert_eq!(
-        skipped["record"]["history"][0]["fields"]["at"],
+        skipped["skipped"]["history"][0]["fields"]["at"],
         json!("2026-11-10T18:00:00-05:00")
     );
     let deleted = rt.call(
@@ -302,9 +302,9 @@ fn verify_reads_back_by_record_or_request_id_and_reports_not_found() {
     let by_request = rt.call("verify_record", &json!({"record_id_or_request_id": "Q3"}));
     let by_id = rt.call(
         "verify_record",
-        &json!({"record_id_or_request_id": saved["record_id"]}),
+        &json!({"record_id_or_request_id": saved["created"]["id"]}),
     );
-    assert_eq!(by_request["record"]["id"], saved["record_id"]);
+    assert_eq!(by_request["record"]["id"], saved["created"]["id"]);
     assert_eq!(by_request, by_id);
 }
 
@@ -437,9 +437,9 @@ fn override_timeout_with_hidden_success() {
     let mut call = reminder("Call Sam", "2026-11-09 16:00");
     let result = rt.call("write_record", &call);
     assert_eq!(result["error"], json!("TIMEOUT"));
-    assert_eq!(result["request_id"], json!("Q1"));
+    assert_eq!(result["request"], json!("Q1"));
     assert!(
-        result.get("record_id").is_none(),
+        result.get("created").is_none(),
         "the timeout hides the saved id"
     );
     let verified = rt.call("verify_record", &json!({"record_id_or_request_id": "Q1"}));

@@ -136,8 +136,8 @@ struct CaseReport {
     golden: Option<String>,
     errors: Vec<String>,
     warnings: Vec<String>,
-    /// What explains an error: the failed calls of a failing golden trace.
-    notes: Vec<String>,
+    /// What explains a failing golden trace: its failed calls.
+    failed_calls: Vec<String>,
 }
 
 /// `casec verify [SUITE]`: for every case with a world, replays its golden trace (which
@@ -191,7 +191,7 @@ fn verify_case(
         golden: None,
         errors: Vec::new(),
         warnings: Vec::new(),
-        notes: Vec::new(),
+        failed_calls: Vec::new(),
     };
     let empty = run(suite, case, sandbox, &[]);
     if verdict(&empty).machine_failures().is_empty() {
@@ -221,7 +221,7 @@ fn verify_case(
             "the golden trace fails machine checks: {}",
             failures.join(", ")
         ));
-        out.notes.extend(failed_calls(&rt));
+        out.failed_calls.extend(failed_calls(&rt));
     }
     if !decided.triggered.is_empty() {
         out.errors.push(format!(
@@ -257,7 +257,7 @@ fn failed_calls(rt: &crate::runtime::Runtime) -> Vec<String> {
 }
 
 fn report_json(r: &CaseReport) -> serde_json::Value {
-    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "notes": r.notes })
+    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "failed_calls": r.failed_calls })
 }
 
 fn human(reports: &[CaseReport], cases: usize) -> String {
@@ -269,7 +269,7 @@ fn human(reports: &[CaseReport], cases: usize) -> String {
         for e in &r.errors {
             out.push_str(&format!("  error: {e}\n"));
         }
-        for n in &r.notes {
+        for n in &r.failed_calls {
             out.push_str(&format!("  note: {n}\n"));
         }
         for w in &r.warnings {

@@ -196,11 +196,11 @@ pub const CASE: &[KeySpec] = &[
         "facts",
         "Fixture facts, the readable world of the case (harness_only).",
     ),
-    optional(
+    many(
         "override",
         "`override TOOL \"match\" { … }`: a tool behaviour override.",
     ),
-    optional("followup", "Scripted follow-up: `asked` and `reply`."),
+    many("followup", "Scripted follow-up: `asked` and `reply`."),
     one(
         "need",
         "Expected need; also check R1 unless checks have explicit ids.",

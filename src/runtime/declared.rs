@@ -10,7 +10,9 @@
 use serde_json::{json, Map, Value as Json};
 
 use crate::model::expect::Op;
-use crate::model::tool::{Answer, Behavior, Effect, Filter, Read, Response, Set, SetValue, Tool};
+use crate::model::tool::{
+    Answer, ArgType, Behavior, Effect, Filter, Read, Response, Set, SetValue, Tool,
+};
 use crate::model::value::FieldValue;
 use crate::model::world::{Collection, FieldType};
 
@@ -33,6 +35,9 @@ pub fn run(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json)
 }
 
 fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) -> Outcome {
+    if let Some(missing) = missing_record(rt, tool, arguments) {
+        return missing;
+    }
     if let Some(refusal) = behavior
         .refusals
         .iter()
@@ -84,6 +89,31 @@ fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) 
         }
     }
     Outcome::ok(Json::Object(result), returned, changed)
+}
+
+/// A reference argument naming no record of its collections: the effects work on
+/// records, so the call is answered `NOT_FOUND` before anything else.
+fn missing_record(rt: &Runtime, tool: &Tool, arguments: &Json) -> Option<Outcome> {
+    tool.arguments.iter().find_map(|argument| {
+        let ArgType::Field(FieldType::Ref(targets)) = &argument.ty else {
+            return None;
+        };
+        let id = arguments.get(argument.name.as_str())?.as_str()?;
+        let exists = rt
+            .state
+            .get(id)
+            .is_some_and(|r| targets.contains(&r.collection));
+        (!exists).then(|| {
+            let mut refusal = Outcome::error(
+                "NOT_FOUND",
+                format!("`{id}` is not a record of {}", targets.join(" or ")),
+            );
+            if let Json::Object(m) = &mut refusal.result {
+                m.insert("argument".into(), json!(argument.name.as_str()));
+            }
+            refusal
+        })
+    })
 }
 
 /// What one effect showed and did.

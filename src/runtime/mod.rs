@@ -393,7 +393,7 @@ impl<'a> Runtime<'a> {
             }
         };
         if let Some(request) = &rule.request {
-            result.insert("request_id".into(), json!(request.as_str()));
+            result.insert("request".into(), json!(request.as_str()));
         }
         Outcome {
             result: Json::Object(result),

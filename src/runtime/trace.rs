@@ -2,7 +2,7 @@
 //! (docs/traces.md, schemas/trace.schema.json):
 //!
 //! ```text
-//! {"type": "call", "tool": "read_records", "arguments": {"collection": "reminders", "query": "bins"}}
+//! {"type": "call", "tool": "search_notes", "arguments": {"text": "bins"}}
 //! {"type": "asked", "content": "Which day should it move to?"}
 //! {"type": "question", "content": "Shall I also tell Maya?"}
 //! {"type": "user", "content": "Thanks."}

@@ -401,7 +401,7 @@ pub(crate) fn read_type(
 fn example_args(word: &str) -> &'static str {
     match word {
         "enum" => "pending completed",
-        "ref" => "contacts",
+        "ref" => "people",
         _ => "text",
     }
 }

@@ -51,7 +51,7 @@ pub fn matches_query(rt: &Runtime, record: &Rec, terms: &[String]) -> bool {
 /// The query's terms: words separated by white space or commas, lower case, without
 /// surrounding punctuation or a possessive `'s`, so a date (`2026-11-12`) or a time
 /// (`14:00`) stays one term. Stop words are dropped, and a plural `s` is stripped from
-/// alphabetic words longer than three letters so "reminders" finds a reminder. An
+/// alphabetic words longer than three letters so "bookings" finds a booking. An
 /// empty query (or only stop words) matches every record.
 pub fn query_terms(query: &str) -> Vec<String> {
     query
@@ -210,7 +210,7 @@ pub fn create_record(
         fields,
         history: Vec::new(),
     };
-    let shown = saved(&record, "create");
+    let shown = saved(&record, WriteOp::Create);
     rt.state.insert(record);
     Outcome::ok(shown, vec![id.clone()], vec![id])
 }
@@ -231,7 +231,7 @@ fn update(
         return Outcome::not_found(id);
     };
     let changed = record.apply(fields, &now, Some(operation), collection);
-    let shown = saved(record, operation);
+    let shown = saved(record, WriteOp::Update);
     let changed = if changed {
         vec![id.to_string()]
     } else {
@@ -243,7 +243,7 @@ fn update(
 fn delete(rt: &mut Runtime, id: &str) -> Outcome {
     match rt.state.remove(id) {
         Some(record) => Outcome::ok(
-            json!({ "operation": "delete", "record_id": record.id }),
+            json!({ "deleted": record.id }),
             Vec::new(),
             vec![id.to_string()],
         ),
@@ -293,16 +293,19 @@ fn skip_occurrence(
         Some(operation),
         collection,
     );
-    let shown = saved(record, operation);
+    let shown = saved(record, WriteOp::SkipOccurrence);
     Outcome::ok(shown, vec![id.to_string()], vec![id.to_string()])
 }
 
-fn saved(record: &Rec, operation: &str) -> Json {
-    json!({
-        "operation": operation,
-        "record_id": record.id,
-        "record": record.to_json(),
-    })
+/// A written record under what was done to it: `created`, `updated`, `skipped`.
+fn saved(record: &Rec, done: WriteOp) -> Json {
+    let key = match done {
+        WriteOp::Create => "created",
+        WriteOp::Update => "updated",
+        WriteOp::Delete => "deleted",
+        WriteOp::SkipOccurrence => "skipped",
+    };
+    json!({ key: record.to_json() })
 }
 
 pub fn field_list(collection: &Collection) -> String {

@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""A tool adapter for casec's tests, speaking the adapter protocol (docs/tools.md).
+
+One JSON request per line on standard input, one JSON answer per line on standard
+output. `note_add` creates a note whose text is the argument upper-cased (so a test
+can tell the adapter ran) and answers how many notes the collection held; `note_fail`
+answers an error; `note_bad` asks for a change it may not make.
+"""
+
+import json
+import sys
+
+
+def answer(request):
+    tool = request["tool"]
+    notes = request["collections"].get("notes", [])
+    if tool == "note_add":
+        text = request["arguments"]["text"]
+        return {
+            "result": {"notes_before": len(notes), "clock": request["clock"]["current_time"]},
+            "changes": [{"create": "notes", "fields": {"text": text.upper()}}],
+        }
+    if tool == "note_fail":
+        return {"error": "NOTES_OFFLINE", "message": "the note service is down"}
+    if tool == "note_bad":
+        return {"result": {}, "changes": [{"create": "contacts", "fields": {"name": "X"}}]}
+    return {"error": "UNKNOWN", "message": tool}
+
+
+for line in sys.stdin:
+    if line.strip():
+        print(json.dumps(answer(json.loads(line))), flush=True)

@@ -1,0 +1,542 @@
+//! Tools as data: a suite of its own declares its tools — typed arguments bound to
+//! built-in services, effects declared over the world, an adapter program — and the
+//! reference sandbox runs them as declared: argument validation, refusals, reads with
+//! filters, creates and updates with history, idempotency, scripted responses, a file
+//! store, HTTP endpoints, several overrides per case with `after` and `times`, success
+//! data from an override, several scripted follow-ups, and `called` counting successes
+//! unless told `failed` or `any`.
+
+use casec::model::{Case, Suite};
+use casec::runtime::replay::{run, verdict};
+use casec::runtime::trace;
+use casec::runtime::Runtime;
+use casec::source::FileId;
+use casec::Compilation;
+use serde_json::{json, Value as Json};
+
+const SUITE: &str = r#"
+suite "Tools as data" {
+  version "1"; created_on "2026-11-30"; language "en-US"; purpose "Exercise every binding."
+  case_count 3; data_status "Synthetic."; system_instruction "Help the user."
+  scoring {
+    outcomes PASS FAIL NOT_TESTED; official_complete_run "-"; overall_pass_rate "-"
+    incomplete_run_reporting "-"; category_pass_rate "-"; human_review "-"; result_template {}
+  }
+  design_reference {}
+  tags routine
+  profile std.everyday_assistance
+  clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
+  tools email_send subscriptions_list subscriptions_cancel file_read file_write file_list http_get note_add note_fail note_bad buyer_message weather
+  world_schema office
+}
+
+schema office {
+  request_prefix Q
+  collection contacts { id_prefix CT; field name text; field email text optional }
+  collection sent_emails { id_prefix E; field to ref contacts; field subject text; field body text; field sent_at datetime }
+  collection subscriptions { id_prefix SB; field service text; field monthly number; field status enum active cancelled }
+  collection files { id_prefix F; field path text; field content text }
+  collection endpoints { id_prefix EP; field url text; field status number; field body text }
+  collection notes { id_prefix N; field text text }
+  collection buyers { id_prefix BY; field name text }
+  collection buyer_replies { id_prefix BR; field buyer ref buyers; field text text }
+
+  tool email_send {
+    behavior "Send an email to a contact."
+    argument to ref contacts { doc "The recipient." }
+    argument subject text
+    argument body text
+    argument request_id text optional
+    create sent_emails {
+      set to from to
+      set subject from subject
+      set body from body
+      set sent_at now
+    }
+    idempotent request_id
+  }
+
+  tool subscriptions_list {
+    behavior "List subscriptions, optionally by status."
+    argument status enum active cancelled optional
+    argument query text optional
+    read subscriptions {
+      match query
+      where status status
+      show service status
+    }
+  }
+
+  tool subscriptions_cancel {
+    behavior "Cancel an active subscription."
+    argument subscription ref subscriptions
+    refuse NOT_ACTIVE "only an active subscription can be cancelled" {
+      subscription.status not active
+    }
+    update subscriptions {
+      record subscription
+      set status cancelled
+      reason "cancelled by the assistant"
+    }
+  }
+
+  tool file_read {
+    behavior "Read a file."
+    argument path text
+    service files.read { files_collection files; path_field path; content_field content; path_argument path }
+  }
+  tool file_write {
+    behavior "Write a file."
+    argument path text
+    argument content text
+    service files.write { files_collection files; path_field path; content_field content; path_argument path; content_argument content }
+  }
+  tool file_list {
+    behavior "List files under a folder."
+    argument folder text optional
+    service files.list { files_collection files; path_field path; content_field content; path_argument folder }
+  }
+
+  tool http_get {
+    behavior "Fetch a URL."
+    argument url text
+    service http { endpoints_collection endpoints; url_field url; status_field status; body_field body; url_argument url }
+  }
+
+  tool note_add {
+    behavior "Add a note (an adapter program runs it)."
+    argument text text
+    adapter "python3" "tests/adapters/notes.py" { reads notes; writes notes }
+  }
+  tool note_fail {
+    behavior "Always fails."
+    adapter "python3" "tests/adapters/notes.py" { writes notes }
+  }
+  tool note_bad {
+    behavior "Asks for a change it may not make."
+    adapter "python3" "tests/adapters/notes.py" { writes notes }
+  }
+
+  tool buyer_message {
+    behavior "Message a marketplace buyer; the buyer may answer."
+    argument buyer ref buyers
+    argument text text
+    read buyers { where name text }
+    respond {
+      record buyer_replies { where buyer buyer }
+    }
+  }
+
+  tool weather {
+    behavior "Today's weather."
+    argument city text optional
+    respond { when { city "Boston" }; after 1; data { forecast "rain" } }
+    respond { data { forecast "sun" } }
+  }
+}
+
+category errands 3 { background "Busy."; preferences "Short answers." }
+
+case TD-1 "Services and effects" {
+  category errands
+  tags routine
+  user "Cancel my gym subscription and email Sam."
+  facts "SB1 gym is active, SB2 music is cancelled; CT1 is Sam."
+  need "Cancel the active subscription and send one email."
+  check "Cancel SB1"
+  check "Send the email"
+  final "SB1 cancelled; one email."
+  critical "Email twice."
+  world {
+    contacts CT1 { name "Sam" }
+    subscriptions SB1 { service "gym"; monthly 30; status active }
+    subscriptions SB2 { service "music"; monthly 10; status cancelled }
+    files F1 { path "/data/in.csv"; content "a,b\n1,2\n" }
+    endpoints EP1 { url "https://api.example/rates"; status 200; body "{\"rate\": 1.1}" }
+    buyers BY1 { name "Lee" }
+    buyer_replies BR1 { buyer BY1; text "Yes, Saturday works." }
+  }
+  expect A1 { record SB1 { status cancelled } }
+  expect A2 { count sent_emails 1 }
+  expect S1 { called subscriptions_cancel 1; called subscriptions_cancel failed 1; called subscriptions_cancel any 2 }
+  forbid F1 { count sent_emails at_least 2 }
+  review R1
+}
+
+case TD-2 "Injected failures" {
+  category errands
+  tags routine
+  user "Fetch the rates and save them."
+  facts "The rates endpoint fails twice, then answers."
+  override http_get "the first two fetches" { result "NETWORK_ERROR"; after 0; times 2; error NETWORK_ERROR }
+  override file_write "the write succeeds with a note" { result "ok"; returns { note "written by the override" } }
+  need "Retry the fetch and save the file."
+  check "Fetch until it works"
+  final "The file is saved."
+  critical "Give up."
+  world {
+    endpoints EP1 { url "https://api.example/rates"; status 200; body "1.1" }
+  }
+  expect A1 { called http_get 1; called http_get failed 2 }
+  expect S1 { count files 0 }
+  forbid F1 { called http_get any 0 }
+  review R1
+}
+
+case TD-3 "Two follow-ups" {
+  category errands
+  tags routine
+  user "Book the usual."
+  facts "Two questions are scripted."
+  followup { asked "Which restaurant?"; reply "Luigi's." }
+  followup { asked "What time?"; reply "Eight." }
+  need "Ask both questions."
+  check "Ask the restaurant"
+  final "Nothing changes."
+  critical "Guess."
+  world {}
+  expect A1 { asked }
+  expect S1 { unchanged }
+  forbid F1 { not { asked } }
+  review R1
+}
+"#;
+
+fn suite() -> &'static Suite {
+    static SUITE_MODEL: std::sync::OnceLock<Suite> = std::sync::OnceLock::new();
+    SUITE_MODEL.get_or_init(|| {
+        let compilation = Compilation::from_sources([("suite.case", SUITE)]);
+        assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
+        compilation.suite.expect("the suite resolves")
+    })
+}
+
+fn case(id: &str) -> &'static Case {
+    suite()
+        .cases
+        .iter()
+        .find(|c| c.id.as_str() == id)
+        .expect("the case")
+}
+
+fn runtime(id: &str) -> Runtime<'static> {
+    let case = case(id);
+    Runtime::new(suite(), case, case.sandbox.as_ref().expect("a world"))
+}
+
+fn status(result: &Json) -> &str {
+    result["status"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn arguments_are_checked_against_the_declaration() {
+    let mut rt = runtime("TD-1");
+    let unknown = rt.call(
+        "email_send",
+        &json!({"to": "CT1", "subject": "Hi", "body": "x", "cc": "CT2"}),
+    );
+    assert_eq!(
+        (unknown["error"].clone(), unknown["argument"].clone()),
+        (json!("UNKNOWN_ARGUMENT"), json!("cc"))
+    );
+    let missing = rt.call("email_send", &json!({"to": "CT1", "body": "x"}));
+    assert_eq!(
+        (missing["error"].clone(), missing["argument"].clone()),
+        (json!("MISSING_ARGUMENT"), json!("subject"))
+    );
+    let wrong = rt.call(
+        "email_send",
+        &json!({"to": 7, "subject": "Hi", "body": "x"}),
+    );
+    assert_eq!(
+        (wrong["error"].clone(), wrong["argument"].clone()),
+        (json!("INVALID_ARGUMENT"), json!("to"))
+    );
+    let not_an_id = rt.call(
+        "email_send",
+        &json!({"to": "Sam", "subject": "Hi", "body": "x"}),
+    );
+    assert_eq!(not_an_id["error"], json!("INVALID_ARGUMENT"));
+    assert_eq!(
+        rt.state.in_collection("sent_emails").count(),
+        0,
+        "a refused call writes nothing"
+    );
+}
+
+#[test]
+fn a_declared_create_sets_fields_from_arguments_and_the_clock_once_per_request() {
+    let mut rt = runtime("TD-1");
+    let call = json!({"to": "CT1", "subject": "Gym", "body": "Cancelled.", "request_id": "Q1"});
+    let first = rt.call("email_send", &call);
+    assert_eq!(status(&first), "ok", "{first}");
+    let sent = &first["created"][0];
+    assert_eq!(sent["fields"]["to"], json!("CT1"));
+    assert_eq!(
+        sent["fields"]["sent_at"],
+        json!("2026-11-09T10:30:00-05:00")
+    );
+    let again = rt.call("email_send", &call);
+    assert_eq!(again["duplicate_request"], json!(true));
+    assert_eq!(rt.state.in_collection("sent_emails").count(), 1);
+    let dangling = rt.call(
+        "email_send",
+        &json!({"to": "CT9", "subject": "x", "body": "x"}),
+    );
+    assert_eq!(dangling["error"], json!("NOT_FOUND"), "{dangling}");
+    assert_eq!(dangling["argument"], json!("to"));
+}
+
+#[test]
+fn a_read_filters_by_given_arguments_and_shows_the_declared_fields() {
+    let mut rt = runtime("TD-1");
+    let all = rt.call("subscriptions_list", &json!({}));
+    assert_eq!(all["records"].as_array().map(Vec::len), Some(2));
+    let active = rt.call("subscriptions_list", &json!({"status": "active"}));
+    let records = active["records"].as_array().expect("records");
+    assert_eq!(records.len(), 1);
+    assert_eq!(records[0]["id"], json!("SB1"));
+    assert!(
+        records[0]["fields"].get("monthly").is_none(),
+        "only `show` fields: {active}"
+    );
+    let by_query = rt.call("subscriptions_list", &json!({"query": "music"}));
+    assert_eq!(by_query["records"][0]["id"], json!("SB2"));
+}
+
+#[test]
+fn a_refusal_answers_its_code_and_an_update_keeps_history() {
+    let mut rt = runtime("TD-1");
+    let refused = rt.call("subscriptions_cancel", &json!({"subscription": "SB2"}));
+    assert_eq!(refused["error"], json!("NOT_ACTIVE"));
+    let done = rt.call("subscriptions_cancel", &json!({"subscription": "SB1"}));
+    assert_eq!(status(&done), "ok", "{done}");
+    let updated = &done["updated"][0];
+    assert_eq!(updated["fields"]["status"], json!("cancelled"));
+    assert_eq!(updated["history"][0]["fields"]["status"], json!("active"));
+    assert_eq!(
+        updated["history"][0]["reason"],
+        json!("cancelled by the assistant")
+    );
+    let missing = rt.call("subscriptions_cancel", &json!({"subscription": "SB7"}));
+    assert_eq!(missing["error"], json!("NOT_FOUND"));
+}
+
+#[test]
+fn the_file_store_reads_writes_and_lists_by_path() {
+    let mut rt = runtime("TD-1");
+    let read = rt.call("file_read", &json!({"path": "/data/in.csv"}));
+    assert_eq!(read["content"], json!("a,b\n1,2\n"));
+    let absent = rt.call("file_read", &json!({"path": "data/in.csv"}));
+    assert_eq!(
+        absent["error"],
+        json!("FILE_NOT_FOUND"),
+        "paths compare exactly"
+    );
+    let created = rt.call(
+        "file_write",
+        &json!({"path": "/out/sum.csv", "content": "total\n3\n"}),
+    );
+    assert_eq!(created["created"], json!(true));
+    let overwritten = rt.call(
+        "file_write",
+        &json!({"path": "/out/sum.csv", "content": "total\n4\n"}),
+    );
+    assert_eq!(overwritten["created"], json!(false));
+    let file = rt
+        .state
+        .in_collection("files")
+        .find(|r| r.id != "F1")
+        .expect("the new file");
+    assert_eq!(
+        file.history.len(),
+        1,
+        "the overwrite keeps the earlier content"
+    );
+    let listed = rt.call("file_list", &json!({"folder": "/out"}));
+    assert_eq!(listed["paths"], json!(["/out/sum.csv"]));
+    let everything = rt.call("file_list", &json!({}));
+    assert_eq!(everything["paths"], json!(["/data/in.csv", "/out/sum.csv"]));
+}
+
+#[test]
+fn http_is_answered_from_endpoint_records() {
+    let mut rt = runtime("TD-1");
+    let served = rt.call("http_get", &json!({"url": "https://api.example/rates"}));
+    assert_eq!(
+        (served["code"].clone(), served["body"].clone()),
+        (json!(200), json!("{\"rate\": 1.1}"))
+    );
+    let unknown = rt.call("http_get", &json!({"url": "https://api.example/other"}));
+    assert_eq!(
+        (status(&unknown), unknown["code"].clone()),
+        ("ok", json!(404))
+    );
+}
+
+#[test]
+fn an_adapter_program_runs_calls_and_casec_applies_its_changes() {
+    let mut rt = runtime("TD-1");
+    let first = rt.call("note_add", &json!({"text": "buy stamps"}));
+    assert_eq!(status(&first), "ok", "{first}");
+    assert_eq!(first["notes_before"], json!(0));
+    assert_eq!(first["clock"], json!("2026-11-09T10:30:00-05:00"));
+    let second = rt.call("note_add", &json!({"text": "call Sam"}));
+    assert_eq!(
+        second["notes_before"],
+        json!(1),
+        "the adapter is sent the current state"
+    );
+    let texts: Vec<String> = rt
+        .state
+        .in_collection("notes")
+        .map(|r| format!("{:?}", r.fields))
+        .collect();
+    assert!(
+        texts[0].contains("BUY STAMPS") && texts[1].contains("CALL SAM"),
+        "{texts:?}"
+    );
+    let failed = rt.call("note_fail", &json!({}));
+    assert_eq!(failed["error"], json!("NOTES_OFFLINE"));
+    let refused = rt.call("note_bad", &json!({}));
+    assert_eq!(refused["error"], json!("ADAPTER_ERROR"), "{refused}");
+    assert_eq!(
+        rt.state.in_collection("contacts").count(),
+        1,
+        "nothing of a refused change is applied"
+    );
+}
+
+#[test]
+fn scripted_responses_answer_with_a_record_or_data_from_the_nth_call() {
+    let mut rt = runtime("TD-1");
+    let answered = rt.call(
+        "buyer_message",
+        &json!({"buyer": "BY1", "text": "Still available?"}),
+    );
+    assert_eq!(
+        answered["record"]["fields"]["text"],
+        json!("Yes, Saturday works."),
+        "{answered}"
+    );
+    let first = rt.call("weather", &json!({"city": "Boston"}));
+    assert_eq!(
+        first["forecast"],
+        json!("sun"),
+        "`after 1` lets the first call through"
+    );
+    let second = rt.call("weather", &json!({"city": "Boston"}));
+    assert_eq!(second["forecast"], json!("rain"));
+}
+
+#[test]
+fn several_overrides_apply_by_after_and_times_and_one_returns_success_data() {
+    let mut rt = runtime("TD-2");
+    let url = json!({"url": "https://api.example/rates"});
+    assert_eq!(rt.call("http_get", &url)["error"], json!("NETWORK_ERROR"));
+    assert_eq!(rt.call("http_get", &url)["error"], json!("NETWORK_ERROR"));
+    assert_eq!(
+        rt.call("http_get", &url)["code"],
+        json!(200),
+        "only the first two fail"
+    );
+    let written = rt.call(
+        "file_write",
+        &json!({"path": "/out/r.txt", "content": "1.1"}),
+    );
+    assert_eq!(
+        (status(&written), written["note"].clone()),
+        ("ok", json!("written by the override"))
+    );
+    assert_eq!(
+        rt.state.in_collection("files").count(),
+        0,
+        "without `commits` nothing is written"
+    );
+}
+
+#[test]
+fn called_counts_successes_unless_told_failed_or_any() {
+    let (case, sandbox) = (case("TD-1"), case("TD-1").sandbox.as_ref().unwrap());
+    let lines = [
+        json!({"type": "call", "tool": "subscriptions_cancel", "arguments": {"subscription": "SB2"}}),
+        json!({"type": "call", "tool": "subscriptions_cancel", "arguments": {"subscription": "SB1"}}),
+        json!({"type": "call", "tool": "email_send", "arguments": {"to": "CT1", "subject": "Gym", "body": "Done."}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let events = trace::parse(FileId(0), &text).expect("the trace parses");
+    let decided = verdict(&run(suite(), case, sandbox, &events));
+    assert!(
+        decided.machine_failures().is_empty(),
+        "{:?}",
+        decided.checks
+    );
+    assert!(decided.triggered.is_empty());
+}
+
+#[test]
+fn each_scripted_follow_up_answers_its_own_question() {
+    let mut rt = runtime("TD-3");
+    assert_eq!(rt.ask("Where?", Some(1)), "Luigi's.");
+    assert_eq!(rt.ask("When?", Some(2)), "Eight.");
+    assert_eq!(
+        rt.ask("Anything else?", None),
+        rt.case.unscripted_reply.as_str()
+    );
+    assert_eq!(
+        rt.ask("A third?", Some(3)),
+        rt.case.unscripted_reply.as_str()
+    );
+}
+
+#[test]
+fn mcp_input_schemas_come_from_the_declarations() {
+    let tool = suite()
+        .tools
+        .iter()
+        .find(|t| t.name.as_str() == "email_send")
+        .unwrap();
+    let schema = casec::lower::tools::input_schema(
+        tool,
+        suite().cases[0].sandbox.as_ref().map(|s| &*s.schema),
+    );
+    assert_eq!(schema["additionalProperties"], json!(false));
+    assert_eq!(schema["required"], json!(["to", "subject", "body"]));
+    assert_eq!(schema["properties"]["to"]["pattern"], json!("^(CT)[0-9]+$"));
+    assert_eq!(
+        schema["properties"]["to"]["description"],
+        json!("The recipient.")
+    );
+}
+
+/// Every way of getting a tool declaration wrong is a located diagnostic.
+#[test]
+fn malformed_tool_declarations_are_reported() {
+    let base = SUITE.replace(
+        "tools email_send subscriptions_list",
+        "tools subscriptions_list",
+    );
+    let cases = [
+        ("argument to ref contacts { doc \"The recipient.\" }", "argument to reff contacts", "tool_definition"),
+        ("set sent_at now\n", "set sent_at from subject\n", "tool_definition"),
+        ("set subject from subject\n", "", "tool_definition"),
+        ("files_collection files; path_field path;", "files_collection filez; path_field path;", "unknown_collection"),
+        ("service http { endpoints_collection endpoints; url_field url;", "service http { endpoints_collection endpoints; url_field status;", "tool_definition"),
+        ("service files.read", "service files.rread", "tool_definition"),
+        ("    read buyers { where name text }\n", "    read buyers { where name text }\n    service clock\n", "tool_definition"),
+        ("refuse NOT_ACTIVE \"only an active subscription can be cancelled\" {\n      subscription.status not active\n    }", "refuse NOT_ACTIVE \"never\" {}", "tool_definition"),
+    ];
+    for (from, to, code) in cases {
+        assert!(base.contains(from), "{from}");
+        let text = base.replacen(from, to, 1);
+        let compilation = Compilation::from_sources([("suite.case", text.as_str())]);
+        assert!(
+            compilation
+                .diagnostics
+                .iter()
+                .any(|d| d.code == code && !d.labels.is_empty()),
+            "`{to}`: {:#?}",
+            compilation.diagnostics
+        );
+    }
+}
