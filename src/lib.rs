@@ -4,9 +4,9 @@
 //! checks them and lowers them to the evaluator's master JSON, to blinded model
 //! bundles and to sandbox initialisation, and runs a reference sandbox over them.
 //!
-//! The phases, one module each: [`syntax`] (parse) → [`resolve`] (defaults, names, and
-//! each case's typed [`world`]) → [`check`] (semantic rules) → [`lower`] (outputs),
-//! with [`diag`] carrying diagnostics out of every phase. Beside them: [`fmt`] (the
+//! The phases, one module each: [`syntax`] (parse) → [`resolve`] (shapes, defaults,
+//! names, tools and each case's typed world, into the [`model`]) → [`check`] (semantic
+//! rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase. Beside them: [`fmt`] (the
 //! formatter), [`import`] (master JSON to sources), [`runtime`] (the reference
 //! sandbox), and the language server ([`lsp`]), which runs the same phases for an
 //! editor and re-checks through [`Compilation::from_sources_cached`] with a
@@ -17,50 +17,27 @@
 //! ```
 //! use casec::Compilation;
 //!
+//! // A suite of casec's own shape (`std.casec`): a goal (check G1), further checks.
 //! let suite = r#"
 //! suite "Demo" {
-//!   version "1.0"
-//!   created_on "2026-11-30"
-//!   language "en-US"
-//!   purpose "Show the API."
-//!   case_count 1
-//!   data_status "Synthetic."
-//!   system_instruction "You are a helpful assistant."
-//!   scoring {
-//!     outcomes PASS FAIL NOT_TESTED
-//!     official_complete_run "All cases run."
-//!     overall_pass_rate "PASS / total."
-//!     incomplete_run_reporting "Report coverage."
-//!     category_pass_rate "PASS / category total."
-//!     human_review "Review prose checks."
-//!     result_template { case_id "" }
-//!   }
-//!   design_reference {}
-//!   tags routine
-//!   profile std.everyday_assistance
+//!   system_prompt "You are a helpful assistant."
 //!   clock "2026-11-09T10:30:00-05:00"
 //!   timezone "America/New_York"
-//!   tools get_clock
 //! }
 //! tool get_clock { behavior "Return the case time."; service clock }
-//! category errands 1 { background "Busy."; preferences "Short answers." }
 //! case DEMO-1 "Clock lookup" {
-//!   category errands
-//!   tags routine
 //!   user "What time is it?"
-//!   facts "The clock reads 10:30."
-//!   need "Read the clock rather than guess."
+//!   goal "Read the clock rather than guess."
 //!   check "Call get_clock"
-//!   final "Nothing changes."
 //!   critical "Invent a time."
 //! }
 //! "#;
 //! let compilation = Compilation::from_sources([("suite.case", suite)]);
 //! assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
 //! let master = compilation.master_json().unwrap();
-//! assert!(master.starts_with(r#"{ "benchmark_name": "Demo""#));
+//! assert!(master.starts_with(r#"{ "name": "Demo""#));
 //! let bundles = compilation.bundles().unwrap().expect("no hidden text reaches the model");
-//! assert!(bundles.bundles[0].json.starts_with(r#"{ "case_id": "DEMO-1""#));
+//! assert!(bundles.bundles[0].json.starts_with(r#"{ "id": "DEMO-1""#));
 //! ```
 
 // Module headers link to the private modules of their phase: they are read by

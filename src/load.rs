@@ -15,6 +15,7 @@ use crate::source::{Origin, SourceDb};
 
 /// The stdlib, embedded so that casec works from any directory.
 pub const STDLIB: &[(&str, &str)] = &[
+    ("casec.case", include_str!("../stdlib/casec.case")),
     (
         "everyday_assistance.case",
         include_str!("../stdlib/everyday_assistance.case"),
@@ -23,6 +24,7 @@ pub const STDLIB: &[(&str, &str)] = &[
         "everyday_world.case",
         include_str!("../stdlib/everyday_world.case"),
     ),
+    ("tujora.case", include_str!("../stdlib/tujora.case")),
 ];
 
 pub const SUITE_FILE: &str = "suite.case";

@@ -135,6 +135,7 @@ impl GenSuite {
         let h = &self.suite_hidden;
         let mut s = format!(
             r#"suite "Generated" {{
+  shape std.tujora
   version "1"
   created_on "2026-11-30"
   language "en-US"

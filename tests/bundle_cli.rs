@@ -119,7 +119,7 @@ fn a_fixture_sentence_copied_into_a_user_message_stops_every_output() {
     assert_eq!(run.status.code(), Some(1));
     let report = String::from_utf8_lossy(&run.stderr);
     assert!(report.contains("\"code\":\"hidden_text_leak\""), "{report}");
-    assert!(report.contains("fixture facts of case TUJ-011"), "{report}");
+    assert!(report.contains("`facts` of case TUJ-011"), "{report}");
     assert_eq!(
         names_in(&dir),
         ["suite"],

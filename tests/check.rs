@@ -9,6 +9,7 @@ use proptest::prelude::*;
 fn suite(count: usize, suite_extra: &str, category_extra: &str) -> String {
     format!(
         r#"suite "Test" {{
+  shape std.tujora
   version "1"; created_on "2026-11-30"; language "en-US"; purpose "Test."
   case_count {count}; data_status "Synthetic."; system_instruction "Be helpful."
   scoring {{

@@ -6,10 +6,9 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use casec::model::DIMENSIONS;
-use casec::resolve::keys::{
-    KeySpec, CASE, CHECK, FOLLOWUP, OVERRIDE, PROFILE_FIELDS, SCORING, SUITE, TOP_LEVEL,
-};
+use casec::resolve::blocks::block_specs;
+use casec::resolve::keys::{CHECK, FOLLOWUP, OVERRIDE, TOP_LEVEL};
+use casec::resolve::stdlib_shapes;
 use casec::resolve::tools::TOOL_KEYS;
 use casec::source::FileId;
 use casec::Compilation;
@@ -22,25 +21,38 @@ fn read(path: &str) -> String {
     fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect(path)
 }
 
-/// Every key of every block below the top level, and the conversation roles.
+/// Every key of every block below the top level — the language's own, and each part of
+/// the field keys of every stdlib shape — and the conversation roles.
 fn field_keys() -> BTreeSet<String> {
-    let tables: [&[KeySpec]; 8] = [
-        PROFILE_FIELDS,
-        SUITE,
-        SCORING,
-        TOOL_KEYS,
-        CASE,
-        OVERRIDE,
-        FOLLOWUP,
-        CHECK,
-    ];
-    let mut keys: BTreeSet<String> = tables
+    let mut keys: BTreeSet<String> = [TOOL_KEYS, OVERRIDE, FOLLOWUP, CHECK]
         .iter()
         .flat_map(|t| t.iter())
         .map(|s| s.key.to_string())
         .collect();
+    for place in [&["suite"][..], &["case"], &["profile"]] {
+        let specs = block_specs(place, None).expect("a block of the language");
+        keys.extend(specs.iter().map(|s| s.key.to_string()));
+    }
+    for shape in stdlib_shapes() {
+        for field in shape.suite_fields.iter().chain(&shape.case_fields) {
+            keys.extend(field.key.as_str().split('.').map(str::to_string));
+        }
+    }
     keys.extend(ROLES.iter().map(|r| r.to_string()));
     keys
+}
+
+/// The check dimensions of every stdlib shape.
+fn dimensions() -> BTreeSet<String> {
+    stdlib_shapes()
+        .iter()
+        .flat_map(|s| {
+            s.grading
+                .dimensions
+                .iter()
+                .map(|d| d.name.as_str().to_string())
+        })
+        .collect()
 }
 
 /// The alternatives of the innermost group of `text` that holds `word`, the group
@@ -62,10 +74,9 @@ fn the_textmate_grammar_knows_every_key_dimension_and_declaration() {
         field_keys()
     );
     let values = json["repository"]["values"].to_string();
-    let dimensions: BTreeSet<String> = DIMENSIONS.iter().map(|(_, d)| d.to_string()).collect();
     assert_eq!(
         alternatives(&values, "execution_and_evidence", "(?:", "|", ")"),
-        dimensions
+        dimensions()
     );
     let declarations = json["repository"]["declaration"].to_string();
     for spec in TOP_LEVEL {
@@ -90,10 +101,9 @@ fn the_vim_syntax_knows_every_key_dimension_and_declaration() {
         "\\)",
     ));
     assert_eq!(keys, field_keys());
-    let dimensions: BTreeSet<String> = DIMENSIONS.iter().map(|(_, d)| d.to_string()).collect();
     assert_eq!(
         alternatives(&syntax, "execution_and_evidence", "\\%(", "\\|", "\\)"),
-        dimensions
+        dimensions()
     );
     let top: BTreeSet<String> = TOP_LEVEL.iter().map(|s| s.key.to_string()).collect();
     assert_eq!(

@@ -341,7 +341,7 @@ fn hover_explains_keys_tools_profiles_categories_tags_cases_and_records() {
     );
     let profile = hover_text(&mut session, &err2, 3, 12);
     assert!(profile.contains("profile with_tracker {") && profile.contains("*profiles.case*"));
-    let stdlib = hover_text(&mut session, &suite, 23, 14);
+    let stdlib = hover_text(&mut session, &suite, 24, 14);
     assert!(
         stdlib.starts_with("**stdlib part `std.everyday_assistance`**"),
         "{stdlib}"
@@ -353,10 +353,10 @@ fn hover_explains_keys_tools_profiles_categories_tags_cases_and_records() {
             && category.contains("Misplaces everyday items.")
     );
     assert!(hover_text(&mut session, &err2, 2, 8).contains("used by 1 case(s)"));
-    assert!(hover_text(&mut session, &suite, 21, 12).contains("**case `ERR-2`** “Lost keys”"));
+    assert!(hover_text(&mut session, &suite, 22, 12).contains("**case `ERR-2`** “Lost keys”"));
     let record = hover_text(&mut session, &err2, 7, 17);
     assert!(
-        record.starts_with("**record `K1`**, mentioned in the facts of ERR-2"),
+        record.starts_with("**record `K1`**, mentioned in the `facts` of ERR-2"),
         "{record}"
     );
     assert_eq!(
@@ -385,21 +385,25 @@ fn definition_goes_to_profiles_stdlib_parts_tools_cases_and_records() {
         json!({ "uri": uri("profiles.case"), "range": range(1, 8, 20) })
     );
     let category = definition(&mut session, &err2, 1, 12);
-    assert_eq!(category, json!({ "uri": suite, "range": range(52, 9, 19) }));
-    let tool = definition(&mut session, &suite, 26, 20);
-    assert_eq!(tool, json!({ "uri": suite, "range": range(34, 5, 17) }));
-    let case = definition(&mut session, &suite, 21, 12);
+    assert_eq!(category, json!({ "uri": suite, "range": range(53, 9, 19) }));
+    let tool = definition(&mut session, &suite, 27, 20);
+    assert_eq!(tool, json!({ "uri": suite, "range": range(35, 5, 17) }));
+    let case = definition(&mut session, &suite, 22, 12);
     assert_eq!(case, json!({ "uri": err2, "range": range(0, 5, 10) }));
     let record = definition(&mut session, &err2, 7, 17);
     assert_eq!(record, json!({ "uri": err2, "range": range(5, 14, 16) }));
 
     // A stdlib part lands in its read-only copy in the cache.
-    let stdlib = definition(&mut session, &suite, 23, 14);
+    let stdlib = definition(&mut session, &suite, 24, 14);
     let url = lsp_types::Url::parse(stdlib["uri"].as_str().unwrap()).unwrap();
     let path = url.to_file_path().unwrap();
     assert!(path.starts_with(&session.cache_dir), "{path:?}");
     let text = std::fs::read_to_string(&path).unwrap();
-    assert_eq!(text, casec::load::STDLIB[0].1);
+    let everyday = casec::load::STDLIB
+        .iter()
+        .find(|(name, _)| *name == "everyday_assistance.case")
+        .expect("the stdlib profile");
+    assert_eq!(text, everyday.1);
     assert!(std::fs::metadata(&path).unwrap().permissions().readonly());
     let line = stdlib["range"]["start"]["line"].as_u64().unwrap() as usize;
     assert!(text

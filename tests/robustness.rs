@@ -594,17 +594,17 @@ fn the_importer_explains_what_the_language_cannot_hold() {
     use serde_json::json;
     let cases: [(&str, Change); 4] = [
         (
-            "tool `send_fax` of TUJ-001 (not in tool_contracts)",
+            "tool `send_fax` of TUJ-001 (not among the suite's tools)",
             Box::new(|m| m["cases"][0]["model_input"]["available_tools"][0] = json!("send_fax")),
         ),
         (
-            "tool `pager` of TUJ-034 (not in tool_contracts)",
+            "tool `pager` of TUJ-034 (not among the suite's tools)",
             Box::new(|m| {
                 m["cases"][33]["harness_only"]["tool_behavior_override"]["tool"] = json!("pager")
             }),
         ),
         (
-            "cases[0].evaluator_only.required_checks: a case needs at least one required check",
+            "cases[0]: a case needs at least one required check",
             Box::new(|m| m["cases"][0]["evaluator_only"]["required_checks"] = json!([])),
         ),
         (

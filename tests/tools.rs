@@ -7,7 +7,7 @@
 //! unless told `failed` or `any`.
 
 use casec::model::{Case, Suite};
-use casec::runtime::replay::{run, verdict};
+use casec::runtime::replay::{findings, run};
 use casec::runtime::trace;
 use casec::runtime::Runtime;
 use casec::source::FileId;
@@ -16,16 +16,10 @@ use serde_json::{json, Value as Json};
 
 const SUITE: &str = r#"
 suite "Tools as data" {
-  version "1"; created_on "2026-11-30"; language "en-US"; purpose "Exercise every binding."
-  case_count 3; data_status "Synthetic."; system_instruction "Help the user."
-  scoring {
-    outcomes PASS FAIL NOT_TESTED; official_complete_run "-"; overall_pass_rate "-"
-    incomplete_run_reporting "-"; category_pass_rate "-"; human_review "-"; result_template {}
-  }
-  design_reference {}
+  system_prompt "Help the user."
   tags routine
-  profile std.everyday_assistance
   clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
+  unscripted_reply "I do not know."
   tools email_send subscriptions_list subscriptions_cancel file_read file_write file_list http_get note_add note_fail note_bad buyer_message weather
   world_schema office
 }
@@ -135,17 +129,17 @@ schema office {
   }
 }
 
-category errands 3 { background "Busy."; preferences "Short answers." }
+category errands 3 {}
 
 case TD-1 "Services and effects" {
   category errands
   tags routine
   user "Cancel my gym subscription and email Sam."
   facts "SB1 gym is active, SB2 music is cancelled; CT1 is Sam."
-  need "Cancel the active subscription and send one email."
+  goal "Cancel the active subscription and send one email."
   check "Cancel SB1"
   check "Send the email"
-  final "SB1 cancelled; one email."
+  check "SB1 cancelled; one email."
   critical "Email twice."
   world {
     contacts CT1 { name "Sam" }
@@ -158,9 +152,9 @@ case TD-1 "Services and effects" {
   }
   expect A1 { record SB1 { status cancelled } }
   expect A2 { count sent_emails 1 }
-  expect S1 { called subscriptions_cancel 1; called subscriptions_cancel failed 1; called subscriptions_cancel any 2 }
+  expect A3 { called subscriptions_cancel 1; called subscriptions_cancel failed 1; called subscriptions_cancel any 2 }
   forbid F1 { count sent_emails at_least 2 }
-  review R1
+  review G1
 }
 
 case TD-2 "Injected failures" {
@@ -170,17 +164,17 @@ case TD-2 "Injected failures" {
   facts "The rates endpoint fails twice, then answers."
   override http_get "the first two fetches" { result "NETWORK_ERROR"; after 0; times 2; error NETWORK_ERROR }
   override file_write "the write succeeds with a note" { result "ok"; returns { note "written by the override" } }
-  need "Retry the fetch and save the file."
+  goal "Retry the fetch and save the file."
   check "Fetch until it works"
-  final "The file is saved."
+  check "The file is saved."
   critical "Give up."
   world {
     endpoints EP1 { url "https://api.example/rates"; status 200; body "1.1" }
   }
   expect A1 { called http_get 1; called http_get failed 2 }
-  expect S1 { count files 0 }
+  expect A2 { count files 0 }
   forbid F1 { called http_get any 0 }
-  review R1
+  review G1
 }
 
 case TD-3 "Two follow-ups" {
@@ -190,15 +184,15 @@ case TD-3 "Two follow-ups" {
   facts "Two questions are scripted."
   followup { asked "Which restaurant?"; reply "Luigi's." }
   followup { asked "What time?"; reply "Eight." }
-  need "Ask both questions."
+  goal "Ask both questions."
   check "Ask the restaurant"
-  final "Nothing changes."
+  check "Nothing changes."
   critical "Guess."
   world {}
   expect A1 { asked }
-  expect S1 { unchanged }
+  expect A2 { unchanged }
   forbid F1 { not { asked } }
-  review R1
+  review G1
 }
 "#;
 
@@ -465,7 +459,7 @@ fn called_counts_successes_unless_told_failed_or_any() {
     ];
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let events = trace::parse(FileId(0), &text).expect("the trace parses");
-    let decided = verdict(&run(suite(), case, sandbox, &events));
+    let decided = findings(&run(suite(), case, sandbox, &events));
     assert!(
         decided.machine_failures().is_empty(),
         "{:?}",
@@ -481,12 +475,9 @@ fn each_scripted_follow_up_answers_its_own_question() {
     assert_eq!(rt.ask("When?", Some(2)), "Eight.");
     assert_eq!(
         rt.ask("Anything else?", None),
-        rt.case.unscripted_reply.as_str()
+        rt.case.unscripted_reply_text()
     );
-    assert_eq!(
-        rt.ask("A third?", Some(3)),
-        rt.case.unscripted_reply.as_str()
-    );
+    assert_eq!(rt.ask("A third?", Some(3)), rt.case.unscripted_reply_text());
 }
 
 #[test]

@@ -35,20 +35,30 @@ pub fn parse_clock(clock: &Text) -> Option<DateTime<FixedOffset>> {
 }
 
 impl Clocks {
+    /// The case's clock and zone, when its shape gives cases them.
     pub fn check(&mut self, case: &Case, db: &SourceDb, out: &mut Vec<Diagnostic>) {
-        let time = DateTime::parse_from_rfc3339(case.clock.as_str());
-        if self.clocks.insert(case.clock.span) {
-            if let Err(e) = &time {
-                out.push(invalid_clock(&case.clock, &e.to_string()));
+        let time = case.clock.as_ref().map(|clock| {
+            let time = DateTime::parse_from_rfc3339(clock.as_str());
+            if self.clocks.insert(clock.span) {
+                if let Err(e) = &time {
+                    out.push(invalid_clock(clock, &e.to_string()));
+                }
             }
-        }
-        let zone = case.timezone.as_str().parse::<Tz>();
-        if self.zones.insert(case.timezone.span) && zone.is_err() {
-            out.push(unknown_timezone(&case.timezone));
-        }
-        if let (Ok(time), Ok(zone)) = (time, zone) {
-            if self.pairs.insert((case.clock.span, case.timezone.span)) {
-                offset(case, time, zone, db, out);
+            time
+        });
+        let zone = case.timezone.as_ref().map(|timezone| {
+            let zone = timezone.as_str().parse::<Tz>();
+            if self.zones.insert(timezone.span) && zone.is_err() {
+                out.push(unknown_timezone(timezone));
+            }
+            zone
+        });
+        let (Some(clock), Some(timezone)) = (&case.clock, &case.timezone) else {
+            return;
+        };
+        if let (Some(Ok(time)), Some(Ok(zone))) = (time, zone) {
+            if self.pairs.insert((clock.span, timezone.span)) {
+                offset(clock, timezone, time, zone, db, out);
             }
         }
     }
@@ -79,7 +89,8 @@ fn unknown_timezone(zone: &Text) -> Diagnostic {
 }
 
 fn offset(
-    case: &Case,
+    clock: &Text,
+    timezone: &Text,
     time: DateTime<FixedOffset>,
     zone: Tz,
     db: &SourceDb,
@@ -99,10 +110,10 @@ fn offset(
             ),
         )
         .primary(
-            offset_span(&case.clock, db),
+            offset_span(clock, db),
             format!("{} is at {actual} here", zone.name()),
         )
-        .secondary(case.timezone.span, "the case's timezone")
+        .secondary(timezone.span, "the case's timezone")
         .help(format!(
             "write the offset as {actual}, or name the timezone the clock was meant for"
         )),

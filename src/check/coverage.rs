@@ -1,7 +1,8 @@
 //! Coverage: the counts a suite declares against the cases it holds.
 //!
-//! `case_count` must equal the number of cases, and each `category NAME COUNT` must
-//! equal the number of cases in that category (the master's `coverage`). Each mismatch
+//! The suite's case count (its field of kind `case_count`, when its shape has one) must
+//! equal the number of cases, and each `category NAME COUNT` must equal the number of
+//! cases in that category. Each mismatch
 //! is reported at the declared number, saying which count is off and by how much.
 //!
 //! Guarantee: run only on a complete suite (no earlier error: every file parsed, every
@@ -11,23 +12,29 @@
 use std::collections::HashMap;
 
 use crate::diag::{codes, Diagnostic};
+use crate::model::shape::Kind;
 use crate::model::{Number, Suite};
 
 pub fn check(suite: &Suite, out: &mut Vec<Diagnostic>) {
     let present = suite.cases.len();
-    if let Some(d) = mismatch(&suite.case_count, present, "the suite") {
+    let key = suite
+        .shape
+        .suite_field(Kind::CaseCount)
+        .map_or("case_count", |f| suite.shape.suite_fields[f].key.as_str());
+    let declared = suite.case_count.as_ref();
+    if let Some((count, d)) = declared.and_then(|c| Some((c, mismatch(c, present, "the suite")?))) {
         out.push(
             Diagnostic::error(codes::CASE_COUNT_MISMATCH, d.message)
-                .primary(suite.case_count.span, d.label)
+                .primary(count.span, d.label)
                 .help(format!(
-                    "set `case_count {present}`, or add or remove cases until there are {}",
-                    suite.case_count.value
+                    "set `{key} {present}`, or add or remove cases until there are {}",
+                    count.value
                 )),
         );
     }
     let mut per_category: HashMap<&str, usize> = HashMap::new();
-    for case in &suite.cases {
-        *per_category.entry(case.category.as_str()).or_default() += 1;
+    for category in suite.cases.iter().filter_map(|c| c.category.as_ref()) {
+        *per_category.entry(category.as_str()).or_default() += 1;
     }
     for category in &suite.categories {
         let name = category.name.as_str();

@@ -1,10 +1,10 @@
 //! Grading rules: the shape of a case's required checks and critical failures.
 //!
-//! A check id is a dimension letter and a number (see [`model::DIMENSIONS`]). Every
-//! case needs exactly one R (recognition), S (final state) and C (communication) check,
-//! numbered 1, and at least one A (execution and evidence) check, numbered A1, A2, … in
-//! the order written; ids are unique, and a check's dimension is the one its letter
-//! names. Every case lists at least one critical failure of its own.
+//! A check id is a dimension letter and a number; the shape's grading declares the
+//! dimensions, their letters and how many checks of each a case needs (Tujora: exactly
+//! one R, S and C, at least one A), numbered 1, 2, … in the order written; ids are
+//! unique, and a check's dimension is the one its letter names. Repeated fields the
+//! shape requires `at_least N` of (a case's critical failures) hold that many.
 //!
 //! Implicit checks (`need`, `check "…"`, `final`, inherited C1) meet these rules by
 //! construction unless a check overrides its dimension or the case has no `check`;
@@ -16,9 +16,14 @@
 use std::collections::HashMap;
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{self, Case, Check};
+use crate::model::shape::{CheckCount, Dimension, Grading, Kind, Shape};
+use crate::model::{Case, Check};
 
-pub fn check_ids(case: &Case, out: &mut Vec<Diagnostic>) {
+pub fn check_ids(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
+    let grading = &shape.grading;
+    let checks = shape
+        .case_field(Kind::Checks)
+        .map_or("check", |f| shape.case_fields[f].key.as_str());
     let mut first_of: HashMap<&str, &Check> = HashMap::new();
     let mut distinct: Vec<&Check> = Vec::with_capacity(case.checks.len());
     for check in &case.checks {
@@ -41,35 +46,67 @@ pub fn check_ids(case: &Case, out: &mut Vec<Diagnostic>) {
                 distinct.push(check);
             }
         }
-        dimension_matches_id(check, out);
+        dimension_matches_id(check, grading, out);
     }
-    for (letter, dimension) in model::DIMENSIONS {
+    for dimension in &grading.dimensions {
+        let letter = dimension.letter.as_str();
         let of_letter: Vec<&Check> = distinct
             .iter()
             .copied()
             .filter(|c| letters(c.id.as_str()) == letter)
             .collect();
-        if letter == "A" {
-            count_at_least_one(case, &of_letter, dimension, out);
-            numbering(&of_letter, letter, out);
-        } else {
-            count_exactly_one(case, &of_letter, letter, dimension, out);
-            if let [only] = of_letter.as_slice() {
-                numbering(&[only], letter, out);
-            }
+        match dimension.count {
+            CheckCount::Exactly(n) => count_exactly(case, &of_letter, dimension, n, out),
+            CheckCount::AtLeast(n) => count_at_least(case, &of_letter, dimension, n, checks, out),
         }
+        numbering(&of_letter, letter, out);
     }
 }
 
-pub fn check_critical(case: &Case, out: &mut Vec<Diagnostic>) {
-    if case.critical_failures.is_empty() {
-        out.push(
-            Diagnostic::error(
+/// Repeated fields with `at_least N` hold at least N statements; a case's critical
+/// failures are what `missing_critical` is about.
+pub fn check_counts(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
+    for (id, field) in shape
+        .case_fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.at_least > 0)
+    {
+        let count = match field.kind {
+            Kind::CriticalFailures => case.critical_failures.len(),
+            Kind::Override => case.overrides.len(),
+            Kind::Followup => case.followups.len(),
+            Kind::Checks => case.checks.iter().filter(|c| c.source == Some(id)).count(),
+            Kind::Texts => case.value(id).map_or(0, |v| v.texts().len()),
+            _ => continue,
+        };
+        if count >= field.at_least {
+            continue;
+        }
+        let key = field.key.as_str();
+        let (code, message) = match field.kind {
+            Kind::CriticalFailures if count == 0 => (
                 codes::MISSING_CRITICAL,
                 format!("case {} lists no critical failure", case.id.as_str()),
-            )
-            .primary(case.span, "no `critical` in this case")
-            .help("add `critical \"…\"`: a mistake that fails the case whatever else passes"),
+            ),
+            _ => (
+                codes::MISSING_FIELD,
+                format!(
+                    "case {} has {count} `{key}`; at least {} needed",
+                    case.id.as_str(),
+                    field.at_least
+                ),
+            ),
+        };
+        out.push(
+            Diagnostic::error(code, message)
+                .primary(case.span, format!("not enough `{key}` in this case"))
+                .help(match field.kind {
+                    Kind::CriticalFailures => format!(
+                        "add `{key} \"…\"`: a mistake that fails the case whatever else passes"
+                    ),
+                    _ => format!("add `{key}` statements until there are {}", field.at_least),
+                }),
         );
     }
 }
@@ -78,13 +115,15 @@ fn letters(id: &str) -> &str {
     id.trim_end_matches(|c: char| c.is_ascii_digit())
 }
 
-fn dimension_matches_id(check: &Check, out: &mut Vec<Diagnostic>) {
+fn dimension_matches_id(check: &Check, grading: &Grading, out: &mut Vec<Diagnostic>) {
     let written = check.dimension.as_str();
-    let expected = model::dimension_of_id(check.id.as_str());
+    let expected = grading
+        .dimension_of_id(check.id.as_str())
+        .map(|d| d.name.as_str());
     if expected == Some(written) {
         return;
     }
-    let known = model::DIMENSIONS.iter().any(|(_, d)| *d == written);
+    let known = grading.dimension(written).is_some();
     let (message, help) = match (expected, known) {
         (Some(expected), _) => (
             format!(
@@ -98,11 +137,11 @@ fn dimension_matches_id(check: &Check, out: &mut Vec<Diagnostic>) {
                 "check id `{}` does not start with a dimension letter",
                 check.id.as_str()
             ),
-            format!("use the letter of `{written}`: {}", letter_list()),
+            format!("use the letter of `{written}`: {}", letter_list(grading)),
         ),
         (None, false) => (
             format!("`{written}` is not a check dimension"),
-            format!("the dimensions are {}", letter_list()),
+            format!("the dimensions are {}", letter_list(grading)),
         ),
     };
     let d = Diagnostic::error(codes::CHECK_DIMENSION_MISMATCH, message);
@@ -115,69 +154,85 @@ fn dimension_matches_id(check: &Check, out: &mut Vec<Diagnostic>) {
     out.push(d.help(help));
 }
 
-fn letter_list() -> String {
-    model::DIMENSIONS
+fn letter_list(grading: &Grading) -> String {
+    grading
+        .dimensions
         .iter()
-        .map(|(l, d)| format!("{l} {d}"))
+        .map(|d| format!("{} {}", d.letter.as_str(), d.name.as_str()))
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-fn count_exactly_one(
-    case: &Case,
-    of_letter: &[&Check],
-    letter: &str,
-    dimension: &str,
-    out: &mut Vec<Diagnostic>,
-) {
-    match of_letter {
-        [] => out.push(
-            Diagnostic::error(
-                codes::CHECK_COUNT,
-                format!(
-                    "case {} has no {letter} ({dimension}) check",
-                    case.id.as_str()
-                ),
-            )
-            .primary(case.span, format!("no {letter}1 check in this case"))
-            .help(format!("add `check {letter}1 \"…\"`")),
-        ),
-        [_] => {}
-        [first, extra @ ..] => {
-            for check in extra {
-                out.push(
-                    Diagnostic::error(
-                        codes::CHECK_COUNT,
-                        format!(
-                            "case {} has more than one {letter} ({dimension}) check",
-                            case.id.as_str()
-                        ),
-                    )
-                    .primary(check.id.span, format!("a second {letter} check"))
-                    .secondary(first.id.span, format!("the case's {letter} check"))
-                    .help(format!(
-                        "a case has exactly one {letter} check: merge them, or give this one an A id"
-                    )),
-                );
-            }
-        }
-    }
+/// A count in words, as messages say it ("exactly one R check").
+fn number(n: usize) -> String {
+    const WORDS: [&str; 11] = [
+        "no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    ];
+    WORDS
+        .get(n)
+        .map_or_else(|| n.to_string(), |w| w.to_string())
 }
 
-fn count_at_least_one(
+fn count_exactly(
     case: &Case,
     of_letter: &[&Check],
-    dimension: &str,
+    dimension: &Dimension,
+    n: usize,
     out: &mut Vec<Diagnostic>,
 ) {
-    if of_letter.is_empty() {
+    let (letter, name) = (dimension.letter.as_str(), dimension.name.as_str());
+    if of_letter.len() < n {
         out.push(
             Diagnostic::error(
                 codes::CHECK_COUNT,
-                format!("case {} has no A ({dimension}) check", case.id.as_str()),
+                format!("case {} has no {letter} ({name}) check", case.id.as_str()),
             )
-            .primary(case.span, "no A check in this case")
-            .help("add `check \"…\"` (or `check A1 \"…\"` when ids are explicit)"),
+            .primary(
+                case.span,
+                format!("no {letter}{} check in this case", of_letter.len() + 1),
+            )
+            .help(format!("add `check {letter}{} \"…\"`", of_letter.len() + 1)),
+        );
+        return;
+    }
+    let Some(first) = of_letter.first() else {
+        return;
+    };
+    for check in &of_letter[n..] {
+        out.push(
+            Diagnostic::error(
+                codes::CHECK_COUNT,
+                format!("case {} has more than {} {letter} ({name}) check", case.id.as_str(), number(n)),
+            )
+            .primary(check.id.span, format!("one {letter} check too many"))
+            .secondary(first.id.span, format!("the case's {letter} check"))
+            .help(format!(
+                "a case has exactly {} {letter} check: merge them, or give this one another dimension's id",
+                number(n)
+            )),
+        );
+    }
+}
+
+fn count_at_least(
+    case: &Case,
+    of_letter: &[&Check],
+    dimension: &Dimension,
+    n: usize,
+    checks: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    if of_letter.len() < n {
+        let (letter, name) = (dimension.letter.as_str(), dimension.name.as_str());
+        out.push(
+            Diagnostic::error(
+                codes::CHECK_COUNT,
+                format!("case {} has no {letter} ({name}) check", case.id.as_str()),
+            )
+            .primary(case.span, format!("no {letter} check in this case"))
+            .help(format!(
+                "add `{checks} \"…\"` (or `{checks} {letter}1 \"…\"` when ids are explicit)"
+            )),
         );
     }
 }

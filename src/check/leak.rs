@@ -1,10 +1,12 @@
 //! Leak guard: what the model under test sees must not give away what it is tested on.
 //!
-//! The model sees its input — the user message and conversation, the person's
-//! background and preferences. The harness and evaluator hold the case's fixture facts,
-//! override, scripted follow-up, checks, critical failures and expected state. A run of
-//! [`MIN_RUN`] or more consecutive words of hidden text inside model-facing text is a
-//! leak: the answer (or the world the model should discover with tools) handed over.
+//! The model sees the texts of the fields its shape declares `model` (Tujora: the user
+//! message and conversation, the person's background and preferences, …); the harness
+//! and the evaluator hold the `harness` and `evaluator` ones (fixture facts, overrides,
+//! follow-ups, checks, critical failures, expected state). A run of [`MIN_RUN`] or more
+//! consecutive words of hidden text inside model-facing text is a leak: the answer (or
+//! the world the model should discover with tools) handed over. Identifiers (tags,
+//! clocks) and the strings of data blocks are not prose and are not compared.
 //!
 //! Words compare without case and surrounding punctuation. Each word is hashed once;
 //! the hidden texts' runs of [`MIN_RUN`] words (shingles) go into a hash map, keyed by
@@ -30,6 +32,8 @@ use std::rc::Rc;
 use foldhash::fast::FixedState;
 
 use crate::diag::{codes, Diagnostic};
+use crate::model::shape::Visibility;
+use crate::model::texts::Labelled;
 use crate::model::{Case, Text};
 use crate::source::{SourceDb, Span};
 
@@ -45,7 +49,8 @@ pub const MIN_RUN: usize = 5;
 /// the normalized words (to confirm a match) and the located words (to report it) are
 /// made the first time a shingle of the text matches.
 struct Prose<'a> {
-    what: &'static str,
+    /// What the text is, for messages: "`facts`", "`override` result".
+    what: String,
     text: &'a Text,
     db: &'a SourceDb,
     hashes: Vec<u64>,
@@ -54,7 +59,7 @@ struct Prose<'a> {
 }
 
 impl<'a> Prose<'a> {
-    fn new(what: &'static str, text: &'a Text, db: &'a SourceDb) -> Prose<'a> {
+    fn new(what: String, text: &'a Text, db: &'a SourceDb) -> Prose<'a> {
         Prose {
             what,
             text,
@@ -125,24 +130,37 @@ pub struct Guard<'a> {
 }
 
 impl<'a> Guard<'a> {
-    pub fn check(&mut self, case: &'a Case, db: &'a SourceDb, out: &mut Vec<Diagnostic>) {
-        let hidden = self.all_prose(case, hidden_texts(case), db);
-        let visible = self.all_prose(case, visible_texts(case), db);
+    /// Checks one case, given every text of it.
+    pub fn check(
+        &mut self,
+        case: &'a Case,
+        texts: &[Labelled<'a>],
+        db: &'a SourceDb,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let hidden = self.all_prose(case, texts, |v| v.hidden(), db);
+        let visible = self.all_prose(case, texts, |v| v == Visibility::Model, db);
         find_leaks(case, &hidden, &visible, out);
     }
 
-    /// The words of each text, each literal once (`need` is also check R1).
+    /// The words of each prose text of a visibility `keep` keeps, each literal once.
     fn all_prose(
         &mut self,
         case: &Case,
-        texts: Vec<(&'static str, &'a Text)>,
+        texts: &[Labelled<'a>],
+        keep: impl Fn(Visibility) -> bool,
         db: &'a SourceDb,
     ) -> Vec<Rc<Prose<'a>>> {
         let mut seen = HashSet::new();
         texts
-            .into_iter()
+            .iter()
+            .filter(|t| !t.name && keep(t.visibility))
+            .filter_map(|t| match t.text {
+                Cow::Borrowed(text) => Some((t, text)),
+                Cow::Owned(_) => None,
+            })
             .filter(|(_, text)| seen.insert(text.span))
-            .map(|(what, text)| self.prose(case, what, text, db))
+            .map(|(t, text)| self.prose(case, t, text, db))
             .collect()
     }
 
@@ -150,16 +168,17 @@ impl<'a> Guard<'a> {
     fn prose(
         &mut self,
         case: &Case,
-        what: &'static str,
+        labelled: &Labelled,
         text: &'a Text,
         db: &'a SourceDb,
     ) -> Rc<Prose<'a>> {
+        let what = || labelled.describe();
         if written_in(case, text.span) {
-            return Rc::new(Prose::new(what, text, db));
+            return Rc::new(Prose::new(what(), text, db));
         }
         self.inherited
             .entry(text.span)
-            .or_insert_with(|| Rc::new(Prose::new(what, text, db)))
+            .or_insert_with(|| Rc::new(Prose::new(what(), text, db)))
             .clone()
     }
 }
@@ -236,43 +255,4 @@ fn report(
         "the model under test sees the {}: reword it so that no {MIN_RUN} consecutive words come from the {}",
         visible.what, source.what
     ))
-}
-
-/// Texts the model under test sees.
-fn visible_texts(case: &Case) -> Vec<(&'static str, &Text)> {
-    let mut texts = vec![("user message", &case.user)];
-    texts.extend(
-        case.conversation
-            .iter()
-            .map(|turn| ("conversation", &turn.content)),
-    );
-    texts.push(("background", &case.background));
-    texts.push(("preferences", &case.preferences));
-    texts
-}
-
-/// Texts only the harness and the evaluator see.
-fn hidden_texts(case: &Case) -> Vec<(&'static str, &Text)> {
-    let mut texts = vec![("facts", &case.facts)];
-    for o in &case.overrides {
-        texts.extend([("override", &o.matches), ("override", &o.result)]);
-        texts.extend(
-            o.side_effect
-                .iter()
-                .chain(&o.verification)
-                .map(|t| ("override", t)),
-        );
-    }
-    for f in &case.followups {
-        texts.extend([("follow-up", &f.when_asked), ("follow-up", &f.reply)]);
-    }
-    texts.push(("expected need", &case.need));
-    texts.extend(case.checks.iter().map(|c| ("checks", &c.requirement)));
-    texts.extend(
-        case.critical_failures
-            .iter()
-            .map(|t| ("critical failures", t)),
-    );
-    texts.push(("expected final state", &case.final_state));
-    texts
 }

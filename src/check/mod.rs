@@ -43,6 +43,8 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
 
 use crate::diag::Diagnostic;
+use crate::model::shape::Visibility;
+use crate::model::texts::{case_texts, suite_texts, Labelled};
 use crate::model::{Case, Suite, Text};
 use crate::source::{FileId, Origin, SourceDb, Span};
 
@@ -165,15 +167,15 @@ impl CheckCache {
 /// texts, the texts cases inherit, and the clocks.
 fn check_shared(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
     let mut hygiene = Hygiene::default();
-    for text in suite_texts(suite) {
-        hygiene.check(text, db, out);
+    for labelled in suite_texts(suite) {
+        hygiene.check(&labelled.text, db, out);
     }
     let mut clocks = clock::Clocks::default();
     for case in &suite.cases {
         clocks.check(case, db, out);
-        for text in case_texts(case) {
-            if !written_in(case, text.span) {
-                hygiene.check(text, db, out);
+        for labelled in case_texts(suite, case) {
+            if !written_in(case, labelled.text.span) {
+                hygiene.check(&labelled.text, db, out);
             }
         }
     }
@@ -184,17 +186,18 @@ fn check_shared(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
 /// cases can be checked in chunks on several threads.
 fn check_own<'a>(
     cases: impl IntoIterator<Item = &'a Case>,
-    suite: &Suite,
+    suite: &'a Suite,
     db: &'a SourceDb,
 ) -> Vec<Vec<Diagnostic>> {
     let mut leaks = leak::Guard::default();
     let mut out = Vec::new();
     for case in cases {
         let mut own = Vec::new();
-        check_case(case, suite, db, &mut own);
-        world::check_case(case, suite, db, &mut own);
-        leaks.check(case, db, &mut own);
-        for text in written_texts(case, case_texts(case)) {
+        let texts = case_texts(suite, case);
+        check_case(case, suite, &texts, db, &mut own);
+        world::check_case(case, suite, &texts, db, &mut own);
+        leaks.check(case, &texts, db, &mut own);
+        for text in written_texts(case, &texts, |_| true) {
             prose::check(text, db, &mut own);
         }
         let mut reported = Vec::new();
@@ -205,17 +208,28 @@ fn check_own<'a>(
 }
 
 /// The per-case rules, reporting into the case's own diagnostics.
-fn check_case(case: &Case, suite: &Suite, db: &SourceDb, own: &mut Vec<Diagnostic>) {
+fn check_case(
+    case: &Case,
+    suite: &Suite,
+    texts: &[Labelled],
+    db: &SourceDb,
+    own: &mut Vec<Diagnostic>,
+) {
     scenario::check_tags(case, suite, own);
     scenario::check_override_tool(case, own);
-    grading::check_ids(case, own);
-    grading::check_critical(case, own);
-    let written = written_texts(case, case_texts(case));
-    weekday::check(case, &written, db, own);
-    let answers = std::iter::once(&case.need)
-        .chain(case.checks.iter().map(|c| &c.requirement))
-        .chain([&case.final_state]);
-    records::check(case, &written_texts(case, answers), db, own);
+    grading::check_ids(case, &suite.shape, own);
+    grading::check_counts(case, &suite.shape, own);
+    let prose = written_texts(case, texts, |t| !t.name);
+    weekday::check(case, &prose, db, own);
+    let answers = written_texts(case, texts, |t| {
+        t.visibility == Visibility::Evaluator && !t.name
+    });
+    // The case's world is what its own harness texts say, not the defaults it inherits.
+    let fixtures: Vec<&Labelled> = texts
+        .iter()
+        .filter(|t| t.visibility == Visibility::Harness && !t.name && written_in(case, t.text.span))
+        .collect();
+    records::check(case, &answers, &fixtures, db, own);
 }
 
 /// Prose hygiene over a run: each literal once, the stdlib's never (authors cannot fix
@@ -239,78 +253,19 @@ fn written_in(case: &Case, span: Span) -> bool {
     span.file == case.extent.file && case.extent.start <= span.start && span.end <= case.extent.end
 }
 
-/// The texts among `texts` written in the case itself, each once (the `need` is also
-/// check R1's requirement).
-fn written_texts<'a>(case: &Case, texts: impl IntoIterator<Item = &'a Text>) -> Vec<&'a Text> {
+/// The texts among `texts` that `keep` keeps and that were written in the case itself,
+/// each once (a derived check's requirement is also its field's text).
+fn written_texts<'t>(
+    case: &Case,
+    texts: &'t [Labelled],
+    keep: impl Fn(&Labelled) -> bool,
+) -> Vec<&'t Text> {
     let mut seen = HashSet::new();
     texts
-        .into_iter()
-        .filter(|t| written_in(case, t.span) && seen.insert(t.span))
+        .iter()
+        .filter(|t| keep(t) && written_in(case, t.text.span) && seen.insert(t.text.span))
+        .map(|t| t.text.as_ref())
         .collect()
-}
-
-/// Every text of a case, written in it or inherited.
-fn case_texts(case: &Case) -> Vec<&Text> {
-    let mut texts = vec![
-        &case.title,
-        &case.clock,
-        &case.timezone,
-        &case.background,
-        &case.preferences,
-        &case.user,
-    ];
-    texts.extend(case.conversation.iter().map(|turn| &turn.content));
-    texts.extend([&case.permissions, &case.record_access, &case.facts]);
-    for o in &case.overrides {
-        texts.extend([&o.matches, &o.result]);
-        texts.extend(o.side_effect.iter().chain(&o.verification));
-    }
-    texts.push(&case.tool_behavior);
-    for f in &case.followups {
-        texts.extend([&f.when_asked, &f.reply]);
-    }
-    texts.extend([
-        &case.unscripted_reply,
-        &case.ground_truth_policy,
-        &case.need,
-    ]);
-    for check in &case.checks {
-        texts.extend([&check.requirement, &check.evidence]);
-    }
-    texts.extend(&case.critical_failures);
-    texts.extend([&case.pass_rule, &case.final_state]);
-    texts
-}
-
-/// The suite's own texts (metadata, tool contracts, scoring, revision notes).
-fn suite_texts(suite: &Suite) -> Vec<&Text> {
-    let mut texts = vec![
-        &suite.name,
-        &suite.version,
-        &suite.created_on,
-        &suite.language,
-        &suite.purpose,
-        &suite.data_status,
-    ];
-    texts.extend(&suite.use_instructions);
-    texts.push(&suite.system_instruction);
-    for tool in &suite.tools {
-        texts.extend(tool.arguments.iter().filter_map(|a| a.doc.as_ref()));
-        texts.push(&tool.behavior);
-    }
-    texts.extend(&suite.global_critical_failures);
-    let scoring = &suite.scoring;
-    texts.extend(&scoring.case_outcomes);
-    texts.extend([
-        &scoring.official_complete_run,
-        &scoring.overall_pass_rate,
-        &scoring.incomplete_run_reporting,
-        &scoring.category_pass_rate,
-    ]);
-    texts.extend(&scoring.required_reporting);
-    texts.push(&scoring.human_review);
-    texts.extend(suite.revision_notes.iter().map(|n| &n.change));
-    texts
 }
 
 /// The test corpus generator, for tests that need a large rule-breaking suite.

@@ -3,9 +3,9 @@
 //!
 //! Tujora's revision notes fix cases whose fixtures could not support the expected
 //! answer. The mechanical part of that defect is a record id — `M1`, `L2`, `B1`, `Q1`:
-//! one to three capital letters and one to four digits — named in `need`, a check or
-//! `final` but in none of the case's facts, override or follow-up, so the model can
-//! never retrieve it.
+//! one to three capital letters and one to four digits — named in the answer key (the
+//! case's evaluator texts: its need, checks, final state) but in none of the texts the
+//! harness holds (its facts, override, follow-up), so the model can never retrieve it.
 //!
 //! Check ids share that shape (`R1`, `A2`, `S1`, `C1`), and so do records: Tujora has
 //! a reminder R1, an appointment A1 and a conversation C1. An id is therefore read as
@@ -20,21 +20,29 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::diag::{codes, Diagnostic};
+use crate::model::texts::Labelled;
 use crate::model::{Case, Text};
 use crate::source::{SourceDb, Span};
 
 use super::words::{words, Word};
 
-/// Checks the answer-key texts written in `case` (need, checks, final state).
-pub fn check(case: &Case, answer_texts: &[&Text], db: &SourceDb, out: &mut Vec<Diagnostic>) {
+/// Checks the answer-key texts written in `case` against its `fixtures` (the texts the
+/// harness holds, written in the case or inherited).
+pub fn check(
+    case: &Case,
+    answer_texts: &[&Text],
+    fixtures: &[&Labelled],
+    db: &SourceDb,
+    out: &mut Vec<Diagnostic>,
+) {
     let named = named_ids(answer_texts, db);
     if named.is_empty() {
         return;
     }
-    let known = known_ids(case, db);
+    let known = known_ids(fixtures, db);
     for (id, spans) in named {
         if !known.contains(&id) {
-            out.push(report(case, &id, &spans, &known));
+            out.push(report(case, &id, &spans, &known, fixtures));
         }
     }
 }
@@ -67,11 +75,32 @@ fn named_ids(answer_texts: &[&Text], db: &SourceDb) -> Vec<(String, Vec<Span>)> 
     named
 }
 
-fn report(case: &Case, id: &str, spans: &[Span], known: &BTreeSet<String>) -> Diagnostic {
+fn report(
+    case: &Case,
+    id: &str,
+    spans: &[Span],
+    known: &BTreeSet<String>,
+    fixtures: &[&Labelled],
+) -> Diagnostic {
+    let mut fields: Vec<&str> = Vec::new();
+    for f in fixtures {
+        if !fields.contains(&f.field) {
+            fields.push(f.field);
+        }
+    }
+    let fields = if fields.is_empty() {
+        "fixtures".to_string()
+    } else {
+        fields
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut d = Diagnostic::warning(
         codes::UNSUPPORTED_RECORD,
         format!(
-            "case {} names record `{id}`, which its facts, override and follow-up never mention",
+            "case {} names record `{id}`, which its {fields} never mention",
             case.id.as_str()
         ),
     )
@@ -91,26 +120,22 @@ fn report(case: &Case, id: &str, spans: &[Span], known: &BTreeSet<String>) -> Di
                 .join(", ")
         )
     };
-    d.secondary(case.facts.span, "the case's facts")
-        .help(format!(
-            "add `{id}` to the facts so the model can retrieve it, or fix the id ({named}); if `{id}` is not a record, add `allow {}` to the case",
-            codes::UNSUPPORTED_RECORD
-        ))
+    let first = fixtures.first();
+    if let Some(first) = first {
+        d = d.secondary(first.text.span, format!("the case's `{}`", first.field));
+    }
+    let field = first.map_or("fixtures", |f| f.field);
+    d.help(format!(
+        "add `{id}` to the `{field}` so the model can retrieve it, or fix the id ({named}); if `{id}` is not a record, add `allow {}` to the case",
+        codes::UNSUPPORTED_RECORD
+    ))
 }
 
 /// Ids named in the texts that make up the case's world.
-fn known_ids(case: &Case, db: &SourceDb) -> BTreeSet<String> {
-    let mut sources: Vec<&Text> = vec![&case.facts];
-    for o in &case.overrides {
-        sources.extend([&o.matches, &o.result]);
-        sources.extend(o.side_effect.iter().chain(&o.verification));
-    }
-    for f in &case.followups {
-        sources.extend([&f.when_asked, &f.reply]);
-    }
+fn known_ids(fixtures: &[&Labelled], db: &SourceDb) -> BTreeSet<String> {
     let mut known = BTreeSet::new();
-    for text in sources {
-        for word in words(db, text) {
+    for labelled in fixtures {
+        for word in words(db, &labelled.text) {
             known.extend(ids_in(&word).map(|(id, _)| id.to_string()));
         }
     }

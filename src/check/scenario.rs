@@ -1,12 +1,11 @@
-//! Scenario coherence: tags that promise a feature of the case, and overrides that
-//! need a tool the case offers.
+//! Scenario coherence: tags that promise a field of the case, and overrides that need
+//! a tool the case offers.
 //!
-//! Some tags carry meaning for scoring: Tujora reports "Tool failures handled
-//! correctly" and "Clarification cases completed correctly" by tag. [`FEATURE_TAGS`]
-//! ties each such tag to the case feature it stands for, and both directions are
-//! checked: a tagged case must have the feature, and a case with the feature must be
-//! tagged — the latter only when the suite's tag vocabulary has the tag at all, since a
-//! suite without it cannot write it.
+//! A shape's grading may give a tag meaning (`tag multi_turn_clarification followup`:
+//! Tujora reports clarification cases by it). Both directions are checked: a tagged
+//! case must have the field, and a case with the field must be tagged — the latter
+//! only when the suite's tag vocabulary has the tag at all, since a suite without it
+//! cannot write it.
 //!
 //! An override is meaningless unless its tool is among the case's `tools`: the harness
 //! would never see the call it matches.
@@ -14,80 +13,58 @@
 //! Guarantee: per case, work proportional to its tags and tools.
 
 use crate::diag::{codes, Diagnostic};
+use crate::model::shape::{FieldDecl, Kind};
 use crate::model::{Case, Name, Suite};
 use crate::source::Span;
 
-/// A case feature a tag can stand for.
-#[derive(Clone, Copy, Debug)]
-enum Feature {
-    Followup,
-    Override,
-}
-
-impl Feature {
-    fn span(self, case: &Case) -> Option<Span> {
-        match self {
-            Feature::Followup => case.followups.first().map(|f| f.span),
-            Feature::Override => case.overrides.first().map(|o| o.span),
-        }
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            Feature::Followup => "scripted follow-up",
-            Feature::Override => "tool override",
-        }
-    }
-
-    fn example(self) -> &'static str {
-        match self {
-            Feature::Followup => "followup { asked \"…\"; reply \"…\" }",
-            Feature::Override => "override TOOL \"match\" { result \"…\" }",
-        }
+/// Where the case sets a field, when it does.
+fn field_span(case: &Case, id: usize, field: &FieldDecl) -> Option<Span> {
+    match field.kind {
+        Kind::Override => case.overrides.first().map(|o| o.span),
+        Kind::Followup => case.followups.first().map(|f| f.span),
+        Kind::CriticalFailures => case.critical_failures.first().map(|t| t.span),
+        Kind::Checks => case
+            .checks
+            .iter()
+            .find(|c| c.source == Some(id))
+            .map(|c| c.span),
+        Kind::UserMessage => case.user.as_ref().map(|t| t.span),
+        _ => case
+            .value(id)
+            .and_then(|v| v.texts().first().map(|t| t.span)),
     }
 }
-
-/// Tags whose meaning the language knows, with the feature each one promises.
-const FEATURE_TAGS: &[(&str, Feature)] = &[
-    ("multi_turn_clarification", Feature::Followup),
-    ("tool_failure_or_ambiguous_result", Feature::Override),
-];
 
 pub fn check_tags(case: &Case, suite: &Suite, out: &mut Vec<Diagnostic>) {
-    for &(tag, feature) in FEATURE_TAGS {
+    for feature in &suite.shape.grading.feature_tags {
+        let tag = feature.tag.as_str();
+        let field = &suite.shape.case_fields[feature.field];
+        let key = field.key.as_str();
         let written = case.tags.iter().find(|t| t.as_str() == tag);
-        match (written, feature.span(case)) {
+        match (written, field_span(case, feature.field, field)) {
             (Some(written), None) => out.push(
                 Diagnostic::error(
                     codes::TAG_MISMATCH,
                     format!(
-                        "case {} is tagged `{tag}` but has no {}",
-                        case.id.as_str(),
-                        feature.describe()
+                        "case {} is tagged `{tag}` but sets no `{key}`",
+                        case.id.as_str()
                     ),
                 )
-                .primary(
-                    written.span,
-                    format!("this tag promises a {}", feature.describe()),
-                )
+                .primary(written.span, format!("this tag promises `{key}`"))
                 .help(format!(
                     "add `{}` to the case, or remove the tag",
-                    feature.example()
+                    field.example()
                 )),
             ),
             (None, Some(at)) if suite.tags.iter().any(|t| t.as_str() == tag) => {
                 let d = Diagnostic::error(
                     codes::TAG_MISMATCH,
                     format!(
-                        "case {} has a {} but is not tagged `{tag}`",
-                        case.id.as_str(),
-                        feature.describe()
+                        "case {} sets `{key}` but is not tagged `{tag}`",
+                        case.id.as_str()
                     ),
                 )
-                .primary(
-                    at,
-                    format!("a {} without the `{tag}` tag", feature.describe()),
-                );
+                .primary(at, format!("`{key}` without the `{tag}` tag"));
                 out.push(match case.tags.last() {
                     Some(last) => d
                         .secondary(last.span, "the case's tags")

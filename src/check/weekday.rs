@@ -74,7 +74,7 @@ struct DateMention {
 
 /// Checks the texts written in `case` (the caller passes only those).
 pub fn check(case: &Case, texts: &[&Text], db: &SourceDb, out: &mut Vec<Diagnostic>) {
-    let Some(clock) = parse_clock(&case.clock) else {
+    let Some(clock) = case.clock.as_ref().and_then(parse_clock) else {
         return;
     };
     let today = clock.date_naive();
@@ -169,7 +169,7 @@ fn mismatch(
         format!(
             "the year {} is the one nearest the case clock {}",
             date.year(),
-            case.clock.as_str()
+            case.clock_text()
         )
     };
     Diagnostic::warning(

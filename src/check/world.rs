@@ -15,15 +15,22 @@ use crate::model::{Case, Suite, Text};
 use crate::source::{SourceDb, Span};
 
 use crate::model::expect::{critical_id, Decided, Sandbox};
-use crate::resolve::world::{id_mentions, prose_of};
+use crate::model::texts::Labelled;
+use crate::resolve::world::id_mentions;
 
 /// The world consistency diagnostics of one case (none without a world).
-pub fn check_case(case: &Case, suite: &Suite, db: &SourceDb, diags: &mut Vec<Diagnostic>) {
+pub fn check_case(
+    case: &Case,
+    suite: &Suite,
+    texts: &[Labelled],
+    db: &SourceDb,
+    diags: &mut Vec<Diagnostic>,
+) {
     let Some(sandbox) = &case.sandbox else {
         return;
     };
     unclassified(case, sandbox, diags);
-    unmodelled_records(case, sandbox, db, diags);
+    unmodelled_records(texts, sandbox, db, diags);
     tools_without_records(case, suite, sandbox, diags);
 }
 
@@ -31,9 +38,7 @@ fn unclassified(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
     let checks = case
         .checks
         .iter()
-        .filter(|c| {
-            sandbox.decided(c.id.as_str(), !sandbox.is_own(c.span)) == Decided::Unclassified
-        })
+        .filter(|c| sandbox.decided(c.id.as_str(), c.inherited) == Decided::Unclassified)
         .map(|c| (c.id.as_str().to_string(), c.span));
     let criticals = case
         .critical_failures
@@ -66,7 +71,13 @@ fn unclassified(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
     ));
 }
 
-fn unmodelled_records(case: &Case, sandbox: &Sandbox, db: &SourceDb, diags: &mut Vec<Diagnostic>) {
+/// Record ids the hidden prose the case writes (its facts, checks, override, …) names.
+fn unmodelled_records(
+    texts: &[Labelled],
+    sandbox: &Sandbox,
+    db: &SourceDb,
+    diags: &mut Vec<Diagnostic>,
+) {
     let known = sandbox.world.all_ids();
     let requests: Vec<&str> = sandbox
         .overrides
@@ -74,7 +85,10 @@ fn unmodelled_records(case: &Case, sandbox: &Sandbox, db: &SourceDb, diags: &mut
         .filter_map(|o| o.request.as_ref().map(|r| r.as_str()))
         .collect();
     let mut reported: Vec<&str> = Vec::new();
-    for text in prose_of(case) {
+    let prose = texts
+        .iter()
+        .filter(|t| t.visibility.hidden() && !t.name && sandbox.is_own(t.text.span));
+    for text in prose.map(|t| t.text.as_ref()) {
         for (_, word) in id_mentions(text.as_str(), &sandbox.schema) {
             if known.contains_key(word) || requests.contains(&word) || reported.contains(&word) {
                 continue;

@@ -58,6 +58,9 @@ codes! {
     // Tools as data: src/resolve/tools/.
     TOOL_DEFINITION = "tool_definition": "a tool declaration (argument, service, effect) that cannot be used";
     TOOL_WITHOUT_BEHAVIOR = "tool_without_behavior": "a tool with a prose contract only, which the sandbox cannot run";
+    // Shapes: src/resolve/shape.rs.
+    SHAPE_DEFINITION = "shape_definition": "a shape declaration (field, grading, layout, export) that cannot be used";
+    UNKNOWN_SHAPE = "unknown_shape": "a suite names a shape that is not declared";
     // Semantic checks: src/check/.
     CASE_COUNT_MISMATCH = "case_count_mismatch": "the suite's `case_count` differs from the cases present";
     CATEGORY_COUNT_MISMATCH = "category_count_mismatch": "a category's declared count differs from its cases";

@@ -11,7 +11,7 @@ use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
-use crate::runtime::replay::{replay_text, run, verdict};
+use crate::runtime::replay::{findings, replay_text, run};
 use crate::runtime::trace::{self, TraceEvent};
 use crate::source::{Origin, SourceDb};
 use crate::Compilation;
@@ -194,7 +194,7 @@ fn verify_case(
         failed_calls: Vec::new(),
     };
     let empty = run(suite, case, sandbox, &[]);
-    if verdict(&empty).machine_failures().is_empty() {
+    if findings(&empty).machine_failures().is_empty() {
         out.warnings.push("the do-nothing trace already passes every machine check: the case does not discriminate by state".into());
     }
     let case_file = PathBuf::from(&db.file(case.span.file).name);
@@ -213,8 +213,8 @@ fn verify_case(
         }
     };
     let rt = run(suite, case, sandbox, &events);
-    let decided = verdict(&rt);
-    out.golden = Some(decided.outcome().to_string());
+    let decided = findings(&rt);
+    out.golden = Some(decided.outcome(suite).to_string());
     let failures = decided.machine_failures();
     if !failures.is_empty() {
         out.errors.push(format!(

@@ -1,43 +1,91 @@
-//! Reading a master JSON into the model.
+//! Reading a master JSON into the model, guided by the master layout of its shape.
 //!
-//! Every required key is looked up with its JSON path, so a master that does not follow
-//! the schema gets a diagnostic naming the path (`cases[3].harness_only.fixture_facts`)
-//! rather than a panic or a silently different suite. Spans of the resulting model all
-//! point at the start of the master file.
+//! The layout says where each field is; the reader walks it beside the JSON: every key
+//! the layout writes must be there (an item's absent parts excepted, as the layout
+//! leaves them out), no other key may be, and each value is read by the kind of the
+//! field the layout puts there. A master that does not follow its shape gets a
+//! diagnostic naming the JSON path (`cases[3].harness_only.fixture_facts`) rather than
+//! a panic or a silently different suite. Spans of the model all point at the start of
+//! the master file.
+//!
+//! Checks are read as listed, with their ids; [`underive`] then finds whether the
+//! shape's derivations give them, which is how the importer writes them (`need`,
+//! `check "…"`, `final`) and how it learns the fields a master does not show (Tujora's
+//! communication requirement is check C1's).
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::diag::{codes, Diagnostic};
+use crate::model::shape::{Builtin, FieldDecl, Kind, Layout, Part, Shape, Slot, Source};
 use crate::model::tool::{ArgType, Argument, Binding, Tool};
 use crate::model::world::FieldType;
 use crate::model::*;
 use crate::source::{FileId, Span};
 
 pub struct Reader {
+    shape: Arc<Shape>,
     span: Span,
     pub diags: Vec<Diagnostic>,
 }
 
+/// The parts of one item (a check, an override, …) as the master gives them.
+type Parts = HashMap<Part, Value>;
+
 impl Reader {
-    pub fn new(file: FileId) -> Reader {
+    pub fn new(file: FileId, shape: Arc<Shape>) -> Reader {
         Reader {
+            shape,
             span: Span::new(file, 0..0),
             diags: Vec::new(),
         }
     }
 
     fn error(&mut self, path: &str, message: String) {
+        let at = if path.is_empty() { "top level" } else { path };
         self.diags.push(
-            Diagnostic::error(codes::MASTER_JSON, format!("{path}: {message}"))
+            Diagnostic::error(codes::MASTER_JSON, format!("{at}: {message}"))
                 .primary(self.span, "in this master file")
-                .help("see schemas/master.schema.json for the expected shape"),
+                .help(format!(
+                    "the master must follow the layout of shape `{}` (docs/shapes.md)",
+                    self.shape.name.as_str()
+                )),
         );
     }
 
-    fn get<'v>(&mut self, obj: &'v Map<String, Value>, path: &str, key: &str) -> Option<&'v Value> {
-        let found = obj.get(key);
+    fn text(&mut self, value: &Value, path: &str) -> Option<Text> {
+        match value.as_str() {
+            Some(s) => Some(Text::new(s, self.span)),
+            None => {
+                self.error(path, format!("expected a string, found {}", kind(value)));
+                None
+            }
+        }
+    }
+
+    /// A string or `null`.
+    fn optional_text(&mut self, value: &Value, path: &str) -> Option<Option<Text>> {
+        match value {
+            Value::Null => Some(None),
+            other => self.text(other, path).map(Some),
+        }
+    }
+
+    fn texts(&mut self, value: &Value, path: &str) -> Option<Vec<Text>> {
+        let items = self.array(value, path)?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| self.text(item, &format!("{path}[{i}]")))
+            .collect()
+    }
+
+    fn array<'v>(&mut self, value: &'v Value, path: &str) -> Option<&'v Vec<Value>> {
+        let found = value.as_array();
         if found.is_none() {
-            self.error(path, format!("missing key `{key}`"));
+            self.error(path, format!("expected an array, found {}", kind(value)));
         }
         found
     }
@@ -50,436 +98,640 @@ impl Reader {
         found
     }
 
-    fn text_value(&mut self, value: &Value, path: &str) -> Option<Text> {
-        match value.as_str() {
-            Some(s) => Some(Text::new(s, self.span)),
-            None => {
-                self.error(path, format!("expected a string, found {}", kind(value)));
-                None
-            }
-        }
-    }
-
-    fn text(&mut self, obj: &Map<String, Value>, path: &str, key: &str) -> Option<Text> {
-        let v = self.get(obj, path, key)?;
-        self.text_value(v, &format!("{path}.{key}"))
-    }
-
-    fn texts(&mut self, obj: &Map<String, Value>, path: &str, key: &str) -> Option<Vec<Text>> {
-        let v = self.get(obj, path, key)?;
-        let path = format!("{path}.{key}");
-        let Some(items) = v.as_array() else {
-            self.error(&path, format!("expected an array, found {}", kind(v)));
-            return None;
-        };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| self.text_value(item, &format!("{path}[{i}]")))
-            .collect()
-    }
-
-    fn number(&mut self, obj: &Map<String, Value>, path: &str, key: &str) -> Option<Number> {
-        match self.get(obj, path, key)? {
+    fn number(&mut self, value: &Value, path: &str) -> Option<Number> {
+        match value {
             Value::Number(n) => Some(Number {
                 value: n.clone(),
                 span: self.span,
             }),
             other => {
-                self.error(
-                    &format!("{path}.{key}"),
-                    format!("expected a number, found {}", kind(other)),
-                );
+                self.error(path, format!("expected a number, found {}", kind(other)));
                 None
             }
         }
     }
 
-    fn data(&mut self, obj: &Map<String, Value>, path: &str, key: &str) -> Option<Data> {
-        let v = self.get(obj, path, key)?;
-        self.object(v, &format!("{path}.{key}"))?;
+    fn data(&mut self, value: &Value, path: &str) -> Option<Data> {
+        self.object(value, path)?;
         Some(Data {
-            value: v.clone(),
+            value: value.clone(),
             span: self.span,
         })
     }
 
-    fn unknown_keys(&mut self, obj: &Map<String, Value>, path: &str, known: &[&str]) {
-        for key in obj.keys() {
-            if !known.contains(&key.as_str()) {
-                let at = if path.is_empty() {
-                    "top level".to_string()
-                } else {
-                    path.to_string()
-                };
-                self.error(&at, format!("unknown key `{key}`"));
+    /// The object at `path`, with every key of `layout` and no other; `present` says
+    /// whether a missing key may be left out (an item's absent part).
+    fn entries<'v, 'l>(
+        &mut self,
+        layout: &'l Layout,
+        value: &'v Value,
+        path: &str,
+        optional: bool,
+    ) -> Vec<(&'l Slot, &'v Value, String)> {
+        let Some(object) = self.object(value, path) else {
+            return Vec::new();
+        };
+        let known: Vec<&str> = layout.entries.iter().map(|e| e.key.as_str()).collect();
+        for key in object.keys().filter(|k| !known.contains(&k.as_str())) {
+            self.error(path, format!("unknown key `{key}`"));
+        }
+        let mut out = Vec::new();
+        for entry in &layout.entries {
+            let key = entry.key.as_str();
+            let at = if path.is_empty() {
+                key.to_string()
+            } else {
+                format!("{path}.{key}")
+            };
+            match object.get(key) {
+                Some(v) => out.push((&entry.value, v, at)),
+                None if optional => {}
+                None => self.error(path, format!("missing key `{key}`")),
             }
         }
+        out
     }
 
     pub fn suite(&mut self, root: &Value) -> Option<Suite> {
-        let m = self.object(root, "master")?;
-        let p = "master";
-        self.unknown_keys(m, "", &TOP_KEYS);
-        let coverage = self
-            .get(m, p, "coverage")
-            .and_then(|v| self.object(v, "coverage"));
-        let categories = coverage.map(|c| {
-            c.iter()
-                .filter_map(|(name, count)| match count {
-                    Value::Number(n) => Some(Category {
-                        name: Text::new(name.as_str(), self.span),
-                        count: Number {
-                            value: n.clone(),
-                            span: self.span,
-                        },
-                    }),
-                    other => {
-                        self.error(
-                            &format!("coverage.{name}"),
-                            format!("expected a number, found {}", kind(other)),
-                        );
-                        None
-                    }
-                })
-                .collect::<Vec<_>>()
-        });
-        let tools = self
-            .get(m, p, "tool_contracts")
-            .and_then(|v| self.object(v, "tool_contracts"))
-            .map(|t| {
-                t.iter()
-                    .filter_map(|(name, contract)| {
-                        let path = format!("tool_contracts.{name}");
-                        let c = self.object(contract, &path)?;
-                        self.unknown_keys(c, &path, &["arguments", "behavior"]);
-                        let arguments = self.texts(c, &path, "arguments")?;
-                        Some(Tool {
-                            name: Text::new(name.as_str(), self.span),
-                            behavior: self.text(c, &path, "behavior")?,
-                            arguments: arguments.iter().map(contract_argument).collect(),
-                            binding: Binding::None,
-                            span: self.span,
-                        })
-                    })
-                    .collect::<Vec<_>>()
-            });
-        let scoring = self.get(m, p, "scoring").and_then(|s| self.scoring(s));
-        let cases = self.get(m, p, "cases").and_then(|v| match v.as_array() {
-            Some(items) => Some(
-                items
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, c)| self.case(c, i))
-                    .collect::<Vec<_>>(),
-            ),
-            None => {
-                self.error("cases", format!("expected an array, found {}", kind(v)));
-                None
-            }
-        });
-        let revision_notes = self
-            .get(m, p, "revision_notes")
-            .and_then(|v| match v.as_array() {
-                Some(items) => items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, note)| {
-                        let path = format!("revision_notes[{i}]");
-                        let n = self.object(note, &path)?;
-                        self.unknown_keys(n, &path, &["case_id", "change"]);
-                        Some(RevisionNote {
-                            case_id: self.text(n, &path, "case_id")?,
-                            change: self.text(n, &path, "change")?,
-                        })
-                    })
-                    .collect::<Option<Vec<_>>>(),
-                None => {
-                    self.error(
-                        "revision_notes",
-                        format!("expected an array, found {}", kind(v)),
-                    );
-                    None
-                }
-            });
+        let shape = self.shape.clone();
+        let mut suite = Suite {
+            shape: shape.clone(),
+            name: Text::new("", self.span),
+            values: vec![None; shape.suite_fields.len()],
+            system_prompt: None,
+            case_count: None,
+            categories: Vec::new(),
+            global_critical_failures: Vec::new(),
+            revision_notes: Vec::new(),
+            reports: Vec::new(),
+            result_template: None,
+            outcome_names: None,
+            tools: Vec::new(),
+            world_schema: None,
+            tags: Vec::new(),
+            cases: Vec::new(),
+            span: self.span,
+            root: None,
+        };
+        let before = self.diags.len();
+        self.suite_layout(&shape.master, root, "", &mut suite);
         let mut tags: Vec<Name> = Vec::new();
-        for case in cases.iter().flatten() {
-            for tag in &case.tags {
-                if !tags.iter().any(|t| t.as_str() == tag.as_str()) {
-                    tags.push(tag.clone());
+        for tag in suite.cases.iter().flat_map(|c| &c.tags) {
+            if !tags.iter().any(|t| t.as_str() == tag.as_str()) {
+                tags.push(tag.clone());
+            }
+        }
+        suite.tags = tags;
+        (self.diags.len() == before).then_some(suite)
+    }
+
+    fn suite_layout(&mut self, layout: &Layout, value: &Value, path: &str, suite: &mut Suite) {
+        for (slot, value, at) in self.entries(layout, value, path, false) {
+            match slot {
+                Slot::Object(inner) => self.suite_layout(inner, value, &at, suite),
+                Slot::Source { source, items } => {
+                    self.suite_source(source, items.as_ref(), value, &at, suite)
                 }
             }
         }
-        Some(Suite {
-            name: self.text(m, p, "benchmark_name")?,
-            version: self.text(m, p, "version")?,
-            created_on: self.text(m, p, "created_on")?,
-            language: self.text(m, p, "language")?,
-            purpose: self.text(m, p, "purpose")?,
-            case_count: self.number(m, p, "case_count")?,
-            categories: categories?,
-            data_status: self.text(m, p, "data_status")?,
-            use_instructions: self.texts(m, p, "use_instructions")?,
-            system_instruction: self.text(m, p, "assistant_system_instruction")?,
-            tools: tools?,
-            global_critical_failures: self.texts(m, p, "global_critical_failures")?,
-            scoring: scoring?,
-            design_reference: self.data(m, p, "design_reference")?,
-            revision_notes: revision_notes?,
-            tags,
-            cases: cases?,
+    }
+
+    fn suite_source(
+        &mut self,
+        source: &Source,
+        items: Option<&Layout>,
+        value: &Value,
+        path: &str,
+        suite: &mut Suite,
+    ) {
+        let shape = self.shape.clone();
+        match source {
+            Source::Field(id) => {
+                self.suite_field(&shape.suite_fields[*id], *id, items, value, path, suite)
+            }
+            Source::Builtin(Builtin::SuiteName) => {
+                if let Some(t) = self.text(value, path) {
+                    suite.name = t;
+                }
+            }
+            Source::Builtin(Builtin::Outcomes) => {
+                suite.outcome_names = self.outcome_names(value, path);
+            }
+            Source::Builtin(Builtin::Categories) => {
+                let Some(map) = self.object(value, path) else {
+                    return;
+                };
+                for (name, item) in map {
+                    let at = format!("{path}.{name}");
+                    let Some(parts) = self.item(items, item, &at, Part::Count) else {
+                        continue;
+                    };
+                    let count = parts
+                        .get(&Part::Count)
+                        .and_then(|v| self.number(v, &format!("{at}.count")));
+                    if let Some(count) = count {
+                        suite.categories.push(Category {
+                            name: Text::new(name.as_str(), self.span),
+                            count,
+                        });
+                    }
+                }
+            }
+            Source::Builtin(Builtin::Tools) => {
+                let Some(map) = self.object(value, path) else {
+                    return;
+                };
+                for (name, item) in map {
+                    let at = format!("{path}.{name}");
+                    if let Some(tool) = self.tool(name, items, item, &at) {
+                        suite.tools.push(tool);
+                    }
+                }
+            }
+            Source::Builtin(Builtin::Cases) => {
+                let Some(list) = self.array(value, path) else {
+                    return;
+                };
+                let Some(layout) = items else { return };
+                for (i, item) in list.iter().enumerate() {
+                    if let Some(case) = self.case(layout, item, &format!("{path}[{i}]")) {
+                        suite.cases.push(case);
+                    }
+                }
+            }
+            // Other built-ins are a case's or a run's; a shape's master does not hold
+            // them at the suite level (its reader refuses them there).
+            Source::Builtin(_) | Source::SuiteField(_) | Source::Part(_) => {}
+        }
+    }
+
+    fn suite_field(
+        &mut self,
+        field: &FieldDecl,
+        id: usize,
+        items: Option<&Layout>,
+        value: &Value,
+        path: &str,
+        suite: &mut Suite,
+    ) {
+        match field.kind {
+            Kind::SystemPrompt if field.required => suite.system_prompt = self.text(value, path),
+            Kind::SystemPrompt => suite.system_prompt = self.optional_text(value, path).flatten(),
+            Kind::CaseCount => suite.case_count = self.number(value, path),
+            Kind::GlobalCriticalFailures => {
+                suite.global_critical_failures = self.texts(value, path).unwrap_or_default()
+            }
+            Kind::Reports => {
+                let texts = self.texts(value, path).unwrap_or_default();
+                suite.reports = texts
+                    .into_iter()
+                    .map(|text| ReportLine {
+                        text,
+                        aggregation: None,
+                    })
+                    .collect();
+            }
+            Kind::ResultTemplate => suite.result_template = self.data(value, path),
+            Kind::Outcomes => suite.outcome_names = self.outcome_names(value, path),
+            Kind::Revisions => {
+                let Some(list) = self.array(value, path) else {
+                    return;
+                };
+                for (i, item) in list.iter().enumerate() {
+                    let at = format!("{path}[{i}]");
+                    let Some(parts) = self.item(items, item, &at, Part::Change) else {
+                        continue;
+                    };
+                    let case_id = self.part_text(&parts, Part::Case, &at);
+                    let change = self.part_text(&parts, Part::Change, &at);
+                    if let (Some(case_id), Some(change)) = (case_id, change) {
+                        suite.revision_notes.push(RevisionNote { case_id, change });
+                    }
+                }
+            }
+            _ => suite.values[id] = self.plain(field, value, path),
+        }
+    }
+
+    /// A field of a plain kind. Lists are never null (an absent one is empty), and a
+    /// required field never is.
+    fn plain(
+        &mut self,
+        field: &FieldDecl,
+        value: &Value,
+        path: &str,
+    ) -> Option<crate::model::Value> {
+        use crate::model::Value as V;
+        let list = matches!(field.kind, Kind::Texts | Kind::Names);
+        if value.is_null() && !list && !field.required {
+            return None;
+        }
+        match field.kind {
+            Kind::Texts => self.texts(value, path).map(V::Texts),
+            Kind::Names => self.texts(value, path).map(V::Names),
+            Kind::Number => self.number(value, path).map(V::Number),
+            Kind::Data => self.data(value, path).map(V::Data),
+            _ => self.text(value, path).map(V::Text),
+        }
+    }
+
+    /// The suite's names for the verdicts: one each, all different.
+    fn outcome_names(&mut self, value: &Value, path: &str) -> Option<Vec<Name>> {
+        let names = self.texts(value, path)?;
+        let verdicts = self.shape.grading.outcomes.len();
+        let distinct = names
+            .iter()
+            .enumerate()
+            .all(|(i, n)| !names[..i].iter().any(|m| m.as_str() == n.as_str()));
+        if names.len() != verdicts || !distinct {
+            self.error(
+                path,
+                format!("expected {verdicts} different outcome names, one per verdict (passed, failed, undecided)"),
+            );
+            return None;
+        }
+        Some(names)
+    }
+
+    fn tool(
+        &mut self,
+        name: &str,
+        items: Option<&Layout>,
+        value: &Value,
+        path: &str,
+    ) -> Option<Tool> {
+        let parts = self.item(items, value, path, Part::Name)?;
+        let behavior = self.part_text(&parts, Part::Behavior, path)?;
+        let arguments = match parts.get(&Part::ArgumentList) {
+            Some(list) => self.texts(list, &format!("{path}.arguments"))?,
+            None => Vec::new(),
+        };
+        Some(Tool {
+            name: Text::new(name, self.span),
+            behavior,
+            arguments: arguments.iter().map(contract_argument).collect(),
+            binding: Binding::None,
             span: self.span,
-            root: None,
         })
     }
 
-    fn scoring(&mut self, value: &Value) -> Option<Scoring> {
-        let p = "scoring";
-        let s = self.object(value, p)?;
-        self.unknown_keys(s, p, &SCORING_KEYS);
-        Some(Scoring {
-            case_outcomes: self.texts(s, p, "case_outcomes")?,
-            official_complete_run: self.text(s, p, "official_complete_run")?,
-            overall_pass_rate: self.text(s, p, "overall_pass_rate")?,
-            incomplete_run_reporting: self.text(s, p, "incomplete_run_reporting")?,
-            category_pass_rate: self.text(s, p, "category_pass_rate")?,
-            required_reporting: self.texts(s, p, "required_reporting")?,
-            human_review: self.text(s, p, "human_review")?,
-            result_record_template: self.data(s, p, "result_record_template")?,
-        })
+    /// The parts of an item: by its item layout, or (without one) its one value as
+    /// the part an item shows by default (`main`).
+    fn item(
+        &mut self,
+        items: Option<&Layout>,
+        value: &Value,
+        path: &str,
+        main: Part,
+    ) -> Option<Parts> {
+        let Some(layout) = items else {
+            return Some(HashMap::from([(main, value.clone())]));
+        };
+        let before = self.diags.len();
+        let mut parts = Parts::new();
+        self.parts(layout, value, path, &mut parts);
+        (self.diags.len() == before).then_some(parts)
     }
 
-    fn case(&mut self, value: &Value, index: usize) -> Option<Case> {
-        let p = format!("cases[{index}]");
-        let c = self.object(value, &p)?;
-        self.unknown_keys(
-            c,
-            &p,
-            &[
-                "case_id",
-                "title",
-                "category",
-                "tags",
-                "model_input",
-                "harness_only",
-                "evaluator_only",
-            ],
-        );
-        let mp = format!("{p}.model_input");
-        let mi = self
-            .get(c, &p, "model_input")
-            .and_then(|v| self.object(v, &mp));
-        let hp = format!("{p}.harness_only");
-        let h = self
-            .get(c, &p, "harness_only")
-            .and_then(|v| self.object(v, &hp));
-        let ep = format!("{p}.evaluator_only");
-        let e = self
-            .get(c, &p, "evaluator_only")
-            .and_then(|v| self.object(v, &ep));
-        let (mi, h, e) = (mi?, h?, e?);
-        self.unknown_keys(mi, &mp, &MODEL_INPUT_KEYS);
-        self.unknown_keys(h, &hp, &HARNESS_KEYS);
-        self.unknown_keys(e, &ep, &EVALUATOR_KEYS);
-        let conversation = self
-            .get(mi, &mp, "conversation")
-            .and_then(|v| self.conversation(v, &format!("{mp}.conversation")));
-        let tool_override = self
-            .get(h, &hp, "tool_behavior_override")
-            .and_then(|v| self.tool_override(v, &hp));
-        let followup = self
-            .get(h, &hp, "scripted_user_followup")
-            .and_then(|v| self.followup(v, &hp));
-        let checks = self
-            .get(e, &ep, "required_checks")
-            .and_then(|v| self.checks(v, &ep));
-        Some(Case {
-            id: self.text(c, &p, "case_id")?,
-            title: self.text(c, &p, "title")?,
-            category: self.text(c, &p, "category")?,
-            tags: self.texts(c, &p, "tags")?,
-            clock: self.text(mi, &mp, "current_time")?,
-            timezone: self.text(mi, &mp, "timezone")?,
-            background: self.text(mi, &mp, "person_background_and_past_history")?,
-            preferences: self.text(mi, &mp, "common_patterns_and_preferences")?,
-            user: self.text(mi, &mp, "current_situation")?,
-            conversation: conversation?,
-            permissions: self.text(mi, &mp, "permissions")?,
-            tools: self.texts(mi, &mp, "available_tools")?,
-            record_access: self.text(mi, &mp, "record_access")?,
-            facts: self.text(h, &hp, "fixture_facts")?,
-            overrides: tool_override?.into_iter().collect(),
-            tool_behavior: self.text(h, &hp, "default_tool_behavior")?,
-            followups: followup?.into_iter().collect(),
-            unscripted_reply: self.text(h, &hp, "unscripted_user_reply")?,
-            ground_truth_policy: self.text(h, &hp, "hidden_ground_truth_policy")?,
-            need: self.text(e, &ep, "expected_need")?,
-            checks: checks?,
-            critical_failures: self.texts(e, &ep, "critical_failures")?,
-            pass_rule: self.text(e, &ep, "pass_rule")?,
-            final_state: self.text(e, &ep, "expected_final_state")?,
+    fn parts(&mut self, layout: &Layout, value: &Value, path: &str, out: &mut Parts) {
+        for (slot, value, at) in self.entries(layout, value, path, true) {
+            match slot {
+                Slot::Object(inner) => self.parts(inner, value, &at, out),
+                Slot::Source {
+                    source: Source::Part(part),
+                    ..
+                } => {
+                    out.insert(*part, value.clone());
+                }
+                Slot::Source { .. } => {}
+            }
+        }
+    }
+
+    fn part_text(&mut self, parts: &Parts, part: Part, path: &str) -> Option<Text> {
+        match parts.get(&part) {
+            Some(v) => self.text(v, &format!("{path}.{}", part_name(part))),
+            None => {
+                self.error(path, format!("missing the item's `{}`", part_name(part)));
+                None
+            }
+        }
+    }
+
+    fn optional_part(&mut self, parts: &Parts, part: Part, path: &str) -> Option<Option<Text>> {
+        match parts.get(&part) {
+            Some(v) => self.optional_text(v, &format!("{path}.{}", part_name(part))),
+            None => Some(None),
+        }
+    }
+
+    fn case(&mut self, layout: &Layout, value: &Value, path: &str) -> Option<Case> {
+        let shape = self.shape.clone();
+        let mut case = Case {
+            id: Text::new("", self.span),
+            title: Text::new("", self.span),
+            category: None,
+            tags: Vec::new(),
+            clock: None,
+            timezone: None,
+            user: None,
+            conversation: Vec::new(),
+            tools: Vec::new(),
+            overrides: Vec::new(),
+            followups: Vec::new(),
+            unscripted_reply: None,
+            checks: Vec::new(),
+            critical_failures: Vec::new(),
+            values: vec![None; shape.case_fields.len()],
             allows: Vec::new(),
             sandbox: None,
             span: self.span,
             extent: self.span,
+        };
+        let before = self.diags.len();
+        self.case_layout(layout, value, path, &mut case);
+        (self.diags.len() == before).then_some(case)
+    }
+
+    fn case_layout(&mut self, layout: &Layout, value: &Value, path: &str, case: &mut Case) {
+        for (slot, value, at) in self.entries(layout, value, path, false) {
+            match slot {
+                Slot::Object(inner) => self.case_layout(inner, value, &at, case),
+                Slot::Source { source, items } => {
+                    self.case_source(source, items.as_ref(), value, &at, case)
+                }
+            }
+        }
+    }
+
+    fn case_source(
+        &mut self,
+        source: &Source,
+        items: Option<&Layout>,
+        value: &Value,
+        path: &str,
+        case: &mut Case,
+    ) {
+        let shape = self.shape.clone();
+        match source {
+            Source::Field(id) => {
+                self.case_field(&shape.case_fields[*id], *id, items, value, path, case)
+            }
+            Source::Builtin(Builtin::CaseId) => {
+                if let Some(t) = self.text(value, path) {
+                    case.id = t;
+                }
+            }
+            Source::Builtin(Builtin::CaseTitle) => {
+                if let Some(t) = self.text(value, path) {
+                    case.title = t;
+                }
+            }
+            Source::Builtin(Builtin::AllChecks) => case.checks = self.checks(items, value, path),
+            // A case's tools are read from its tools field; the suite's fields are the
+            // suite's.
+            Source::Builtin(_) | Source::SuiteField(_) | Source::Part(_) => {}
+        }
+    }
+
+    fn case_field(
+        &mut self,
+        field: &FieldDecl,
+        id: usize,
+        items: Option<&Layout>,
+        value: &Value,
+        path: &str,
+        case: &mut Case,
+    ) {
+        // A required field cannot be null: the sources could not leave it out.
+        let text = |r: &mut Reader| match field.required {
+            true => r.text(value, path),
+            false => r.optional_text(value, path).flatten(),
+        };
+        match field.kind {
+            Kind::Category => case.category = text(self),
+            Kind::Tags => case.tags = self.texts(value, path).unwrap_or_default(),
+            Kind::Tools => {
+                case.tools = match value {
+                    // Laid out as contracts: the names are the keys.
+                    Value::Object(map) => map
+                        .keys()
+                        .map(|k| Text::new(k.as_str(), self.span))
+                        .collect(),
+                    other => self.texts(other, path).unwrap_or_default(),
+                }
+            }
+            Kind::Clock => case.clock = text(self),
+            Kind::Timezone => case.timezone = text(self),
+            Kind::UserMessage => case.user = text(self),
+            Kind::UnscriptedReply => case.unscripted_reply = text(self),
+            Kind::CriticalFailures => {
+                case.critical_failures = self.texts(value, path).unwrap_or_default()
+            }
+            Kind::Conversation => {
+                let Some(list) = self.array(value, path) else {
+                    return;
+                };
+                for (i, item) in list.iter().enumerate() {
+                    let at = format!("{path}[{i}]");
+                    let Some(parts) = self.item(items, item, &at, Part::Content) else {
+                        continue;
+                    };
+                    let role = match parts.get(&Part::Role) {
+                        Some(_) => self.part_text(&parts, Part::Role, &at),
+                        None => Some(Text::new("user", self.span)),
+                    };
+                    let content = self.part_text(&parts, Part::Content, &at);
+                    if let (Some(role), Some(content)) = (role, content) {
+                        case.conversation.push(Turn { role, content });
+                    }
+                }
+            }
+            Kind::Override => {
+                for (item, at) in self.repeated(field, value, path) {
+                    let Some(parts) = self.item(items, &item, &at, Part::Result) else {
+                        continue;
+                    };
+                    if let Some(o) = self.tool_override(&parts, &at) {
+                        case.overrides.push(o);
+                    }
+                }
+            }
+            Kind::Followup => {
+                for (item, at) in self.repeated(field, value, path) {
+                    let Some(parts) = self.item(items, &item, &at, Part::Reply) else {
+                        continue;
+                    };
+                    let asked = self.part_text(&parts, Part::Asked, &at);
+                    let reply = self.part_text(&parts, Part::Reply, &at);
+                    if let (Some(when_asked), Some(reply)) = (asked, reply) {
+                        case.followups.push(Followup {
+                            when_asked,
+                            reply,
+                            span: self.span,
+                        });
+                    }
+                }
+            }
+            Kind::Checks => {
+                let checks = self.checks(items, value, path);
+                case.checks.extend(checks);
+            }
+            Kind::Evidence => {
+                let Some(map) = self.object(value, path) else {
+                    return;
+                };
+                // Evidence by dimension is what the checks already carry.
+                for (dimension, text) in map {
+                    self.text(text, &format!("{path}.{dimension}"));
+                }
+            }
+            _ => case.values[id] = self.plain(field, value, path),
+        }
+    }
+
+    /// The items of a repeated field: one object or `null` when the shape allows one,
+    /// else an array.
+    fn repeated(&mut self, field: &FieldDecl, value: &Value, path: &str) -> Vec<(Value, String)> {
+        if field.single() {
+            return match value {
+                Value::Null => Vec::new(),
+                other => vec![(other.clone(), path.to_string())],
+            };
+        }
+        let Some(list) = self.array(value, path) else {
+            return Vec::new();
+        };
+        list.iter()
+            .enumerate()
+            .map(|(i, v)| (v.clone(), format!("{path}[{i}]")))
+            .collect()
+    }
+
+    fn tool_override(&mut self, parts: &Parts, path: &str) -> Option<ToolOverride> {
+        let tool = self.part_text(parts, Part::Tool, path);
+        let matches = self.part_text(parts, Part::Match, path);
+        let result = self.part_text(parts, Part::Result, path);
+        let side_effect = self.optional_part(parts, Part::SideEffect, path);
+        let verification = self.optional_part(parts, Part::Verify, path);
+        Some(ToolOverride {
+            tool: tool?,
+            matches: matches?,
+            result: result?,
+            side_effect: side_effect?,
+            verification: verification?,
+            span: self.span,
         })
     }
 
-    fn conversation(&mut self, value: &Value, path: &str) -> Option<Vec<Turn>> {
-        let Some(items) = value.as_array() else {
-            self.error(path, format!("expected an array, found {}", kind(value)));
-            return None;
+    fn checks(&mut self, items: Option<&Layout>, value: &Value, path: &str) -> Vec<Check> {
+        let Some(list) = self.array(value, path) else {
+            return Vec::new();
         };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, turn)| {
-                let tp = format!("{path}[{i}]");
-                let t = self.object(turn, &tp)?;
-                self.unknown_keys(t, &tp, &["role", "content"]);
-                Some(Turn {
-                    role: self.text(t, &tp, "role")?,
-                    content: self.text(t, &tp, "content")?,
-                })
-            })
-            .collect()
-    }
-
-    /// `Some(None)` for a null override.
-    fn tool_override(&mut self, value: &Value, hp: &str) -> Option<Option<ToolOverride>> {
-        if value.is_null() {
-            return Some(None);
-        }
-        let p = format!("{hp}.tool_behavior_override");
-        let o = self.object(value, &p)?;
-        self.unknown_keys(
-            o,
-            &p,
-            &[
-                "tool",
-                "match",
-                "result",
-                "side_effect",
-                "subsequent_verification",
-            ],
-        );
-        let optional = |r: &mut Reader, key: &str| match o.get(key) {
-            None => Some(None),
-            Some(v) => r.text_value(v, &format!("{p}.{key}")).map(Some),
-        };
-        Some(Some(ToolOverride {
-            tool: self.text(o, &p, "tool")?,
-            matches: self.text(o, &p, "match")?,
-            result: self.text(o, &p, "result")?,
-            side_effect: optional(self, "side_effect")?,
-            verification: optional(self, "subsequent_verification")?,
-            span: self.span,
-        }))
-    }
-
-    fn followup(&mut self, value: &Value, hp: &str) -> Option<Option<Followup>> {
-        if value.is_null() {
-            return Some(None);
-        }
-        let p = format!("{hp}.scripted_user_followup");
-        let f = self.object(value, &p)?;
-        self.unknown_keys(f, &p, &["when_asked", "reply"]);
-        Some(Some(Followup {
-            when_asked: self.text(f, &p, "when_asked")?,
-            reply: self.text(f, &p, "reply")?,
-            span: self.span,
-        }))
-    }
-
-    fn checks(&mut self, value: &Value, ep: &str) -> Option<Vec<Check>> {
-        let p = format!("{ep}.required_checks");
-        let Some(items) = value.as_array() else {
-            self.error(&p, format!("expected an array, found {}", kind(value)));
-            return None;
-        };
-        // The language derives R1, S1 and C1 when a case lists no checks of its own, so
-        // a case without checks cannot be written.
-        if items.is_empty() {
-            self.error(&p, "a case needs at least one required check".into());
-            return None;
-        }
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, check)| {
-                let cp = format!("{p}[{i}]");
-                let c = self.object(check, &cp)?;
-                self.unknown_keys(c, &cp, &["id", "dimension", "requirement", "evidence"]);
-                Some(Check {
-                    id: self.text(c, &cp, "id")?,
-                    dimension: self.text(c, &cp, "dimension")?,
-                    requirement: self.text(c, &cp, "requirement")?,
-                    evidence: self.text(c, &cp, "evidence")?,
+        let mut out = Vec::with_capacity(list.len());
+        for (i, item) in list.iter().enumerate() {
+            let at = format!("{path}[{i}]");
+            let Some(parts) = self.item(items, item, &at, Part::Requirement) else {
+                continue;
+            };
+            let id = self.part_text(&parts, Part::Id, &at);
+            let requirement = self.part_text(&parts, Part::Requirement, &at);
+            let dimension = match parts.get(&Part::Dimension) {
+                Some(_) => self.part_text(&parts, Part::Dimension, &at),
+                None => id.as_ref().and_then(|id| {
+                    let d = self.shape.grading.dimension_of_id(id.as_str())?;
+                    Some(Text::new(d.name.value.clone(), self.span))
+                }),
+            };
+            let evidence = self.optional_part(&parts, Part::Evidence, &at);
+            if let (Some(id), Some(dimension), Some(requirement), Some(evidence)) =
+                (id, dimension, requirement, evidence)
+            {
+                out.push(Check {
+                    id,
+                    dimension,
+                    requirement,
+                    evidence,
                     span: self.span,
-                })
-            })
-            .collect()
+                    source: None,
+                    inherited: false,
+                });
+            }
+        }
+        out
     }
 }
 
-const TOP_KEYS: [&str; 16] = [
-    "benchmark_name",
-    "version",
-    "created_on",
-    "language",
-    "purpose",
-    "case_count",
-    "coverage",
-    "data_status",
-    "use_instructions",
-    "assistant_system_instruction",
-    "tool_contracts",
-    "global_critical_failures",
-    "scoring",
-    "design_reference",
-    "cases",
-    "revision_notes",
-];
+fn part_name(part: Part) -> &'static str {
+    Part::ALL
+        .iter()
+        .find(|(_, p, _)| *p == part)
+        .map_or("part", |(n, _, _)| n)
+}
 
-const SCORING_KEYS: [&str; 8] = [
-    "case_outcomes",
-    "official_complete_run",
-    "overall_pass_rate",
-    "incomplete_run_reporting",
-    "category_pass_rate",
-    "required_reporting",
-    "human_review",
-    "result_record_template",
-];
-
-const MODEL_INPUT_KEYS: [&str; 9] = [
-    "current_time",
-    "timezone",
-    "person_background_and_past_history",
-    "common_patterns_and_preferences",
-    "current_situation",
-    "conversation",
-    "permissions",
-    "available_tools",
-    "record_access",
-];
-
-const HARNESS_KEYS: [&str; 6] = [
-    "fixture_facts",
-    "tool_behavior_override",
-    "default_tool_behavior",
-    "scripted_user_followup",
-    "unscripted_user_reply",
-    "hidden_ground_truth_policy",
-];
-
-const EVALUATOR_KEYS: [&str; 5] = [
-    "expected_need",
-    "required_checks",
-    "critical_failures",
-    "pass_rule",
-    "expected_final_state",
-];
+/// Whether the shape's derivations give exactly the checks `case` lists (ids,
+/// dimensions and requirements, in order: a derivation's checks are of its dimension), filling the text fields a derivation reads
+/// that the master did not show (the check's requirement is their value) and marking
+/// each check with the field it derives from. Without that, the case is written with
+/// explicit check ids and nothing is filled.
+pub fn underive(case: &mut Case, shape: &Shape) -> bool {
+    let mut at = 0;
+    let mut sources: Vec<usize> = Vec::with_capacity(case.checks.len());
+    let mut fills: Vec<(usize, Text)> = Vec::new();
+    for derivation in &shape.grading.derivations {
+        let Some(dimension) = shape.grading.dimension(derivation.dimension.as_str()) else {
+            continue;
+        };
+        let letter = dimension.letter.as_str();
+        let field = &shape.case_fields[derivation.field];
+        match field.kind {
+            Kind::Text => {
+                let Some(check) = case.checks.get(at) else {
+                    return false;
+                };
+                if check.id.as_str() != format!("{letter}1")
+                    || check.dimension.as_str() != dimension.name.as_str()
+                {
+                    return false;
+                }
+                match case.value(derivation.field) {
+                    Some(crate::model::Value::Text(t))
+                        if t.as_str() == check.requirement.as_str() => {}
+                    Some(_) => return false,
+                    None => fills.push((derivation.field, check.requirement.clone())),
+                }
+                sources.push(derivation.field);
+                at += 1;
+            }
+            Kind::Checks => {
+                let mut n = 1;
+                while let Some(check) = case.checks.get(at) {
+                    // A check of another dimension is written with its id, so that its
+                    // evidence can be its own.
+                    if check.id.as_str() != format!("{letter}{n}")
+                        || check.dimension.as_str() != dimension.name.as_str()
+                    {
+                        break;
+                    }
+                    sources.push(derivation.field);
+                    at += 1;
+                    n += 1;
+                }
+            }
+            _ => return false,
+        }
+    }
+    if at != case.checks.len() {
+        return false;
+    }
+    for (field, text) in fills {
+        case.values[field] = Some(crate::model::Value::Text(text));
+    }
+    for (check, source) in case.checks.iter_mut().zip(sources) {
+        check.source = Some(source);
+    }
+    true
+}
 
 fn kind(v: &Value) -> &'static str {
     match v {

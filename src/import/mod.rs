@@ -1,42 +1,82 @@
 //! Import: a master JSON to a suite folder of `.case` sources.
 //!
-//! The master is read into the model ([`from_json`]), written as sources with shared
-//! text factored out ([`emit`]), and the sources are compiled again: the import only
-//! succeeds when they rebuild the very same master, byte for byte in the master style.
-//! So an import either round-trips or says where it could not.
+//! The master's shape is the stdlib shape named, or the one whose master layout has
+//! the most of the master's top-level keys. The master is read into the model by that
+//! layout ([`from_json`]), written as sources with shared text factored out ([`emit`]),
+//! and the sources are compiled again: the import only succeeds when they rebuild the
+//! very same master, byte for byte in the master style. So an import either
+//! round-trips or says where it could not.
 
 pub mod emit;
 mod from_json;
 
+use std::sync::Arc;
+
 use crate::diag::{codes, Diagnostic};
 use crate::lower::json_style::to_master_string;
+use crate::model::shape::Shape;
 use crate::source::{FileId, SourceDb, Span};
 use crate::Compilation;
 
 /// The sources of an imported suite, as `(relative path, text)`, suite.case first.
 pub type SuiteFiles = Vec<(String, String)>;
 
-/// Imports the master JSON held by `file` in `db`.
+/// Imports the master JSON held by `file` in `db`, of the shape its keys show.
 pub fn import(db: &SourceDb, file: FileId) -> Result<SuiteFiles, Vec<Diagnostic>> {
+    import_as(db, file, None)
+}
+
+/// Imports the master JSON held by `file` in `db` as a master of the stdlib shape
+/// `shape` (`std.tujora`), or of the shape its keys show.
+pub fn import_as(
+    db: &SourceDb,
+    file: FileId,
+    shape: Option<&str>,
+) -> Result<SuiteFiles, Vec<Diagnostic>> {
     let text = &db.file(file).text;
     let json: serde_json::Value =
         serde_json::from_str(text).map_err(|e| vec![json_error(db, file, &e)])?;
-    let mut reader = from_json::Reader::new(file);
+    let span = Span::new(file, 0..0);
+    let shape = master_shape(&json, shape, span)?;
+    let mut reader = from_json::Reader::new(file, shape.clone());
     let suite = reader.suite(&json);
-    let suite = match suite {
+    let mut suite = match suite {
         Some(suite) if reader.diags.is_empty() => suite,
         _ => return Err(reader.diags),
     };
+    let mut unwritable = Vec::new();
+    for (i, case) in suite.cases.iter_mut().enumerate() {
+        // Without derived checks, each check is written with its id: a case with none
+        // would derive its checks again.
+        if !from_json::underive(case, &shape) && case.checks.is_empty() {
+            unwritable.push(
+                Diagnostic::error(
+                    codes::MASTER_JSON,
+                    format!("cases[{i}]: a case needs at least one required check"),
+                )
+                .primary(span, "in this master file")
+                .help(format!(
+                    "the checks of shape `{}` cannot be written as none",
+                    shape.name.as_str()
+                )),
+            );
+        }
+    }
+    if !unwritable.is_empty() {
+        return Err(unwritable);
+    }
     let canonical = to_master_string(&json);
-    let span = Span::new(file, 0..0);
     let modelled = crate::lower::master::master_value(&suite);
     if let Some(difference) = from_json::first_difference(&json, &modelled, "") {
         return Err(vec![Diagnostic::error(
             codes::MASTER_JSON,
-            format!("the master does not follow the schema's key order: {difference}"),
+            format!("the master does not follow its shape's key order: {difference}"),
         )
         .primary(span, "in this master file")
-        .help("keys must appear in the order of schemas/master.schema.json")]);
+        .help(format!(
+            "keys must appear in the order of the master layout of `{}`",
+            shape.name.as_str()
+        ))]);
     }
     names_are_writable(&suite, span)?;
     let files = emit::emit(&suite);
@@ -69,6 +109,65 @@ pub fn import(db: &SourceDb, file: FileId) -> Result<SuiteFiles, Vec<Diagnostic>
                 format!("the imported sources do not compile{first}"),
             )])
         }
+    }
+}
+
+/// The stdlib shape `named`, or the one whose master layout has the most of the
+/// top-level keys of `json`.
+fn master_shape(
+    json: &serde_json::Value,
+    named: Option<&str>,
+    span: Span,
+) -> Result<Arc<Shape>, Vec<Diagnostic>> {
+    let shapes = crate::resolve::stdlib_shapes();
+    let mut names: Vec<&str> = shapes.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(named) = named {
+        return shapes
+            .iter()
+            .find(|s| s.name.as_str() == named)
+            .cloned()
+            .ok_or_else(|| {
+                vec![
+                    Diagnostic::error(codes::UNKNOWN_SHAPE, format!("unknown shape `{named}`"))
+                        .primary(span, "importing this master")
+                        .help(format!("the stdlib shapes: {}", names.join(", "))),
+                ]
+            });
+    }
+    let keys: Vec<&str> = json
+        .as_object()
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    // The shape whose master has the most of the master's keys; the reader then
+    // reports the keys that differ.
+    let common = |shape: &Shape| {
+        shape
+            .master
+            .entries
+            .iter()
+            .filter(|e| keys.contains(&e.key.as_str()))
+            .count()
+    };
+    let best = shapes.iter().map(|s| common(s)).max().unwrap_or(0);
+    let matching: Vec<&Arc<Shape>> = shapes
+        .iter()
+        .filter(|s| best > 0 && common(s) == best)
+        .collect();
+    match matching.as_slice() {
+        [one] => Ok((*one).clone()),
+        _ => Err(vec![Diagnostic::error(
+            codes::MASTER_JSON,
+            "cannot tell which shape this master follows",
+        )
+        .primary(
+            span,
+            "its top-level keys are those of no stdlib shape's master (or of several)",
+        )
+        .help(format!(
+            "name the shape with `--shape` (one of {})",
+            names.join(", ")
+        ))]),
     }
 }
 
@@ -115,7 +214,9 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
     };
     for case in &suite.cases {
         check("case id", case.id.as_str());
-        check("category", case.category.as_str());
+        if let Some(category) = &case.category {
+            check("category", category.as_str());
+        }
         for tag in &case.tags {
             check("tag", tag.as_str());
         }
@@ -133,15 +234,27 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
     for c in &suite.categories {
         check("category", c.name.as_str());
     }
+    let mut twice = Vec::new();
     for t in &suite.tools {
         check("tool", t.name.as_str());
-        for argument in &t.arguments {
+        for (i, argument) in t.arguments.iter().enumerate() {
             check("tool argument", argument.name.as_str());
+            if t.arguments[..i]
+                .iter()
+                .any(|a| a.name.as_str() == argument.name.as_str())
+            {
+                twice.push(format!(
+                    "tool `{}` (argument `{}` twice)",
+                    t.name.as_str(),
+                    argument.name.as_str()
+                ));
+            }
         }
     }
     for n in &suite.revision_notes {
         check("case id", n.case_id.as_str());
     }
+    bad.extend(twice);
     let mut lower: Vec<String> = suite
         .cases
         .iter()
@@ -166,10 +279,10 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
     }
     let tools: Vec<&str> = suite.tools.iter().map(|t| t.name.as_str()).collect();
     for case in &suite.cases {
-        if !categories.contains(&case.category.as_str()) {
+        let category = case.category.as_ref().map(|c| c.as_str());
+        if let Some(category) = category.filter(|c| !categories.contains(c)) {
             bad.push(format!(
-                "category `{}` of {} (not in coverage)",
-                case.category.as_str(),
+                "category `{category}` of {} (not among the suite's categories)",
                 case.id.as_str()
             ));
         }
@@ -179,7 +292,7 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
             .chain(case.overrides.iter().map(|o| &o.tool));
         for tool in used.filter(|t| !tools.contains(&t.as_str())) {
             bad.push(format!(
-                "tool `{}` of {} (not in tool_contracts)",
+                "tool `{}` of {} (not among the suite's tools)",
                 tool.as_str(),
                 case.id.as_str()
             ));
@@ -195,7 +308,7 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
         .map(|what| {
             Diagnostic::error(codes::MASTER_JSON, format!("cannot import {what}"))
                 .primary(span, "in this master file")
-                .help("names must start with a letter or `_` and hold only letters, digits, `_`, `-` and `.`; categories must be in coverage and tools in tool_contracts")
+                .help("names must start with a letter or `_` and hold only letters, digits, `_`, `-` and `.`; a case's category and tools must be the suite's")
         })
         .collect())
 }

@@ -17,7 +17,8 @@ use crate::model::{Case, Suite, Text};
 
 use super::blinding;
 use super::json_style::to_master_string;
-use super::master::model_input;
+use super::layout::{Cx, View};
+use crate::model::shape::{Builtin, Layout, Slot, Source};
 
 /// The file, beside the bundles, that lists them.
 pub const INDEX_FILE: &str = "index.json";
@@ -87,76 +88,96 @@ pub fn bundles(suite: &Suite) -> Result<BundleSet, Vec<Diagnostic>> {
     })
 }
 
-/// The bundle of one case as a JSON value.
+/// The bundle of one case as a JSON value: the shape's bundle layout over the case.
 pub fn bundle_value(suite: &Suite, case: &Case) -> Value {
-    let mut b = Map::new();
-    b.insert("case_id".into(), text(&case.id));
-    b.insert(
-        "assistant_system_instruction".into(),
-        text(&suite.system_instruction),
-    );
-    b.insert("model_input".into(), model_input(case));
-    let contracts = suite
-        .tools
-        .iter()
-        .filter(|t| offers(case, t))
-        .map(|t| {
-            let mut contract = Map::new();
-            contract.insert(
-                "arguments".into(),
-                Value::Array(
-                    super::tools::argument_list(t)
-                        .into_iter()
-                        .map(Value::String)
-                        .collect(),
-                ),
-            );
-            contract.insert("behavior".into(), text(&t.behavior));
-            (t.name.as_str().to_string(), Value::Object(contract))
-        })
-        .collect();
-    b.insert("tool_contracts".into(), Value::Object(contracts));
-    Value::Object(b)
+    View {
+        layout: &suite.shape.bundle,
+        cx: Cx::case(suite, case),
+    }
+    .to_value()
 }
 
 /// Every model text a case's bundle is built from, with what it is, so that a leak can
-/// be pointed at where it was written. A tool's argument list is derived from its
-/// declaration: each entry is placed at the argument's name.
-pub fn model_facing_texts(suite: &Suite, case: &Case) -> Vec<(&'static str, Text)> {
-    let mut texts: Vec<(&'static str, Text)> = [
-        ("case id", &case.id),
-        ("assistant system instruction", &suite.system_instruction),
-        ("current time", &case.clock),
-        ("timezone", &case.timezone),
-        ("person background", &case.background),
-        ("patterns and preferences", &case.preferences),
-        ("user message", &case.user),
-        ("permissions", &case.permissions),
-        ("record access", &case.record_access),
-    ]
-    .into_iter()
-    .map(|(what, text)| (what, text.clone()))
-    .collect();
-    for turn in &case.conversation {
-        texts.push(("conversation role", turn.role.clone()));
-        texts.push(("conversation turn", turn.content.clone()));
+/// be pointed at where it was written: the texts of the sources the bundle layout
+/// holds (its shape's reader allows only model-visible ones). A tool's argument list is
+/// derived from its declaration: each entry is placed at the argument's name.
+pub fn model_facing_texts(suite: &Suite, case: &Case) -> Vec<(String, Text)> {
+    let mut sources = Vec::new();
+    sources_of(&suite.shape.bundle, &mut sources);
+    let mut texts: Vec<(String, Text)> = Vec::new();
+    let case_texts = crate::model::texts::case_texts(suite, case);
+    let suite_texts = crate::model::texts::suite_texts(suite);
+    for source in sources {
+        match source {
+            Source::Field(id)
+                if suite.shape.case_fields[*id].kind == crate::model::shape::Kind::Tools =>
+            {
+                tool_texts(suite, case, &mut texts);
+            }
+            Source::Field(id) => {
+                let key = suite.shape.case_fields[*id].key.as_str();
+                texts.extend(
+                    case_texts
+                        .iter()
+                        .filter(|t| t.field == key)
+                        .map(|t| (t.describe(), t.text.clone().into_owned())),
+                );
+                if suite.shape.case_fields[*id].kind == crate::model::shape::Kind::Conversation {
+                    for turn in &case.conversation {
+                        texts.push(("conversation role".into(), turn.role.clone()));
+                        texts.push(("conversation turn".into(), turn.content.clone()));
+                    }
+                }
+            }
+            Source::SuiteField(id) => {
+                let key = suite.shape.suite_fields[*id].key.as_str();
+                texts.extend(
+                    suite_texts
+                        .iter()
+                        .filter(|t| t.field == key)
+                        .map(|t| (t.describe(), t.text.clone().into_owned())),
+                );
+            }
+            Source::Builtin(Builtin::CaseId) => texts.push(("case id".into(), case.id.clone())),
+            Source::Builtin(Builtin::Tools) => tool_texts(suite, case, &mut texts),
+            Source::Builtin(_) | Source::Part(_) => {}
+        }
     }
-    texts.extend(case.tools.iter().map(|t| ("available tool", t.clone())));
+    texts
+}
+
+/// The texts of the contracts of the tools a case offers: names, arguments, behavior.
+fn tool_texts(suite: &Suite, case: &Case, texts: &mut Vec<(String, Text)>) {
     for tool in suite.tools.iter().filter(|t| offers(case, t)) {
-        texts.push(("tool name", tool.name.clone()));
+        texts.push(("tool name".into(), tool.name.clone()));
         let listed = super::tools::argument_list(tool);
         for (argument, entry) in tool.arguments.iter().zip(listed) {
-            texts.push(("tool argument", Text::new(entry, argument.name.span)));
+            texts.push(("tool argument".into(), Text::new(entry, argument.name.span)));
+            texts.push(("tool argument".into(), argument.name.clone()));
             texts.extend(
                 argument
                     .doc
                     .iter()
-                    .map(|d| ("tool argument description", d.clone())),
+                    .map(|d| ("tool argument description".into(), d.clone())),
             );
         }
-        texts.push(("tool behavior", tool.behavior.clone()));
+        texts.push(("tool behavior".into(), tool.behavior.clone()));
     }
-    texts
+}
+
+/// Every source a layout holds, nested layouts and item layouts included.
+fn sources_of<'l>(layout: &'l Layout, out: &mut Vec<&'l Source>) {
+    for entry in &layout.entries {
+        match &entry.value {
+            Slot::Object(inner) => sources_of(inner, out),
+            Slot::Source { source, items } => {
+                out.push(source);
+                if let Some(items) = items {
+                    sources_of(items, out);
+                }
+            }
+        }
+    }
 }
 
 /// Whether a case lists the tool among its available tools.
@@ -221,8 +242,4 @@ fn index_value(bundles: &[Bundle]) -> Value {
     let mut index = Map::new();
     index.insert("bundles".into(), Value::Array(entries));
     Value::Object(index)
-}
-
-fn text(t: &Text) -> Value {
-    Value::String(t.as_str().to_string())
 }

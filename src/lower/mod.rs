@@ -11,6 +11,7 @@
 mod blinding;
 pub mod bundle;
 pub mod json_style;
+pub mod layout;
 pub mod master;
 pub mod sandbox;
 pub mod stats;

@@ -103,6 +103,9 @@ pub struct Stats {
     pub total: Row,
 }
 
+/// The row of cases without a category (in a shape that has none).
+const UNCATEGORIZED: &str = "(no category)";
+
 pub fn suite_stats(suite: &Suite) -> Stats {
     let mut categories: Vec<Row> = suite
         .categories
@@ -111,13 +114,11 @@ pub fn suite_stats(suite: &Suite) -> Stats {
         .collect();
     let mut dimensions: Vec<Row> = Vec::new();
     for case in &suite.cases {
-        let index = match categories
-            .iter()
-            .position(|r| r.name == case.category.as_str())
-        {
+        let category = case.category.as_ref().map_or(UNCATEGORIZED, |c| c.as_str());
+        let index = match categories.iter().position(|r| r.name == category) {
             Some(i) => i,
             None => {
-                categories.push(Row::named(case.category.as_str()));
+                categories.push(Row::named(category));
                 categories.len() - 1
             }
         };
@@ -141,7 +142,7 @@ fn tally_case(case: &Case, row: &mut Row, dimensions: &mut Vec<Row>) {
         let decided = case
             .sandbox
             .as_ref()
-            .map(|s| s.decided(check.id.as_str(), !s.is_own(check.span)));
+            .map(|s| s.decided(check.id.as_str(), check.inherited));
         row.checks.add(decided);
         let dimension = check.dimension.as_str();
         let index = match dimensions.iter().position(|d| d.name == dimension) {

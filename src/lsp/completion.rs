@@ -11,7 +11,8 @@ use lsp_types::{
     MarkupKind, Position, Range, TextEdit,
 };
 
-use crate::resolve::keys::{self, KeySpec};
+use crate::resolve::blocks::block_specs;
+use crate::resolve::keys::KeySpec;
 use crate::source::Origin;
 
 use super::cursor::{self, At, Context, Word};
@@ -26,10 +27,12 @@ pub fn completion(view: &View, position: Position) -> Vec<CompletionItem> {
     let path = context.path();
     match &context.at {
         At::Key(word) => keys(view, &context, word, offset),
-        At::Value { key, index, word } => match names::reference(&path, key, *index) {
-            Some(kind) => name_items(view, kind, word, offset),
-            None => Vec::new(),
-        },
+        At::Value { key, index, word } => {
+            match names::reference(&path, key, *index, view.index.shape()) {
+                Some(kind) => name_items(view, kind, word, offset),
+                None => Vec::new(),
+            }
+        }
         At::Text { word, .. } if path.first() == Some(&"case") => records(view, word, offset),
         At::Text { .. } | At::Nothing => Vec::new(),
     }
@@ -37,14 +40,14 @@ pub fn completion(view: &View, position: Position) -> Vec<CompletionItem> {
 
 /// The keys of the block at the cursor, less those already given that may appear once.
 fn keys(view: &View, context: &Context, word: &Word, offset: usize) -> Vec<CompletionItem> {
-    let Some(tables) = keys::block_specs(&context.path()) else {
+    let Some(specs) = block_specs(&context.path(), view.index.shape()) else {
         return Vec::new();
     };
     let insert = Insert::new(view, word, offset);
     let given = |spec: &KeySpec| !spec.repeated && context.siblings.iter().any(|k| k == spec.key);
     let mut seen: Vec<&str> = Vec::new();
     let mut out = Vec::new();
-    for spec in tables.iter().flat_map(|t| t.iter()) {
+    for spec in &specs {
         if given(spec) || seen.contains(&spec.key) {
             continue;
         }
@@ -67,10 +70,13 @@ fn key_detail(spec: &KeySpec) -> String {
 fn name_items(view: &View, kind: NameKind, word: &Word, offset: usize) -> Vec<CompletionItem> {
     let insert = Insert::new(view, word, offset);
     if kind == NameKind::Dimension {
-        return index::dimensions()
-            .map(|name| {
+        return view
+            .index
+            .dimensions()
+            .into_iter()
+            .map(|(_, name)| {
                 let detail = "check dimension".to_string();
-                let documentation = Some(hover::dimension_text(name));
+                let documentation = hover::dimension_text(view, name);
                 insert.item(name, CompletionItemKind::ENUM_MEMBER, detail, documentation)
             })
             .collect();
@@ -104,8 +110,9 @@ fn records(view: &View, word: &Word, offset: usize) -> Vec<CompletionItem> {
         return Vec::new();
     };
     let insert = Insert::new(view, word, offset);
-    let detail = format!("record mentioned in the facts of {}", case.name);
-    index::record_mentions(case.statement, &view.unit.compilation.db)
+    let detail = format!("record mentioned in the fixtures of {}", case.name);
+    let fixtures = view.index.fixture_keys();
+    index::record_mentions(case.statement, &fixtures, &view.unit.compilation.db)
         .into_iter()
         .map(|mention| {
             let kind = CompletionItemKind::VARIABLE;

@@ -16,16 +16,20 @@ pub fn definition(view: &View, position: Position) -> Option<Location> {
     let path = context.path();
     let span = match &context.at {
         At::Value { key, index, word } => {
-            let kind = names::reference(&path, key, *index)
+            let kind = names::reference(&path, key, *index, view.index.shape())
                 .or_else(|| names::declaration(&path, key, *index))?;
             view.index.find(kind, &word.text)?.span
         }
         At::Text { word, .. } if path.first() == Some(&"case") => {
             let case = view.index.case_at(view.file, offset)?;
-            index::record_mentions(case.statement, &view.unit.compilation.db)
-                .into_iter()
-                .find(|m| m.id == word.text)?
-                .span
+            index::record_mentions(
+                case.statement,
+                &view.index.fixture_keys(),
+                &view.unit.compilation.db,
+            )
+            .into_iter()
+            .find(|m| m.id == word.text)?
+            .span
         }
         At::Key(_) | At::Text { .. } | At::Nothing => return None,
     };

@@ -4,8 +4,7 @@
 
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
-use crate::model::DIMENSIONS;
-use crate::resolve::keys;
+use crate::resolve::blocks::block_specs;
 use crate::source::Origin;
 use crate::syntax::ast::Statement;
 
@@ -19,9 +18,9 @@ pub fn hover(view: &View, position: Position) -> Option<Hover> {
     let context = cursor::context(view.text, offset);
     let path = context.path();
     let (text, word) = match &context.at {
-        At::Key(word) => (key_text(&path, &word.text)?, word),
+        At::Key(word) => (key_text(view, &path, &word.text)?, word),
         At::Value { key, index, word } => {
-            let kind = names::reference(&path, key, *index)
+            let kind = names::reference(&path, key, *index, view.index.shape())
                 .or_else(|| names::declaration(&path, key, *index))?;
             (value_text(view, kind, &word.text)?, word)
         }
@@ -44,11 +43,9 @@ fn markdown(view: &View, value: String, word: &Word) -> Hover {
 }
 
 /// The doc of `key` in the block at `path`.
-fn key_text(path: &[&str], key: &str) -> Option<String> {
-    let spec = keys::block_specs(path)?
-        .iter()
-        .flat_map(|t| t.iter())
-        .find(|s| s.key == key)?;
+fn key_text(view: &View, path: &[&str], key: &str) -> Option<String> {
+    let specs = block_specs(path, view.index.shape())?;
+    let spec = specs.iter().find(|s| s.key == key)?;
     let how = match (spec.required, spec.repeated) {
         (true, _) => "required",
         (false, true) => "optional, repeatable",
@@ -59,10 +56,7 @@ fn key_text(path: &[&str], key: &str) -> Option<String> {
 
 fn value_text(view: &View, kind: NameKind, name: &str) -> Option<String> {
     if kind == NameKind::Dimension {
-        return DIMENSIONS
-            .iter()
-            .any(|(_, d)| *d == name)
-            .then(|| dimension_text(name));
+        return dimension_text(view, name);
     }
     Some(name_text(view, view.index.find(kind, name)?))
 }
@@ -95,7 +89,7 @@ pub fn name_text(view: &View, declaration: &Declaration) -> String {
             tag_uses(view, name)
         ),
         NameKind::Case => format!("**case `{name}`** {}", title(declaration)),
-        NameKind::Dimension => dimension_text(name),
+        NameKind::Dimension => dimension_text(view, name).unwrap_or_default(),
     }
 }
 
@@ -123,12 +117,16 @@ pub fn title(case: &Declaration) -> String {
         .map_or_else(String::new, |t| format!("“{t}”"))
 }
 
-pub fn dimension_text(name: &str) -> String {
-    let letter = DIMENSIONS
-        .iter()
-        .find(|(_, d)| *d == name)
-        .map_or("", |(l, _)| *l);
-    format!("**check dimension `{name}`**: the dimension of check ids {letter}1, {letter}2, …")
+/// A dimension of the shape's grading; `None` when the grading has none of that name.
+pub fn dimension_text(view: &View, name: &str) -> Option<String> {
+    let (letter, _) = view
+        .index
+        .dimensions()
+        .into_iter()
+        .find(|(_, d)| *d == name)?;
+    Some(format!(
+        "**check dimension `{name}`**: the dimension of check ids {letter}1, {letter}2, …"
+    ))
 }
 
 /// The declaration as written, in a code block, with the file it is in.
@@ -153,18 +151,23 @@ fn tag_uses(view: &View, tag: &str) -> usize {
         .count()
 }
 
-/// A record id inside the strings of the case at `offset`: the facts that mention it.
+/// A record id inside the strings of the case at `offset`: the fixture that mentions it.
 fn record_text(view: &View, id: &str, offset: usize) -> Option<String> {
     let case = view.index.case_at(view.file, offset)?;
     let db = &view.unit.compilation.db;
-    index::record_mentions(case.statement, db)
-        .iter()
-        .find(|m| m.id == id)?;
-    let facts = string_of(case.statement, "facts")?;
+    let fixtures = view.index.fixture_keys();
+    let mentions = index::record_mentions(case.statement, &fixtures, db);
+    if !mentions.iter().any(|m| m.id == id) {
+        return None;
+    }
+    let (key, text) = fixtures.iter().find_map(|key| {
+        let text = string_of(case.statement, key)?;
+        text.contains(id).then_some((*key, text))
+    })?;
     Some(format!(
-        "**record `{id}`**, mentioned in the facts of {}:\n\n> {}",
+        "**record `{id}`**, mentioned in the `{key}` of {}:\n\n> {}",
         case.name,
-        facts.replace('\n', "\n>\n> ")
+        text.replace('\n', "\n>\n> ")
     ))
 }
 

@@ -2,11 +2,13 @@
 //! a compilation, so they are there even when the suite has errors and the resolver
 //! built no model.
 //!
-//! Record ids are, for now, the ids a case's facts mention (`M1`, `B1`, `Q1`): the
-//! facts are the case's world in prose. Typed world records will add a second source
-//! to [`record_mentions`].
+//! The suite's shape is read from the trees too: it gives the keys of each block, the
+//! check dimensions and the fixture fields. Record ids are the ids a case's fixtures
+//! (its harness-visible texts, Tujora's `facts`) mention (`M1`, `B1`, `Q1`).
 
-use crate::model::DIMENSIONS;
+use std::sync::Arc;
+
+use crate::model::shape::{Kind, Shape, Visibility};
 use crate::source::{FileId, Origin, SourceDb, Span};
 use crate::syntax::ast::{Statement, ValueKind};
 use crate::syntax::ParseCache;
@@ -33,9 +35,11 @@ pub struct Declaration<'a> {
     pub origin: Origin,
 }
 
-/// Every declaration of a compilation, in file order, then source order.
+/// Every declaration of a compilation, in file order, then source order, and the
+/// suite's shape.
 pub struct Index<'a> {
     declarations: Vec<Declaration<'a>>,
+    shape: Option<Arc<Shape>>,
 }
 
 impl<'a> Index<'a> {
@@ -48,13 +52,50 @@ impl<'a> Index<'a> {
             })
             .collect();
         let schema = chosen_schema(&trees);
+        let shape = crate::resolve::shape_of_trees(
+            trees
+                .iter()
+                .map(|(tree, origin)| (*tree, *origin == Origin::Stdlib)),
+        );
         let mut declarations = Vec::new();
         for (tree, origin) in trees {
             for statement in &tree.statements {
                 declare(statement, origin, schema.as_deref(), &mut declarations);
             }
         }
-        Index { declarations }
+        Index {
+            declarations,
+            shape,
+        }
+    }
+
+    /// The suite's shape, when it reads.
+    pub fn shape(&self) -> Option<&Shape> {
+        self.shape.as_deref()
+    }
+
+    /// The check dimensions of the shape's grading: `(letter, name)`.
+    pub fn dimensions(&self) -> Vec<(&str, &str)> {
+        self.shape().map_or_else(Vec::new, |shape| {
+            shape
+                .grading
+                .dimensions
+                .iter()
+                .map(|d| (d.letter.as_str(), d.name.as_str()))
+                .collect()
+        })
+    }
+
+    /// The keys of the case fields that hold fixtures: prose the harness holds.
+    pub fn fixture_keys(&self) -> Vec<&str> {
+        self.shape().map_or_else(Vec::new, |shape| {
+            shape
+                .case_fields
+                .iter()
+                .filter(|f| f.visibility == Visibility::Harness && f.kind == Kind::Text)
+                .map(|f| f.key.as_str())
+                .collect()
+        })
     }
 
     pub fn find(&self, kind: NameKind, name: &str) -> Option<&Declaration<'a>> {
@@ -160,11 +201,6 @@ fn first_name(statement: &Statement) -> Option<(&str, Span)> {
     value.as_ident().map(|name| (name, value.span))
 }
 
-/// The names of the check dimensions.
-pub fn dimensions() -> impl Iterator<Item = &'static str> {
-    DIMENSIONS.iter().map(|(_, name)| *name)
-}
-
 /// A record id the facts of a case mention, and where.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordMention {
@@ -172,13 +208,13 @@ pub struct RecordMention {
     pub span: Span,
 }
 
-/// Every record id mentioned in the facts of `case`, each once, at its first mention,
-/// in order. A record id is a word of capital letters followed by digits (`M1`,
-/// `B12`), the way fixture facts name records.
-pub fn record_mentions(case: &Statement, db: &SourceDb) -> Vec<RecordMention> {
+/// Every record id mentioned in the fixtures of `case` (the statements with a key of
+/// `fixtures`), each once, at its first mention, in order. A record id is a word of
+/// capital letters followed by digits (`M1`, `B12`), the way fixture facts name records.
+pub fn record_mentions(case: &Statement, fixtures: &[&str], db: &SourceDb) -> Vec<RecordMention> {
     let mut out: Vec<RecordMention> = Vec::new();
     let body = case.block.iter().flat_map(|b| &b.statements);
-    for facts in body.filter(|s| s.name() == "facts") {
+    for facts in body.filter(|s| fixtures.contains(&s.name())) {
         for value in &facts.values {
             if !matches!(value.kind, ValueKind::Str { .. }) {
                 continue;

@@ -227,8 +227,9 @@ impl Decided {
 }
 
 impl Sandbox {
-    /// How the check or critical failure `id` is decided. Checks the case inherits
-    /// rather than writes (the profile's C1) need review unless an assertion decides them.
+    /// How the check or critical failure `id` is decided. A check the case inherits
+    /// rather than writes (the suite's communication check) is a reader's unless an
+    /// assertion of the case decides it; a `review` makes any check a reader's too.
     pub fn decided(&self, id: &str, inherited: bool) -> Decided {
         let named = |groups: &[Expectation]| {
             groups
@@ -236,11 +237,11 @@ impl Sandbox {
                 .any(|e| e.ids.iter().any(|i| i.as_str() == id))
         };
         let machine = named(&self.expectations) || named(&self.forbidden);
-        let review = inherited
-            || self
-                .reviews
-                .iter()
-                .any(|r| r.ids.iter().any(|i| i.as_str() == id));
+        let reviewed = self
+            .reviews
+            .iter()
+            .any(|r| r.ids.iter().any(|i| i.as_str() == id));
+        let review = reviewed || (inherited && !machine);
         match (machine, review) {
             (true, true) => Decided::Both,
             (true, false) => Decided::Machine,

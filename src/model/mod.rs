@@ -5,6 +5,8 @@
 //! phases can point back at the source of any value.
 
 pub mod expect;
+pub mod shape;
+pub mod texts;
 pub mod time;
 pub mod tool;
 pub mod value;
@@ -51,24 +53,49 @@ pub struct Number {
     pub span: Span,
 }
 
+/// The value of a field of a plain kind (`text`, `texts`, `names`, `number`, `data`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Text(Text),
+    Texts(Vec<Text>),
+    Names(Vec<Name>),
+    Number(Number),
+    Data(Data),
+}
+
+impl Value {
+    /// Every text the value holds (none for numbers and data).
+    pub fn texts(&self) -> Vec<&Text> {
+        match self {
+            Value::Text(t) => vec![t],
+            Value::Texts(ts) | Value::Names(ts) => ts.iter().collect(),
+            Value::Number(_) | Value::Data(_) => Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Suite {
+    /// The shape the suite follows: its fields, grading and layouts.
+    pub shape: Arc<shape::Shape>,
+    /// The `suite "NAME"` header.
     pub name: Text,
-    pub version: Text,
-    pub created_on: Text,
-    pub language: Text,
-    pub purpose: Text,
-    pub case_count: Number,
+    /// The suite's plain fields, by field id (`None`: not set, or not a plain kind).
+    pub values: Vec<Option<Value>>,
+    pub system_prompt: Option<Text>,
+    pub case_count: Option<Number>,
     pub categories: Vec<Category>,
-    pub data_status: Text,
-    pub use_instructions: Vec<Text>,
-    pub system_instruction: Text,
+    pub global_critical_failures: Vec<Text>,
+    pub revision_notes: Vec<RevisionNote>,
+    pub reports: Vec<ReportLine>,
+    pub result_template: Option<Data>,
+    /// The suite's own names for the verdicts, in the grading's order, when it gives them.
+    pub outcome_names: Option<Vec<Name>>,
     /// Every tool of the suite: its world schema's, then its own, in declaration order.
     pub tools: Vec<tool::Tool>,
-    pub global_critical_failures: Vec<Text>,
-    pub scoring: Scoring,
-    pub design_reference: Data,
-    pub revision_notes: Vec<RevisionNote>,
+    /// The world schema the suite names, which case worlds follow.
+    pub world_schema: Option<Arc<world::WorldSchema>>,
+    /// The tag vocabulary cases may use.
     pub tags: Vec<Name>,
     pub cases: Vec<Case>,
     /// The `suite` statement's header.
@@ -78,22 +105,61 @@ pub struct Suite {
     pub root: Option<std::path::PathBuf>,
 }
 
+impl Suite {
+    /// What this suite calls a verdict: its own name, else its shape's.
+    pub fn outcome(&self, verdict: shape::Verdict) -> &str {
+        let position = self
+            .shape
+            .grading
+            .outcomes
+            .iter()
+            .position(|o| o.verdict == verdict);
+        match (&self.outcome_names, position) {
+            (Some(names), Some(i)) if i < names.len() => names[i].as_str(),
+            _ => self.shape.outcome(verdict),
+        }
+    }
+
+    /// The outcome names, in the grading's order.
+    pub fn outcome_names(&self) -> Vec<&str> {
+        self.shape
+            .grading
+            .outcomes
+            .iter()
+            .map(|o| self.outcome(o.verdict))
+            .collect()
+    }
+
+    /// The value of the plain suite field `id`.
+    pub fn value(&self, id: shape::FieldId) -> Option<&Value> {
+        self.values.get(id)?.as_ref()
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Category {
     pub name: Name,
     pub count: Number,
 }
 
+/// `report "prose" { aggregation }`: a required report line and what computes it.
 #[derive(Clone, Debug)]
-pub struct Scoring {
-    pub case_outcomes: Vec<Text>,
-    pub official_complete_run: Text,
-    pub overall_pass_rate: Text,
-    pub incomplete_run_reporting: Text,
-    pub category_pass_rate: Text,
-    pub required_reporting: Vec<Text>,
-    pub human_review: Text,
-    pub result_record_template: Data,
+pub struct ReportLine {
+    pub text: Text,
+    pub aggregation: Option<Aggregation>,
+}
+
+/// What `casec report` computes for a report line.
+#[derive(Clone, Debug)]
+pub enum Aggregation {
+    /// Outcome tallies of every case, and per category.
+    Outcomes,
+    /// Outcome tallies of the cases that have a tag.
+    OutcomesTagged(Name),
+    /// Check results of one dimension.
+    Checks(Name),
+    /// Critical failures triggered, with their case.
+    CriticalFailures,
 }
 
 #[derive(Clone, Debug)]
@@ -106,33 +172,29 @@ pub struct RevisionNote {
 pub struct Case {
     pub id: Name,
     pub title: Text,
-    pub category: Name,
+    pub category: Option<Name>,
     pub tags: Vec<Name>,
-    pub clock: Text,
-    pub timezone: Text,
-    pub background: Text,
-    pub preferences: Text,
-    pub user: Text,
+    pub clock: Option<Text>,
+    pub timezone: Option<Text>,
+    /// The user's message, when the shape has one.
+    pub user: Option<Text>,
+    /// The conversation: its explicit turns, or the user's message as its one turn.
     pub conversation: Vec<Turn>,
-    pub permissions: Text,
+    /// The tools the case offers.
     pub tools: Vec<Name>,
-    pub record_access: Text,
-    pub facts: Text,
     /// `override` statements, in the order written.
     pub overrides: Vec<ToolOverride>,
-    pub tool_behavior: Text,
     /// Scripted follow-ups (`followup { asked …; reply … }`), in the order written.
     pub followups: Vec<Followup>,
-    pub unscripted_reply: Text,
-    pub ground_truth_policy: Text,
-    pub need: Text,
+    pub unscripted_reply: Option<Text>,
+    /// Every check: derived (from `need`, say) and written, in the grading's order.
     pub checks: Vec<Check>,
     pub critical_failures: Vec<Text>,
-    pub pass_rule: Text,
-    pub final_state: Text,
+    /// The case's plain fields, by field id.
+    pub values: Vec<Option<Value>>,
     /// Warning codes this case allows, with the `allow` statement's span.
     pub allows: Vec<Name>,
-    /// What the sandbox loads (world, machine override, expectations), when the case
+    /// What the sandbox loads (world, machine overrides, expectations), when the case
     /// has a `world`.
     pub sandbox: Option<expect::Sandbox>,
     /// The `case` statement's header (keyword, id and title).
@@ -140,6 +202,28 @@ pub struct Case {
     /// The whole `case` statement, from its keyword to its closing brace: a text whose
     /// span lies inside it was written in this case rather than inherited.
     pub extent: Span,
+}
+
+impl Case {
+    /// The value of the plain case field `id`.
+    pub fn value(&self, id: shape::FieldId) -> Option<&Value> {
+        self.values.get(id)?.as_ref()
+    }
+
+    /// The case clock as written (empty when the shape has none).
+    pub fn clock_text(&self) -> &str {
+        self.clock.as_ref().map_or("", Text::as_str)
+    }
+
+    /// The case zone as written (empty when the shape has none).
+    pub fn timezone_text(&self) -> &str {
+        self.timezone.as_ref().map_or("", Text::as_str)
+    }
+
+    /// The reply to an unscripted question (empty when the shape has none).
+    pub fn unscripted_reply_text(&self) -> &str {
+        self.unscripted_reply.as_ref().map_or("", Text::as_str)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -170,25 +254,14 @@ pub struct Check {
     pub id: Name,
     pub dimension: Name,
     pub requirement: Text,
-    pub evidence: Text,
-    /// The statement the check comes from (`need`, `check`, `final`, or the suite's
-    /// `communication` default).
+    /// What the check is judged on, when the shape gives checks evidence.
+    pub evidence: Option<Text>,
+    /// The statement the check comes from (a derivation's field, or `check`).
     pub span: Span,
-}
-
-/// The four check dimensions the language knows, with the id letter of each.
-pub const DIMENSIONS: [(&str, &str); 4] = [
-    ("R", "recognition"),
-    ("A", "execution_and_evidence"),
-    ("S", "final_state"),
-    ("C", "communication"),
-];
-
-/// The dimension an id like `A2` names by its letters.
-pub fn dimension_of_id(id: &str) -> Option<&'static str> {
-    let letters = id.trim_end_matches(|c: char| c.is_ascii_digit());
-    DIMENSIONS
-        .iter()
-        .find(|(l, _)| *l == letters)
-        .map(|(_, d)| *d)
+    /// The field it comes from (a derivation's, or the checks field).
+    pub source: Option<shape::FieldId>,
+    /// Derived from a field the case inherits rather than writes (the suite's
+    /// communication requirement, say): judged by a reader unless an expectation
+    /// decides it.
+    pub inherited: bool,
 }

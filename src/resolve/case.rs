@@ -1,39 +1,132 @@
-//! One case block: its own statements over the defaults it inherits.
+//! One case block, read against the suite's shape: its own statements over the
+//! defaults it inherits.
 //!
-//! Checks come in two modes. Without explicit ids, `need` is R1, each `check` is the
-//! next A check, `final` is S1 and the inherited `communication` text is C1. As soon as
-//! one `check` carries an id, the case lists every check itself, in order.
+//! Checks come in two modes, both following the shape's grading. Without explicit ids,
+//! each derivation makes checks in order: a text field one (`need` is R1), a checks
+//! field one per statement (`check` lines are A1, A2, …); a check derived from a field
+//! the case inherits rather than writes is marked inherited. As soon as one `check`
+//! carries an id, the case lists every check itself, in order, and each takes its
+//! dimension from its id's letter (or its own `dimension`).
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
-use crate::model::{self, Case, Check, Followup, Name, Text, ToolOverride, Turn};
+use crate::model::shape::{FieldDecl, Kind, Shape};
+use crate::model::{Case, Check, Name, Text, ToolOverride, Turn};
 use crate::source::Span;
-use crate::syntax::ast::{Statement, ValueKind};
+use crate::syntax::ast::Statement;
 
-use super::defaults::{read_layer, Defaults, Profiles, TextField};
-use super::keys::{self, all, body, first};
-use super::values::{self, Kind};
+use super::defaults::{read_layer, Defaults, Profiles};
+use super::fields::{self, Given, WrittenCheck};
+use super::keys::{body, KeySpec};
+use super::values::{self, Kind as ValueShape};
+
+/// The case block's own statements, beside the shape's fields.
+pub const CASE_KEYS: &[KeySpec<'static>] = &[
+    KeySpec {
+        key: "profile",
+        required: false,
+        repeated: true,
+        doc: "Apply a named profile (the case's own fields win).",
+    },
+    KeySpec {
+        key: "allow",
+        required: false,
+        repeated: true,
+        doc: "Allow a warning code for this case.",
+    },
+    KeySpec {
+        key: "world",
+        required: false,
+        repeated: false,
+        doc: "`world { COLLECTION ID { field value } }`: the records the sandbox loads.",
+    },
+    KeySpec {
+        key: "expect",
+        required: false,
+        repeated: true,
+        doc: "`expect CHECK… { assertion… }`: assertions that decide these checks.",
+    },
+    KeySpec {
+        key: "forbid",
+        required: false,
+        repeated: true,
+        doc: "`forbid F1… { assertion… }`: when a critical failure is committed.",
+    },
+    KeySpec {
+        key: "review",
+        required: false,
+        repeated: true,
+        doc: "`review ID… [\"why\"]`: checks or critical failures a reader judges.",
+    },
+];
 
 /// What a case is resolved against.
 pub struct Context<'a> {
+    pub shape: &'a Shape,
     /// The suite's defaults, for a case whose category is missing or unknown.
     pub suite: &'a Defaults,
     pub categories: &'a [(Name, Defaults)],
     pub tags: &'a [Name],
     pub tools: &'a [Name],
+    /// Check ids and dimension names, allocated once: a large suite would otherwise
+    /// hold a copy of each in every check.
+    pub names: HashMap<String, Arc<str>>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        shape: &'a Shape,
+        suite: &'a Defaults,
+        categories: &'a [(Name, Defaults)],
+        tags: &'a [Name],
+        tools: &'a [Name],
+    ) -> Context<'a> {
+        let mut names: HashMap<String, Arc<str>> = HashMap::new();
+        for dimension in &shape.grading.dimensions {
+            names.insert(
+                dimension.name.as_str().to_string(),
+                dimension.name.value.clone(),
+            );
+            for n in 1..=32 {
+                let id = format!("{}{n}", dimension.letter.as_str());
+                names.insert(id.clone(), Arc::from(id.as_str()));
+            }
+        }
+        Context {
+            shape,
+            suite,
+            categories,
+            tags,
+            tools,
+            names,
+        }
+    }
+
+    fn shared(&self, name: &str) -> Arc<str> {
+        self.names
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| Arc::from(name))
+    }
 }
 
 pub fn header(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(Name, Text, Span)> {
     let v = values::args_with_block(
         statement,
-        &[Kind::Ident, Kind::Str],
+        &[ValueShape::Ident, ValueShape::Str],
         "case ID \"Title\" { … }",
         diags,
     )?;
     let span = statement.key.span.to(v[1].span);
     Some((values::text_of(&v[0]), values::text_of(&v[1]), span))
+}
+
+/// A field's value for a case, and whether the case inherits it rather than writes it.
+struct Found {
+    given: Given,
+    inherited: bool,
 }
 
 pub fn case(
@@ -44,35 +137,150 @@ pub fn case(
 ) -> Option<Case> {
     let (id, title, span) = header(statement, diags)?;
     let statements = body(statement);
-    let context = format!("case {}", id.as_str());
-    keys::check_keys(
+    let shape = cx.shape;
+    fields::check_block_keys(
         statements,
-        &[keys::CASE, keys::PROFILE_FIELDS],
-        &context,
+        &shape.case_fields,
+        CASE_KEYS,
+        &format!("case {}", id.as_str()),
         span,
         diags,
     );
     let before = diags.len();
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
-        first(statements, key).and_then(|s| values::text(s, diags))
-    };
 
-    let category = first(statements, "category").and_then(|s| values::name(s, diags));
-    let base = category
-        .as_ref()
-        .and_then(|c| category_defaults(c, cx, diags));
+    let category = shape
+        .case_field(Kind::Category)
+        .and_then(|f| fields::read(&shape.case_fields[f], statements, diags));
+    let category = match category {
+        Some(Given::Name(name)) => Some(name),
+        _ => None,
+    };
+    let base = match &category {
+        Some(c) => category_defaults(c, cx, diags),
+        None => Some(cx.suite),
+    };
     // Without a known category, what the case inherits is unknown too: it falls back
     // to the suite's defaults, and fields its category might have set are not reported
     // as missing (they would only repeat the category's error).
     let category_known = base.is_some();
-    let mut missing = Vec::new();
-    let layer = read_layer(statements, diags);
+    let layer = read_layer(statements, shape, diags);
     let inherited = profiles.apply(base.unwrap_or(cx.suite), &layer, diags);
 
-    let tags = first(statements, "tags")
-        .and_then(|s| values::names(s, diags))
-        .unwrap_or_default();
-    for tag in &tags {
+    let mut missing = Vec::new();
+    let mut absent_required = false;
+    let mut found: Vec<Option<Found>> = Vec::with_capacity(shape.case_fields.len());
+    for (field_id, field) in shape.case_fields.iter().enumerate() {
+        let value = if field.inherited {
+            let written = layer.own.get(field_id).is_some();
+            inherited.get(field_id).map(|given| Found {
+                given: given.clone(),
+                inherited: !written,
+            })
+        } else if field.kind == Kind::Category {
+            category.clone().map(|c| Found {
+                given: Given::Name(c),
+                inherited: false,
+            })
+        } else {
+            fields::read(field, statements, diags).map(|given| Found {
+                given,
+                inherited: false,
+            })
+        };
+        if value.is_none() && field.required && field.inherited {
+            missing.push(missing_default(field.key.as_str(), span, &id));
+        }
+        // A missing required field of the case's own was reported with its keys; the
+        // case cannot be built without it.
+        absent_required |=
+            value.is_none() && field.required && !field.inherited && field.at_least == 0;
+        found.push(value);
+    }
+    if category_known {
+        diags.append(&mut missing);
+    }
+
+    let mut case = Case {
+        id,
+        title,
+        category,
+        tags: Vec::new(),
+        clock: None,
+        timezone: None,
+        user: None,
+        conversation: Vec::new(),
+        tools: Vec::new(),
+        overrides: Vec::new(),
+        followups: Vec::new(),
+        unscripted_reply: None,
+        checks: Vec::new(),
+        critical_failures: Vec::new(),
+        values: vec![None; shape.case_fields.len()],
+        allows: statements
+            .iter()
+            .filter(|s| s.name() == "allow")
+            .filter_map(|s| values::names(s, diags))
+            .flatten()
+            .collect(),
+        sandbox: None,
+        span,
+        extent: statement.span,
+    };
+    for (field_id, value) in found.iter().enumerate() {
+        if let Some(value) = value {
+            place(
+                &mut case,
+                field_id,
+                shape.case_fields[field_id].kind,
+                value.given.clone(),
+            );
+        }
+    }
+    let conversation_given = shape
+        .case_field(Kind::Conversation)
+        .is_some_and(|f| found[f].is_some());
+    if !conversation_given {
+        if let Some(user) = &case.user {
+            case.conversation = vec![Turn {
+                role: Text::new("user", user.span),
+                content: user.clone(),
+            }];
+        }
+    }
+    if shape.case_field(Kind::Tools).is_none() {
+        // A shape without a tools field offers every tool of the suite.
+        case.tools = cx.tools.to_vec();
+    }
+    check_names(&case, cx, diags);
+    let mut missing_checks = Vec::new();
+    case.checks = checks(statements, &found, cx, diags, &mut missing_checks).unwrap_or_default();
+    if category_known {
+        diags.append(&mut missing_checks);
+    }
+    (diags.len() == before && !absent_required).then_some(case)
+}
+
+/// Puts a field's value where the model keeps values of its kind.
+fn place(case: &mut Case, field: usize, kind: Kind, given: Given) {
+    match (kind, given) {
+        (_, Given::Plain(value)) => case.values[field] = Some(value),
+        (Kind::Tags, Given::Names(names)) => case.tags = names,
+        (Kind::Tools, Given::Names(names)) => case.tools = names,
+        (Kind::Clock, Given::Text(t)) => case.clock = Some(t),
+        (Kind::Timezone, Given::Text(t)) => case.timezone = Some(t),
+        (Kind::UserMessage, Given::Text(t)) => case.user = Some(t),
+        (Kind::UnscriptedReply, Given::Text(t)) => case.unscripted_reply = Some(t),
+        (Kind::Conversation, Given::Turns(turns)) => case.conversation = turns,
+        (Kind::Override, Given::Overrides(o)) => case.overrides = o,
+        (Kind::Followup, Given::Followups(f)) => case.followups = f,
+        (Kind::CriticalFailures, Given::Texts(t)) => case.critical_failures = t,
+        _ => {}
+    }
+}
+
+/// Tags from the vocabulary, tools and overridden tools the suite declares.
+fn check_names(case: &Case, cx: &Context, diags: &mut Vec<Diagnostic>) {
+    for tag in &case.tags {
         known(
             tag,
             cx.tags,
@@ -82,113 +290,20 @@ pub fn case(
             diags,
         );
     }
-    let user = text("user", diags);
-    let conversation = match (first(statements, "conversation"), &user) {
-        (Some(s), _) => conversation(s, diags),
-        (None, Some(user)) => Some(vec![Turn {
-            role: Text::new("user", user.span),
-            content: user.clone(),
-        }]),
-        (None, None) => None,
-    };
-    let facts = text("facts", diags);
-    let overrides: Vec<ToolOverride> = all(statements, "override")
-        .filter_map(|s| tool_override(s, diags))
-        .collect();
-    let followups: Vec<Followup> = all(statements, "followup")
-        .filter_map(|s| followup(s, diags))
-        .collect();
-    let need = text("need", diags);
-    let final_state = text("final", diags);
-    let critical_failures = all(statements, "critical")
-        .filter_map(|s| values::text(s, diags))
-        .collect();
-    let allows = all(statements, "allow")
-        .filter_map(|s| values::names(s, diags))
-        .flatten()
-        .collect();
-
-    let tools = inherited.tools.as_ref().map(|(names, _)| names.clone());
-    for tool in tools.iter().flatten() {
+    let tools = case
+        .tools
+        .iter()
+        .chain(case.overrides.iter().map(|o: &ToolOverride| &o.tool));
+    for tool in tools {
         known(
             tool,
             cx.tools,
             codes::UNKNOWN_TOOL,
             "tool",
-            "the suite's `tool` declarations",
+            "the suite's tools (its world schema's and its own)",
             diags,
         );
     }
-    for o in &overrides {
-        known(
-            &o.tool,
-            cx.tools,
-            codes::UNKNOWN_TOOL,
-            "tool",
-            "the suite's `tool` declarations",
-            diags,
-        );
-    }
-    let field =
-        |f: TextField, diags: &mut Vec<Diagnostic>| inherited_text(&inherited, f, span, &id, diags);
-    let clock = field(TextField::Clock, &mut missing);
-    let timezone = field(TextField::Timezone, &mut missing);
-    let background = field(TextField::Background, &mut missing);
-    let preferences = field(TextField::Preferences, &mut missing);
-    let permissions = field(TextField::Permissions, &mut missing);
-    let record_access = field(TextField::RecordAccess, &mut missing);
-    let tool_behavior = field(TextField::ToolBehavior, &mut missing);
-    let unscripted_reply = field(TextField::UnscriptedReply, &mut missing);
-    let ground_truth_policy = field(TextField::GroundTruthPolicy, &mut missing);
-    let pass_rule = field(TextField::PassRule, &mut missing);
-    if tools.is_none() {
-        missing.push(missing_default("tools", span, &id));
-    }
-    let checks = checks(
-        statements,
-        &need,
-        &final_state,
-        &inherited,
-        Owner { span, id: &id },
-        diags,
-        &mut missing,
-    );
-    if category_known {
-        diags.append(&mut missing);
-    }
-    if diags.len() > before {
-        return None;
-    }
-    Some(Case {
-        id,
-        title,
-        category: category?,
-        tags,
-        clock: clock?,
-        timezone: timezone?,
-        background: background?,
-        preferences: preferences?,
-        user: user?,
-        conversation: conversation?,
-        permissions: permissions?,
-        tools: tools?,
-        record_access: record_access?,
-        facts: facts?,
-        overrides,
-        tool_behavior: tool_behavior?,
-        followups,
-        unscripted_reply: unscripted_reply?,
-        ground_truth_policy: ground_truth_policy?,
-        need: need?,
-        checks: checks?,
-        critical_failures,
-        pass_rule: pass_rule?,
-        final_state: final_state?,
-        allows,
-        sandbox: None,
-        span,
-        extent: statement.span,
-    })
 }
 
 fn category_defaults<'a>(
@@ -244,20 +359,6 @@ fn known(
     diags.push(d);
 }
 
-fn inherited_text(
-    defaults: &Defaults,
-    field: TextField,
-    span: Span,
-    id: &Name,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<Text> {
-    let found = defaults.get(field).cloned();
-    if found.is_none() {
-        diags.push(missing_default(field.key(), span, id));
-    }
-    found
-}
-
 fn missing_default(key: &str, span: Span, id: &Name) -> Diagnostic {
     Diagnostic::error(
         codes::MISSING_FIELD,
@@ -272,161 +373,116 @@ fn missing_default(key: &str, span: Span, id: &Name) -> Diagnostic {
     ))
 }
 
-fn conversation(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Turn>> {
-    let block = values::block_only(statement, diags)?;
-    let turns: Vec<Turn> = block
-        .statements
-        .iter()
-        .filter_map(|s| {
-            values::text(s, diags).map(|content| Turn {
-                role: Text::new(s.name(), s.key.span),
-                content,
-            })
-        })
-        .collect();
-    (turns.len() == block.statements.len()).then_some(turns)
-}
-
-fn tool_override(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ToolOverride> {
-    let usage = "override TOOL \"match\" { result \"…\" }";
-    let v = values::args_with_block(statement, &[Kind::Ident, Kind::Str], usage, diags)?;
-    let span = statement.key.span.to(v[1].span);
-    let statements = body(statement);
-    keys::check_keys(
-        statements,
-        &[keys::OVERRIDE],
-        "the override block",
-        span,
-        diags,
-    );
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
-        first(statements, key).and_then(|s| values::text(s, diags))
-    };
-    let result = text("result", diags);
-    Some(ToolOverride {
-        tool: values::text_of(&v[0]),
-        matches: values::text_of(&v[1]),
-        result: result?,
-        side_effect: text("side_effect", diags),
-        verification: text("verify", diags),
-        span,
-    })
-}
-
-fn followup(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Followup> {
-    let block = values::block_only(statement, diags)?;
-    let statements = &block.statements;
-    keys::check_keys(
-        statements,
-        &[keys::FOLLOWUP],
-        "the followup block",
-        statement.key.span,
-        diags,
-    );
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
-        first(statements, key).and_then(|s| values::text(s, diags))
-    };
-    let when_asked = text("asked", diags);
-    let reply = text("reply", diags);
-    Some(Followup {
-        when_asked: when_asked?,
-        reply: reply?,
-        span: statement.key.span,
-    })
-}
-
-/// One `check` statement as written: an optional id, the text, optional overrides.
-struct WrittenCheck<'a> {
-    id: Option<Name>,
-    requirement: Text,
-    dimension: Option<Name>,
-    evidence: Option<Text>,
-    statement: &'a Statement,
-}
-
-fn written_check<'a>(
-    statement: &'a Statement,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<WrittenCheck<'a>> {
-    let usage =
-        "check \"requirement\"` or `check ID \"requirement\" { dimension NAME; evidence \"…\" }";
-    let (id, requirement) = match statement.values.as_slice() {
-        [v] if matches!(v.kind, ValueKind::Str { .. }) => (None, values::text_of(v)),
-        _ => {
-            let v = values::args_with_block(statement, &[Kind::Ident, Kind::Str], usage, diags)?;
-            (Some(values::text_of(&v[0])), values::text_of(&v[1]))
-        }
-    };
-    let statements = body(statement);
-    keys::check_keys(
-        statements,
-        &[keys::CHECK],
-        "a check block",
-        statement.key.span,
-        diags,
-    );
-    Some(WrittenCheck {
-        id,
-        requirement,
-        dimension: first(statements, "dimension").and_then(|s| values::name(s, diags)),
-        evidence: first(statements, "evidence").and_then(|s| values::text(s, diags)),
-        statement,
-    })
-}
-
-/// The case a set of checks belongs to: its header span and id.
-struct Owner<'a> {
-    span: Span,
-    id: &'a Name,
-}
-
-/// The case's checks. Checks that lack an inherited value (evidence, the
-/// communication text) are reported into `missing`, everything else into `diags`.
+/// The case's checks. Checks that lack an inherited value (their evidence) are reported
+/// into `missing`, everything else into `diags`.
 fn checks(
     statements: &[Statement],
-    need: &Option<Text>,
-    final_state: &Option<Text>,
-    inherited: &Defaults,
-    owner: Owner,
+    found: &[Option<Found>],
+    cx: &Context,
     diags: &mut Vec<Diagnostic>,
     missing: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Check>> {
-    let Owner { span, id } = owner;
+    let shape = cx.shape;
+    let written: Vec<WrittenCheck> = shape
+        .case_field(Kind::Checks)
+        .and_then(|f| match &found[f] {
+            Some(Found {
+                given: Given::Checks(checks),
+                ..
+            }) => Some(checks.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let evidence: Vec<(String, Text)> = shape
+        .case_field(Kind::Evidence)
+        .and_then(|f| match &found[f] {
+            Some(Found {
+                given: Given::Evidence(e),
+                ..
+            }) => Some(e.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let builder = Builder {
+        cx,
+        evidence: &evidence,
+        wants_evidence: shape.case_field(Kind::Evidence).is_some(),
+    };
     let before = (diags.len(), missing.len());
-    let written: Vec<WrittenCheck> = all(statements, "check")
-        .filter_map(|s| written_check(s, diags))
-        .collect();
-    let explicit = written.iter().any(|c| c.id.is_some());
-    // At most R1, the written checks, S1 and C1.
-    let mut out = Vec::with_capacity(written.len() + 3);
-    let mut failed = false;
-    let mut push = |id: Name,
-                    dimension: Name,
-                    requirement: Text,
-                    evidence: Option<Text>,
-                    at: Span,
-                    diags: &mut Vec<Diagnostic>| {
-        match evidence.or_else(|| inherited.evidence(dimension.as_str()).cloned()) {
-            Some(evidence) => out.push(Check {
-                id,
-                dimension,
-                requirement,
-                evidence,
-                span: at,
-            }),
-            None => diags.push(
+    let out = if written.iter().any(|c| c.id.is_some()) {
+        builder.explicit(written, diags, missing)
+    } else {
+        builder.derived(statements, found, written, missing)
+    };
+    ((diags.len(), missing.len()) == before).then_some(out?)
+}
+
+struct Builder<'a> {
+    cx: &'a Context<'a>,
+    evidence: &'a [(String, Text)],
+    wants_evidence: bool,
+}
+
+impl Builder<'_> {
+    /// A check; its evidence from its own block or the inherited evidence of its
+    /// dimension (reported missing when the shape gives checks evidence and none is).
+    #[allow(clippy::too_many_arguments)]
+    fn check(
+        &self,
+        id: Name,
+        dimension: Name,
+        requirement: Text,
+        evidence: Option<Text>,
+        origin: (Span, Option<usize>),
+        inherited: bool,
+        missing: &mut Vec<Diagnostic>,
+    ) -> Option<Check> {
+        let (span, source) = origin;
+        let evidence = evidence.or_else(|| {
+            self.evidence
+                .iter()
+                .find(|(d, _)| d == dimension.as_str())
+                .map(|(_, t)| t.clone())
+        });
+        if evidence.is_none() && self.wants_evidence {
+            missing.push(
                 Diagnostic::error(codes::MISSING_FIELD, format!("check {} has no evidence", id.as_str()))
-                    .primary(at, format!("no evidence for dimension `{}`", dimension.as_str()))
+                    .primary(span, format!("no evidence for dimension `{}`", dimension.as_str()))
                     .help(format!(
                         "add `evidence {} \"…\"` to the suite, a profile or the case, or `{{ evidence \"…\" }}` to the check",
                         dimension.as_str()
                     )),
-            ),
+            );
+            return None;
         }
-    };
-    if explicit {
+        Some(Check {
+            id,
+            dimension,
+            requirement,
+            evidence,
+            span,
+            source,
+            inherited,
+        })
+    }
+
+    fn name(&self, name: &str, span: Span) -> Name {
+        Text {
+            value: self.cx.shared(name),
+            span,
+        }
+    }
+
+    fn explicit(
+        &self,
+        written: Vec<WrittenCheck>,
+        diags: &mut Vec<Diagnostic>,
+        missing: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Check>> {
+        let grading = &self.cx.shape.grading;
+        let mut out = Vec::with_capacity(written.len());
+        let mut failed = false;
         for check in written {
-            let at = check.statement.span;
             let Some(cid) = check.id else {
                 failed = true;
                 diags.push(
@@ -436,112 +492,108 @@ fn checks(
                 );
                 continue;
             };
-            let dimension = match check.dimension {
-                Some(d) => d,
-                None => match model::dimension_of_id(cid.as_str()) {
-                    Some(d) => Text {
-                        value: shared_name(d),
-                        span: cid.span,
-                    },
-                    None => {
-                        failed = true;
-                        diags.push(
-                            Diagnostic::error(codes::UNKNOWN_DIMENSION, format!("no dimension for check id `{}`", cid.as_str()))
-                                .primary(cid.span, "this id's letter names no dimension")
-                                .help("use R, A, S or C ids, or write `{ dimension NAME }` after the check"),
-                        );
-                        continue;
-                    }
-                },
+            let dimension = match (check.dimension, grading.dimension_of_id(cid.as_str())) {
+                (Some(d), _) => d,
+                (None, Some(d)) => self.name(d.name.as_str(), cid.span),
+                (None, None) => {
+                    failed = true;
+                    let letters: Vec<&str> = grading
+                        .dimensions
+                        .iter()
+                        .map(|d| d.letter.as_str())
+                        .collect();
+                    diags.push(
+                        Diagnostic::error(
+                            codes::UNKNOWN_DIMENSION,
+                            format!("no dimension for check id `{}`", cid.as_str()),
+                        )
+                        .primary(cid.span, "this id's letter names no dimension")
+                        .help(format!(
+                            "start the id with a dimension's letter: {}",
+                            letters.join(", ")
+                        )),
+                    );
+                    continue;
+                }
             };
-            push(
+            let origin = (check.span, self.cx.shape.case_field(Kind::Checks));
+            out.extend(self.check(
                 cid,
                 dimension,
                 check.requirement,
                 check.evidence,
-                at,
+                origin,
+                false,
                 missing,
-            );
+            ));
         }
-    } else {
-        let derived = |letter: &str, n: usize, at: Span| Text {
-            value: shared_name(&format!("{letter}{n}")),
-            span: at,
-        };
-        let dim = |i: usize, at: Span| Text {
-            value: shared_name(model::DIMENSIONS[i].1),
-            span: at,
-        };
-        let need_statement = first(statements, "need").map_or(span, |s| s.span);
-        if let Some(need) = need {
-            push(
-                derived("R", 1, need_statement),
-                dim(0, need_statement),
-                need.clone(),
-                None,
-                need_statement,
-                missing,
-            );
-        }
-        for (n, check) in written.into_iter().enumerate() {
-            let at = check.statement.span;
-            let dimension = check.dimension.unwrap_or_else(|| dim(1, at));
-            push(
-                derived("A", n + 1, at),
-                dimension,
-                check.requirement,
-                check.evidence,
-                at,
-                missing,
-            );
-        }
-        let final_statement = first(statements, "final").map_or(span, |s| s.span);
-        if let Some(final_state) = final_state {
-            push(
-                derived("S", 1, final_statement),
-                dim(2, final_statement),
-                final_state.clone(),
-                None,
-                final_statement,
-                missing,
-            );
-        }
-        match inherited.get(TextField::Communication) {
-            Some(text) => push(
-                derived("C", 1, text.span),
-                dim(3, text.span),
-                text.clone(),
-                None,
-                text.span,
-                missing,
-            ),
-            None => {
-                failed = true;
-                missing.push(missing_default("communication", span, id));
+        (!failed).then_some(out)
+    }
+
+    fn derived(
+        &self,
+        statements: &[Statement],
+        found: &[Option<Found>],
+        written: Vec<WrittenCheck>,
+        missing: &mut Vec<Diagnostic>,
+    ) -> Option<Vec<Check>> {
+        let shape = self.cx.shape;
+        let mut out = Vec::new();
+        for derivation in &shape.grading.derivations {
+            let Some(dimension) = shape.grading.dimension(derivation.dimension.as_str()) else {
+                continue;
+            };
+            let field: &FieldDecl = &shape.case_fields[derivation.field];
+            let letter = dimension.letter.as_str();
+            match (field.kind, &found[derivation.field]) {
+                (
+                    Kind::Text,
+                    Some(Found {
+                        given: Given::Plain(crate::model::Value::Text(text)),
+                        inherited,
+                    }),
+                ) => {
+                    let span = if *inherited {
+                        text.span
+                    } else {
+                        fields::statements_of(statements, field.key.as_str())
+                            .first()
+                            .map_or(text.span, |s| s.span)
+                    };
+                    let id = self.name(&format!("{letter}1"), span);
+                    let dim = self.name(dimension.name.as_str(), span);
+                    out.extend(self.check(
+                        id,
+                        dim,
+                        text.clone(),
+                        None,
+                        (span, Some(derivation.field)),
+                        *inherited,
+                        missing,
+                    ));
+                }
+                (Kind::Checks, _) => {
+                    for (n, check) in written.iter().enumerate() {
+                        let id = self.name(&format!("{letter}{}", n + 1), check.span);
+                        let dim = check
+                            .dimension
+                            .clone()
+                            .unwrap_or_else(|| self.name(dimension.name.as_str(), check.span));
+                        let origin = (check.span, Some(derivation.field));
+                        out.extend(self.check(
+                            id,
+                            dim,
+                            check.requirement.clone(),
+                            check.evidence.clone(),
+                            origin,
+                            false,
+                            missing,
+                        ));
+                    }
+                }
+                _ => {}
             }
         }
+        Some(out)
     }
-    (!failed && (diags.len(), missing.len()) == before).then_some(out)
-}
-
-/// Check ids and dimension names that cases derive (`R1`, `A3`, `final_state`, …),
-/// allocated once: a large suite would otherwise hold a copy of each in every check.
-static DERIVED_NAMES: LazyLock<HashMap<String, Arc<str>>> = LazyLock::new(|| {
-    let ids = ["R1".to_string(), "S1".to_string(), "C1".to_string()]
-        .into_iter()
-        .chain((1..=32).map(|n| format!("A{n}")));
-    let dimensions = model::DIMENSIONS.iter().map(|(_, d)| d.to_string());
-    ids.chain(dimensions)
-        .map(|name| {
-            let shared = Arc::from(name.as_str());
-            (name, shared)
-        })
-        .collect()
-});
-
-fn shared_name(name: &str) -> Arc<str> {
-    DERIVED_NAMES
-        .get(name)
-        .cloned()
-        .unwrap_or_else(|| Arc::from(name))
 }

@@ -1,208 +1,213 @@
 //! Case defaults and their layering.
 //!
-//! A value a case does not set itself comes from, in order: the profiles the case
-//! applies, its category (and the category's profiles), then the suite (and its
-//! profiles). Profiles may apply other profiles; a cycle is reported, not followed.
+//! A field the shape declares `inherited` that a case does not set comes from, in
+//! order: the profiles the case applies, its category (and the category's profiles),
+//! then the suite (and its profiles). Profiles may apply other profiles; a cycle is
+//! reported, not followed. Layers are read against the suite's shape: a profile of the
+//! suite is checked whether or not anything applies it; a stdlib profile (written for
+//! some shape, maybe not this suite's) only when something does.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
-use crate::model::{Name, Text};
+use crate::model::shape::Shape;
+use crate::model::Name;
 use crate::source::Span;
 use crate::syntax::ast::Statement;
 
+use super::fields::{self, Given};
+use super::keys::{self, body, KeySpec};
 use super::values::{self, Kind};
 
-/// Profile fields holding one text, in the order of [`TextField::ALL`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TextField {
-    Clock,
-    Timezone,
-    Background,
-    Preferences,
-    Permissions,
-    RecordAccess,
-    ToolBehavior,
-    UnscriptedReply,
-    GroundTruthPolicy,
-    PassRule,
-    Communication,
-}
-
-impl TextField {
-    pub const ALL: [TextField; 11] = [
-        TextField::Clock,
-        TextField::Timezone,
-        TextField::Background,
-        TextField::Preferences,
-        TextField::Permissions,
-        TextField::RecordAccess,
-        TextField::ToolBehavior,
-        TextField::UnscriptedReply,
-        TextField::GroundTruthPolicy,
-        TextField::PassRule,
-        TextField::Communication,
-    ];
-
-    pub fn key(self) -> &'static str {
-        match self {
-            TextField::Clock => "clock",
-            TextField::Timezone => "timezone",
-            TextField::Background => "background",
-            TextField::Preferences => "preferences",
-            TextField::Permissions => "permissions",
-            TextField::RecordAccess => "record_access",
-            TextField::ToolBehavior => "tool_behavior",
-            TextField::UnscriptedReply => "unscripted_reply",
-            TextField::GroundTruthPolicy => "ground_truth_policy",
-            TextField::PassRule => "pass_rule",
-            TextField::Communication => "communication",
-        }
-    }
-
-    fn from_key(key: &str) -> Option<TextField> {
-        TextField::ALL.into_iter().find(|f| f.key() == key)
-    }
-}
-
-/// Values one layer sets; `None` means "inherit".
+/// Values one layer sets, by case field id; `None` means "inherit".
 #[derive(Clone, Debug, Default)]
 pub struct Defaults {
-    texts: [Option<Text>; 11],
-    pub tools: Option<(Vec<Name>, Span)>,
-    /// Evidence per dimension name.
-    pub evidence: Vec<(String, Text)>,
+    values: HashMap<usize, Given>,
 }
 
 impl Defaults {
-    pub fn get(&self, field: TextField) -> Option<&Text> {
-        self.texts[field as usize].as_ref()
+    pub fn get(&self, field: usize) -> Option<&Given> {
+        self.values.get(&field)
     }
 
-    pub fn evidence(&self, dimension: &str) -> Option<&Text> {
-        self.evidence
-            .iter()
-            .find(|(d, _)| d == dimension)
-            .map(|(_, t)| t)
-    }
-
-    /// `top` over `self`: each field of `top` that is set wins.
+    /// `top` over `self`: each field `top` sets wins; evidence merges by dimension.
     pub fn overlay(&self, top: &Defaults) -> Defaults {
         let mut out = self.clone();
-        for (slot, value) in out.texts.iter_mut().zip(&top.texts) {
-            if value.is_some() {
-                slot.clone_from(value);
-            }
-        }
-        if top.tools.is_some() {
-            out.tools.clone_from(&top.tools);
-        }
-        for (dimension, text) in &top.evidence {
-            match out.evidence.iter_mut().find(|(d, _)| d == dimension) {
-                Some(slot) => slot.1 = text.clone(),
-                None => out.evidence.push((dimension.clone(), text.clone())),
-            }
+        for (field, value) in &top.values {
+            let merged = match (out.values.get(field), value) {
+                (Some(Given::Evidence(base)), Given::Evidence(more)) => {
+                    let mut all = base.clone();
+                    for (dimension, text) in more {
+                        match all.iter_mut().find(|(d, _)| d == dimension) {
+                            Some(slot) => slot.1 = text.clone(),
+                            None => all.push((dimension.clone(), text.clone())),
+                        }
+                    }
+                    Given::Evidence(all)
+                }
+                _ => value.clone(),
+            };
+            out.values.insert(*field, merged);
         }
         out
     }
 }
 
-/// A block's own profile fields and the profiles it applies.
+/// A block's own defaults and the profiles it applies.
 #[derive(Clone, Debug, Default)]
 pub struct Layer {
     pub own: Defaults,
     pub applies: Vec<Name>,
 }
 
-/// Whether `key` is a profile field (including `profile` itself).
-pub fn is_profile_key(key: &str) -> bool {
-    key == "tools" || key == "evidence" || key == "profile" || TextField::from_key(key).is_some()
+/// The `profile` statement that applies a profile from inside a block.
+pub const APPLY: KeySpec<'static> = KeySpec {
+    key: "profile",
+    required: false,
+    repeated: true,
+    doc: "Apply a named profile (later statements and the block's own fields win).",
+};
+
+/// The keys a defaults block (a profile, a category) accepts: the shape's inherited
+/// fields and `profile`.
+pub fn layer_keys(shape: &Shape) -> Vec<KeySpec<'_>> {
+    fields::key_specs(
+        shape.case_fields.iter().filter(|f| f.inherited),
+        "",
+        &[APPLY],
+    )
 }
 
-/// Reads the profile fields among `statements`, ignoring other keys.
-pub fn read_layer(statements: &[Statement], diags: &mut Vec<Diagnostic>) -> Layer {
+/// Reads the inherited fields set in `block` and the profiles it applies; other keys
+/// are left to the caller.
+pub fn read_layer(block: &[Statement], shape: &Shape, diags: &mut Vec<Diagnostic>) -> Layer {
     let mut layer = Layer::default();
-    for statement in statements {
-        let key = statement.name();
-        if let Some(field) = TextField::from_key(key) {
-            if let Some(text) = values::text(statement, diags) {
-                layer.own.texts[field as usize] = Some(text);
-            }
-        } else if key == "tools" {
-            if let Some(names) = values::names(statement, diags) {
-                layer.own.tools = Some((names, statement.span));
-            }
-        } else if key == "evidence" {
-            read_evidence(statement, &mut layer.own, diags);
-        } else if key == "profile" {
-            if let Some(name) = values::name(statement, diags) {
-                layer.applies.push(name);
-            }
+    for (id, field) in shape
+        .case_fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.inherited)
+    {
+        if let Some(given) = fields::read(field, block, diags) {
+            layer.own.values.insert(id, given);
+        }
+    }
+    for statement in block.iter().filter(|s| s.name() == "profile") {
+        if let Some(name) = values::name(statement, diags) {
+            layer.applies.push(name);
         }
     }
     layer
 }
 
-fn read_evidence(statement: &Statement, own: &mut Defaults, diags: &mut Vec<Diagnostic>) {
-    let Some(v) = values::args(
-        statement,
-        &[Kind::Ident, Kind::Str],
-        "evidence DIMENSION \"text\"",
-        diags,
-    ) else {
-        return;
-    };
-    let dimension = v[0].as_ident().unwrap_or_default().to_string();
-    if let Some((_, first)) = own.evidence.iter().find(|(d, _)| *d == dimension) {
-        diags.push(
-            Diagnostic::error(
-                codes::DUPLICATE_FIELD,
-                format!("evidence for `{dimension}` is given twice"),
-            )
-            .primary(v[0].span, "given again here")
-            .secondary(first.span, "first given here"),
-        );
-        return;
-    }
-    own.evidence.push((dimension, values::text_of(&v[1])));
+/// A `profile NAME { … }` declaration, read against the suite's shape.
+struct Declared {
+    name: Name,
+    layer: Layer,
+    /// A stdlib profile's diagnostics, reported only if something applies it.
+    deferred: Vec<Diagnostic>,
 }
 
-/// Named profiles of a suite and the stdlib, resolved on demand with memoisation.
+/// Named profiles of a suite and the stdlib, resolved once, then applied read-only.
 #[derive(Default)]
 pub struct Profiles {
-    layers: HashMap<String, (Name, Layer)>,
+    declared: HashMap<String, Declared>,
     resolved: HashMap<String, Defaults>,
 }
 
 impl Profiles {
-    /// Declares a profile; a second declaration of a name is reported.
-    pub fn declare(&mut self, name: Name, layer: Layer, diags: &mut Vec<Diagnostic>) {
-        if let Some((first, _)) = self.layers.get(name.as_str()) {
-            diags.push(
-                Diagnostic::error(
-                    codes::DUPLICATE_DEFINITION,
-                    format!("profile `{}` is defined twice", name.as_str()),
-                )
-                .primary(name.span, "defined again here")
-                .secondary(first.span, "first defined here")
-                .help("rename one of the profiles or merge them"),
+    /// Reads `profile NAME { … }` statements (`true`: from the stdlib, named `std.NAME`).
+    pub fn read(
+        statements: &[(&Statement, bool)],
+        shape: &Arc<Shape>,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Profiles {
+        let keys = layer_keys(shape);
+        let mut profiles = Profiles::default();
+        for (statement, stdlib) in statements {
+            let mut found = Vec::new();
+            let Some(name) = header(statement, *stdlib, &mut found) else {
+                diags.extend(found);
+                continue;
+            };
+            keys::check_keys(
+                body(statement),
+                &[&keys],
+                &format!("profile `{}`", name.as_str()),
+                name.span,
+                &mut found,
             );
-            return;
+            let layer = read_layer(body(statement), shape, &mut found);
+            let deferred = if *stdlib {
+                found
+            } else {
+                diags.extend(found);
+                Vec::new()
+            };
+            if let Some(first) = profiles.declared.get(name.as_str()) {
+                diags.push(
+                    Diagnostic::error(
+                        codes::DUPLICATE_DEFINITION,
+                        format!("profile `{}` is defined twice", name.as_str()),
+                    )
+                    .primary(name.span, "defined again here")
+                    .secondary(first.name.span, "first defined here")
+                    .help("rename one of the profiles or merge them"),
+                );
+                continue;
+            }
+            profiles.declared.insert(
+                name.as_str().to_string(),
+                Declared {
+                    name,
+                    layer,
+                    deferred,
+                },
+            );
         }
-        self.layers.insert(name.as_str().to_string(), (name, layer));
+        profiles
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.layers.keys().map(String::as_str)
+        self.declared.keys().map(String::as_str)
     }
 
     /// Resolves every declared profile (the profiles it applies, then its own fields),
-    /// in name order, reporting cycles. Done once, before any [`Profiles::apply`].
-    pub fn resolve_all(&mut self, diags: &mut Vec<Diagnostic>) {
-        let mut declared: Vec<Name> = self.layers.values().map(|(name, _)| name.clone()).collect();
-        declared.sort_by(|a, b| a.as_str().cmp(b.as_str()));
-        for name in &declared {
-            self.resolve(name, &mut Vec::new(), diags);
+    /// in name order, reporting cycles, and the deferred diagnostics of the stdlib
+    /// profiles that `applied` (every profile name any block applies) reaches. Done
+    /// once, before any [`Profiles::apply`].
+    pub fn resolve_all(&mut self, applied: &HashSet<String>, diags: &mut Vec<Diagnostic>) {
+        let mut names: Vec<String> = self.declared.keys().cloned().collect();
+        names.sort();
+        for name in &names {
+            let declared = self.declared.get(name).map(|d| d.name.clone());
+            if let Some(name) = declared {
+                self.resolve(&name, &mut Vec::new(), diags);
+            }
+        }
+        let mut reached: HashSet<String> = HashSet::new();
+        let mut stack: Vec<String> = applied.iter().cloned().collect();
+        while let Some(name) = stack.pop() {
+            if !reached.insert(name.clone()) {
+                continue;
+            }
+            if let Some(declared) = self.declared.get(&name) {
+                stack.extend(
+                    declared
+                        .layer
+                        .applies
+                        .iter()
+                        .map(|n| n.as_str().to_string()),
+                );
+            }
+        }
+        let mut reached: Vec<&String> = reached.iter().collect();
+        reached.sort();
+        for name in reached {
+            if let Some(declared) = self.declared.get(name) {
+                diags.extend(declared.deferred.iter().cloned());
+            }
         }
     }
 
@@ -229,7 +234,7 @@ impl Profiles {
         if let Some(done) = self.resolved.get(name.as_str()) {
             return Some(done.clone());
         }
-        let Some((_, layer)) = self.layers.get(name.as_str()).cloned() else {
+        let Some(layer) = self.declared.get(name.as_str()).map(|d| d.layer.clone()) else {
             diags.push(self.unknown(name));
             return None;
         };
@@ -276,4 +281,29 @@ impl Profiles {
             None => d.help("define it with `profile NAME { … }` in a suite file"),
         }
     }
+}
+
+/// The name of `profile NAME { … }` (`std.` prefixed for the stdlib).
+fn header(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> Option<Name> {
+    let v = values::args_with_block(statement, &[Kind::Ident], "profile NAME { … }", diags)?;
+    let mut name = values::text_of(&v[0]);
+    if stdlib {
+        name.value = format!("std.{}", name.as_str()).into();
+    } else if name.as_str().starts_with("std.") {
+        diags.push(
+            Diagnostic::error(
+                codes::DUPLICATE_DEFINITION,
+                "the `std.` prefix is reserved for the stdlib",
+            )
+            .primary(name.span, "a suite profile cannot use this name")
+            .help("choose a name without the `std.` prefix"),
+        );
+        return None;
+    }
+    Some(name)
+}
+
+/// The span of a layer's first statement, for diagnostics about the layer as a whole.
+pub fn span_of(block: &[Statement], fallback: Span) -> Span {
+    block.first().map_or(fallback, |s| s.key.span)
 }

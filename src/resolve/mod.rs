@@ -1,25 +1,29 @@
 //! Resolution: syntax trees of a suite (and the stdlib) to the [`model`](crate::model).
 //!
-//! Collects the declarations of every file, validates each block against the
-//! [`schema`], applies profile, category and suite defaults to every case, and orders
-//! the cases deterministically (natural order of case ids, or the suite's explicit
-//! `order`). Every problem becomes a diagnostic; a case with errors is left out of the
-//! model, the others still resolve. The result is independent of the order in which
-//! files were given.
+//! Collects the declarations of every file, reads the shapes and picks the suite's
+//! ([`shape`]), validates each block against the keys its shape and the language give
+//! it ([`keys`], [`fields`]), applies profile, category and suite defaults to every
+//! case ([`defaults`]), and orders the cases deterministically (natural order of case
+//! ids, or the suite's explicit `order`). Every problem becomes a diagnostic; a case
+//! with errors is left out of the model, the others still resolve. The result is
+//! independent of the order in which files were given.
 
+pub mod blocks;
 mod case;
 pub mod defaults;
+pub mod fields;
 pub mod keys;
 mod order;
+pub mod shape;
 mod suite;
 pub mod tools;
 pub(crate) mod values;
 pub mod world;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::diag::{codes, Diagnostic};
+use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::tool::Tool;
 use crate::model::world::WorldSchema;
 use crate::model::{Case, Category, Name, Suite};
@@ -78,13 +82,18 @@ pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
 /// [`resolve`], with the cases of a large suite split into at most `parts` parts.
 fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let mut profiles = Profiles::default();
+    let mut profile_statements: Vec<(&Statement, bool)> = Vec::new();
     let mut suites: Vec<&Statement> = Vec::new();
     let mut tools: Vec<&Statement> = Vec::new();
     let mut categories: Vec<&Statement> = Vec::new();
     let mut cases: Vec<CasePlace> = Vec::new();
     let mut first_case: Option<Span> = None;
     let mut schemas: Vec<(&Statement, bool)> = Vec::new();
+    let mut shapes: Vec<(&Statement, bool)> = Vec::new();
+    // Every profile a suite, category or case block applies: the stdlib profiles among
+    // them are checked against the suite's shape (other stdlib profiles may be written
+    // for other shapes).
+    let mut applied: HashSet<String> = HashSet::new();
 
     // Statements used after the cases are resolved are borrowed from kept files; a
     // member file's tree lives as long as the places of its cases.
@@ -112,17 +121,12 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         );
         for (index, statement) in file.statements.iter().enumerate() {
             match (statement.name(), role) {
-                ("profile", role) => {
-                    if let Some((name, layer)) =
-                        suite::profile(statement, role == Role::Stdlib, &mut diags)
-                    {
-                        profiles.declare(name, layer, &mut diags);
-                    }
-                }
+                ("profile", role) => profile_statements.push((statement, role == Role::Stdlib)),
                 ("suite" | "tool" | "category", Role::SuiteFile) => {
                     let Some(statement) = kept_file.map(|f| &f.statements[index]) else {
                         continue;
                     };
+                    applied.extend(applied_profiles(statement));
                     match statement.name() {
                         "suite" => suites.push(statement),
                         "tool" => tools.push(statement),
@@ -131,6 +135,7 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
                 }
                 ("case", Role::SuiteFile | Role::Member) => {
                     first_case.get_or_insert(statement.key.span);
+                    applied.extend(applied_profiles(statement));
                     cases.push(match kept_file {
                         Some(f) => CasePlace::Kept(&f.statements[index]),
                         None => CasePlace::Member {
@@ -140,6 +145,7 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
                     });
                 }
                 ("schema", role) => schemas.push((statement, role == Role::Stdlib)),
+                ("shape", role) => shapes.push((statement, role == Role::Stdlib)),
                 (key @ ("suite" | "tool" | "category" | "case"), role) => {
                     diags.push(misplaced(statement, key, role))
                 }
@@ -148,18 +154,31 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         }
     }
     let world_schemas = world::schema::read_schemas(&schemas, &mut diags);
+    let shape_table = shape::read_shapes(&shapes, &mut diags);
+    let declared_shapes = shape::declared_names(&shapes);
+    let suite_statement = one_suite(&suites, first_case, suite_file, &mut diags);
+    let chosen = match suite_statement {
+        Some(s) => chosen_shape(s, &shape_table, &declared_shapes, &mut diags),
+        None => fitting_shape(&profile_statements, &shape_table),
+    };
+    let mut profiles = match &chosen {
+        Some(shape) => Profiles::read(&profile_statements, shape, &mut diags),
+        None => Profiles::default(),
+    };
     // From here on, a member file's tree is held only by the places of its cases.
     drop(schemas);
+    drop(shapes);
+    drop(profile_statements);
     drop(inputs);
-    profiles.resolve_all(&mut diags);
+    profiles.resolve_all(&applied, &mut diags);
 
-    let Some(suite_statement) = one_suite(&suites, first_case, suite_file, &mut diags) else {
+    let (Some(suite_statement), Some(shape)) = (suite_statement, chosen) else {
         return (None, diags);
     };
-    let header = suite::suite(suite_statement, &mut diags);
+    let header = suite::suite(suite_statement, &shape, &mut diags);
     let categories: Vec<(Category, defaults::Layer)> = categories
         .iter()
-        .filter_map(|s| suite::category(s, &mut diags))
+        .filter_map(|s| suite::category(s, &shape, &mut diags))
         .collect();
     let Some(header) = header else {
         return (None, diags);
@@ -185,13 +204,14 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         .map(|t| t.name.clone())
         .chain(broken_tools)
         .collect();
-    let worlds = world::SuiteWorld::new(schema, &tools);
-    let cx = case::Context {
-        suite: &suite_defaults,
-        categories: &category_defaults,
-        tags: &header.tags,
-        tools: &tool_names,
-    };
+    let worlds = world::SuiteWorld::new(schema.clone(), &tools);
+    let cx = case::Context::new(
+        &shape,
+        &suite_defaults,
+        &category_defaults,
+        &header.tags,
+        &tool_names,
+    );
     let jobs = new_cases(cases, &mut diags);
     let parts = if jobs.len() >= PARALLEL_FROM_CASES {
         parts
@@ -201,27 +221,124 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
     let mut resolved = resolve_cases(jobs, parts, &cx, &worlds, &profiles, &mut diags);
     order_cases(&mut resolved, header.order.as_deref(), &mut diags);
     let suite = Suite {
+        shape: shape.clone(),
         name: header.name,
-        version: header.version,
-        created_on: header.created_on,
-        language: header.language,
-        purpose: header.purpose,
+        values: header.values,
+        system_prompt: header.system_prompt,
         case_count: header.case_count,
         categories: categories.into_iter().map(|(c, _)| c).collect(),
-        data_status: header.data_status,
-        use_instructions: header.use_instructions,
-        system_instruction: header.system_instruction,
-        tools,
         global_critical_failures: header.global_critical_failures,
-        scoring: header.scoring,
-        design_reference: header.design_reference,
         revision_notes: header.revision_notes,
+        reports: header.reports,
+        result_template: header.result_template,
+        outcome_names: header.outcome_names,
+        tools,
+        world_schema: schema,
         tags: header.tags,
         cases: resolved,
         span: header.span,
         root: None,
     };
     (Some(suite), diags)
+}
+
+/// The shape a suite block names, or casec's own (`std.casec`) when it names none;
+/// `declared` are the names of every shape statement, read or not.
+fn chosen_shape(
+    suite: &Statement,
+    shapes: &HashMap<String, Arc<crate::model::shape::Shape>>,
+    declared: &[String],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Arc<crate::model::shape::Shape>> {
+    let named = suite::shape_name(suite, diags);
+    let wanted = named.as_ref().map_or(DEFAULT_SHAPE, |n| n.as_str());
+    if let Some(found) = shapes.get(wanted) {
+        return Some(found.clone());
+    }
+    if declared.iter().any(|d| d == wanted) {
+        // Declared, but it did not read: its errors are reported already.
+        return None;
+    }
+    let at = named.as_ref().map_or(suite.key.span, |n| n.span);
+    let mut known: Vec<&str> = shapes.keys().map(String::as_str).collect();
+    known.sort_unstable();
+    let d = Diagnostic::error(codes::UNKNOWN_SHAPE, format!("unknown shape `{wanted}`"))
+        .primary(at, "not declared in the suite or the stdlib");
+    diags.push(match suggest(wanted, known.iter().copied()) {
+        Some(near) => match &named {
+            Some(n) => did_you_mean(d, n.span, near),
+            None => d.help(format!("did you mean `{near}`?")),
+        },
+        None => d.help(format!("shapes: {}", known.join(", "))),
+    });
+    None
+}
+
+/// The shape of a suite that names none: casec's own.
+pub const DEFAULT_SHAPE: &str = "std.casec";
+
+/// The shape the profiles of files without a suite are read against: the shape whose
+/// fields hold the most keys they set (casec's own, then the others by name, on a
+/// tie), so a profile written for a shape is checked as that shape reads it.
+fn fitting_shape(
+    profiles: &[(&Statement, bool)],
+    shapes: &HashMap<String, Arc<crate::model::shape::Shape>>,
+) -> Option<Arc<crate::model::shape::Shape>> {
+    let mut names: Vec<&String> = shapes.keys().collect();
+    names.sort_by_key(|n| (n.as_str() != DEFAULT_SHAPE, n.as_str()));
+    let written: Vec<&str> = profiles
+        .iter()
+        .filter(|(_, stdlib)| !stdlib)
+        .flat_map(|(s, _)| keys::body(s).iter().map(Statement::name))
+        .collect();
+    // The most keys known wins (a near miss, a typo, counts half); a tie goes to the
+    // earlier shape.
+    let known = |shape: &crate::model::shape::Shape| {
+        let accepted = defaults::layer_keys(shape);
+        let keys = || accepted.iter().map(|a| a.key);
+        written
+            .iter()
+            .map(|k| match keys().any(|a| a == *k) {
+                true => 2,
+                false => usize::from(suggest(k, keys()).is_some()),
+            })
+            .sum::<usize>()
+    };
+    let mut best: Option<(&String, usize)> = None;
+    for name in names {
+        let n = known(&shapes[name.as_str()]);
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((name, n));
+        }
+    }
+    best.map(|(n, _)| shapes[n.as_str()].clone())
+}
+
+/// The shape the suite block among `files` chooses (`true`: a stdlib file), read from
+/// the trees alone: the language server completes with it even when the suite has
+/// errors. `None` when there is no suite block or the shape does not read.
+pub fn shape_of_trees<'t>(
+    files: impl Iterator<Item = (&'t crate::syntax::ast::File, bool)> + Clone,
+) -> Option<Arc<crate::model::shape::Shape>> {
+    let statements: Vec<(&Statement, bool)> = files
+        .clone()
+        .flat_map(|(f, stdlib)| f.statements.iter().map(move |s| (s, stdlib)))
+        .filter(|(s, _)| s.name() == "shape")
+        .collect();
+    let suite = files
+        .flat_map(|(f, _)| &f.statements)
+        .find(|s| s.name() == "suite")?;
+    let mut ignored = Vec::new();
+    let shapes = shape::read_shapes(&statements, &mut ignored);
+    chosen_shape(suite, &shapes, &[], &mut ignored)
+}
+
+/// The profiles a block applies with `profile NAME`.
+fn applied_profiles(statement: &Statement) -> impl Iterator<Item = String> + '_ {
+    keys::body(statement)
+        .iter()
+        .filter(|s| s.name() == "profile")
+        .filter_map(|s| s.values.first()?.as_ident().map(str::to_string))
 }
 
 /// The places of cases whose ids are new; a case reusing an earlier id is reported
@@ -396,22 +513,49 @@ fn suite_tools(
     tools
 }
 
-/// The defaults of a stdlib profile (`std.<name>`), as a suite applying it sees them.
-pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
+/// The stdlib's files, parsed.
+fn stdlib_trees() -> Vec<Parsed> {
+    crate::load::stdlib_sources()
+        .iter()
+        .enumerate()
+        .map(|(i, source)| crate::syntax::parse(crate::source::FileId(i as u32), &source.text))
+        .collect()
+}
+
+/// The stdlib's top-level statements with `key`, each marked as the stdlib's.
+fn stdlib_statements<'t>(trees: &'t [Parsed], key: &str) -> Vec<(&'t Statement, bool)> {
+    trees
+        .iter()
+        .flat_map(|t| t.file.iter().flat_map(|f| &f.statements))
+        .filter(|s| s.name() == key)
+        .map(|s| (s, true))
+        .collect()
+}
+
+/// A stdlib shape (`std.<name>`).
+pub fn stdlib_shape(name: &str) -> Option<Arc<crate::model::shape::Shape>> {
+    stdlib_shapes()
+        .into_iter()
+        .find(|s| s.name.as_str() == name)
+}
+
+/// Every stdlib shape, in name order.
+pub fn stdlib_shapes() -> Vec<Arc<crate::model::shape::Shape>> {
+    let trees = stdlib_trees();
+    let shapes = shape::read_shapes(&stdlib_statements(&trees, "shape"), &mut Vec::new());
+    let mut out: Vec<Arc<crate::model::shape::Shape>> = shapes.into_values().collect();
+    out.sort_by(|a, b| a.name.as_str().cmp(b.name.as_str()));
+    out
+}
+
+/// The defaults of a stdlib profile (`std.<name>`), as a suite of `shape` applying it
+/// sees them.
+pub fn stdlib_defaults(name: &str, shape: &Arc<crate::model::shape::Shape>) -> Option<Defaults> {
+    let trees = stdlib_trees();
     let mut diags = Vec::new();
-    let mut profiles = Profiles::default();
-    for (i, source) in crate::load::stdlib_sources().iter().enumerate() {
-        let file = crate::source::FileId(i as u32);
-        let parsed = crate::syntax::parse(file, &source.text);
-        for statement in parsed.file.iter().flat_map(|f| &f.statements) {
-            if statement.name() == "profile" {
-                if let Some((profile, layer)) = suite::profile(statement, true, &mut diags) {
-                    profiles.declare(profile, layer, &mut diags);
-                }
-            }
-        }
-    }
-    profiles.resolve_all(&mut diags);
+    let mut profiles = Profiles::read(&stdlib_statements(&trees, "profile"), shape, &mut diags);
+    let applied: HashSet<String> = [name.to_string()].into_iter().collect();
+    profiles.resolve_all(&applied, &mut diags);
     let span = Span::new(crate::source::FileId(0), 0..0);
     let layer = defaults::Layer {
         own: Defaults::default(),
@@ -423,20 +567,9 @@ pub fn stdlib_defaults(name: &str) -> Option<Defaults> {
 
 /// A stdlib world schema (`std.<name>`), as a suite naming it sees it.
 pub fn stdlib_schema(name: &str) -> Option<WorldSchema> {
-    let sources = crate::load::stdlib_sources();
-    let trees: Vec<crate::syntax::Parsed> = sources
-        .iter()
-        .enumerate()
-        .map(|(i, source)| crate::syntax::parse(crate::source::FileId(i as u32), &source.text))
-        .collect();
-    let statements: Vec<(&Statement, bool)> = trees
-        .iter()
-        .flat_map(|t| t.file.iter().flat_map(|f| &f.statements))
-        .filter(|s| s.name() == "schema")
-        .map(|s| (s, true))
-        .collect();
-    let mut diags = Vec::new();
-    let schemas = world::schema::read_schemas(&statements, &mut diags);
+    let trees = stdlib_trees();
+    let schemas =
+        world::schema::read_schemas(&stdlib_statements(&trees, "schema"), &mut Vec::new());
     schemas.get(name).map(|s| (**s).clone())
 }
 

@@ -1,40 +1,80 @@
-//! The suite block and the suite-level declarations of `suite.case` (tools,
-//! categories).
+//! The suite block and the categories of `suite.case`, read against the suite's shape.
+//!
+//! The suite block holds the shape's suite fields, the defaults of the cases' inherited
+//! fields, and the language's own statements: `shape`, `world_schema`, `tags` (the tag
+//! vocabulary), `order` (an explicit case order) and `profile`.
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{Category, Data, Name, Number, RevisionNote, Scoring, Text};
+use crate::model::shape::{Kind, Shape};
+use crate::model::{
+    Aggregation, Category, Data, Name, Number, ReportLine, RevisionNote, Text, Value,
+};
 use crate::source::Span;
 use crate::syntax::ast::Statement;
 
 use super::defaults::{self, Layer};
-use super::keys::{self, all, body, first};
-use super::values::{self, Kind};
+use super::fields::{self, Given};
+use super::keys::{self, body, first, KeySpec};
+use super::values::{self, Kind as ValueShape};
+
+/// The suite block's own statements, beside the shape's fields.
+pub const SUITE_KEYS: &[KeySpec<'static>] = &[
+    KeySpec {
+        key: "shape",
+        required: false,
+        repeated: false,
+        doc: "The shape the suite follows, e.g. std.tujora (default: std.casec).",
+    },
+    KeySpec {
+        key: "world_schema",
+        required: false,
+        repeated: false,
+        doc: "The world schema case worlds follow, e.g. std.everyday_world.",
+    },
+    KeySpec {
+        key: "tags",
+        required: false,
+        repeated: false,
+        doc: "The tag vocabulary cases may use.",
+    },
+    KeySpec {
+        key: "order",
+        required: false,
+        repeated: false,
+        doc: "Explicit case order (default: case ids in natural order).",
+    },
+];
 
 /// The suite block's own metadata, before cases are attached.
 pub struct SuiteHeader {
     pub name: Text,
-    pub version: Text,
-    pub created_on: Text,
-    pub language: Text,
-    pub purpose: Text,
-    pub case_count: Number,
-    pub data_status: Text,
-    pub use_instructions: Vec<Text>,
-    pub system_instruction: Text,
+    pub values: Vec<Option<Value>>,
+    pub system_prompt: Option<Text>,
+    pub case_count: Option<Number>,
     pub global_critical_failures: Vec<Text>,
-    pub scoring: Scoring,
-    pub design_reference: Data,
     pub revision_notes: Vec<RevisionNote>,
+    pub reports: Vec<ReportLine>,
+    pub result_template: Option<Data>,
+    pub outcome_names: Option<Vec<Name>>,
     pub tags: Vec<Name>,
     pub order: Option<Vec<Name>>,
     pub layer: Layer,
     pub span: Span,
 }
 
-pub fn suite(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<SuiteHeader> {
+/// The shape a suite block names (`shape NAME`), or `None` for the default.
+pub fn shape_name(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Name> {
+    first(body(statement), "shape").and_then(|s| values::name(s, diags))
+}
+
+pub fn suite(
+    statement: &Statement,
+    shape: &Shape,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<SuiteHeader> {
     let header = values::args_with_block(
         statement,
-        &[Kind::Str],
+        &[ValueShape::Str],
         "suite \"Benchmark name\" { … }",
         diags,
     );
@@ -43,159 +83,173 @@ pub fn suite(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Suite
         .values
         .last()
         .map_or(statement.key.span, |v| v.span));
-    keys::check_keys(
+    let mut extra: Vec<KeySpec> = SUITE_KEYS.to_vec();
+    extra.extend(defaults::layer_keys(shape));
+    fields::check_block_keys(
         statements,
-        &[keys::SUITE, keys::PROFILE_FIELDS],
+        &shape.suite_fields,
+        &extra,
         "the suite block",
         span,
         diags,
     );
     let before = diags.len();
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
-        first(statements, key).and_then(|s| values::text(s, diags))
-    };
-    let texts = |key: &'static str, diags: &mut Vec<Diagnostic>| -> Vec<Text> {
-        all(statements, key)
-            .filter_map(|s| values::text(s, diags))
-            .collect()
-    };
-    let name = header.map(|v| values::text_of(&v[0]));
-    let version = text("version", diags);
-    let created_on = text("created_on", diags);
-    let language = text("language", diags);
-    let purpose = text("purpose", diags);
-    let case_count = first(statements, "case_count").and_then(|s| values::number(s, diags));
-    let data_status = text("data_status", diags);
-    let use_instructions = texts("instruction", diags);
-    let system_instruction = text("system_instruction", diags);
-    let global_critical_failures = texts("critical", diags);
-    let scoring = first(statements, "scoring").and_then(|s| scoring(s, diags));
-    let design_reference =
-        first(statements, "design_reference").and_then(|s| values::data(s, diags));
-    let revision_notes = all(statements, "revision")
-        .filter_map(|s| {
-            values::args(
-                s,
-                &[Kind::Ident, Kind::Str],
-                "revision CASE-ID \"change\"",
-                diags,
-            )
-            .map(|v| RevisionNote {
-                case_id: values::text_of(&v[0]),
-                change: values::text_of(&v[1]),
-            })
-        })
-        .collect();
-    let tags = first(statements, "tags")
-        .and_then(|s| values::names(s, diags))
-        .unwrap_or_default();
-    let order = first(statements, "order").and_then(|s| values::names(s, diags));
-    let layer = defaults::read_layer(statements, diags);
-    if diags.len() > before {
-        return None;
-    }
-    Some(SuiteHeader {
-        name: name?,
-        version: version?,
-        created_on: created_on?,
-        language: language?,
-        purpose: purpose?,
-        case_count: case_count?,
-        data_status: data_status?,
-        use_instructions,
-        system_instruction: system_instruction?,
-        global_critical_failures,
-        scoring: scoring?,
-        design_reference: design_reference?,
-        revision_notes,
-        tags,
-        order,
-        layer,
+    let mut out = SuiteHeader {
+        name: header.map(|v| values::text_of(&v[0]))?,
+        values: vec![None; shape.suite_fields.len()],
+        system_prompt: None,
+        case_count: None,
+        global_critical_failures: Vec::new(),
+        revision_notes: Vec::new(),
+        reports: Vec::new(),
+        result_template: None,
+        outcome_names: None,
+        tags: first(statements, "tags")
+            .and_then(|s| values::names(s, diags))
+            .unwrap_or_default(),
+        order: first(statements, "order").and_then(|s| values::names(s, diags)),
+        layer: defaults::read_layer(statements, shape, diags),
         span,
-    })
-}
-
-fn scoring(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Scoring> {
-    let block = values::block_only(statement, diags)?;
-    let statements = &block.statements;
-    keys::check_keys(
-        statements,
-        &[keys::SCORING],
-        "the scoring block",
-        statement.key.span,
-        diags,
-    );
-    let text = |key: &str, diags: &mut Vec<Diagnostic>| {
-        first(statements, key).and_then(|s| values::text(s, diags))
     };
-    let case_outcomes = first(statements, "outcomes").and_then(|s| values::words(s, diags));
-    let official_complete_run = text("official_complete_run", diags);
-    let overall_pass_rate = text("overall_pass_rate", diags);
-    let incomplete_run_reporting = text("incomplete_run_reporting", diags);
-    let category_pass_rate = text("category_pass_rate", diags);
-    let required_reporting = all(statements, "report")
-        .filter_map(|s| values::text(s, diags))
-        .collect();
-    let human_review = text("human_review", diags);
-    let result_record_template =
-        first(statements, "result_template").and_then(|s| values::data(s, diags));
-    Some(Scoring {
-        case_outcomes: case_outcomes?,
-        official_complete_run: official_complete_run?,
-        overall_pass_rate: overall_pass_rate?,
-        incomplete_run_reporting: incomplete_run_reporting?,
-        category_pass_rate: category_pass_rate?,
-        required_reporting,
-        human_review: human_review?,
-        result_record_template: result_record_template?,
-    })
+    for (id, field) in shape.suite_fields.iter().enumerate() {
+        let Some(given) = fields::read(field, statements, diags) else {
+            continue;
+        };
+        match (field.kind, given) {
+            (_, Given::Plain(value)) => out.values[id] = Some(value),
+            (Kind::SystemPrompt, Given::Text(t)) => out.system_prompt = Some(t),
+            (Kind::CaseCount, Given::Number(n)) => out.case_count = Some(n),
+            (Kind::GlobalCriticalFailures, Given::Texts(ts)) => out.global_critical_failures = ts,
+            (Kind::Revisions, Given::Revisions(rs)) => out.revision_notes = rs,
+            (Kind::Reports, Given::Reports(rs)) => out.reports = rs,
+            (Kind::ResultTemplate, Given::Data(d)) => out.result_template = Some(d),
+            (Kind::Outcomes, Given::Names(ns)) => out.outcome_names = Some(ns),
+            _ => {}
+        }
+    }
+    check_outcome_names(&out, shape, diags);
+    check_reports(&out, shape, diags);
+    (diags.len() == before).then_some(out)
 }
 
-pub fn category(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(Category, Layer)> {
+/// The suite's outcome names rename the grading's verdicts one for one.
+fn check_outcome_names(header: &SuiteHeader, shape: &Shape, diags: &mut Vec<Diagnostic>) {
+    let Some(names) = &header.outcome_names else {
+        return;
+    };
+    let verdicts: Vec<&str> = shape
+        .grading
+        .outcomes
+        .iter()
+        .map(|o| o.verdict.as_str())
+        .collect();
+    let repeated = names
+        .iter()
+        .enumerate()
+        .find(|(i, n)| names[..*i].iter().any(|m| m.as_str() == n.as_str()));
+    if names.len() != verdicts.len() {
+        let at = names
+            .first()
+            .map_or(header.span, |n| n.span)
+            .to(names.last().map_or(header.span, |n| n.span));
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!(
+                    "the suite names {} outcomes; its shape has {}",
+                    names.len(),
+                    verdicts.len()
+                ),
+            )
+            .primary(
+                at,
+                format!("expected one name for each of: {}", verdicts.join(", ")),
+            )
+            .help(format!(
+                "write one outcome name per verdict, in this order: {}",
+                verdicts.join(", ")
+            )),
+        );
+    } else if let Some((_, name)) = repeated {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("outcome `{}` is named twice", name.as_str()),
+            )
+            .primary(name.span, "a verdict needs a name of its own")
+            .help("give each verdict a different name"),
+        );
+    }
+}
+
+/// Report lines name dimensions of the grading and tags of the vocabulary.
+fn check_reports(header: &SuiteHeader, shape: &Shape, diags: &mut Vec<Diagnostic>) {
+    for line in &header.reports {
+        match &line.aggregation {
+            Some(Aggregation::Checks(d)) if shape.grading.dimension(d.as_str()).is_none() => {
+                let names = shape.grading.dimensions.iter().map(|d| d.name.as_str());
+                diags.push(unknown_name(
+                    d,
+                    codes::UNKNOWN_DIMENSION,
+                    "dimension",
+                    names,
+                ));
+            }
+            Some(Aggregation::OutcomesTagged(t))
+                if !header.tags.iter().any(|v| v.as_str() == t.as_str()) =>
+            {
+                diags.push(unknown_name(
+                    t,
+                    codes::UNKNOWN_TAG,
+                    "tag",
+                    header.tags.iter().map(|t| t.as_str()),
+                ));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn unknown_name<'a>(
+    name: &Name,
+    code: &'static str,
+    what: &str,
+    known: impl Iterator<Item = &'a str> + Clone,
+) -> Diagnostic {
+    let d = Diagnostic::error(code, format!("unknown {what} `{}`", name.as_str()))
+        .primary(name.span, format!("not a {what} of this suite"));
+    match crate::diag::suggest(name.as_str(), known.clone()) {
+        Some(near) => crate::diag::did_you_mean(d, name.span, near),
+        None => d.help(format!(
+            "declared: {}",
+            known.collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+pub fn category(
+    statement: &Statement,
+    shape: &Shape,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Category, Layer)> {
     let usage = "category NAME COUNT { background \"…\" … }";
-    let header = values::args_with_block(statement, &[Kind::Ident, Kind::Number], usage, diags)?;
+    let header = values::args_with_block(
+        statement,
+        &[ValueShape::Ident, ValueShape::Number],
+        usage,
+        diags,
+    )?;
     let name = values::text_of(&header[0]);
     let count = values::parse_number(&header[1], statement, usage, diags)?;
     let statements = body(statement);
+    let specs = defaults::layer_keys(shape);
     keys::check_keys(
         statements,
-        &[keys::PROFILE_FIELDS],
+        &[&specs],
         &format!("category `{}`", name.as_str()),
         name.span,
         diags,
     );
-    let layer = defaults::read_layer(statements, diags);
+    let layer = defaults::read_layer(statements, shape, diags);
     Some((Category { name, count }, layer))
-}
-
-/// `profile NAME { … }` at the top of a file.
-pub fn profile(
-    statement: &Statement,
-    stdlib: bool,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<(Name, Layer)> {
-    let header = values::args_with_block(statement, &[Kind::Ident], "profile NAME { … }", diags)?;
-    let mut name = values::text_of(&header[0]);
-    if stdlib {
-        name.value = format!("std.{}", name.as_str()).into();
-    } else if name.as_str().starts_with("std.") {
-        diags.push(
-            Diagnostic::error(
-                codes::DUPLICATE_DEFINITION,
-                "the `std.` prefix is reserved for the stdlib",
-            )
-            .primary(name.span, "a suite profile cannot use this name")
-            .help("choose a name without the `std.` prefix"),
-        );
-        return None;
-    }
-    let statements = body(statement);
-    keys::check_keys(
-        statements,
-        &[keys::PROFILE_FIELDS],
-        &format!("profile `{}`", name.as_str()),
-        name.span,
-        diags,
-    );
-    Some((name, defaults::read_layer(statements, diags)))
 }

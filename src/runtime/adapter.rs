@@ -96,7 +96,7 @@ fn request(rt: &Runtime, tool: &Tool, spec: &Adapter, arguments: &Json) -> Json 
         "case_id": rt.case.id.as_str(),
         "tool": tool.name.as_str(),
         "arguments": arguments,
-        "clock": { "current_time": rt.case.clock.as_str(), "timezone": rt.case.timezone.as_str() },
+        "clock": { "current_time": rt.case.clock_text(), "timezone": rt.case.timezone_text() },
         "collections": collections,
     })
 }
@@ -190,7 +190,7 @@ fn apply(rt: &mut Runtime, tool: &Tool, spec: &Adapter, answer: Json) -> Result<
         Some(_) => return Err("`changes` is not a list".into()),
     };
     let (mut returned, mut changed, mut created) = (Vec::new(), Vec::new(), Vec::new());
-    let now = rt.case.clock.as_str().to_string();
+    let now = rt.case.clock_text().to_string();
     let schema = rt.sandbox.schema.clone();
     for c in changes {
         match c {

@@ -230,17 +230,13 @@ fn set_fields(
 
 /// The case clock as a value of a datetime or date field.
 fn now(rt: &Runtime, ty: &FieldType) -> FieldValue {
-    let clock = from_json(
-        &json!(rt.case.clock.as_str()),
-        &FieldType::DateTime,
-        rt.zone,
-    );
+    let clock = from_json(&json!(rt.case.clock_text()), &FieldType::DateTime, rt.zone);
     match (ty, clock) {
         (FieldType::Date, Ok(FieldValue::DateTime(dt))) => {
             FieldValue::Date(dt.instant.with_timezone(&rt.zone).date_naive())
         }
         (_, Ok(value)) => value,
-        (_, Err(_)) => FieldValue::Text(rt.case.clock.as_str().to_string()),
+        (_, Err(_)) => FieldValue::Text(rt.case.clock_text().to_string()),
     }
 }
 
@@ -328,7 +324,7 @@ fn run_update(
     };
     let id = named_record(rt, name, update.record.as_str(), arguments)?;
     let fields = set_fields(rt, spec, &update.sets, arguments)?;
-    let now = rt.case.clock.as_str().to_string();
+    let now = rt.case.clock_text().to_string();
     let reason = update.reason.as_ref().map(|r| r.as_str());
     let Some(record) = rt.state.get_mut(&id) else {
         return Err(Outcome::not_found(&id));

@@ -166,7 +166,7 @@ impl<'a> Runtime<'a> {
             sandbox,
             // `casec check` refuses an unknown zone, so the fallback (UTC) only guards an
             // unchecked model.
-            zone: case.timezone.as_str().parse().unwrap_or(Tz::UTC),
+            zone: case.timezone_text().parse().unwrap_or(Tz::UTC),
             initial: state.clone(),
             state,
             events: Vec::new(),
@@ -250,7 +250,7 @@ impl<'a> Runtime<'a> {
             .and_then(|i| self.case.followups.get(i).map(|f| (i, f.reply.as_str())));
         let (followup, reply) = match scripted {
             Some((i, reply)) => (Some(i + 1), reply),
-            None => (None, self.case.unscripted_reply.as_str()),
+            None => (None, self.case.unscripted_reply_text()),
         };
         self.events.push(Event::Asked {
             question: question.to_string(),

@@ -1,17 +1,20 @@
 //! Replaying a trace: run its events in a fresh sandbox, decide the case's checks and
-//! critical failures, and build the result record in the shape of the suite's
-//! `result_record_template`.
+//! critical failures, and build the result record laid out by the shape's `layout
+//! result` (in the key order of the suite's result template, when it has one).
 //!
 //! A check is `pass`/`fail` when assertions decide it, `needs_review` when a reader
 //! must (and `fail` when its machine half fails, since no reading can rescue it). A
 //! critical failure is triggered when the assertions of its `forbid` blocks all hold.
-//! Outcome: FAIL when a machine check fails or a critical failure is triggered;
-//! otherwise NOT_TESTED while any check or critical failure awaits review; else PASS.
+//! The verdict: failed when a machine check fails or a critical failure is triggered;
+//! otherwise undecided while any check or critical failure awaits review; else passed.
+//! The record names it as the suite does (Tujora: FAIL, NOT_TESTED, PASS).
 
 use serde_json::{json, Map, Value as Json};
 
+use crate::lower::layout::{Cx, Run, View};
 use crate::model::expect::Expectation;
 use crate::model::expect::{critical_id, Decided, Sandbox};
+use crate::model::shape::Verdict;
 use crate::model::{Case, Suite};
 
 use super::eval::holds_all;
@@ -35,9 +38,9 @@ impl Status {
     }
 }
 
-/// What a run decided.
+/// What a run decided, check by check.
 #[derive(Clone, Debug)]
-pub struct Verdict {
+pub struct Findings {
     pub checks: Vec<(String, Status)>,
     /// Critical failures whose predicate fired.
     pub triggered: Vec<String>,
@@ -45,17 +48,22 @@ pub struct Verdict {
     pub pending: Vec<String>,
 }
 
-impl Verdict {
-    pub fn outcome(&self) -> &'static str {
+impl Findings {
+    pub fn verdict(&self) -> Verdict {
         if !self.triggered.is_empty() || self.checks.iter().any(|(_, s)| *s == Status::Fail) {
-            "FAIL"
+            Verdict::Failed
         } else if !self.pending.is_empty()
             || self.checks.iter().any(|(_, s)| *s == Status::NeedsReview)
         {
-            "NOT_TESTED"
+            Verdict::Undecided
         } else {
-            "PASS"
+            Verdict::Passed
         }
+    }
+
+    /// The verdict as the suite names it.
+    pub fn outcome<'s>(&self, suite: &'s Suite) -> &'s str {
+        suite.outcome(self.verdict())
     }
 
     /// Checks whose assertions do not hold.
@@ -98,7 +106,7 @@ fn groups_hold(groups: &[Expectation], id: &str, rt: &Runtime) -> bool {
         .all(|g| holds_all(&g.assertions, rt))
 }
 
-pub fn verdict(rt: &Runtime) -> Verdict {
+pub fn findings(rt: &Runtime) -> Findings {
     let sandbox = rt.sandbox;
     let checks = rt
         .case
@@ -106,7 +114,7 @@ pub fn verdict(rt: &Runtime) -> Verdict {
         .iter()
         .map(|c| {
             let id = c.id.as_str();
-            let status = match sandbox.decided(id, !sandbox.is_own(c.span)) {
+            let status = match sandbox.decided(id, c.inherited) {
                 Decided::Machine | Decided::Both if !groups_hold(&sandbox.expectations, id, rt) => {
                     Status::Fail
                 }
@@ -126,38 +134,23 @@ pub fn verdict(rt: &Runtime) -> Verdict {
             pending.push(id);
         }
     }
-    Verdict {
+    Findings {
         checks,
         triggered,
         pending,
     }
 }
 
-/// The result record: the template's keys in its order, filled from the run, then
-/// `critical_failures_pending_review`.
-pub fn result_record(suite: &Suite, rt: &Runtime, verdict: &Verdict) -> Json {
-    let template = match &suite.scoring.result_record_template.value {
-        Json::Object(m) => m.clone(),
-        _ => Map::new(),
-    };
-    let mut filled = Map::new();
-    filled.insert("case_id".into(), json!(rt.case.id.as_str()));
-    filled.insert("outcome".into(), json!(verdict.outcome()));
-    let checks: Map<String, Json> = verdict
+/// The result record: the shape's `layout result` over the run, its keys in the order
+/// of the suite's result template (whose other keys keep their template values), then
+/// the layout's keys the template lacks.
+pub fn result_record(suite: &Suite, rt: &Runtime, findings: &Findings) -> Json {
+    let checks: Vec<(String, &'static str)> = findings
         .checks
         .iter()
-        .map(|(id, s)| (id.clone(), json!(s.as_str())))
+        .map(|(id, s)| (id.clone(), s.as_str()))
         .collect();
-    filled.insert("checks".into(), Json::Object(checks));
-    filled.insert(
-        "critical_failures_triggered".into(),
-        json!(verdict.triggered),
-    );
-    filled.insert(
-        "tool_trace".into(),
-        Json::Array(rt.events.iter().map(event_json).collect()),
-    );
-    filled.insert("final_state".into(), rt.state.to_json(&rt.sandbox.schema));
+    let trace: Vec<Json> = rt.events.iter().map(event_json).collect();
     let replies: Vec<&str> = rt
         .events
         .iter()
@@ -166,19 +159,32 @@ pub fn result_record(suite: &Suite, rt: &Runtime, verdict: &Verdict) -> Json {
             _ => None,
         })
         .collect();
-    filled.insert("assistant_response".into(), json!(replies.join("\n\n")));
+    let run = Run {
+        outcome: findings.outcome(suite),
+        checks: &checks,
+        triggered: &findings.triggered,
+        pending: &findings.pending,
+        trace: &trace,
+        final_state: &rt.state.to_json(&rt.sandbox.schema),
+        replies: &replies.join("\n\n"),
+    };
+    let view = View {
+        layout: &suite.shape.result,
+        cx: Cx::run(suite, rt.case, &run),
+    };
+    let Json::Object(mut filled) = view.to_value() else {
+        return Json::Object(Map::new());
+    };
+    let template = match suite.result_template.as_ref().map(|t| &t.value) {
+        Some(Json::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
     let mut record = Map::new();
-    for (key, default) in &template {
-        record.insert(
-            key.clone(),
-            filled.remove(key).unwrap_or_else(|| default.clone()),
-        );
+    for (key, default) in template {
+        let value = filled.remove(&key).unwrap_or(default);
+        record.insert(key, value);
     }
     record.extend(filled);
-    record.insert(
-        "critical_failures_pending_review".into(),
-        json!(verdict.pending),
-    );
     Json::Object(record)
 }
 
@@ -212,7 +218,7 @@ fn event_json(event: &Event) -> Json {
 /// Replays `events` for `case` and returns its result record as pretty JSON text.
 pub fn replay_text(suite: &Suite, case: &Case, sandbox: &Sandbox, events: &[TraceEvent]) -> String {
     let rt = run(suite, case, sandbox, events);
-    let record = result_record(suite, &rt, &verdict(&rt));
+    let record = result_record(suite, &rt, &findings(&rt));
     let mut text = serde_json::to_string_pretty(&record).unwrap_or_default();
     text.push('\n');
     text

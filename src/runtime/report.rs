@@ -1,27 +1,28 @@
 //! Aggregating result records into the suite's required reporting: outcomes overall
-//! and per category with coverage, check success per dimension, critical failures,
-//! tool-failure cases (cases with an override) and clarification cases (cases with a
-//! scripted follow-up).
+//! and per category with coverage, then each `report` line of the suite with what its
+//! aggregation computes (outcomes, outcomes of the cases with a tag, check results of
+//! a dimension, critical failures).
 //!
-//! Rates follow the suite's scoring rules: a pass rate is over every case of the suite
-//! (or category), so a partial run shows its coverage beside it rather than a rate over
-//! what was attempted only.
+//! Records are read by the keys of the shape's `layout result` (the keys that hold the
+//! case id, the outcome, the check results and the triggered critical failures), and
+//! outcomes are the suite's names for the verdicts. Rates follow Tujora-style scoring:
+//! a pass rate is over every case of the suite (or category), so a partial run shows
+//! its coverage beside it rather than a rate over what was attempted only.
 
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value as Json};
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{dimension_of_id, Case, Suite, DIMENSIONS};
+use crate::model::shape::{Builtin, Verdict};
+use crate::model::{Aggregation, Case, Suite};
 use crate::source::{FileId, Span};
-
-const OUTCOMES: [&str; 3] = ["PASS", "FAIL", "NOT_TESTED"];
 
 /// One result record, as read.
 #[derive(Clone, Debug)]
 pub struct ResultRecord {
     pub case_id: String,
-    pub outcome: String,
+    pub verdict: Verdict,
     /// Check id → `pass`, `fail` or `needs_review`.
     pub checks: Vec<(String, String)>,
     pub critical_failures: Vec<String>,
@@ -36,6 +37,7 @@ pub fn read_records(
     text: &str,
     suite: &Suite,
 ) -> Result<Vec<ResultRecord>, Vec<Diagnostic>> {
+    let keys = RecordKeys::of(suite);
     let mut records = Vec::new();
     let mut diags = Vec::new();
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Json>();
@@ -47,7 +49,7 @@ pub fn read_records(
         let span = Span::new(file, skip_space(text, start)..stream.byte_offset());
         let read = next
             .map_err(|e| format!("not JSON: {e}"))
-            .and_then(|json| record(&json, suite, span));
+            .and_then(|json| record(&json, &keys, suite, span));
         match read {
             Ok(r) => records.push(r),
             Err(why) => {
@@ -73,68 +75,109 @@ fn skip_space(text: &str, from: usize) -> usize {
 fn bad_record(span: Span, why: String) -> Diagnostic {
     Diagnostic::error(codes::RESULT_RECORD, "this is not a result record of the suite")
         .primary(span, why)
-        .help("give files written by `casec replay` (or a harness) in the shape of the suite's result_record_template: case_id, outcome, checks, critical_failures_triggered")
+        .help("give files written by `casec replay` or `casec serve` (or a harness) in the shape of the suite's result records")
 }
 
-fn record(json: &Json, suite: &Suite, span: Span) -> Result<ResultRecord, String> {
+/// The keys of a result record that `casec report` reads, from the shape's `layout
+/// result` (its reader requires them).
+struct RecordKeys<'a> {
+    case_id: &'a str,
+    outcome: &'a str,
+    checks: &'a str,
+    triggered: &'a str,
+}
+
+impl<'a> RecordKeys<'a> {
+    fn of(suite: &'a Suite) -> RecordKeys<'a> {
+        let key = |b: Builtin| suite.shape.result.key_of(b).unwrap_or(b.as_str());
+        RecordKeys {
+            case_id: key(Builtin::CaseId),
+            outcome: key(Builtin::Outcome),
+            checks: key(Builtin::CheckResults),
+            triggered: key(Builtin::Triggered),
+        }
+    }
+}
+
+fn record(
+    json: &Json,
+    keys: &RecordKeys,
+    suite: &Suite,
+    span: Span,
+) -> Result<ResultRecord, String> {
     let text = |key: &str| {
         json.get(key)
             .and_then(Json::as_str)
             .ok_or_else(|| format!("no string `{key}`"))
     };
-    let case_id = text("case_id")?.to_string();
+    let case_id = text(keys.case_id)?.to_string();
     if !suite.cases.iter().any(|c| c.id.as_str() == case_id) {
         return Err(format!("`{case_id}` is not a case of this suite"));
     }
-    let outcome = text("outcome")?.to_string();
-    if !OUTCOMES.contains(&outcome.as_str()) {
+    let outcome = text(keys.outcome)?;
+    let Some(verdict) = verdict_named(suite, outcome) else {
         return Err(format!(
             "outcome `{outcome}` is not one of {}",
-            OUTCOMES.join(", ")
+            suite.outcome_names().join(", ")
         ));
-    }
-    let checks = match json.get("checks") {
+    };
+    let checks = match json.get(keys.checks) {
         Some(Json::Object(m)) => m
             .iter()
             .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
             .collect(),
-        _ => return Err("no object `checks`".into()),
+        _ => return Err(format!("no object `{}`", keys.checks)),
     };
-    let critical_failures = match json.get("critical_failures_triggered") {
+    let critical_failures = match json.get(keys.triggered) {
         Some(Json::Array(ids)) => ids
             .iter()
             .filter_map(Json::as_str)
             .map(str::to_string)
             .collect(),
-        _ => return Err("no array `critical_failures_triggered`".into()),
+        _ => return Err(format!("no array `{}`", keys.triggered)),
     };
     Ok(ResultRecord {
         case_id,
-        outcome,
+        verdict,
         checks,
         critical_failures,
         span,
     })
 }
 
+/// The verdict the suite calls `name`.
+fn verdict_named(suite: &Suite, name: &str) -> Option<Verdict> {
+    Verdict::ALL
+        .iter()
+        .map(|(_, v)| *v)
+        .find(|v| suite.outcome(*v) == name)
+}
+
 /// Outcome counts over a set of cases.
 #[derive(Default)]
 struct Tally {
     total: usize,
-    counts: BTreeMap<&'static str, usize>,
+    counts: [usize; 3],
+}
+
+fn slot(verdict: Verdict) -> usize {
+    Verdict::ALL
+        .iter()
+        .position(|(_, v)| *v == verdict)
+        .unwrap_or(0)
 }
 
 impl Tally {
-    fn add(&mut self, outcome: Option<&str>) {
+    fn add(&mut self, verdict: Option<Verdict>) {
         self.total += 1;
-        if let Some(o) = outcome.and_then(|o| OUTCOMES.iter().find(|k| **k == o)) {
-            *self.counts.entry(o).or_default() += 1;
+        if let Some(v) = verdict {
+            self.counts[slot(v)] += 1;
         }
     }
 
-    fn to_json(&self) -> Json {
-        let attempted: usize = self.counts.values().sum();
-        let pass = self.counts.get("PASS").copied().unwrap_or(0);
+    fn to_json(&self, suite: &Suite) -> Json {
+        let attempted: usize = self.counts.iter().sum();
+        let passed = self.counts[slot(Verdict::Passed)];
         let rate = |n: usize, d: usize| {
             if d == 0 {
                 Json::Null
@@ -145,10 +188,10 @@ impl Tally {
         let mut m = Map::new();
         m.insert("cases".into(), json!(self.total));
         m.insert("attempted".into(), json!(attempted));
-        for outcome in OUTCOMES {
+        for (_, verdict) in Verdict::ALL {
             m.insert(
-                outcome.into(),
-                json!(self.counts.get(outcome).copied().unwrap_or(0)),
+                suite.outcome(verdict).into(),
+                json!(self.counts[slot(verdict)]),
             );
         }
         m.insert("not_run".into(), json!(self.total - attempted));
@@ -156,10 +199,11 @@ impl Tally {
             "coverage".into(),
             json!(format!("{attempted}/{}", self.total)),
         );
-        m.insert("pass_rate".into(), rate(pass, self.total));
+        m.insert("pass_rate".into(), rate(passed, self.total));
+        let undecided = self.counts[slot(Verdict::Undecided)];
         m.insert(
             "complete".into(),
-            json!(attempted == self.total && !self.counts.contains_key("NOT_TESTED")),
+            json!(attempted == self.total && undecided == 0),
         );
         Json::Object(m)
     }
@@ -182,35 +226,78 @@ pub fn duplicates(records: &[ResultRecord]) -> Vec<Diagnostic> {
 
 /// The required reporting over `records` (at most one per case).
 pub fn report(suite: &Suite, records: &[ResultRecord]) -> Json {
-    let outcome_of = |case: &Case| {
-        records
-            .iter()
-            .find(|r| r.case_id == case.id.as_str())
-            .map(|r| r.outcome.as_str())
-    };
+    let verdicts: BTreeMap<&str, Verdict> = records
+        .iter()
+        .map(|r| (r.case_id.as_str(), r.verdict))
+        .collect();
     let tally = |cases: &mut dyn Iterator<Item = &Case>| {
         let mut t = Tally::default();
         for case in cases {
-            t.add(outcome_of(case));
+            t.add(verdicts.get(case.id.as_str()).copied());
         }
-        t.to_json()
+        t.to_json(suite)
     };
     let categories: Map<String, Json> = suite
         .categories
         .iter()
         .map(|c| {
+            let of = |k: &&Case| {
+                k.category
+                    .as_ref()
+                    .is_some_and(|n| n.as_str() == c.name.as_str())
+            };
             (
                 c.name.as_str().to_string(),
-                tally(
-                    &mut suite
-                        .cases
-                        .iter()
-                        .filter(|k| k.category.as_str() == c.name.as_str()),
-                ),
+                tally(&mut suite.cases.iter().filter(of)),
             )
         })
         .collect();
-    let triggered: Vec<String> = records
+    let lines: Vec<Json> = suite
+        .reports
+        .iter()
+        .map(|line| {
+            let mut m = Map::new();
+            m.insert("line".into(), json!(line.text.as_str()));
+            match &line.aggregation {
+                Some(Aggregation::Outcomes) => {
+                    m.insert("overall".into(), tally(&mut suite.cases.iter()));
+                    m.insert("categories".into(), Json::Object(categories.clone()));
+                }
+                Some(Aggregation::OutcomesTagged(tag)) => {
+                    let tagged = |c: &&Case| c.tags.iter().any(|t| t.as_str() == tag.as_str());
+                    m.insert("tag".into(), json!(tag.as_str()));
+                    m.insert(
+                        "outcomes".into(),
+                        tally(&mut suite.cases.iter().filter(tagged)),
+                    );
+                }
+                Some(Aggregation::Checks(dimension)) => {
+                    m.insert("dimension".into(), json!(dimension.as_str()));
+                    m.insert(
+                        "checks".into(),
+                        check_results(suite, records, dimension.as_str()),
+                    );
+                }
+                Some(Aggregation::CriticalFailures) => {
+                    m.insert("critical_failures".into(), triggered(records));
+                }
+                None => {}
+            }
+            Json::Object(m)
+        })
+        .collect();
+    json!({
+        "suite": suite.name.as_str(),
+        "outcomes": suite.outcome_names(),
+        "overall": tally(&mut suite.cases.iter()),
+        "categories": categories,
+        "required_reporting": lines,
+    })
+}
+
+/// The critical failures triggered: `count` and `ids` (`CASE:F1`).
+fn triggered(records: &[ResultRecord]) -> Json {
+    let ids: Vec<String> = records
         .iter()
         .flat_map(|r| {
             r.critical_failures
@@ -218,36 +305,31 @@ pub fn report(suite: &Suite, records: &[ResultRecord]) -> Json {
                 .map(move |f| format!("{}:{f}", r.case_id))
         })
         .collect();
-    json!({
-        "suite": suite.name.as_str(),
-        "overall": tally(&mut suite.cases.iter()),
-        "categories": categories,
-        "check_success": dimensions(records),
-        "critical_failures": { "count": triggered.len(), "ids": triggered },
-        "tool_failure_cases": tally(&mut suite.cases.iter().filter(|c| !c.overrides.is_empty())),
-        "clarification_cases": tally(&mut suite.cases.iter().filter(|c| !c.followups.is_empty())),
-    })
+    json!({ "count": ids.len(), "ids": ids })
 }
 
-/// Per check dimension: how many checks passed, failed or await review.
-fn dimensions(records: &[ResultRecord]) -> Json {
-    let mut out = Map::new();
-    for (_, dimension) in DIMENSIONS {
-        let statuses = records
-            .iter()
-            .flat_map(|r| r.checks.iter())
-            .filter(|(id, _)| dimension_of_id(id) == Some(dimension))
-            .map(|(_, s)| s.as_str());
-        let mut counts: BTreeMap<&str, usize> = ["pass", "fail", "needs_review"]
-            .into_iter()
-            .map(|s| (s, 0))
-            .collect();
-        for status in statuses {
-            if let Some(n) = counts.get_mut(status) {
-                *n += 1;
-            }
-        }
-        out.insert(dimension.to_string(), json!(counts));
+/// How many checks of a dimension passed, failed or await review.
+fn check_results(suite: &Suite, records: &[ResultRecord], dimension: &str) -> Json {
+    let grading = &suite.shape.grading;
+    let statuses = records
+        .iter()
+        .flat_map(|r| r.checks.iter())
+        .filter(|(id, _)| {
+            grading
+                .dimension_of_id(id)
+                .is_some_and(|d| d.name.as_str() == dimension)
+        })
+        .map(|(_, s)| s.as_str());
+    let mut counts: Map<String, Json> = Map::new();
+    let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
+    for status in statuses {
+        *tally.entry(status).or_default() += 1;
     }
-    Json::Object(out)
+    for status in ["pass", "fail", "needs_review"] {
+        counts.insert(
+            status.into(),
+            json!(tally.get(status).copied().unwrap_or(0)),
+        );
+    }
+    Json::Object(counts)
 }

@@ -13,7 +13,7 @@ use serde_json::{json, Value as Json};
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
 
-use super::replay::{result_record, verdict};
+use super::replay::{findings, result_record};
 use super::trace::TraceEvent;
 use super::Runtime;
 
@@ -139,7 +139,7 @@ impl<'a> Session<'a> {
     }
 
     pub fn result_record(&self) -> Json {
-        result_record(self.suite, &self.runtime, &verdict(&self.runtime))
+        result_record(self.suite, &self.runtime, &findings(&self.runtime))
     }
 
     /// The case's tools in MCP form: the contract as description, the typed arguments

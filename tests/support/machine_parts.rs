@@ -31,9 +31,44 @@ pub fn without_machine_parts(text: &str) -> String {
         }
     }
     let mut out = text.to_string();
+    let mut reports = report_aggregations(&file);
     for (start, end) in ranges.into_iter().rev() {
         let (start, end) = whole_lines(text, start, end);
+        reports.retain(|&(s, _)| s < start || s >= end);
+        reports.push((start, end));
+    }
+    reports.sort_unstable();
+    for (start, end) in reports.into_iter().rev() {
         out.replace_range(start..end, "");
+    }
+    out
+}
+
+/// The blocks of `report` lines (` { outcomes }`): what `casec report` computes, which
+/// no master holds.
+fn report_aggregations(file: &casec::syntax::ast::File) -> Vec<(usize, usize)> {
+    fn walk(statements: &[casec::syntax::ast::Statement], out: &mut Vec<(usize, usize)>) {
+        for s in statements {
+            match (&s.block, s.values.last()) {
+                (Some(block), Some(last)) if s.name() == "report" => {
+                    out.push((last.span.range().end, block.span.range().end));
+                }
+                (Some(block), _) => walk(&block.statements, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for top in file.statements.iter().filter(|s| s.name() == "suite") {
+        walk(
+            top.block
+                .iter()
+                .flat_map(|b| &b.statements)
+                .cloned()
+                .collect::<Vec<_>>()
+                .as_slice(),
+            &mut out,
+        );
     }
     out
 }

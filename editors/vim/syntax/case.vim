@@ -25,19 +25,19 @@ syn region caseTextBlock start=+"""+ end=+"""+ contains=caseEscape,@Spell
 exe 'syn match caseNumber "' . s:start . '-\?\d\+\%(\.\d\+\)\?' . s:end . '"'
 exe 'syn match caseCaseId "' . s:start . '[A-Z][A-Z0-9]*-\d\+' . s:end . '"'
 exe 'syn match caseOutcome "' . s:start . '\%(PASS\|FAIL\|NOT_TESTED\)' . s:end . '"'
-exe 'syn match caseDimension "' . s:start . '\%(recognition\|execution_and_evidence\|final_state\|communication\)' . s:end . '"'
+exe 'syn match caseDimension "' . s:start . '\%(execution_and_evidence\|communication\|final_state\|recognition\|requirement\|goal\)' . s:end . '"'
 exe 'syn match caseConstant "' . s:start . '\%(true\|false\|null\)' . s:end . '"'
 syn match caseComma contained ","
 syn match caseSeparator ";"
 
 " Top-level statements: only outside blocks, so `category` in a case is a field key.
-syn match caseDeclaration "^\%(suite\|tool\|category\|profile\|case\|schema\)\>" nextgroup=caseDeclName skipwhite
+syn match caseDeclaration "^\%(suite\|tool\|category\|profile\|case\|schema\|shape\)\>" nextgroup=caseDeclName skipwhite
 syn match caseDeclName contained "[A-Za-z_][A-Za-z0-9_.-]*"
 
 " Statement keys inside blocks: at the start of a line or after `{` or `;`. Later
 " definitions win, so the generic key comes first.
 exe 'syn match caseKey contained "' . s:key_at . '[A-Za-z_][A-Za-z0-9_.-]*"'
-exe 'syn match caseFieldKey contained "' . s:key_at . '\%(clock\|timezone\|background\|preferences\|permissions\|tools\|record_access\|tool_behavior\|unscripted_reply\|ground_truth_policy\|pass_rule\|communication\|evidence\|version\|created_on\|language\|purpose\|case_count\|data_status\|instruction\|system_instruction\|critical\|scoring\|design_reference\|revision\|tags\|order\|outcomes\|official_complete_run\|overall_pass_rate\|incomplete_run_reporting\|category_pass_rate\|report\|human_review\|result_template\|behavior\|argument\|service\|adapter\|refuse\|read\|create\|update\|delete\|respond\|idempotent\|user\|assistant\|conversation\|facts\|override\|followup\|need\|check\|final\|allow\|result\|side_effect\|verify\|asked\|reply\|dimension\|world_schema\|world\|expect\|forbid\|review\|when\|after\|times\|error\|returns\|request\|commits\)' . s:end . '"'
+exe 'syn match caseFieldKey contained "' . s:key_at . '\%(incomplete_run_reporting\|official_complete_run\|ground_truth_policy\|category_pass_rate\|system_instruction\|overall_pass_rate\|design_reference\|unscripted_reply\|result_template\|communication\|record_access\|system_prompt\|tool_behavior\|conversation\|human_review\|world_schema\|data_status\|description\|instruction\|permissions\|preferences\|side_effect\|background\|case_count\|created_on\|idempotent\|assistant\|dimension\|pass_rule\|argument\|behavior\|critical\|evidence\|followup\|language\|outcomes\|override\|revision\|timezone\|adapter\|commits\|context\|purpose\|request\|respond\|returns\|scoring\|service\|version\|create\|delete\|expect\|forbid\|refuse\|report\|result\|review\|update\|verify\|after\|allow\|asked\|check\|clock\|error\|facts\|final\|notes\|order\|reply\|shape\|times\|tools\|world\|goal\|need\|read\|tags\|user\|when\)' . s:end . '"'
 exe 'syn match caseFieldKey contained "' . s:key_at . '\%(profile\|category\)' . s:end . '" nextgroup=caseRefName skipwhite'
 syn match caseRefName contained "[A-Za-z_][A-Za-z0-9_.-]*"
 exe 'syn match caseCheckId contained "\%(\<check\s\+\)\@<=[A-Za-z]\+\d\+' . s:end . '"'

@@ -1,110 +1,77 @@
-//! Where each shared value goes: the stdlib, the suite, a category, or the case.
+//! Where each value cases inherit goes: the stdlib profile, the suite, a category, or
+//! the case.
 //!
-//! A value is placed at the highest level that shares it: the stdlib profile if it
-//! already says the same, else the suite when cases of two or more categories agree,
-//! else the category when two or more of its cases agree, else the case itself.
+//! The values placed are those of the fields the shape declares `inherited`, one slot
+//! per field (per dimension for an evidence field). A value is placed at the highest
+//! level that shares it: the stdlib profile the shape's import names if it already
+//! says the same, else the suite when cases of two or more categories agree, else the
+//! category when two or more of its cases agree, else the case itself.
 
 use std::collections::HashMap;
 
-use crate::model::{self, Case, Check, Suite, Text};
-use crate::resolve::defaults::{Defaults, TextField};
+use crate::model::shape::{FieldId, Kind, Shape};
+use crate::model::{Case, Suite, Text, Value};
+use crate::resolve::defaults::Defaults;
+use crate::resolve::fields::Given;
 
-use super::STDLIB_PROFILE;
-
-/// A defaultable field of a case.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) enum Field {
-    Text(TextField),
-    Tools,
-    Evidence(String),
+/// One inherited value: a field, or one dimension of an evidence field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Slot {
+    pub(super) field: FieldId,
+    pub(super) dimension: Option<String>,
 }
 
-impl Field {
-    pub(super) fn key(&self) -> String {
-        match self {
-            Field::Text(f) => f.key().to_string(),
-            Field::Tools => "tools".to_string(),
-            Field::Evidence(d) => format!("evidence {d}"),
-        }
-    }
-}
+/// A slot's value as the source writes it: a text, or names joined by spaces.
+pub(super) type Written = String;
 
-/// The value a case needs for `field`, if it has one to express.
-pub(super) fn case_value(case: &Case, field: &Field) -> Option<String> {
-    let text = |t: &Text| Some(t.as_str().to_string());
-    match field {
-        Field::Text(f) => match f {
-            TextField::Clock => text(&case.clock),
-            TextField::Timezone => text(&case.timezone),
-            TextField::Background => text(&case.background),
-            TextField::Preferences => text(&case.preferences),
-            TextField::Permissions => text(&case.permissions),
-            TextField::RecordAccess => text(&case.record_access),
-            TextField::ToolBehavior => text(&case.tool_behavior),
-            TextField::UnscriptedReply => text(&case.unscripted_reply),
-            TextField::GroundTruthPolicy => text(&case.ground_truth_policy),
-            TextField::PassRule => text(&case.pass_rule),
-            TextField::Communication => short_form(case)
-                .then(|| {
-                    case.checks
-                        .last()
-                        .map(|c| c.requirement.as_str().to_string())
-                })
-                .flatten(),
+/// The value a case has for `slot`, if it has one to express.
+pub(super) fn case_value(case: &Case, shape: &Shape, slot: &Slot) -> Option<Written> {
+    let field = &shape.case_fields[slot.field];
+    let text = |t: &Option<Text>| t.as_ref().map(|t| t.as_str().to_string());
+    let names = |ns: &[Text]| ns.iter().map(Text::as_str).collect::<Vec<_>>().join(" ");
+    match field.kind {
+        Kind::Clock => text(&case.clock),
+        Kind::Timezone => text(&case.timezone),
+        Kind::UserMessage => text(&case.user),
+        Kind::UnscriptedReply => text(&case.unscripted_reply),
+        Kind::Tools => Some(names(&case.tools)),
+        Kind::Tags => Some(names(&case.tags)),
+        Kind::Evidence => uniform_evidence(case, slot.dimension.as_deref()?),
+        _ => match case.value(slot.field)? {
+            Value::Text(t) => Some(t.as_str().to_string()),
+            Value::Names(ns) => Some(names(ns)),
+            Value::Texts(_) | Value::Number(_) | Value::Data(_) => None,
         },
-        Field::Tools => Some(
-            case.tools
-                .iter()
-                .map(|t| t.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
-        ),
-        Field::Evidence(dimension) => uniform_evidence(case, dimension),
     }
 }
 
-fn uniform_evidence(case: &Case, dimension: &str) -> Option<String> {
+/// The evidence every check of `dimension` has, when they agree.
+fn uniform_evidence(case: &Case, dimension: &str) -> Option<Written> {
     let mut values = case
         .checks
         .iter()
         .filter(|c| c.dimension.as_str() == dimension)
-        .map(|c| c.evidence.as_str());
-    let first = values.next()?;
-    values.all(|v| v == first).then(|| first.to_string())
+        .map(|c| c.evidence.as_ref().map(Text::as_str));
+    let first = values.next()??;
+    values.all(|v| v == Some(first)).then(|| first.to_string())
 }
 
-fn stdlib_value(stdlib: &Option<Defaults>, field: &Field) -> Option<String> {
-    let d = stdlib.as_ref()?;
-    match field {
-        Field::Text(f) => d.get(*f).map(|t| t.as_str().to_string()),
-        Field::Tools => d.tools.as_ref().map(|(names, _)| {
-            names
-                .iter()
-                .map(|n| n.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        }),
-        Field::Evidence(dim) => d.evidence(dim).map(|t| t.as_str().to_string()),
+/// The value the stdlib profile gives `slot`.
+fn profile_value(profile: Option<&Defaults>, slot: &Slot) -> Option<Written> {
+    let names = |ns: &[Text]| ns.iter().map(Text::as_str).collect::<Vec<_>>().join(" ");
+    match profile?.get(slot.field)? {
+        Given::Plain(Value::Text(t)) | Given::Text(t) | Given::Name(t) => {
+            Some(t.as_str().to_string())
+        }
+        Given::Plain(Value::Names(ns)) | Given::Names(ns) => Some(names(ns)),
+        Given::Evidence(all) => {
+            let dimension = slot.dimension.as_deref()?;
+            all.iter()
+                .find(|(d, _)| d == dimension)
+                .map(|(_, t)| t.as_str().to_string())
+        }
+        _ => None,
     }
-}
-
-/// Whether a case's checks are R1 (need), A1…An, S1 (final), C1.
-pub(super) fn short_form(case: &Case) -> bool {
-    let c = &case.checks;
-    let n = c.len();
-    let is = |check: &Check, id: &str, dim: &str| {
-        check.id.as_str() == id && check.dimension.as_str() == dim
-    };
-    n >= 3
-        && is(&c[0], "R1", model::DIMENSIONS[0].1)
-        && c[0].requirement == case.need
-        && is(&c[n - 2], "S1", model::DIMENSIONS[2].1)
-        && c[n - 2].requirement == case.final_state
-        && is(&c[n - 1], "C1", model::DIMENSIONS[3].1)
-        && c[1..n - 2]
-            .iter()
-            .enumerate()
-            .all(|(i, check)| is(check, &format!("A{}", i + 1), model::DIMENSIONS[1].1))
 }
 
 /// The most common value with at least two occurrences; ties go to the first seen.
@@ -127,42 +94,74 @@ fn shared<'a>(values: impl Iterator<Item = &'a String>) -> Option<String> {
         .map(|(v, _)| (*v).clone())
 }
 
-/// Where each field's value is written.
+/// Where each slot's value is written.
 pub(super) struct Plan {
-    pub(super) fields: Vec<Field>,
-    /// Per field: the suite's own value (None: inherited from the stdlib or absent).
-    pub(super) suite: Vec<Option<String>>,
-    /// Per category name, per field: the category's own value.
-    pub(super) categories: HashMap<String, Vec<Option<String>>>,
-    /// Per field: the value a case of each category inherits.
-    pub(super) inherited: HashMap<String, Vec<Option<String>>>,
+    pub(super) slots: Vec<Slot>,
+    /// Per slot: the suite's own value (None: from the profile, or absent).
+    pub(super) suite: Vec<Option<Written>>,
+    /// Per category name, per slot: the category's own value.
+    pub(super) categories: HashMap<String, Vec<Option<Written>>>,
+    /// Per category name (`""` for cases without one), per slot: what a case inherits.
+    pub(super) inherited: HashMap<String, Vec<Option<Written>>>,
 }
 
-pub(super) fn plan(suite: &Suite) -> Plan {
-    let stdlib = crate::resolve::stdlib_defaults(STDLIB_PROFILE);
-    let mut fields: Vec<Field> = TextField::ALL.iter().map(|f| Field::Text(*f)).collect();
-    fields.push(Field::Tools);
-    let mut dimensions: Vec<String> = model::DIMENSIONS
+impl Plan {
+    /// The value a case of `category` inherits for `slot`.
+    pub(super) fn inherited(&self, category: Option<&Text>, slot: usize) -> Option<&Written> {
+        let key = category.map_or("", Text::as_str);
+        self.inherited.get(key)?.get(slot)?.as_ref()
+    }
+}
+
+/// The slots of a shape: its inherited fields, an evidence field once per dimension of
+/// the grading and of the checks.
+fn slots(suite: &Suite) -> Vec<Slot> {
+    let shape = &suite.shape;
+    let mut dimensions: Vec<String> = shape
+        .grading
+        .dimensions
         .iter()
-        .map(|(_, d)| d.to_string())
+        .map(|d| d.name.as_str().to_string())
         .collect();
-    for case in &suite.cases {
-        for check in &case.checks {
-            if !dimensions.iter().any(|d| d == check.dimension.as_str()) {
-                dimensions.push(check.dimension.as_str().to_string());
-            }
+    for check in suite.cases.iter().flat_map(|c| &c.checks) {
+        if !dimensions.iter().any(|d| d == check.dimension.as_str()) {
+            dimensions.push(check.dimension.as_str().to_string());
         }
     }
-    fields.extend(dimensions.into_iter().map(Field::Evidence));
+    let mut out = Vec::new();
+    for (field, decl) in shape
+        .case_fields
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.inherited)
+    {
+        match decl.kind {
+            Kind::Evidence => out.extend(dimensions.iter().map(|d| Slot {
+                field,
+                dimension: Some(d.clone()),
+            })),
+            Kind::Category | Kind::Texts | Kind::Number | Kind::Data => {}
+            _ => out.push(Slot {
+                field,
+                dimension: None,
+            }),
+        }
+    }
+    out
+}
 
-    let values: Vec<Vec<Option<String>>> = suite
+pub(super) fn plan(suite: &Suite, profile: Option<&Defaults>) -> Plan {
+    let shape = &suite.shape;
+    let slots = slots(suite);
+    let category = |c: &Case| c.category.as_ref().map_or("", Text::as_str).to_string();
+    let values: Vec<Vec<Option<Written>>> = suite
         .cases
         .iter()
-        .map(|c| fields.iter().map(|f| case_value(c, f)).collect())
+        .map(|c| slots.iter().map(|s| case_value(c, shape, s)).collect())
         .collect();
     let mut suite_own = Vec::new();
     let mut suite_effective = Vec::new();
-    for (i, field) in fields.iter().enumerate() {
+    for (i, slot) in slots.iter().enumerate() {
         // A value only one category uses belongs to that category, not the suite.
         let mode = shared(values.iter().filter_map(|v| v[i].as_ref())).filter(|m| {
             let mut users = suite
@@ -170,29 +169,30 @@ pub(super) fn plan(suite: &Suite) -> Plan {
                 .iter()
                 .zip(&values)
                 .filter(|(_, v)| v[i].as_ref() == Some(m))
-                .map(|(c, _)| c.category.as_str());
+                .map(|(c, _)| category(c));
             let first = users.next();
             suite.categories.len() <= 1 || users.any(|c| Some(c) != first)
         });
-        let std = stdlib_value(&stdlib, field);
-        let own = mode.clone().filter(|m| Some(m) != std.as_ref());
-        suite_effective.push(mode.or(std));
+        let from_profile = profile_value(profile, slot);
+        let own = mode.clone().filter(|m| Some(m) != from_profile.as_ref());
+        suite_effective.push(mode.or(from_profile));
         suite_own.push(own);
     }
     let mut categories = HashMap::new();
     let mut inherited = HashMap::new();
-    for category in &suite.categories {
-        let name = category.name.as_str();
-        let members: Vec<&Vec<Option<String>>> = suite
+    inherited.insert(String::new(), suite_effective.clone());
+    for c in &suite.categories {
+        let name = c.name.as_str();
+        let members: Vec<&Vec<Option<Written>>> = suite
             .cases
             .iter()
             .zip(&values)
-            .filter(|(c, _)| c.category.as_str() == name)
+            .filter(|(case, _)| category(case) == name)
             .map(|(_, v)| v)
             .collect();
         let mut own = Vec::new();
         let mut effective = Vec::new();
-        for i in 0..fields.len() {
+        for i in 0..slots.len() {
             let mode = shared(members.iter().filter_map(|v| v[i].as_ref()))
                 .filter(|m| Some(m) != suite_effective[i].as_ref());
             effective.push(mode.clone().or_else(|| suite_effective[i].clone()));
@@ -202,7 +202,7 @@ pub(super) fn plan(suite: &Suite) -> Plan {
         inherited.insert(name.to_string(), effective);
     }
     Plan {
-        fields,
+        slots,
         suite: suite_own,
         categories,
         inherited,

@@ -2,8 +2,6 @@
 
 use crate::syntax::strings::{foldable, quote, wrap};
 
-use super::plan::Field;
-
 /// Lines longer than this get a text block, when the text folds back unchanged.
 const WIDTH: usize = 100;
 
@@ -63,13 +61,6 @@ impl Writer {
         }
         self.indent -= 1;
         self.line("\"\"\"");
-    }
-
-    pub(super) fn field(&mut self, field: &Field, value: &str) {
-        match field {
-            Field::Tools => self.line(format!("tools {value}").trim_end()),
-            _ => self.text(&field.key(), value),
-        }
     }
 }
 

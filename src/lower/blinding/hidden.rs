@@ -9,9 +9,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use crate::model::{Case, Data, Suite, Text};
+use crate::model::texts::{case_texts, suite_texts};
+use crate::model::{Suite, Text};
 use crate::source::Span;
 
 /// A hidden text, what it is, and the cases it belongs to (none for the suite's own).
@@ -72,93 +71,25 @@ impl Collector {
             cases: usize::from(case.is_some()),
         });
     }
-
-    fn data(&mut self, data: &Data, what: &str) {
-        let mut strings = Vec::new();
-        strings_of(&data.value, &mut strings);
-        for s in strings {
-            self.add(&Text::new(s, data.span), what, None);
-        }
-    }
 }
 
 /// Every hidden text of the suite and its cases, in a fixed order: the suite's, then
-/// each case's in case order.
+/// each case's in case order. Hidden is what the shape declares `harness` or
+/// `evaluator` (and case titles); identifiers are not texts here.
 pub fn hidden_texts(suite: &Suite) -> Vec<Hidden> {
     let mut c = Collector::default();
-    for t in &suite.global_critical_failures {
-        c.add(t, "global critical failure", None);
-    }
-    let s = &suite.scoring;
-    let scoring = s
-        .case_outcomes
-        .iter()
-        .chain([
-            &s.official_complete_run,
-            &s.overall_pass_rate,
-            &s.incomplete_run_reporting,
-            &s.category_pass_rate,
-            &s.human_review,
-        ])
-        .chain(&s.required_reporting);
-    for t in scoring {
-        c.add(t, "scoring rule", None);
-    }
-    c.data(&s.result_record_template, "result record template");
-    for note in &suite.revision_notes {
-        c.add(&note.change, "revision note", None);
+    for labelled in suite_texts(suite) {
+        if labelled.visibility.hidden() && !labelled.name {
+            c.add(&labelled.text, labelled.describe(), None);
+        }
     }
     for case in &suite.cases {
-        case_texts(case, &mut c);
-    }
-    c.texts
-}
-
-fn case_texts(case: &Case, c: &mut Collector) {
-    let id = Some(&case.id.value);
-    c.add(&case.title, "title", id);
-    c.add(&case.facts, "fixture facts", id);
-    for o in &case.overrides {
-        c.add(&o.matches, "tool override match", id);
-        c.add(&o.result, "tool override result", id);
-        for t in o.side_effect.iter() {
-            c.add(t, "tool override side effect", id);
-        }
-        for t in o.verification.iter() {
-            c.add(t, "tool override verification", id);
-        }
-    }
-    c.add(&case.tool_behavior, "default tool behavior", id);
-    for f in &case.followups {
-        c.add(&f.when_asked, "follow-up question", id);
-        c.add(&f.reply, "follow-up reply", id);
-    }
-    c.add(&case.unscripted_reply, "unscripted reply", id);
-    c.add(&case.ground_truth_policy, "ground-truth policy", id);
-    c.add(&case.need, "expected need", id);
-    for check in &case.checks {
-        let check_id = check.id.as_str();
-        c.add(&check.requirement, format!("check {check_id}"), id);
-        c.add(&check.evidence, format!("check {check_id} evidence"), id);
-    }
-    for t in &case.critical_failures {
-        c.add(t, "critical failure", id);
-    }
-    c.add(&case.pass_rule, "pass rule", id);
-    c.add(&case.final_state, "expected final state", id);
-}
-
-/// Every string in a JSON value, keys included.
-fn strings_of(value: &Value, out: &mut Vec<String>) {
-    match value {
-        Value::String(s) => out.push(s.clone()),
-        Value::Array(items) => items.iter().for_each(|v| strings_of(v, out)),
-        Value::Object(map) => {
-            for (k, v) in map {
-                out.push(k.clone());
-                strings_of(v, out);
+        let id = Some(&case.id.value);
+        for labelled in case_texts(suite, case) {
+            if labelled.visibility.hidden() && !labelled.name {
+                c.add(&labelled.text, labelled.describe(), id);
             }
         }
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
     }
+    c.texts
 }

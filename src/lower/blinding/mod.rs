@@ -207,7 +207,7 @@ fn leak(suite: &Suite, found: Found, string: &str, cases: &[usize]) -> Diagnosti
 
 /// Where a bundle string was written: the first model-facing text of its first bundle's
 /// case with that value.
-fn locate(suite: &Suite, string: &str, cases: &[usize]) -> Option<(&'static str, Text)> {
+fn locate(suite: &Suite, string: &str, cases: &[usize]) -> Option<(String, Text)> {
     let case = suite.cases.get(*cases.first()?)?;
     model_facing_texts(suite, case)
         .into_iter()

@@ -43,11 +43,16 @@ pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
     m.insert("format".into(), json!(FORMAT));
     m.insert("case_id".into(), text(&case.id));
     m.insert("title".into(), text(&case.title));
-    m.insert("category".into(), text(&case.category));
     m.insert(
-        "clock".into(),
-        json!({ "now": case.clock.as_str(), "timezone": case.timezone.as_str() }),
+        "category".into(),
+        case.category.as_ref().map_or(Json::Null, text),
     );
+    // A shape without a clock (a workspace task) runs in no particular time.
+    let clock = case.clock.as_ref().map_or(
+        Json::Null,
+        |now| json!({ "now": now.as_str(), "timezone": case.timezone_text() }),
+    );
+    m.insert("clock".into(), clock);
     m.insert("tools".into(), tools(suite, case, sandbox));
     m.insert("world_schema".into(), text(&sandbox.schema.name));
     m.insert(
@@ -72,7 +77,10 @@ pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
         .map(|f| json!({ "asked": f.when_asked.as_str(), "reply": f.reply.as_str() }))
         .collect();
     m.insert("followups".into(), Json::Array(followups));
-    m.insert("unscripted_reply".into(), text(&case.unscripted_reply));
+    m.insert(
+        "unscripted_reply".into(),
+        json!(case.unscripted_reply_text()),
+    );
     m.insert("checks".into(), checks(case, sandbox));
     m.insert("critical_failures".into(), criticals(case, sandbox));
     Json::Object(m)
@@ -224,8 +232,8 @@ fn checks(case: &Case, sandbox: &Sandbox) -> Json {
             "id": id,
             "dimension": c.dimension.as_str(),
             "requirement": c.requirement.as_str(),
-            "evidence": c.evidence.as_str(),
-            "decided_by": sandbox.decided(id, !sandbox.is_own(c.span)).as_str(),
+            "evidence": c.evidence.as_ref().map_or(Json::Null, text),
+            "decided_by": sandbox.decided(id, c.inherited).as_str(),
             "assertions": assertions_for(&sandbox.expectations, id),
             "review_notes": review_notes(sandbox, id),
         })

@@ -19,7 +19,7 @@ const ARGUMENT_TYPES: TypePlace = TypePlace {
     also: &["collection", "id", "fields", "object"],
 };
 
-const ARGUMENT_KEYS: &[KeySpec] = &[
+const ARGUMENT_KEYS: &[KeySpec<'static>] = &[
     KeySpec {
         key: "doc",
         required: false,

@@ -38,7 +38,7 @@ use super::super::world::value::{self as typed, TypeCx};
 use super::services::known_collection;
 use super::ToolCx;
 
-const fn key(key: &'static str, repeated: bool, doc: &'static str) -> KeySpec {
+const fn key(key: &'static str, repeated: bool, doc: &'static str) -> KeySpec<'static> {
     KeySpec {
         key,
         required: false,
@@ -47,7 +47,7 @@ const fn key(key: &'static str, repeated: bool, doc: &'static str) -> KeySpec {
     }
 }
 
-const READ_KEYS: &[KeySpec] = &[
+const READ_KEYS: &[KeySpec<'static>] = &[
     key(
         "match",
         false,
@@ -65,7 +65,7 @@ const READ_KEYS: &[KeySpec] = &[
     ),
 ];
 
-const WRITE_KEYS: &[KeySpec] = &[
+const WRITE_KEYS: &[KeySpec<'static>] = &[
     key(
         "record",
         false,
@@ -83,7 +83,7 @@ const WRITE_KEYS: &[KeySpec] = &[
     ),
 ];
 
-const RESPOND_KEYS: &[KeySpec] = &[
+const RESPOND_KEYS: &[KeySpec<'static>] = &[
     key(
         "when",
         false,

@@ -27,7 +27,7 @@ pub struct ToolCx<'a> {
     pub schema: Option<&'a WorldSchema>,
 }
 
-const fn one(key: &'static str, doc: &'static str) -> KeySpec {
+const fn one(key: &'static str, doc: &'static str) -> KeySpec<'static> {
     KeySpec {
         key,
         required: false,
@@ -36,7 +36,7 @@ const fn one(key: &'static str, doc: &'static str) -> KeySpec {
     }
 }
 
-const fn many(key: &'static str, doc: &'static str) -> KeySpec {
+const fn many(key: &'static str, doc: &'static str) -> KeySpec<'static> {
     KeySpec {
         key,
         required: false,
@@ -46,7 +46,7 @@ const fn many(key: &'static str, doc: &'static str) -> KeySpec {
 }
 
 /// The statements of a `tool` block.
-pub const TOOL_KEYS: &[KeySpec] = &[
+pub const TOOL_KEYS: &[KeySpec<'static>] = &[
     KeySpec {
         key: "behavior",
         required: true,
@@ -173,7 +173,7 @@ fn binding(
     }
 }
 
-const ADAPTER_KEYS: &[KeySpec] = &[
+const ADAPTER_KEYS: &[KeySpec<'static>] = &[
     one(
         "reads",
         "The collections the adapter is sent (default: every collection).",

@@ -23,13 +23,13 @@ use super::ToolCx;
 pub struct ServiceSpec {
     pub name: &'static str,
     pub doc: &'static str,
-    pub params: &'static [KeySpec],
+    pub params: &'static [KeySpec<'static>],
     /// Whether the service works over collections of a world schema.
     pub needs_schema: bool,
     read: fn(&mut Binder) -> Option<Service>,
 }
 
-const fn param(key: &'static str, required: bool, doc: &'static str) -> KeySpec {
+const fn param(key: &'static str, required: bool, doc: &'static str) -> KeySpec<'static> {
     KeySpec {
         key,
         required,
@@ -178,7 +178,7 @@ pub const SERVICES: &[ServiceSpec] = &[
     },
 ];
 
-const FILE_PARAMS: &[KeySpec] = &[
+const FILE_PARAMS: &[KeySpec<'static>] = &[
     param("files_collection", true, "The collection of files."),
     param(
         "path_field",

@@ -19,7 +19,7 @@ use crate::model::world::{id_letters, Collection};
 use super::filters::{self, FilterCx, Role};
 use super::records::known_collection;
 
-const ASSERTIONS: &[KeySpec] = &[
+pub const ASSERTIONS: &[KeySpec<'static>] = &[
     many("exists", "`exists ID…`: the records exist at the end."),
     many("absent", "`absent ID…`: the records do not exist at the end."),
     many("unchanged", "`unchanged [COLLECTION|ID…] [except ID…]`: as in the initial world (bare: the whole world)."),
@@ -36,7 +36,7 @@ const ASSERTIONS: &[KeySpec] = &[
     many("not", "`not { … }`: the assertions do not all hold."),
 ];
 
-const fn many(key: &'static str, doc: &'static str) -> KeySpec {
+const fn many(key: &'static str, doc: &'static str) -> KeySpec<'static> {
     KeySpec {
         key,
         required: false,

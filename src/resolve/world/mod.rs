@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::Tool;
-use crate::model::{Case, Name, Text};
+use crate::model::{Case, Name};
 use crate::resolve::keys::{all, body, first};
 use crate::resolve::values;
 use crate::syntax::ast::{Statement, ValueKind};
@@ -98,7 +98,10 @@ impl<'a> SuiteWorld<'a> {
             return None;
         };
         let before = diags.len();
-        let zone = case.timezone.as_str().parse::<chrono_tz::Tz>().ok();
+        let zone = case
+            .timezone
+            .as_ref()
+            .and_then(|z| z.as_str().parse::<chrono_tz::Tz>().ok());
         let world = records::read_world(world_statement, &schema, zone, diags);
         // Request ids first: any override's conditions and the expectations may name
         // any of them.
@@ -285,18 +288,6 @@ pub fn id_mentions<'t>(text: &'t str, schema: &WorldSchema) -> Vec<(usize, &'t s
         }
     }
     out
-}
-
-/// The text of a case that names records: facts, checks, critical failures, override.
-pub fn prose_of(case: &Case) -> Vec<&Text> {
-    let mut texts = vec![&case.facts];
-    texts.extend(case.checks.iter().map(|c| &c.requirement));
-    texts.extend(case.critical_failures.iter());
-    for o in &case.overrides {
-        texts.extend([&o.matches, &o.result]);
-        texts.extend(o.side_effect.iter().chain(o.verification.iter()));
-    }
-    texts
 }
 
 /// The declaration of `tool` when the case offers it; `unoffered_tool` otherwise.

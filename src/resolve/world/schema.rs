@@ -22,7 +22,7 @@ use crate::syntax::ast::{Statement, Value};
 
 use super::super::tools::{read_tool, ToolCx};
 
-const SCHEMA_KEYS: &[KeySpec] = &[
+pub const SCHEMA_KEYS: &[KeySpec<'static>] = &[
     KeySpec {
         key: "doc",
         required: false,
@@ -49,7 +49,7 @@ const SCHEMA_KEYS: &[KeySpec] = &[
     },
 ];
 
-const COLLECTION_KEYS: &[KeySpec] = &[
+pub const COLLECTION_KEYS: &[KeySpec<'static>] = &[
     KeySpec {
         key: "doc",
         required: false,
@@ -76,7 +76,7 @@ const COLLECTION_KEYS: &[KeySpec] = &[
     },
 ];
 
-const FIELD_KEYS: &[KeySpec] = &[KeySpec {
+const FIELD_KEYS: &[KeySpec<'static>] = &[KeySpec {
     key: "doc",
     required: false,
     repeated: false,

@@ -67,7 +67,7 @@ fn write(rt: &mut Runtime, f: &Files, path: &str, content: String) -> Outcome {
     let bytes = content.len();
     let content = FieldValue::Text(content);
     if let Some(id) = file_at(rt, f, path) {
-        let now = rt.case.clock.as_str().to_string();
+        let now = rt.case.clock_text().to_string();
         let Some(record) = rt.state.get_mut(&id) else {
             return Outcome::not_found(path);
         };

@@ -51,7 +51,7 @@ pub fn request_argument(service: &Service) -> Option<&Name> {
 
 fn clock(rt: &Runtime) -> Outcome {
     Outcome::ok(
-        json!({ "current_time": rt.case.clock.as_str(), "timezone": rt.case.timezone.as_str() }),
+        json!({ "current_time": rt.case.clock_text(), "timezone": rt.case.timezone_text() }),
         Vec::new(),
         Vec::new(),
     )

@@ -1,0 +1,1194 @@
+//! Shape declarations: `shape NAME { field …; grading { … }; layout master { … } … }`.
+//!
+//! A shape is checked as a whole when it is read, so that a suite naming a shape that
+//! reads clean gets outputs that can be built: every field has a known kind allowed at
+//! its level, semantic kinds occur once, the grading names declared fields and covers
+//! the three verdicts, every layout key holds a source of its context (a field, a
+//! built-in, an item's part), and no layout that reaches the model — the bundle —
+//! holds a field the model may not see. The model is `model::shape`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::diag::{codes, suggest, Diagnostic};
+use crate::model::shape::{
+    Builtin, CheckCount, Derivation, Dimension, Entry, Export, ExportFile, ExportFormat,
+    FeatureTag, FieldDecl, FileContent, Grading, ImportDefaults, Item, Kind, Layout, Level,
+    Outcome, Part, Shape, Slot, Source, Verdict, Visibility,
+};
+use crate::model::{Name, Text};
+use crate::source::Span;
+use crate::syntax::ast::{Statement, ValueKind};
+
+use super::keys::{self, all, body, first, KeySpec};
+use super::values::{self, Kind as ValueShape};
+
+const fn key(
+    key: &'static str,
+    required: bool,
+    repeated: bool,
+    doc: &'static str,
+) -> KeySpec<'static> {
+    KeySpec {
+        key,
+        required,
+        repeated,
+        doc,
+    }
+}
+
+/// The statements of a `shape` block.
+pub const SHAPE_KEYS: &[KeySpec<'static>] = &[
+    key("doc", false, false, "What benchmarks of this shape are."),
+    key(
+        "suite_field",
+        false,
+        true,
+        "`suite_field KEY KIND [required] [VISIBILITY]`: a field of the suite block.",
+    ),
+    key(
+        "field",
+        false,
+        true,
+        "`field KEY KIND [required] [inherited] [VISIBILITY]`: a field of every case.",
+    ),
+    key(
+        "grading",
+        false,
+        false,
+        "`grading { dimension …; derive …; outcome …; tag … }`: how cases are graded.",
+    ),
+    key(
+        "template",
+        false,
+        true,
+        "`template NAME { key source … }`: layout entries to `include`.",
+    ),
+    key(
+        "layout",
+        false,
+        true,
+        "`layout master|bundle|result { key source … }`: where outputs put fields.",
+    ),
+    key(
+        "export",
+        false,
+        true,
+        "`export NAME jsonl|folders { … }`: another benchmark's format.",
+    ),
+    key(
+        "import",
+        false,
+        false,
+        "`import { profile NAME; world_schema NAME }`: what `casec import` gives a suite.",
+    ),
+];
+
+pub const IMPORT_KEYS: &[KeySpec<'static>] = &[
+    key(
+        "profile",
+        false,
+        false,
+        "The stdlib profile an imported suite applies.",
+    ),
+    key(
+        "world_schema",
+        false,
+        false,
+        "The world schema whose tools an imported suite names.",
+    ),
+];
+
+pub const FIELD_KEYS: &[KeySpec<'static>] = &[
+    key("doc", false, false, "What the field holds."),
+    key(
+        "one_of",
+        false,
+        false,
+        "For text and names fields: the words a value must be one of.",
+    ),
+    key(
+        "at_most",
+        false,
+        false,
+        "For repeated kinds: the most statements allowed.",
+    ),
+    key(
+        "at_least",
+        false,
+        false,
+        "For repeated kinds: the fewest statements required.",
+    ),
+];
+
+pub const GRADING_KEYS: &[KeySpec<'static>] = &[
+    key(
+        "dimension",
+        false,
+        true,
+        "`dimension NAME LETTER exactly N|at_least N`: a check dimension.",
+    ),
+    key(
+        "derive",
+        false,
+        true,
+        "`derive DIMENSION FIELD`: the checks a field makes.",
+    ),
+    key(
+        "outcome",
+        false,
+        true,
+        "`outcome passed|failed|undecided NAME`: what a verdict is called.",
+    ),
+    key(
+        "tag",
+        false,
+        true,
+        "`tag TAG FIELD`: a tag that promises the case has the field.",
+    ),
+];
+
+/// Every shape declared in the stdlib and the suite's files, by name (`std.` for the
+/// stdlib). Invalid declarations are reported and left out.
+pub fn read_shapes(
+    statements: &[(&Statement, bool)],
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<String, Arc<Shape>> {
+    let mut out: HashMap<String, Arc<Shape>> = HashMap::new();
+    for (statement, stdlib) in statements {
+        let Some(shape) = read_shape(statement, *stdlib, diags) else {
+            continue;
+        };
+        if let Some(first) = out.get(shape.name.as_str()) {
+            diags.push(super::duplicate("shape", &shape.name, first.name.span));
+            continue;
+        }
+        out.insert(shape.name.as_str().to_string(), Arc::new(shape));
+    }
+    out
+}
+
+/// The names `shape` statements declare, read or not (`std.` for the stdlib): a suite
+/// naming a shape that did not read is not told the shape is unknown.
+pub fn declared_names(statements: &[(&Statement, bool)]) -> Vec<String> {
+    statements
+        .iter()
+        .filter_map(|(s, stdlib)| {
+            let name = s.values.first()?.as_ident()?;
+            Some(if *stdlib {
+                format!("std.{name}")
+            } else {
+                name.to_string()
+            })
+        })
+        .collect()
+}
+
+fn read_shape(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> Option<Shape> {
+    let header = values::args_with_block(
+        statement,
+        &[ValueShape::Ident],
+        "shape NAME { field … }",
+        diags,
+    )?;
+    let mut name = values::text_of(&header[0]);
+    if stdlib {
+        name.value = format!("std.{}", name.as_str()).into();
+    }
+    let statements = body(statement);
+    keys::check_keys(
+        statements,
+        &[SHAPE_KEYS],
+        &format!("shape `{}`", name.as_str()),
+        name.span,
+        diags,
+    );
+    let before = diags.len();
+    let doc = first(statements, "doc").and_then(|s| values::text(s, diags));
+    let suite_fields = read_fields(all(statements, "suite_field"), Level::Suite, diags);
+    let case_fields = read_fields(all(statements, "field"), Level::Case, diags);
+    let grading = match first(statements, "grading") {
+        Some(s) => read_grading(s, &case_fields, diags),
+        None => Grading::default(),
+    };
+    let templates = read_templates(statements, diags);
+    let cx = LayoutCx {
+        suite: &suite_fields,
+        case: &case_fields,
+        templates: &templates,
+    };
+    let mut layouts: HashMap<&str, Layout> = HashMap::new();
+    for s in all(statements, "layout") {
+        if let Some((which, layout)) = read_named_layout(s, &cx, diags) {
+            if layouts.insert(which, layout).is_some() {
+                diags.push(
+                    Diagnostic::error(
+                        codes::SHAPE_DEFINITION,
+                        format!("layout `{which}` is declared twice"),
+                    )
+                    .primary(s.key.span, "declared again here")
+                    .help("keep one layout of each output"),
+                );
+            }
+        }
+    }
+    let exports = all(statements, "export")
+        .filter_map(|s| read_export(s, &cx, diags))
+        .collect();
+    let import =
+        first(statements, "import").map_or_else(ImportDefaults::default, |s| read_import(s, diags));
+    for which in ["master", "bundle", "result"] {
+        if !layouts.contains_key(which) {
+            diags.push(
+                shape_error(format!("shape `{}` has no `layout {which}`", name.as_str()), name.span, "declared without it")
+                    .help(format!("declare `layout {which} {{ … }}`: std.casec's (stdlib/casec.case) is an example")),
+            );
+        }
+    }
+    if let Some(result) = layouts.get("result") {
+        record_keys(result, &name, diags);
+    }
+    if diags.len() > before {
+        return None;
+    }
+    let mut take = |which: &str| layouts.remove(which).unwrap_or_default();
+    Some(Shape {
+        name,
+        doc,
+        suite_fields,
+        case_fields,
+        grading,
+        master: take("master"),
+        bundle: take("bundle"),
+        result: take("result"),
+        exports,
+        import,
+    })
+}
+
+fn read_import(statement: &Statement, diags: &mut Vec<Diagnostic>) -> ImportDefaults {
+    let Some(block) = values::block_only(statement, diags) else {
+        return ImportDefaults::default();
+    };
+    keys::check_keys(
+        &block.statements,
+        &[IMPORT_KEYS],
+        "the import block",
+        statement.key.span,
+        diags,
+    );
+    let name = |key: &str, diags: &mut Vec<Diagnostic>| {
+        first(&block.statements, key).and_then(|s| values::name(s, diags))
+    };
+    ImportDefaults {
+        profile: name("profile", diags),
+        world_schema: name("world_schema", diags),
+    }
+}
+
+/// The result layout holds, at its top level, what `casec report` reads of a record:
+/// the case id, the outcome, the check results and the triggered critical failures.
+fn record_keys(result: &Layout, shape: &Name, diags: &mut Vec<Diagnostic>) {
+    let needed = [
+        Builtin::CaseId,
+        Builtin::Outcome,
+        Builtin::CheckResults,
+        Builtin::Triggered,
+    ];
+    let missing: Vec<&str> = needed
+        .into_iter()
+        .filter(|b| result.key_of(*b).is_none())
+        .map(Builtin::as_str)
+        .collect();
+    if missing.is_empty() {
+        return;
+    }
+    let at = result.span.unwrap_or(shape.span);
+    diags.push(
+        shape_error(
+            format!(
+                "the result layout of `{}` does not hold {}",
+                shape.as_str(),
+                missing.join(", ")
+            ),
+            at,
+            "records of this layout could not be reported",
+        )
+        .help(format!(
+            "add a top-level key for each: `KEY {}`",
+            missing.join("`, `KEY ")
+        )),
+    );
+}
+
+fn shape_error(message: String, span: Span, label: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(codes::SHAPE_DEFINITION, message).primary(span, label)
+}
+
+/// `field KEY KIND [required] [inherited] [VISIBILITY] { doc; at_most; at_least }`.
+fn read_fields<'a>(
+    statements: impl Iterator<Item = &'a Statement>,
+    level: Level,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<FieldDecl> {
+    let mut out: Vec<FieldDecl> = Vec::new();
+    for statement in statements {
+        let Some(field) = read_field(statement, level, diags) else {
+            continue;
+        };
+        if let Some(first) = out.iter().find(|f| f.key.as_str() == field.key.as_str()) {
+            diags.push(super::duplicate("field", &field.key, first.key.span));
+            continue;
+        }
+        if !field.kind.plain() {
+            if let Some(first) = out.iter().find(|f| f.kind == field.kind) {
+                diags.push(
+                    shape_error(
+                        format!("two fields of kind `{}`", field.kind.as_str()),
+                        field.key.span,
+                        "a second one",
+                    )
+                    .secondary(first.key.span, "the first")
+                    .help(
+                        "a kind the sandbox or the checks give meaning to occurs once in a shape",
+                    ),
+                );
+                continue;
+            }
+        }
+        out.push(field);
+    }
+    out
+}
+
+fn read_field(
+    statement: &Statement,
+    level: Level,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FieldDecl> {
+    let usage = match level {
+        Level::Suite => "suite_field KEY KIND [required] [VISIBILITY] { doc \"…\" }",
+        _ => "field KEY KIND [required] [inherited] [VISIBILITY] { doc \"…\" }",
+    };
+    let words: Option<Vec<Name>> = statement
+        .values
+        .iter()
+        .map(|v| v.as_ident().map(|_| values::text_of(v)))
+        .collect();
+    let Some([key, kind, flags @ ..]) = words.as_deref() else {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("`{}` is not written as expected", statement.name()),
+            )
+            .primary(statement.span, "expected a key and a kind, as names")
+            .help(format!("write it as `{usage}`")),
+        );
+        return None;
+    };
+    let kind = read_kind(kind, level, diags)?;
+    let (mut required, mut inherited, mut visibility) = (false, false, None);
+    for flag in flags {
+        match flag.as_str() {
+            "required" => required = true,
+            "inherited" if level == Level::Case => inherited = true,
+            word => match Visibility::ALL.iter().find(|(n, _)| *n == word) {
+                Some((_, v)) if visibility.is_none() => visibility = Some(*v),
+                Some(_) => {
+                    diags.push(shape_error(
+                        format!("field `{}` has two visibilities", key.as_str()),
+                        flag.span,
+                        "a second visibility",
+                    ));
+                    return None;
+                }
+                None => {
+                    let words = [
+                        "required",
+                        "inherited",
+                        "model",
+                        "public",
+                        "harness",
+                        "evaluator",
+                    ];
+                    let d = shape_error(
+                        format!("`{word}` is not a field flag"),
+                        flag.span,
+                        "not known here",
+                    );
+                    diags.push(match suggest(word, words) {
+                        Some(near) => d.help(format!("did you mean `{near}`?")),
+                        None => d.help(format!("flags: {}", words.join(", "))),
+                    });
+                    return None;
+                }
+            },
+        }
+    }
+    let block = body(statement);
+    keys::check_keys(block, &[FIELD_KEYS], "a field block", key.span, diags);
+    let doc = first(block, "doc").and_then(|s| values::text(s, diags));
+    let count = |name: &str, diags: &mut Vec<Diagnostic>| {
+        let s = first(block, name)?;
+        let n = values::number(s, diags)?;
+        n.value.as_u64().and_then(|n| usize::try_from(n).ok())
+    };
+    let (at_most, at_least) = (
+        count("at_most", diags),
+        count("at_least", diags).unwrap_or(0),
+    );
+    let one_of = first(block, "one_of")
+        .and_then(|s| values::names(s, diags))
+        .unwrap_or_default();
+    if !one_of.is_empty() && !matches!(kind, Kind::Text | Kind::Names) {
+        diags.push(
+            shape_error(
+                format!("field `{}` cannot be constrained to words", key.as_str()),
+                key.span,
+                "`one_of` applies to text and names fields",
+            )
+            .help("remove `one_of`"),
+        );
+        return None;
+    }
+    if (at_most.is_some() || at_least > 0) && !kind.repeated() {
+        diags.push(
+            shape_error(format!("field `{}` is not repeated", key.as_str()), key.span, format!("`{}` takes one statement", kind.as_str()))
+                .help("`at_most` and `at_least` count the statements of a repeated kind (texts, checks, override, …)"),
+        );
+        return None;
+    }
+    Some(FieldDecl {
+        key: key.clone(),
+        kind,
+        required: required || at_least > 0,
+        inherited,
+        // Hidden unless said otherwise: a forgotten visibility never reaches a model.
+        visibility: visibility.unwrap_or(Visibility::Evaluator),
+        at_most,
+        at_least,
+        one_of,
+        doc,
+        span: statement.span,
+    })
+}
+
+fn read_kind(word: &Name, level: Level, diags: &mut Vec<Diagnostic>) -> Option<Kind> {
+    let found = Kind::ALL.iter().find(|(n, _, _)| *n == word.as_str());
+    match found {
+        Some((_, kind, at)) if *at == Level::Both || *at == level => Some(*kind),
+        Some((_, _, at)) => {
+            let place = if *at == Level::Suite {
+                "the suite block (`suite_field`)"
+            } else {
+                "cases (`field`)"
+            };
+            diags.push(shape_error(
+                format!("kind `{}` belongs to {place}", word.as_str()),
+                word.span,
+                "not at this level",
+            ));
+            None
+        }
+        None => {
+            let names = Kind::ALL
+                .iter()
+                .filter(|(_, _, at)| *at == Level::Both || *at == level)
+                .map(|(n, _, _)| *n);
+            let d = shape_error(
+                format!("unknown field kind `{}`", word.as_str()),
+                word.span,
+                "not a kind",
+            );
+            diags.push(match suggest(word.as_str(), names.clone()) {
+                Some(near) => d.help(format!("did you mean `{near}`?")),
+                None => d.help(format!("kinds: {}", names.collect::<Vec<_>>().join(", "))),
+            });
+            None
+        }
+    }
+}
+
+fn read_grading(
+    statement: &Statement,
+    fields: &[FieldDecl],
+    diags: &mut Vec<Diagnostic>,
+) -> Grading {
+    let Some(block) = values::block_only(statement, diags) else {
+        return Grading::default();
+    };
+    let statements = &block.statements;
+    keys::check_keys(
+        statements,
+        &[GRADING_KEYS],
+        "the grading block",
+        statement.key.span,
+        diags,
+    );
+    let mut grading = Grading::default();
+    for s in all(statements, "dimension") {
+        if let Some(d) = read_dimension(s, &grading, diags) {
+            grading.dimensions.push(d);
+        }
+    }
+    for s in all(statements, "derive") {
+        let Some(v) = values::args(
+            s,
+            &[ValueShape::Ident, ValueShape::Ident],
+            "derive DIMENSION FIELD",
+            diags,
+        ) else {
+            continue;
+        };
+        let (dimension, field) = (values::text_of(&v[0]), values::text_of(&v[1]));
+        if grading.dimension(dimension.as_str()).is_none() {
+            diags.push(unknown(
+                &dimension,
+                "dimension",
+                grading.dimensions.iter().map(|d| d.name.as_str()),
+            ));
+            continue;
+        }
+        let Some(id) = field_id(&field, fields, diags) else {
+            continue;
+        };
+        if !matches!(fields[id].kind, Kind::Text | Kind::Checks) {
+            diags.push(
+                shape_error(format!("field `{}` cannot make checks", field.as_str()), field.span, format!("it is `{}`", fields[id].kind.as_str()))
+                    .help("derive checks from a `text` field (one check) or a `checks` field (one per statement)"),
+            );
+            continue;
+        }
+        grading.derivations.push(Derivation {
+            dimension,
+            field: id,
+        });
+    }
+    for s in all(statements, "outcome") {
+        let Some(v) = values::args(
+            s,
+            &[ValueShape::Ident, ValueShape::Ident],
+            "outcome passed|failed|undecided NAME",
+            diags,
+        ) else {
+            continue;
+        };
+        let (verdict, name) = (values::text_of(&v[0]), values::text_of(&v[1]));
+        let Some((_, verdict)) = Verdict::ALL.iter().find(|(n, _)| *n == verdict.as_str()) else {
+            diags.push(unknown(
+                &verdict,
+                "verdict",
+                Verdict::ALL.iter().map(|(n, _)| *n),
+            ));
+            continue;
+        };
+        if grading.outcomes.iter().any(|o| o.verdict == *verdict) {
+            diags.push(shape_error(
+                format!("verdict `{}` is named twice", verdict.as_str()),
+                v[0].span,
+                "named again here",
+            ));
+            continue;
+        }
+        grading.outcomes.push(Outcome {
+            verdict: *verdict,
+            name,
+        });
+    }
+    if !grading.outcomes.is_empty() && grading.outcomes.len() < Verdict::ALL.len() {
+        let missing: Vec<&str> = Verdict::ALL
+            .iter()
+            .filter(|(_, v)| !grading.outcomes.iter().any(|o| o.verdict == *v))
+            .map(|(n, _)| *n)
+            .collect();
+        diags.push(
+            shape_error(
+                format!("the grading names no outcome for {}", missing.join(", ")),
+                statement.key.span,
+                "every verdict needs a name",
+            )
+            .help(format!("add `outcome {} NAME`", missing[0])),
+        );
+    }
+    for s in all(statements, "tag") {
+        let Some(v) = values::args(
+            s,
+            &[ValueShape::Ident, ValueShape::Ident],
+            "tag TAG FIELD",
+            diags,
+        ) else {
+            continue;
+        };
+        let (tag, field) = (values::text_of(&v[0]), values::text_of(&v[1]));
+        if let Some(id) = field_id(&field, fields, diags) {
+            grading.feature_tags.push(FeatureTag { tag, field: id });
+        }
+    }
+    grading
+}
+
+/// `dimension NAME LETTER exactly N` or `… at_least N`.
+fn read_dimension(
+    statement: &Statement,
+    grading: &Grading,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Dimension> {
+    let usage = "dimension NAME LETTER exactly N` or `dimension NAME LETTER at_least N";
+    let bad = |diags: &mut Vec<Diagnostic>| {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                "`dimension` is not written as expected",
+            )
+            .primary(statement.span, "expected a name, a letter, and a count")
+            .help(format!("write it as `{usage}`")),
+        );
+    };
+    let [name, letter, rule, count] = statement.values.as_slice() else {
+        bad(diags);
+        return None;
+    };
+    let n = match &count.kind {
+        ValueKind::Number(n) => n.parse::<usize>().ok(),
+        _ => None,
+    };
+    let count = match (rule.as_ident(), n) {
+        (Some("exactly"), Some(n)) => CheckCount::Exactly(n),
+        (Some("at_least"), Some(n)) => CheckCount::AtLeast(n),
+        _ => {
+            bad(diags);
+            return None;
+        }
+    };
+    let (name, letter) = (values::text_of(name), values::text_of(letter));
+    if !letter.as_str().chars().all(|c| c.is_ascii_uppercase()) || letter.as_str().is_empty() {
+        diags.push(
+            shape_error(
+                format!("`{}` is not a check letter", letter.as_str()),
+                letter.span,
+                "check ids are capitals, then digits",
+            )
+            .help("write the letters in capitals, e.g. `R`"),
+        );
+        return None;
+    }
+    if let Some(other) = grading
+        .dimensions
+        .iter()
+        .find(|d| d.letter.as_str() == letter.as_str() || d.name.as_str() == name.as_str())
+    {
+        diags.push(
+            shape_error(
+                format!("dimension `{}` repeats a name or letter", name.as_str()),
+                name.span,
+                "declared again",
+            )
+            .secondary(other.name.span, "first here"),
+        );
+        return None;
+    }
+    Some(Dimension {
+        name,
+        letter,
+        count,
+    })
+}
+
+fn field_id(name: &Name, fields: &[FieldDecl], diags: &mut Vec<Diagnostic>) -> Option<usize> {
+    let found = fields.iter().position(|f| f.key.as_str() == name.as_str());
+    if found.is_none() {
+        diags.push(unknown(
+            name,
+            "case field",
+            fields.iter().map(|f| f.key.as_str()),
+        ));
+    }
+    found
+}
+
+fn unknown<'a>(
+    name: &Name,
+    what: &str,
+    known: impl Iterator<Item = &'a str> + Clone,
+) -> Diagnostic {
+    let d = shape_error(
+        format!("unknown {what} `{}`", name.as_str()),
+        name.span,
+        format!("not a {what} of this shape"),
+    );
+    match suggest(name.as_str(), known.clone()) {
+        Some(near) => d.help(format!("did you mean `{near}`?")),
+        None => d.help(format!(
+            "declared: {}",
+            known.collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+fn read_templates<'a>(
+    statements: &'a [Statement],
+    diags: &mut Vec<Diagnostic>,
+) -> HashMap<&'a str, &'a Statement> {
+    let mut out = HashMap::new();
+    for s in all(statements, "template") {
+        let Some(v) = values::args_with_block(
+            s,
+            &[ValueShape::Ident],
+            "template NAME { key source … }",
+            diags,
+        ) else {
+            continue;
+        };
+        if out.insert(v[0].as_ident().unwrap_or_default(), s).is_some() {
+            diags.push(shape_error(
+                "a template is declared twice".into(),
+                v[0].span,
+                "declared again here",
+            ));
+        }
+    }
+    out
+}
+
+/// What layout keys are read against.
+struct LayoutCx<'a> {
+    suite: &'a [FieldDecl],
+    case: &'a [FieldDecl],
+    templates: &'a HashMap<&'a str, &'a Statement>,
+}
+
+/// Where a layout is: its level, whether it reaches the model, whether a run's results
+/// are in scope, and the item whose parts it lays out.
+#[derive(Clone, Copy)]
+struct Context {
+    level: Level,
+    model: bool,
+    run: bool,
+    item: Option<Item>,
+}
+
+fn read_named_layout<'s>(
+    statement: &Statement,
+    cx: &LayoutCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(&'s str, Layout)> {
+    let v = values::args_with_block(
+        statement,
+        &[ValueShape::Ident],
+        "layout master|bundle|result { key source … }",
+        diags,
+    )?;
+    let (which, context) = match v[0].as_ident() {
+        Some("master") => (
+            "master",
+            Context {
+                level: Level::Suite,
+                model: false,
+                run: false,
+                item: None,
+            },
+        ),
+        Some("bundle") => (
+            "bundle",
+            Context {
+                level: Level::Case,
+                model: true,
+                run: false,
+                item: None,
+            },
+        ),
+        Some("result") => (
+            "result",
+            Context {
+                level: Level::Case,
+                model: false,
+                run: true,
+                item: None,
+            },
+        ),
+        _ => {
+            diags.push(
+                shape_error("unknown layout".into(), v[0].span, "not an output of casec")
+                    .help("declare `layout master` (the evaluator's file), `layout bundle` (what a model sees) or `layout result` (a result record); other formats are `export`s"),
+            );
+            return None;
+        }
+    };
+    let mut layout = read_layout(body(statement), context, cx, 0, diags);
+    layout.span = Some(statement.key.span);
+    Some((which, layout))
+}
+
+/// How deep templates may include each other: more is a cycle.
+const INCLUDE_DEPTH: usize = 16;
+
+fn read_layout(
+    statements: &[Statement],
+    context: Context,
+    cx: &LayoutCx,
+    depth: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Layout {
+    let mut layout = Layout::default();
+    for statement in statements {
+        if statement.name() == "include" && !statement.key.quoted {
+            layout
+                .entries
+                .extend(include(statement, context, cx, depth, diags));
+            continue;
+        }
+        let key = Text::new(statement.name(), statement.key.span);
+        if let Some(first) = layout
+            .entries
+            .iter()
+            .find(|e| e.key.as_str() == key.as_str())
+        {
+            diags.push(super::duplicate("layout key", &key, first.key.span));
+            continue;
+        }
+        if let Some(value) = slot(statement, context, cx, depth, diags) {
+            layout.entries.push(Entry { key, value });
+        }
+    }
+    layout
+}
+
+fn include(
+    statement: &Statement,
+    context: Context,
+    cx: &LayoutCx,
+    depth: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Entry> {
+    let Some(name) = values::name(statement, diags) else {
+        return Vec::new();
+    };
+    let Some(template) = cx.templates.get(name.as_str()) else {
+        diags.push(unknown(&name, "template", cx.templates.keys().copied()));
+        return Vec::new();
+    };
+    if depth >= INCLUDE_DEPTH {
+        diags.push(shape_error(
+            format!("template `{}` includes itself", name.as_str()),
+            name.span,
+            "a cycle of includes",
+        ));
+        return Vec::new();
+    }
+    read_layout(body(template), context, cx, depth + 1, diags).entries
+}
+
+/// `KEY SOURCE`, `KEY SOURCE { item layout }` or `KEY { nested layout }`.
+fn slot(
+    statement: &Statement,
+    context: Context,
+    cx: &LayoutCx,
+    depth: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Slot> {
+    let block = statement.block.as_ref().map(|b| &b.statements[..]);
+    let name = match statement.values.as_slice() {
+        [] => {
+            return Some(Slot::Object(read_layout(
+                block.unwrap_or(&[]),
+                context,
+                cx,
+                depth,
+                diags,
+            )))
+        }
+        [value] if value.as_ident().is_some() => values::text_of(value),
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!(
+                        "layout key `{}` is not written as expected",
+                        statement.name()
+                    ),
+                )
+                .primary(statement.span, "expected one source, as a name")
+                .help("write `KEY SOURCE`, `KEY SOURCE { item layout }` or `KEY { nested keys }`"),
+            );
+            return None;
+        }
+    };
+    let (source, item) = source(&name, context, cx, diags)?;
+    let items = match (block, item) {
+        (Some(block), Some(item)) => {
+            let inner = match item {
+                // A case's layout is a case context of its own.
+                ItemOf::Case => Context {
+                    level: Level::Case,
+                    item: None,
+                    ..context
+                },
+                ItemOf::Part(item) => Context {
+                    item: Some(item),
+                    ..context
+                },
+            };
+            Some(read_layout(block, inner, cx, depth, diags))
+        }
+        (Some(_), None) => {
+            diags.push(
+                shape_error(
+                    format!("`{}` holds one value, not items", name.as_str()),
+                    name.span,
+                    "a block lays out items",
+                )
+                .help("remove the block"),
+            );
+            return None;
+        }
+        (None, Some(ItemOf::Case)) => {
+            diags.push(
+                shape_error(
+                    "`cases` needs the layout of a case".into(),
+                    name.span,
+                    "each case is laid out by the block",
+                )
+                .help("write `cases cases { case_id id; … }`"),
+            );
+            return None;
+        }
+        (None, _) => None,
+    };
+    Some(Slot::Source { source, items })
+}
+
+/// What a source's items are laid out as.
+enum ItemOf {
+    Case,
+    Part(Item),
+}
+
+/// The source `name` names in `context`, and the kind of its items when it has several.
+fn source(
+    name: &Name,
+    context: Context,
+    cx: &LayoutCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Source, Option<ItemOf>)> {
+    if let Some(item) = context.item {
+        return match Part::named(item, name.as_str()) {
+            Some(part) => Some((Source::Part(part), None)),
+            None => {
+                diags.push(unknown(
+                    name,
+                    "part of this item",
+                    Part::names(item).into_iter(),
+                ));
+                None
+            }
+        };
+    }
+    let fields = match context.level {
+        Level::Suite => cx.suite,
+        _ => cx.case,
+    };
+    if let Some(id) = fields.iter().position(|f| f.key.as_str() == name.as_str()) {
+        let field = &fields[id];
+        if context.model && field.visibility != Visibility::Model {
+            diags.push(hidden_in_bundle(name, field));
+            return None;
+        }
+        return Some((Source::Field(id), item_of_kind(field.kind)));
+    }
+    if let Some(key) = name
+        .as_str()
+        .strip_prefix("suite.")
+        .filter(|_| context.level == Level::Case)
+    {
+        let Some(id) = cx.suite.iter().position(|f| f.key.as_str() == key) else {
+            diags.push(unknown(
+                &Text::new(key, name.span),
+                "suite field",
+                cx.suite.iter().map(|f| f.key.as_str()),
+            ));
+            return None;
+        };
+        if context.model && cx.suite[id].visibility != Visibility::Model {
+            diags.push(hidden_in_bundle(name, &cx.suite[id]));
+            return None;
+        }
+        return Some((Source::SuiteField(id), item_of_kind(cx.suite[id].kind)));
+    }
+    let builtin = Builtin::ALL
+        .iter()
+        .find(|(n, _, level)| {
+            *n == name.as_str() && (*level == Level::Both || *level == context.level)
+        })
+        .map(|(_, b, _)| *b);
+    let Some(builtin) = builtin.filter(|b| context.run || !b.of_run()) else {
+        let known = fields.iter().map(|f| f.key.as_str()).chain(
+            Builtin::ALL
+                .iter()
+                .filter(|(_, b, l)| {
+                    (*l == Level::Both || *l == context.level) && (context.run || !b.of_run())
+                })
+                .map(|(n, _, _)| *n),
+        );
+        diags.push(unknown(name, "source", known));
+        return None;
+    };
+    if context.model && matches!(builtin, Builtin::CaseTitle | Builtin::AllChecks) {
+        diags.push(
+            shape_error(
+                format!("`{}` cannot be shown to the model", name.as_str()),
+                name.span,
+                "the bundle holds only what the model may see",
+            )
+            .help("titles and checks are the evaluator's; remove the key from the bundle layout"),
+        );
+        return None;
+    }
+    let item = match builtin {
+        Builtin::Tools => Some(ItemOf::Part(Item::Tool)),
+        Builtin::Categories => Some(ItemOf::Part(Item::Category)),
+        Builtin::AllChecks => Some(ItemOf::Part(Item::Check)),
+        Builtin::Cases => Some(ItemOf::Case),
+        _ => None,
+    };
+    Some((Source::Builtin(builtin), item))
+}
+
+fn item_of_kind(kind: Kind) -> Option<ItemOf> {
+    match kind {
+        // Laid out one by one, a case's tools are their contracts.
+        Kind::Tools => Some(ItemOf::Part(Item::Tool)),
+        Kind::Override => Some(ItemOf::Part(Item::Override)),
+        Kind::Followup => Some(ItemOf::Part(Item::Followup)),
+        Kind::Conversation => Some(ItemOf::Part(Item::Turn)),
+        Kind::Checks => Some(ItemOf::Part(Item::Check)),
+        Kind::Revisions => Some(ItemOf::Part(Item::Revision)),
+        _ => None,
+    }
+}
+
+fn hidden_in_bundle(name: &Name, field: &FieldDecl) -> Diagnostic {
+    let who = match field.visibility {
+        Visibility::Harness => "only the harness may read",
+        Visibility::Evaluator => "only the evaluator may read",
+        Visibility::Public | Visibility::Model => "is not the model's",
+    };
+    shape_error(
+        format!("the bundle would show `{}`, which {who}", name.as_str()),
+        name.span,
+        "the model may not see this field",
+    )
+    .secondary(field.key.span, format!("declared {} here", field.visibility.as_str()))
+    .help("a bundle holds only fields declared `model`; remove the key, or declare the field `model` if the model is meant to see it")
+}
+
+/// `export NAME jsonl { … }` or `export NAME folders { file …; seed …; evaluator … }`.
+fn read_export(
+    statement: &Statement,
+    cx: &LayoutCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Export> {
+    let v = values::args_with_block(
+        statement,
+        &[ValueShape::Ident, ValueShape::Ident],
+        "export NAME jsonl|folders { … }",
+        diags,
+    )?;
+    let name = values::text_of(&v[0]);
+    let case = Context {
+        level: Level::Case,
+        model: false,
+        run: false,
+        item: None,
+    };
+    let format = match v[1].as_ident() {
+        Some("jsonl") => ExportFormat::JsonLines(read_layout(body(statement), case, cx, 0, diags)),
+        Some("folders") => ExportFormat::Folders(
+            body(statement)
+                .iter()
+                .filter_map(|s| export_file(s, case, cx, diags))
+                .collect(),
+        ),
+        _ => {
+            diags.push(
+                shape_error("unknown export format".into(), v[1].span, "not a format").help(
+                    "formats: jsonl (one object per case per line), folders (one folder per case)",
+                ),
+            );
+            return None;
+        }
+    };
+    Some(Export { name, format })
+}
+
+/// One file of a folder export.
+fn export_file(
+    statement: &Statement,
+    context: Context,
+    cx: &LayoutCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ExportFile> {
+    let usage = "file \"PATH\" text|json|yaml SOURCE-OR-BLOCK`, `seed \"FOLDER\" COLLECTION PATH_FIELD CONTENT_FIELD` or `evaluator \"FOLDER\" COLLECTION PATH_FIELD CONTENT_FIELD";
+    let bad = |diags: &mut Vec<Diagnostic>| {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("`{}` is not written as expected", statement.name()),
+            )
+            .primary(statement.span, "not a file of a folder export")
+            .help(format!("write `{usage}`")),
+        );
+    };
+    let Some((path, rest)) = statement
+        .values
+        .split_first()
+        .filter(|(p, _)| p.as_str().is_some())
+    else {
+        bad(diags);
+        return None;
+    };
+    let path = values::text_of(path);
+    let names: Vec<Name> = rest
+        .iter()
+        .filter(|v| v.as_ident().is_some())
+        .map(values::text_of)
+        .collect();
+    let content = match (statement.name(), names.as_slice()) {
+        ("file", [format, source]) if format.as_str() == "text" => {
+            let (source, _) = self::source(source, context, cx, diags)?;
+            FileContent::Text(source)
+        }
+        ("file", [format]) if format.as_str() == "json" || format.as_str() == "yaml" => {
+            let layout = read_layout(body(statement), context, cx, 0, diags);
+            if format.as_str() == "json" {
+                FileContent::Json(layout)
+            } else {
+                FileContent::Yaml(layout)
+            }
+        }
+        ("seed" | "evaluator", [collection, path_field, content_field]) => {
+            let (collection, path_field, content_field) = (
+                collection.clone(),
+                path_field.clone(),
+                content_field.clone(),
+            );
+            if statement.name() == "seed" {
+                FileContent::Seed {
+                    collection,
+                    path_field,
+                    content_field,
+                }
+            } else {
+                FileContent::Evaluator {
+                    collection,
+                    path_field,
+                    content_field,
+                }
+            }
+        }
+        _ => {
+            bad(diags);
+            return None;
+        }
+    };
+    Some(ExportFile { path, content })
+}
