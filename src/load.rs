@@ -25,6 +25,16 @@ pub const STDLIB: &[(&str, &str)] = &[
         include_str!("../stdlib/everyday_world.case"),
     ),
     ("tujora.case", include_str!("../stdlib/tujora.case")),
+    ("donnabench.case", include_str!("../stdlib/donnabench.case")),
+    ("dumate.case", include_str!("../stdlib/dumate.case")),
+    (
+        "personal_world.case",
+        include_str!("../stdlib/personal_world.case"),
+    ),
+    (
+        "workspace_world.case",
+        include_str!("../stdlib/workspace_world.case"),
+    ),
 ];
 
 pub const SUITE_FILE: &str = "suite.case";

@@ -71,6 +71,24 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Write another benchmark's format, as the suite's shape declares it.
+    ///
+    /// `--format` names one of the shape's exports: std.donnabench's `donnabench` (JSON
+    /// Lines), std.dumate's `dumate` (one task folder per case), …
+    Export {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        /// The export to write (see the suite's shape).
+        #[arg(long, value_name = "NAME")]
+        format: String,
+        /// A file for JSON Lines (default: standard output), a folder to create (absent
+        /// or empty) for folders.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ExportReportArgs,
+    },
     /// Count, per category, the checks and critical failures a machine can decide.
     Stats {
         /// The suite folder (holding suite.case).
@@ -136,10 +154,14 @@ enum Command {
     },
     /// Turn a master JSON into a suite folder of .case files.
     Import {
+        /// A master JSON, or JSON Lines an export writes (`.jsonl`: DonnaBench's tasks).
         master: PathBuf,
         /// The folder to create (must be absent or empty).
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
+        /// The stdlib shape the input follows (default: the one its keys show).
+        #[arg(long, value_name = "NAME")]
+        shape: Option<String>,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -198,23 +220,46 @@ enum Color {
     Never,
 }
 
+/// [`ReportArgs`] for `casec export`, whose `--format` names the export: diagnostics
+/// take `--diagnostics FORMAT` there.
+#[derive(Args)]
+struct ExportReportArgs {
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = FormatArg::Human)]
+    diagnostics: FormatArg,
+    /// Treat warnings as errors (`--deny warnings`).
+    #[arg(long, value_enum)]
+    deny: Option<Deny>,
+    /// Colour in human output.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+}
+
+fn options(format: FormatArg, deny: Option<Deny>, color: Color) -> Report {
+    Report {
+        format: match format {
+            FormatArg::Human => Format::Human,
+            FormatArg::Json => Format::Json,
+            FormatArg::Github => Format::Github,
+        },
+        deny_warnings: deny.is_some(),
+        color: match color {
+            Color::Auto => driver::stderr_is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            Color::Always => true,
+            Color::Never => false,
+        },
+    }
+}
+
 impl ReportArgs {
     fn options(&self) -> Report {
-        Report {
-            format: match self.format {
-                FormatArg::Human => Format::Human,
-                FormatArg::Json => Format::Json,
-                FormatArg::Github => Format::Github,
-            },
-            deny_warnings: self.deny.is_some(),
-            color: match self.color {
-                Color::Auto => {
-                    driver::stderr_is_terminal() && std::env::var_os("NO_COLOR").is_none()
-                }
-                Color::Always => true,
-                Color::Never => false,
-            },
-        }
+        options(self.format, self.deny, self.color)
+    }
+}
+
+impl ExportReportArgs {
+    fn options(&self) -> Report {
+        options(self.diagnostics, self.deny, self.color)
     }
 }
 
@@ -264,6 +309,12 @@ fn main() -> ExitCode {
             report,
         } => driver::sandbox(&suite, &output, report.options()),
         Command::Stats { suite, report } => driver::stats(&suite, report.options()),
+        Command::Export {
+            suite,
+            format,
+            output,
+            report,
+        } => driver::export_suite(&suite, &format, output.as_deref(), report.options()),
         Command::Replay {
             case,
             trace,
@@ -304,8 +355,9 @@ fn main() -> ExitCode {
         Command::Import {
             master,
             output,
+            shape,
             report,
-        } => driver::import(&master, &output, report.options()),
+        } => driver::import(&master, &output, shape.as_deref(), report.options()),
         Command::Fmt {
             paths,
             check,
@@ -326,4 +378,16 @@ fn main() -> ExitCode {
         Command::Lsp { stdio: _ } => casec::lsp::stdio(),
     };
     ExitCode::from(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command's arguments are well formed (unique names, valid defaults): clap
+    /// checks this only when a command is first parsed.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
 }

@@ -8,7 +8,7 @@
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
 //!   (absent when the input is clean): those of compiling and, for a suite that
-//!   compiles, those that stop its bundles;
+//!   compiles, those that stop its bundles and its shape's exports;
 //! * `<name>.diag.jsonl` (area `ui`): what `casec check --format json` prints, one
 //!   diagnostic object per line and the summary line; every line must also validate
 //!   against `schemas/diagnostics.schema.json`;
@@ -232,6 +232,18 @@ fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>
             }
             None => None,
         };
+        // What stops the exports the suite's shape declares.
+        if let Some(suite) = compilation
+            .suite
+            .as_ref()
+            .filter(|_| !compilation.has_errors())
+        {
+            for name in casec::lower::export::export_names(suite) {
+                if let Some(Err(stopped)) = casec::lower::export::export(suite, name) {
+                    diagnostics.extend(stopped);
+                }
+            }
+        }
         (compilation.db, diagnostics, master, bundles)
     };
     compare(

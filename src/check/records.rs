@@ -7,6 +7,9 @@
 //! case's evaluator texts: its need, checks, final state) but in none of the texts the
 //! harness holds (its facts, override, follow-up), so the model can never retrieve it.
 //!
+//! In a case with a typed world, only ids whose letters are a collection's id prefix (or
+//! the schema's request prefix) are records: the world schema says what records are.
+//!
 //! Check ids share that shape (`R1`, `A2`, `S1`, `C1`), and so do records: Tujora has
 //! a reminder R1, an appointment A1 and a conversation C1. An id is therefore read as
 //! a record unless the word just before it is `check` or `checks` ("after check A1
@@ -35,7 +38,17 @@ pub fn check(
     db: &SourceDb,
     out: &mut Vec<Diagnostic>,
 ) {
-    let named = named_ids(answer_texts, db);
+    let mut named = named_ids(answer_texts, db);
+    // With a typed world, a record id starts with the letters of one of its schema's
+    // collections (or its request ids): `Q1`, the first quarter, is no record there.
+    if let Some(sandbox) = &case.sandbox {
+        let schema = &sandbox.schema;
+        named.retain(|(id, _)| {
+            let letters = id.trim_end_matches(|c: char| c.is_ascii_digit());
+            schema.collections_with_prefix(letters).next().is_some()
+                || schema.is_request_prefix(letters)
+        });
+    }
     if named.is_empty() {
         return;
     }

@@ -36,6 +36,7 @@ codes! {
     IMPORT_ROUND_TRIP = "import_round_trip": "an imported suite would not rebuild the same master";
     HIDDEN_TEXT_LEAK = "hidden_text_leak": "harness or evaluator text would reach a model bundle";
     BUNDLE_FILE_NAME = "bundle_file_name": "a case id that cannot name its own bundle file";
+    EXPORT = "export": "a case that cannot be written in an export format";
     // Worlds, machine overrides and expectations: documented in docs/diagnostics.md.
     SCHEMA_DEFINITION = "schema_definition": "a world schema declaration that cannot be used";
     UNKNOWN_SCHEMA = "unknown_schema": "a suite names a world schema that is not declared";
@@ -68,8 +69,8 @@ codes! {
     OVERRIDE_TOOL_UNAVAILABLE = "override_tool_unavailable": "an override names a tool the case does not make available";
     DUPLICATE_CHECK_ID = "duplicate_check_id": "two checks of one case with the same id";
     CHECK_DIMENSION_MISMATCH = "check_dimension_mismatch": "a check's dimension does not match its id letter";
-    CHECK_COUNT = "check_count": "a case without exactly one R, S and C check and at least one A check";
-    CHECK_NUMBERING = "check_numbering": "check ids not numbered R1, A1…An, S1, C1";
+    CHECK_COUNT = "check_count": "a case with more or fewer checks of a dimension than its grading wants";
+    CHECK_NUMBERING = "check_numbering": "the check ids of a dimension not numbered 1, 2, … in order";
     MISSING_CRITICAL = "missing_critical": "a case without a critical failure";
     INVALID_CLOCK = "invalid_clock": "a clock that is not an RFC 3339 time";
     UNKNOWN_TIMEZONE = "unknown_timezone": "a timezone that is not an IANA zone name";

@@ -8,6 +8,7 @@
 //! the large things it built are left to the exit rather than freed (`leave_to_exit`).
 
 mod bundle;
+mod export;
 mod fmt;
 mod replay;
 mod report;
@@ -26,6 +27,7 @@ use crate::source::{Origin, SourceDb};
 use crate::{Compilation, Depth};
 
 pub use self::bundle::{bundle, Outputs};
+pub use self::export::export_suite;
 pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
 pub use self::replay::{replay, verify, ReplayArgs, TRACE_SUFFIX};
 pub use self::report::report_results;
@@ -378,15 +380,25 @@ pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::R
     result
 }
 
-/// `casec import MASTER.json -o DIR`
-pub fn import(master: &Path, output: &Path, options: Report) -> u8 {
+/// `casec import MASTER.json -o DIR [--shape NAME]`, or `casec import TASKS.jsonl …`
+/// for the lines an export writes.
+pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report) -> u8 {
     let mut db = SourceDb::new();
     let mut diags = Vec::new();
     let Some(source) = load::read(master, crate::resolve::Role::Member, &mut diags) else {
         return report(&db, &diags, 0, options, &mut io::stderr());
     };
     let file = db.add(source.name, source.text, Origin::User);
-    match crate::import::import(&db, file) {
+    let lines = master.extension().is_some_and(|e| e == "jsonl");
+    let imported = if lines {
+        let name = master
+            .file_stem()
+            .map_or("imported".into(), |s| s.to_string_lossy());
+        crate::import::import_lines(&db, file, shape, &name)
+    } else {
+        crate::import::import_as(&db, file, shape)
+    };
+    match imported {
         Ok(files) => {
             let files: Vec<(String, Vec<u8>)> = files
                 .into_iter()

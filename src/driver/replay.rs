@@ -21,6 +21,10 @@ use super::{report, report_to_stderr, suite_folder, write_output, Format, Report
 /// The golden trace of a case: `<ID>.trace.jsonl` beside its `.case` file.
 pub const TRACE_SUFFIX: &str = ".trace.jsonl";
 
+/// A counter-example of a case: `<ID>.counter-<LABEL>.trace.jsonl` beside its `.case`
+/// file, a wrong run its machine checks must catch.
+pub const COUNTER_INFIX: &str = ".counter-";
+
 /// What `casec replay` was pointed at.
 pub struct ReplayArgs<'a> {
     /// A `.case` file, or a case id.
@@ -138,10 +142,19 @@ struct CaseReport {
     warnings: Vec<String>,
     /// What explains a failing golden trace: its failed calls.
     failed_calls: Vec<String>,
+    counters: Vec<Counter>,
+}
+
+/// A counter-example replayed: what caught it (nothing: an error).
+struct Counter {
+    label: String,
+    fails: Vec<String>,
+    triggers: Vec<String>,
 }
 
 /// `casec verify [SUITE]`: for every case with a world, replays its golden trace (which
-/// must pass every machine check and trigger no critical failure) and the empty trace
+/// must pass every machine check and trigger no critical failure), its counter-examples
+/// (each must fail a machine check or trigger a critical failure) and the empty trace
 /// (a warning when it too passes every machine check). A case without a golden trace
 /// is a warning, so verify is useful while traces are being written.
 pub fn verify(suite: &Path, options: Report) -> u8 {
@@ -192,6 +205,7 @@ fn verify_case(
         errors: Vec::new(),
         warnings: Vec::new(),
         failed_calls: Vec::new(),
+        counters: Vec::new(),
     };
     let empty = run(suite, case, sandbox, &[]);
     if findings(&empty).machine_failures().is_empty() {
@@ -229,7 +243,56 @@ fn verify_case(
             decided.triggered.join(", ")
         ));
     }
+    for (label, path) in counter_examples(&case_file, case.id.as_str()) {
+        let events = match read_trace(db, &path) {
+            Ok(events) => events,
+            Err(found) => {
+                diags.extend(found);
+                out.errors
+                    .push(format!("the counter-example `{label}` does not parse"));
+                continue;
+            }
+        };
+        let decided = findings(&run(suite, case, sandbox, &events));
+        let counter = Counter {
+            label,
+            fails: decided
+                .machine_failures()
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+            triggers: decided.triggered.clone(),
+        };
+        if counter.fails.is_empty() && counter.triggers.is_empty() {
+            out.errors.push(format!(
+                "the counter-example `{}` is not caught: it passes every machine check and triggers no critical failure",
+                counter.label
+            ));
+        }
+        out.counters.push(counter);
+    }
     out
+}
+
+/// The counter-examples beside a case file, by label, in label order.
+fn counter_examples(case_file: &Path, id: &str) -> Vec<(String, PathBuf)> {
+    let folder = case_file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let prefix = format!("{id}{COUNTER_INFIX}");
+    let mut found: Vec<(String, PathBuf)> = fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let label = name.strip_prefix(&prefix)?.strip_suffix(TRACE_SUFFIX)?;
+            (!label.is_empty()).then(|| (label.to_string(), entry.path()))
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// The calls of a run that failed, each with its event number (its line in the trace,
@@ -257,7 +320,12 @@ fn failed_calls(rt: &crate::runtime::Runtime) -> Vec<String> {
 }
 
 fn report_json(r: &CaseReport) -> serde_json::Value {
-    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "failed_calls": r.failed_calls })
+    let counters: Vec<serde_json::Value> = r
+        .counters
+        .iter()
+        .map(|c| json!({ "label": c.label, "caught": !(c.fails.is_empty() && c.triggers.is_empty()), "fails": c.fails, "triggers": c.triggers }))
+        .collect();
+    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "failed_calls": r.failed_calls, "counter_examples": counters })
 }
 
 fn human(reports: &[CaseReport], cases: usize) -> String {
@@ -272,15 +340,38 @@ fn human(reports: &[CaseReport], cases: usize) -> String {
         for n in &r.failed_calls {
             out.push_str(&format!("  note: {n}\n"));
         }
+        for c in r
+            .counters
+            .iter()
+            .filter(|c| !(c.fails.is_empty() && c.triggers.is_empty()))
+        {
+            let mut by = Vec::new();
+            if !c.fails.is_empty() {
+                by.push(format!("fails {}", c.fails.join(", ")));
+            }
+            if !c.triggers.is_empty() {
+                by.push(format!("triggers {}", c.triggers.join(", ")));
+            }
+            out.push_str(&format!(
+                "  counter-example {}: caught ({})\n",
+                c.label,
+                by.join("; ")
+            ));
+        }
         for w in &r.warnings {
             out.push_str(&format!("  warning: {w}\n"));
         }
     }
     let count = |f: &dyn Fn(&CaseReport) -> bool| reports.iter().filter(|r| f(r)).count();
     out.push_str(&format!(
-        "casec verify: {} of {cases} case(s) have a world; {} golden trace(s) pass, {} case(s) with errors, {} without a golden trace, {} not discriminating by state\n",
+        "casec verify: {} of {cases} case(s) have a world; {} golden trace(s) pass, {} counter-example(s) caught, {} case(s) with errors, {} without a golden trace, {} not discriminating by state\n",
         reports.len(),
         count(&|r| r.golden.is_some() && r.errors.is_empty()),
+        reports
+            .iter()
+            .flat_map(|r| &r.counters)
+            .filter(|c| !(c.fails.is_empty() && c.triggers.is_empty()))
+            .count(),
         count(&|r| !r.errors.is_empty()),
         count(&|r| r.golden.is_none() && r.errors.is_empty()),
         count(&|r| r.warnings.iter().any(|w| w.starts_with("the do-nothing"))),

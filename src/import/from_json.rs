@@ -152,6 +152,30 @@ impl Reader {
         out
     }
 
+    /// A suite of the reader's shape with nothing set.
+    pub fn empty_suite(&self, name: &str) -> Suite {
+        let shape = self.shape.clone();
+        Suite {
+            shape: shape.clone(),
+            name: Text::new(name, self.span),
+            values: vec![None; shape.suite_fields.len()],
+            system_prompt: None,
+            case_count: None,
+            categories: Vec::new(),
+            global_critical_failures: Vec::new(),
+            revision_notes: Vec::new(),
+            reports: Vec::new(),
+            result_template: None,
+            outcome_names: None,
+            tools: Vec::new(),
+            world_schema: None,
+            tags: Vec::new(),
+            cases: Vec::new(),
+            span: self.span,
+            root: None,
+        }
+    }
+
     pub fn suite(&mut self, root: &Value) -> Option<Suite> {
         let shape = self.shape.clone();
         let mut suite = Suite {
@@ -175,13 +199,7 @@ impl Reader {
         };
         let before = self.diags.len();
         self.suite_layout(&shape.master, root, "", &mut suite);
-        let mut tags: Vec<Name> = Vec::new();
-        for tag in suite.cases.iter().flat_map(|c| &c.tags) {
-            if !tags.iter().any(|t| t.as_str() == tag.as_str()) {
-                tags.push(tag.clone());
-            }
-        }
-        suite.tags = tags;
+        suite.tags = case_tags(&suite.cases);
         (self.diags.len() == before).then_some(suite)
     }
 
@@ -425,7 +443,8 @@ impl Reader {
         }
     }
 
-    fn case(&mut self, layout: &Layout, value: &Value, path: &str) -> Option<Case> {
+    /// One case laid out by `layout` (a master's case layout, an export's line).
+    pub fn case(&mut self, layout: &Layout, value: &Value, path: &str) -> Option<Case> {
         let shape = self.shape.clone();
         let mut case = Case {
             id: Text::new("", self.span),
@@ -487,7 +506,9 @@ impl Reader {
                     case.title = t;
                 }
             }
-            Source::Builtin(Builtin::AllChecks) => case.checks = self.checks(items, value, path),
+            Source::Builtin(Builtin::AllChecks) => {
+                case.checks = self.checks(items, value, path, None)
+            }
             // A case's tools are read from its tools field; the suite's fields are the
             // suite's.
             Source::Builtin(_) | Source::SuiteField(_) | Source::Part(_) => {}
@@ -574,7 +595,7 @@ impl Reader {
                 }
             }
             Kind::Checks => {
-                let checks = self.checks(items, value, path);
+                let checks = self.checks(items, value, path, Some(id));
                 case.checks.extend(checks);
             }
             Kind::Evidence => {
@@ -624,17 +645,34 @@ impl Reader {
         })
     }
 
-    fn checks(&mut self, items: Option<&Layout>, value: &Value, path: &str) -> Vec<Check> {
+    /// Checks as listed. Items without an id (a checks field laid out as its texts) are
+    /// the checks the field derives: its dimension's letter, numbered in order.
+    fn checks(
+        &mut self,
+        items: Option<&Layout>,
+        value: &Value,
+        path: &str,
+        field: Option<usize>,
+    ) -> Vec<Check> {
         let Some(list) = self.array(value, path) else {
             return Vec::new();
         };
+        let shape = self.shape.clone();
+        let derived = field.and_then(|f| shape.grading.derivations.iter().find(|d| d.field == f));
+        let dimension = derived.and_then(|d| shape.grading.dimension(d.dimension.as_str()));
         let mut out = Vec::with_capacity(list.len());
         for (i, item) in list.iter().enumerate() {
             let at = format!("{path}[{i}]");
             let Some(parts) = self.item(items, item, &at, Part::Requirement) else {
                 continue;
             };
-            let id = self.part_text(&parts, Part::Id, &at);
+            let id = match (parts.contains_key(&Part::Id), dimension) {
+                (false, Some(d)) => Some(Text::new(
+                    format!("{}{}", d.letter.as_str(), i + 1),
+                    self.span,
+                )),
+                _ => self.part_text(&parts, Part::Id, &at),
+            };
             let requirement = self.part_text(&parts, Part::Requirement, &at);
             let dimension = match parts.get(&Part::Dimension) {
                 Some(_) => self.part_text(&parts, Part::Dimension, &at),
@@ -660,6 +698,17 @@ impl Reader {
         }
         out
     }
+}
+
+/// Every tag the cases use, in order of first use: the suite's vocabulary.
+pub fn case_tags(cases: &[Case]) -> Vec<Name> {
+    let mut tags: Vec<Name> = Vec::new();
+    for tag in cases.iter().flat_map(|c| &c.tags) {
+        if !tags.iter().any(|t| t.as_str() == tag.as_str()) {
+            tags.push(tag.clone());
+        }
+    }
+    tags
 }
 
 fn part_name(part: Part) -> &'static str {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::diag::{codes, Diagnostic};
 use crate::lower::json_style::to_master_string;
-use crate::model::shape::Shape;
+use crate::model::shape::{ExportFormat, Shape};
 use crate::source::{FileId, SourceDb, Span};
 use crate::Compilation;
 
@@ -79,7 +79,8 @@ pub fn import_as(
         ))]);
     }
     names_are_writable(&suite, span)?;
-    let files = emit::emit(&suite);
+    let known = known_fields(&suite, &case_layout(&shape.master));
+    let files = emit::emit(&suite, &known);
     let rebuilt = Compilation::resolve_sources(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
     match rebuilt.master_json() {
         Some(master) if master == canonical => Ok(files),
@@ -92,23 +93,13 @@ pub fn import_as(
                 format!("the imported sources rebuild a different master at {difference}"),
             )])
         }
-        None => {
-            let first =
-                rebuilt
-                    .diagnostics
-                    .iter()
-                    .find(|d| d.is_error())
-                    .map_or(String::new(), |d| {
-                        let file = d
-                            .primary_span()
-                            .map_or("?".into(), |s| rebuilt.db.file(s.file).name.clone());
-                        format!(" ({file}: {})", d.message)
-                    });
-            Err(vec![round_trip_error(
-                span,
-                format!("the imported sources do not compile{first}"),
-            )])
-        }
+        None => Err(vec![round_trip_error(
+            span,
+            format!(
+                "the imported sources do not compile{}",
+                first_error(&rebuilt)
+            ),
+        )]),
     }
 }
 
@@ -169,6 +160,229 @@ fn master_shape(
             names.join(", ")
         ))]),
     }
+}
+
+/// Imports JSON Lines written by an export (DonnaBench's tasks config), one case per
+/// line, as a suite of the stdlib shape `shape` (or the one whose JSON Lines export
+/// has the first line's keys) named `name`. The cases' categories are the suite's, each
+/// declared with its number of cases. Like a master's import, it succeeds only when the
+/// sources export the very same lines again.
+pub fn import_lines(
+    db: &SourceDb,
+    file: FileId,
+    shape: Option<&str>,
+    name: &str,
+) -> Result<SuiteFiles, Vec<Diagnostic>> {
+    let text = &db.file(file).text;
+    let span = Span::new(file, 0..0);
+    let mut lines: Vec<(usize, serde_json::Value)> = Vec::new();
+    let mut diags = Vec::new();
+    for (i, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+    {
+        let at = db
+            .file(file)
+            .lines
+            .line_start(i.min(db.file(file).lines.line_count() - 1));
+        match serde_json::from_str(line) {
+            Ok(value) => lines.push((i + 1, value)),
+            Err(e) => diags.push(
+                Diagnostic::error(
+                    codes::MASTER_JSON,
+                    format!("line {}: invalid JSON: {e}", i + 1),
+                )
+                .primary(Span::new(file, at..at + line.len()), "not a JSON object")
+                .help("give JSON Lines: one JSON object per line"),
+            ),
+        }
+    }
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let first = lines.first().map(|(_, v)| v.clone()).unwrap_or_default();
+    let (shape, layout) = lines_shape(&first, shape, span)?;
+    let mut reader = from_json::Reader::new(file, shape.clone());
+    let mut suite = reader.empty_suite(name);
+    for (n, value) in &lines {
+        if let Some(case) = reader.case(&layout, value, &format!("line {n}")) {
+            suite.cases.push(case);
+        }
+    }
+    if !reader.diags.is_empty() {
+        return Err(reader.diags);
+    }
+    for case in &mut suite.cases {
+        from_json::underive(case, &shape);
+        if let Some(category) = &case.category {
+            match suite
+                .categories
+                .iter_mut()
+                .find(|c| c.name.as_str() == category.as_str())
+            {
+                Some(c) => {
+                    let n = c.count.value.as_u64().unwrap_or(0) + 1;
+                    c.count.value = n.into();
+                }
+                None => suite.categories.push(crate::model::Category {
+                    name: category.clone(),
+                    count: crate::model::Number {
+                        value: 1.into(),
+                        span,
+                    },
+                }),
+            }
+        }
+    }
+    suite.tags = from_json::case_tags(&suite.cases);
+    names_are_writable(&suite, span)?;
+    let known = known_fields(&suite, &[&layout]);
+    let files = emit::emit(&suite, &known);
+    let rebuilt = Compilation::resolve_sources(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let expected: String = lines
+        .iter()
+        .map(|(_, v)| format!("{}\n", serde_json::to_string(v).unwrap_or_default()))
+        .collect();
+    let exported = rebuilt
+        .suite
+        .as_ref()
+        .filter(|_| !rebuilt.has_errors())
+        .and_then(|s| {
+            let name = shape
+                .exports
+                .iter()
+                .find(|e| matches!(e.format, ExportFormat::JsonLines(_)))?;
+            match crate::lower::export::export(s, name.name.as_str())? {
+                Ok(crate::lower::export::Exported::Lines(text)) => Some(text),
+                _ => None,
+            }
+        });
+    match exported {
+        Some(text) if text == expected => Ok(files),
+        Some(_) => Err(vec![round_trip_error(
+            span,
+            "the imported sources export different lines".into(),
+        )]),
+        None => Err(vec![round_trip_error(
+            span,
+            format!(
+                "the imported sources do not compile{}",
+                first_error(&rebuilt)
+            ),
+        )]),
+    }
+}
+
+/// The case layouts inside a master layout: the item layouts of its `cases` entries.
+fn case_layout(master: &crate::model::shape::Layout) -> Vec<&crate::model::shape::Layout> {
+    use crate::model::shape::{Builtin, Slot, Source};
+    let mut out = Vec::new();
+    for entry in &master.entries {
+        match &entry.value {
+            Slot::Source {
+                source: Source::Builtin(Builtin::Cases),
+                items: Some(items),
+            } => out.push(items),
+            Slot::Object(inner) => out.extend(case_layout(inner)),
+            Slot::Source { .. } => {}
+        }
+    }
+    out
+}
+
+/// Which case fields an import has values for: those the case layouts hold, the text
+/// fields checks derive from (their value is a derived check's requirement), and the
+/// evidence field when the checks carry evidence.
+fn known_fields(
+    suite: &crate::model::Suite,
+    layouts: &[&crate::model::shape::Layout],
+) -> Vec<bool> {
+    use crate::model::shape::{Kind, Layout, Slot, Source};
+    fn walk(layout: &Layout, known: &mut [bool]) {
+        for entry in &layout.entries {
+            match &entry.value {
+                Slot::Source {
+                    source: Source::Field(id),
+                    ..
+                } => known[*id] = true,
+                Slot::Object(inner) => walk(inner, known),
+                Slot::Source { .. } => {}
+            }
+        }
+    }
+    let shape = &suite.shape;
+    let mut known = vec![false; shape.case_fields.len()];
+    for layout in layouts {
+        walk(layout, &mut known);
+    }
+    for derivation in &shape.grading.derivations {
+        known[derivation.field] = true;
+    }
+    if let Some(evidence) = shape.case_field(Kind::Evidence) {
+        known[evidence] = suite
+            .cases
+            .iter()
+            .flat_map(|c| &c.checks)
+            .any(|c| c.evidence.is_some());
+    }
+    known
+}
+
+/// The stdlib shape `named` (or the one whose JSON Lines export has exactly the keys of
+/// `first`), with that export's layout.
+fn lines_shape(
+    first: &serde_json::Value,
+    named: Option<&str>,
+    span: Span,
+) -> Result<(Arc<Shape>, crate::model::shape::Layout), Vec<Diagnostic>> {
+    let keys: Vec<&str> = first
+        .as_object()
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut candidates = Vec::new();
+    for shape in crate::resolve::stdlib_shapes() {
+        for export in &shape.exports {
+            if let ExportFormat::JsonLines(layout) = &export.format {
+                let same = layout
+                    .entries
+                    .iter()
+                    .map(|e| e.key.as_str())
+                    .eq(keys.iter().copied());
+                let wanted = named.map_or(same, |n| n == shape.name.as_str());
+                if wanted {
+                    candidates.push((shape.clone(), layout.clone()));
+                }
+            }
+        }
+    }
+    match candidates.len() {
+        1 => Ok(candidates.remove(0)),
+        _ => Err(vec![Diagnostic::error(
+            codes::MASTER_JSON,
+            "cannot tell which shape these lines follow",
+        )
+        .primary(
+            span,
+            "no stdlib shape exports lines with exactly these keys (or several do)",
+        )
+        .help(
+            "name the shape with `--shape` (a shape with a `jsonl` export, such as std.donnabench)",
+        )]),
+    }
+}
+
+fn first_error(compilation: &Compilation) -> String {
+    compilation
+        .diagnostics
+        .iter()
+        .find(|d| d.is_error())
+        .map_or(String::new(), |d| {
+            let file = d
+                .primary_span()
+                .map_or("?".into(), |s| compilation.db.file(s.file).name.clone());
+            format!(" ({file}: {})", d.message)
+        })
 }
 
 fn round_trip_error(span: Span, message: String) -> Diagnostic {

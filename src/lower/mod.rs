@@ -4,12 +4,16 @@
 //! * [`bundle`]: blinded model bundles and their index, in the same style, released
 //!   only once [`blinding`] has proved that no hidden text reached them.
 //! * [`sandbox`]: per-case sandbox initialisation (world, overrides, expectations).
+//! * [`export`]: other benchmarks' formats, as the shape's `export`s declare them.
+//! * [`layout`]: the layout engine the master, bundles, result records and exports
+//!   are rendered by.
 //!
 //! Lowering only runs on a model without errors. The master cannot fail; bundles fail
 //! with diagnostics when they would leak or could not be written as distinct files.
 
 mod blinding;
 pub mod bundle;
+pub mod export;
 pub mod json_style;
 pub mod layout;
 pub mod master;

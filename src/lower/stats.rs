@@ -6,7 +6,7 @@ use serde_json::{json, Value as Json};
 
 use crate::model::{Case, Suite};
 
-use crate::model::expect::{critical_id, Decided};
+use crate::model::expect::Decided;
 
 /// Counts of one kind of item (checks or critical failures).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -122,7 +122,7 @@ pub fn suite_stats(suite: &Suite) -> Stats {
                 categories.len() - 1
             }
         };
-        tally_case(case, &mut categories[index], &mut dimensions);
+        tally_case(suite, case, &mut categories[index], &mut dimensions);
     }
     let mut total = Row::named("total");
     for row in &categories {
@@ -135,7 +135,7 @@ pub fn suite_stats(suite: &Suite) -> Stats {
     }
 }
 
-fn tally_case(case: &Case, row: &mut Row, dimensions: &mut Vec<Row>) {
+fn tally_case(suite: &Suite, case: &Case, row: &mut Row, dimensions: &mut Vec<Row>) {
     row.cases += 1;
     row.modelled += usize::from(case.sandbox.is_some());
     for check in &case.checks {
@@ -154,11 +154,11 @@ fn tally_case(case: &Case, row: &mut Row, dimensions: &mut Vec<Row>) {
         };
         dimensions[index].checks.add(decided);
     }
-    for i in 0..case.critical_failures.len() {
+    for critical in suite.criticals(case) {
         let decided = case
             .sandbox
             .as_ref()
-            .map(|s| s.decided(&critical_id(i), false));
+            .map(|s| s.decided(&critical.id, critical.global));
         row.criticals.add(decided);
     }
 }

@@ -162,8 +162,72 @@ pub enum Assertion {
     InOrder(Vec<Step>),
     OnlyAfter(Vec<Step>),
     Asked,
+    /// `file "PATH" { … }`: a file the run leaves, and what it holds.
+    File(FileExpectation),
     Any(Vec<Assertion>),
     Not(Vec<Assertion>),
+}
+
+/// `file "PATH" { contains "…"; csv { … } }`: at the end, the suite's file store holds
+/// a file at exactly PATH, and its content holds these texts and this table.
+#[derive(Clone, Debug)]
+pub struct FileExpectation {
+    pub store: FileStore,
+    pub path: Text,
+    pub contains: Vec<Text>,
+    pub csv: Option<CsvExpectation>,
+}
+
+/// Where a suite keeps files: the collection and fields its file tools work on.
+#[derive(Clone, Debug)]
+pub struct FileStore {
+    pub collection: Name,
+    pub path_field: Name,
+    pub content_field: Name,
+}
+
+/// `csv { columns …; rows N; row { COLUMN VALUE [within T]; … } }`: the content read
+/// as CSV with a header row.
+#[derive(Clone, Debug, Default)]
+pub struct CsvExpectation {
+    /// The header, in order (empty: any).
+    pub columns: Vec<Name>,
+    /// How many data rows.
+    pub rows: Option<Count>,
+    /// Rows that must be present: each holds when some data row matches every cell.
+    pub rows_with: Vec<Vec<CellExpectation>>,
+}
+
+/// One cell of a row that must be present: equal to VALUE (numbers as numbers, text as
+/// the sandbox compares text), or within TOLERANCE of it.
+#[derive(Clone, Debug)]
+pub struct CellExpectation {
+    pub column: Name,
+    pub value: Text,
+    pub within: Option<f64>,
+}
+
+impl CellExpectation {
+    /// Whether a cell's text satisfies the expectation.
+    pub fn holds(&self, cell: &str) -> bool {
+        let number = |s: &str| s.trim().parse::<f64>().ok().filter(|n| n.is_finite());
+        match (number(cell), number(self.value.as_str())) {
+            (Some(actual), Some(expected)) => {
+                (actual - expected).abs() <= self.within.unwrap_or(0.0)
+            }
+            _ => self.within.is_none() && same_text(cell, self.value.as_str()),
+        }
+    }
+}
+
+/// Text as the sandbox compares it: without regard to case, runs of white space as one.
+pub fn same_text(a: &str, b: &str) -> bool {
+    let words = |s: &str| {
+        s.split_whitespace()
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+    };
+    words(a) == words(b)
 }
 
 #[derive(Clone, Debug)]
@@ -258,7 +322,16 @@ impl Sandbox {
     }
 }
 
-/// The id of the `index`-th critical failure (from 0): F1, F2, …
+/// The id of the `index`-th critical failure of a case (from 0): F1, F2, …
 pub fn critical_id(index: usize) -> String {
     format!("F{}", index + 1)
 }
+
+/// The id of the `index`-th critical failure of the suite (from 0), which every case
+/// inherits: GF1, GF2, …
+pub fn global_critical_id(index: usize) -> String {
+    format!("GF{}", index + 1)
+}
+
+/// The letters of critical failure ids, which no check dimension may use.
+pub const CRITICAL_LETTERS: [&str; 2] = ["F", "GF"];

@@ -134,6 +134,39 @@ impl Suite {
     pub fn value(&self, id: shape::FieldId) -> Option<&Value> {
         self.values.get(id)?.as_ref()
     }
+
+    /// Every critical failure that applies to `case`: its own (F1, F2, …), then the
+    /// suite's (GF1, GF2, …), which a case inherits.
+    pub fn criticals<'a>(&'a self, case: &'a Case) -> Vec<Critical<'a>> {
+        let own = case
+            .critical_failures
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Critical {
+                id: expect::critical_id(i),
+                text,
+                global: false,
+            });
+        let global = self
+            .global_critical_failures
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Critical {
+                id: expect::global_critical_id(i),
+                text,
+                global: true,
+            });
+        own.chain(global).collect()
+    }
+}
+
+/// A critical failure that applies to a case.
+#[derive(Clone, Debug)]
+pub struct Critical<'a> {
+    pub id: String,
+    pub text: &'a Text,
+    /// The suite's, inherited: judged by a reader unless the case's `forbid` decides it.
+    pub global: bool,
 }
 
 #[derive(Clone, Debug)]

@@ -601,18 +601,13 @@ pub enum FileContent {
     Text(Source),
     Json(Layout),
     Yaml(Layout),
-    /// The world's file records (a collection with a path and a content field), each
-    /// written at its path under this folder.
+    /// The files of the case's world in the suite's file store (the collection its
+    /// `files.*` tools work on), each written at its path under this folder; with
+    /// `from "/workspace"`, only the files under that folder, at their path inside it.
     Seed {
-        collection: Name,
-        path_field: Name,
-        content_field: Name,
+        from: Option<Text>,
     },
-    /// The case's machine expectations over those files, and a program that checks a
-    /// produced workspace against them.
-    Evaluator {
-        collection: Name,
-        path_field: Name,
-        content_field: Name,
-    },
+    /// The case's expectations over the files a run leaves (`file` assertions), and a
+    /// program that checks a produced workspace against them.
+    Evaluator,
 }

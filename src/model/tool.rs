@@ -124,6 +124,39 @@ pub enum Service {
     Http(Http),
 }
 
+/// The file store the tools' `files.*` services work on, when they agree on one:
+/// `Some(Err(..))` names two that differ.
+pub fn file_store(tools: &[Tool]) -> Option<Result<crate::model::expect::FileStore, (Name, Name)>> {
+    let mut found: Option<(&Tool, crate::model::expect::FileStore)> = None;
+    for tool in tools {
+        let Binding::Service(service) = &tool.binding else {
+            continue;
+        };
+        let Service::Files(f) = service.as_ref() else {
+            continue;
+        };
+        let store = crate::model::expect::FileStore {
+            collection: f.files.clone(),
+            path_field: f.path_field.clone(),
+            content_field: f.content_field.clone(),
+        };
+        // The same store written in several tools: names compare by their text.
+        let same = |a: &crate::model::expect::FileStore, b: &crate::model::expect::FileStore| {
+            a.collection.as_str() == b.collection.as_str()
+                && a.path_field.as_str() == b.path_field.as_str()
+                && a.content_field.as_str() == b.content_field.as_str()
+        };
+        match &found {
+            None => found = Some((tool, store)),
+            Some((first, known)) if !same(known, &store) => {
+                return Some(Err((first.name.clone(), tool.name.clone())));
+            }
+            Some(_) => {}
+        }
+    }
+    found.map(|(_, store)| Ok(store))
+}
+
 impl Service {
     fn managed_collections(&self) -> Vec<&str> {
         match self {

@@ -4,9 +4,10 @@
 //! Checks come in two modes, both following the shape's grading. Without explicit ids,
 //! each derivation makes checks in order: a text field one (`need` is R1), a checks
 //! field one per statement (`check` lines are A1, A2, …); a check derived from a field
-//! the case inherits rather than writes is marked inherited. As soon as one `check`
-//! carries an id, the case lists every check itself, in order, and each takes its
-//! dimension from its id's letter (or its own `dimension`).
+//! the case inherits rather than writes is marked inherited. As soon as one check
+//! statement (of any checks field) carries an id, the case lists every check itself, in
+//! the order written, and each takes its dimension from its id's letter (or its own
+//! `dimension`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -383,16 +384,18 @@ fn checks(
     missing: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Check>> {
     let shape = cx.shape;
-    let written: Vec<WrittenCheck> = shape
-        .case_field(Kind::Checks)
-        .and_then(|f| match &found[f] {
-            Some(Found {
-                given: Given::Checks(checks),
-                ..
-            }) => Some(checks.clone()),
-            _ => None,
-        })
-        .unwrap_or_default();
+    // Every `check`-like statement, with the checks field it was written in (a shape
+    // may have several: DonnaBench's positive and negative checks).
+    let mut written: Vec<(usize, WrittenCheck)> = Vec::new();
+    for (field, value) in found.iter().enumerate() {
+        if let Some(Found {
+            given: Given::Checks(checks),
+            ..
+        }) = value
+        {
+            written.extend(checks.iter().cloned().map(|c| (field, c)));
+        }
+    }
     let evidence: Vec<(String, Text)> = shape
         .case_field(Kind::Evidence)
         .and_then(|f| match &found[f] {
@@ -409,7 +412,7 @@ fn checks(
         wants_evidence: shape.case_field(Kind::Evidence).is_some(),
     };
     let before = (diags.len(), missing.len());
-    let out = if written.iter().any(|c| c.id.is_some()) {
+    let out = if written.iter().any(|(_, c)| c.id.is_some()) {
         builder.explicit(written, diags, missing)
     } else {
         builder.derived(statements, found, written, missing)
@@ -473,16 +476,18 @@ impl Builder<'_> {
         }
     }
 
+    /// Checks with their own ids, in the order written.
     fn explicit(
         &self,
-        written: Vec<WrittenCheck>,
+        mut written: Vec<(usize, WrittenCheck)>,
         diags: &mut Vec<Diagnostic>,
         missing: &mut Vec<Diagnostic>,
     ) -> Option<Vec<Check>> {
         let grading = &self.cx.shape.grading;
+        written.sort_by_key(|(_, c)| (c.span.file, c.span.start));
         let mut out = Vec::with_capacity(written.len());
         let mut failed = false;
-        for check in written {
+        for (field, check) in written {
             let Some(cid) = check.id else {
                 failed = true;
                 diags.push(
@@ -516,7 +521,7 @@ impl Builder<'_> {
                     continue;
                 }
             };
-            let origin = (check.span, self.cx.shape.case_field(Kind::Checks));
+            let origin = (check.span, Some(field));
             out.extend(self.check(
                 cid,
                 dimension,
@@ -534,7 +539,7 @@ impl Builder<'_> {
         &self,
         statements: &[Statement],
         found: &[Option<Found>],
-        written: Vec<WrittenCheck>,
+        written: Vec<(usize, WrittenCheck)>,
         missing: &mut Vec<Diagnostic>,
     ) -> Option<Vec<Check>> {
         let shape = self.cx.shape;
@@ -573,7 +578,8 @@ impl Builder<'_> {
                     ));
                 }
                 (Kind::Checks, _) => {
-                    for (n, check) in written.iter().enumerate() {
+                    let of_field = written.iter().filter(|(f, _)| *f == derivation.field);
+                    for (n, (_, check)) in of_field.enumerate() {
                         let id = self.name(&format!("{letter}{}", n + 1), check.span);
                         let dim = check
                             .dimension

@@ -197,6 +197,8 @@ fn read_statements(
         (diags.len() == before).then_some(texts)
     };
     Some(match field.kind {
+        // A word from a vocabulary may be written bare (`check_on state`).
+        Kind::Text if !field.one_of.is_empty() => Given::Plain(Value::Text(one_word(one, diags)?)),
         Kind::Text => Given::Plain(Value::Text(values::text(one, diags)?)),
         Kind::Texts => Given::Plain(Value::Texts(each(&|s, d| values::text(s, d), diags)?)),
         Kind::Names => Given::Plain(Value::Names(values::names(one, diags)?)),
@@ -224,6 +226,25 @@ fn read_statements(
         Kind::Revisions => Given::Revisions(all_of(statements, revision, diags)?),
         Kind::Reports => Given::Reports(all_of(statements, report, diags)?),
     })
+}
+
+/// One name or string.
+fn one_word(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> {
+    let words = values::words(statement, diags)?;
+    match words.as_slice() {
+        [one] => Some(one.clone()),
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!("`{}` takes one word", statement.name()),
+                )
+                .primary(statement.span, "expected one name or string")
+                .help(format!("write it as `{} WORD`", statement.name())),
+            );
+            None
+        }
+    }
 }
 
 fn all_of<T>(

@@ -204,7 +204,11 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         .map(|t| t.name.clone())
         .chain(broken_tools)
         .collect();
-    let worlds = world::SuiteWorld::new(schema.clone(), &tools);
+    let worlds = world::SuiteWorld::new(
+        schema.clone(),
+        &tools,
+        header.global_critical_failures.len(),
+    );
     let cx = case::Context::new(
         &shape,
         &suite_defaults,

@@ -340,7 +340,9 @@ fn read_fields<'a>(
             diags.push(super::duplicate("field", &field.key, first.key.span));
             continue;
         }
-        if !field.kind.plain() {
+        // A shape may have several checks fields (each derived into its own
+        // dimension); every other semantic kind means one thing, once.
+        if !field.kind.plain() && field.kind != Kind::Checks {
             if let Some(first) = out.iter().find(|f| f.kind == field.kind) {
                 diags.push(
                     shape_error(
@@ -1127,7 +1129,7 @@ fn export_file(
     cx: &LayoutCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ExportFile> {
-    let usage = "file \"PATH\" text|json|yaml SOURCE-OR-BLOCK`, `seed \"FOLDER\" COLLECTION PATH_FIELD CONTENT_FIELD` or `evaluator \"FOLDER\" COLLECTION PATH_FIELD CONTENT_FIELD";
+    let usage = "file \"PATH\" text SOURCE`, `file \"PATH\" json|yaml { layout }`, `seed \"FOLDER\" [from \"/PREFIX\"]` or `evaluator \"FOLDER\"";
     let bad = |diags: &mut Vec<Diagnostic>| {
         diags.push(
             Diagnostic::error(
@@ -1147,11 +1149,34 @@ fn export_file(
         return None;
     };
     let path = values::text_of(path);
+    // `seed "FOLDER" from "/PREFIX"` ends with a string; every other value is a name.
+    let rest = match (statement.name(), rest) {
+        ("seed", [from, prefix]) if prefix.as_str().is_some() => std::slice::from_ref(from),
+        _ => rest,
+    };
     let names: Vec<Name> = rest
         .iter()
         .filter(|v| v.as_ident().is_some())
         .map(values::text_of)
         .collect();
+    if names.len() != rest.len() {
+        bad(diags);
+        return None;
+    }
+    // The path is inside the case's folder: relative, and never climbing out.
+    let inside = !path.as_str().is_empty()
+        && !path.as_str().starts_with('/')
+        && path
+            .as_str()
+            .split(['/', '\\'])
+            .all(|part| !part.is_empty() && part != "..");
+    if !inside {
+        diags.push(
+            shape_error(format!("`{}` is not a path inside a case's folder", path.as_str()), path.span, "an export writes here")
+                .help("write a relative path of names separated by `/`, such as `evaluator` or `meta/task.yaml`"),
+        );
+        return None;
+    }
     let content = match (statement.name(), names.as_slice()) {
         ("file", [format, source]) if format.as_str() == "text" => {
             let (source, _) = self::source(source, context, cx, diags)?;
@@ -1165,26 +1190,17 @@ fn export_file(
                 FileContent::Yaml(layout)
             }
         }
-        ("seed" | "evaluator", [collection, path_field, content_field]) => {
-            let (collection, path_field, content_field) = (
-                collection.clone(),
-                path_field.clone(),
-                content_field.clone(),
-            );
-            if statement.name() == "seed" {
-                FileContent::Seed {
-                    collection,
-                    path_field,
-                    content_field,
-                }
-            } else {
-                FileContent::Evaluator {
-                    collection,
-                    path_field,
-                    content_field,
-                }
+        ("seed", []) => FileContent::Seed { from: None },
+        ("seed", [word]) if word.as_str() == "from" => match statement.values.get(2) {
+            Some(v) if v.as_str().is_some_and(|p| p.starts_with('/')) => FileContent::Seed {
+                from: Some(values::text_of(v)),
+            },
+            _ => {
+                bad(diags);
+                return None;
             }
-        }
+        },
+        ("evaluator", []) => FileContent::Evaluator,
         _ => {
             bad(diags);
             return None;

@@ -4,7 +4,7 @@
 //! `MISSING_ARGUMENT`, a value of the wrong type `INVALID_ARGUMENT`; each result names
 //! the argument (`"argument": "operation"`) and says what was expected, so a model can
 //! correct its call. `null` stands for an optional argument left out. Values are read
-//! as [`values::from_json`] reads them, so every spelling a service accepts passes here.
+//! as [`super::values::from_json`] reads them, so every spelling a service accepts passes here.
 //! A `fields` object is only checked to be an object: its fields are typed by the
 //! service that writes them, against the collection the call names.
 

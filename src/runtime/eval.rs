@@ -3,10 +3,14 @@
 //! events in order. Conditions on records read the final state; `fields.` conditions
 //! on calls follow references through the final state too.
 
-use crate::model::expect::{Assertion, CallOutcome, Count, Step};
+use crate::model::expect::{
+    Assertion, CallOutcome, CellExpectation, Count, CsvExpectation, FileExpectation, Step,
+};
+use crate::model::value::FieldValue;
 
 use super::conditions::{call_matches, record_matches};
 use super::state::{Rec, State};
+use super::values::normalize;
 use super::{Event, Runtime};
 
 /// Whether every assertion holds after the run.
@@ -81,9 +85,67 @@ pub fn holds(assertion: &Assertion, rt: &Runtime) -> bool {
         Assertion::InOrder(steps) => in_order(rt, steps),
         Assertion::OnlyAfter(steps) => only_after(rt, steps),
         Assertion::Asked => rt.events.iter().any(is_scripted_question),
+        Assertion::File(file) => file_holds(file, state),
         Assertion::Any(inner) => inner.iter().any(|a| holds(a, rt)),
         Assertion::Not(inner) => !holds_all(inner, rt),
     }
+}
+
+/// A file at exactly the path, holding every text and the table expected.
+fn file_holds(file: &FileExpectation, state: &State) -> bool {
+    let store = &file.store;
+    let text = |r: &Rec, field: &str| match r.field(field) {
+        Some(FieldValue::Text(t)) => Some(t.clone()),
+        _ => None,
+    };
+    let found = state
+        .in_collection(store.collection.as_str())
+        .find(|r| text(r, store.path_field.as_str()).as_deref() == Some(file.path.as_str()));
+    let Some(content) = found.and_then(|r| text(r, store.content_field.as_str())) else {
+        return false;
+    };
+    let normalized = normalize(&content);
+    file.contains
+        .iter()
+        .all(|t| normalized.contains(&normalize(t.as_str())))
+        && file
+            .csv
+            .as_ref()
+            .is_none_or(|csv| table_holds(csv, &content))
+}
+
+/// The content as CSV with a header row: the columns, the row count and the rows.
+fn table_holds(csv: &CsvExpectation, content: &str) -> bool {
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(content.as_bytes());
+    let Ok(header) = reader.headers().cloned() else {
+        return false;
+    };
+    let header: Vec<String> = header.iter().map(|h| h.trim().to_string()).collect();
+    let Ok(rows) = reader.records().collect::<Result<Vec<_>, _>>() else {
+        return false;
+    };
+    let columns_hold = csv.columns.is_empty()
+        || csv
+            .columns
+            .iter()
+            .map(|c| c.as_str())
+            .eq(header.iter().map(String::as_str));
+    let rows_hold = csv
+        .rows
+        .as_ref()
+        .is_none_or(|count| counts(count, rows.len()));
+    let row_holds = |cells: &Vec<CellExpectation>| {
+        rows.iter().any(|row| {
+            cells.iter().all(|cell| {
+                let at = header.iter().position(|h| h == cell.column.as_str());
+                at.and_then(|i| row.get(i)).is_some_and(|v| cell.holds(v))
+            })
+        })
+    };
+    columns_hold && rows_hold && csv.rows_with.iter().all(row_holds)
 }
 
 fn counts(count: &Count, n: usize) -> bool {

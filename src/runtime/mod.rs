@@ -131,6 +131,7 @@ struct Request {
 
 /// The sandbox of one case while it runs.
 pub struct Runtime<'a> {
+    pub suite: &'a Suite,
     pub case: &'a Case,
     pub sandbox: &'a Sandbox,
     pub zone: Tz,
@@ -139,9 +140,6 @@ pub struct Runtime<'a> {
     pub events: Vec<Event>,
     /// The tools the case offers, with their declarations.
     tools: Vec<&'a Tool>,
-    /// Every tool of the suite, for what bindings share (which tool manages which
-    /// collection).
-    suite_tools: &'a [Tool],
     /// How many calls each override matched so far, by its position.
     matched: Vec<u64>,
     requests: HashMap<String, Request>,
@@ -162,6 +160,7 @@ impl<'a> Runtime<'a> {
             .filter_map(|t| suite.tools.iter().find(|c| c.name.as_str() == t.as_str()))
             .collect();
         Runtime {
+            suite,
             case,
             sandbox,
             // `casec check` refuses an unknown zone, so the fallback (UTC) only guards an
@@ -171,7 +170,7 @@ impl<'a> Runtime<'a> {
             state,
             events: Vec::new(),
             tools,
-            suite_tools: &suite.tools,
+
             matched: vec![0; sandbox.overrides.len()],
             requests: HashMap::new(),
             responses: HashMap::new(),
@@ -200,7 +199,8 @@ impl<'a> Runtime<'a> {
 
     /// The tool other than `except` whose own binding changes `collection`, if any.
     pub fn manager_of(&self, collection: &str, except: &str) -> Option<&'a Tool> {
-        self.suite_tools
+        self.suite
+            .tools
             .iter()
             .find(|t| t.name.as_str() != except && t.managed_collections().contains(&collection))
     }

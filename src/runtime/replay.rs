@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::lower::layout::{Cx, Run, View};
 use crate::model::expect::Expectation;
-use crate::model::expect::{critical_id, Decided, Sandbox};
+use crate::model::expect::{Decided, Sandbox};
 use crate::model::shape::Verdict;
 use crate::model::{Case, Suite};
 
@@ -125,8 +125,9 @@ pub fn findings(rt: &Runtime) -> Findings {
         })
         .collect();
     let (mut triggered, mut pending) = (Vec::new(), Vec::new());
-    for id in (0..rt.case.critical_failures.len()).map(critical_id) {
-        let decided = sandbox.decided(&id, false);
+    for critical in rt.suite.criticals(rt.case) {
+        let id = critical.id;
+        let decided = sandbox.decided(&id, critical.global);
         let machine = matches!(decided, Decided::Machine | Decided::Both);
         if machine && groups_hold(&sandbox.forbidden, &id, rt) {
             triggered.push(id);

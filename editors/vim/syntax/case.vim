@@ -25,7 +25,7 @@ syn region caseTextBlock start=+"""+ end=+"""+ contains=caseEscape,@Spell
 exe 'syn match caseNumber "' . s:start . '-\?\d\+\%(\.\d\+\)\?' . s:end . '"'
 exe 'syn match caseCaseId "' . s:start . '[A-Z][A-Z0-9]*-\d\+' . s:end . '"'
 exe 'syn match caseOutcome "' . s:start . '\%(PASS\|FAIL\|NOT_TESTED\)' . s:end . '"'
-exe 'syn match caseDimension "' . s:start . '\%(execution_and_evidence\|communication\|final_state\|recognition\|requirement\|goal\)' . s:end . '"'
+exe 'syn match caseDimension "' . s:start . '\%(execution_and_evidence\|communication\|final_state\|recognition\|requirement\|artifact\|negative\|positive\|recovery\|goal\)' . s:end . '"'
 exe 'syn match caseConstant "' . s:start . '\%(true\|false\|null\)' . s:end . '"'
 syn match caseComma contained ","
 syn match caseSeparator ";"
@@ -37,7 +37,7 @@ syn match caseDeclName contained "[A-Za-z_][A-Za-z0-9_.-]*"
 " Statement keys inside blocks: at the start of a line or after `{` or `;`. Later
 " definitions win, so the generic key comes first.
 exe 'syn match caseKey contained "' . s:key_at . '[A-Za-z_][A-Za-z0-9_.-]*"'
-exe 'syn match caseFieldKey contained "' . s:key_at . '\%(incomplete_run_reporting\|official_complete_run\|ground_truth_policy\|category_pass_rate\|system_instruction\|overall_pass_rate\|design_reference\|unscripted_reply\|result_template\|communication\|record_access\|system_prompt\|tool_behavior\|conversation\|human_review\|world_schema\|data_status\|description\|instruction\|permissions\|preferences\|side_effect\|background\|case_count\|created_on\|idempotent\|assistant\|dimension\|pass_rule\|argument\|behavior\|critical\|evidence\|followup\|language\|outcomes\|override\|revision\|timezone\|adapter\|commits\|context\|purpose\|request\|respond\|returns\|scoring\|service\|version\|create\|delete\|expect\|forbid\|refuse\|report\|result\|review\|update\|verify\|after\|allow\|asked\|check\|clock\|error\|facts\|final\|notes\|order\|reply\|shape\|times\|tools\|world\|goal\|need\|read\|tags\|user\|when\)' . s:end . '"'
+exe 'syn match caseFieldKey contained "' . s:key_at . '\%(incomplete_run_reporting\|official_complete_run\|ground_truth_policy\|category_pass_rate\|system_instruction\|expected_behavior\|overall_pass_rate\|design_reference\|unscripted_reply\|opening_message\|result_template\|check_negative\|check_positive\|why_it_matters\|communication\|record_access\|system_prompt\|tool_behavior\|capabilities\|conversation\|human_review\|world_schema\|data_status\|description\|instruction\|permissions\|preferences\|side_effect\|background\|capability\|case_count\|created_on\|idempotent\|recurrence\|assistant\|dimension\|max_steps\|pass_rule\|situation\|argument\|artifact\|behavior\|check_on\|critical\|evidence\|followup\|language\|outcomes\|override\|recovery\|revision\|timezone\|adapter\|commits\|context\|outputs\|persona\|purpose\|request\|respond\|returns\|scoring\|service\|version\|create\|delete\|domain\|expect\|forbid\|refuse\|report\|result\|review\|update\|verify\|after\|allow\|asked\|check\|clock\|error\|facts\|final\|judge\|notes\|order\|reply\|shape\|times\|tools\|world\|goal\|need\|read\|tags\|user\|when\)' . s:end . '"'
 exe 'syn match caseFieldKey contained "' . s:key_at . '\%(profile\|category\)' . s:end . '" nextgroup=caseRefName skipwhite'
 syn match caseRefName contained "[A-Za-z_][A-Za-z0-9_.-]*"
 exe 'syn match caseCheckId contained "\%(\<check\s\+\)\@<=[A-Za-z]\+\d\+' . s:end . '"'

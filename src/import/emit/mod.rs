@@ -3,7 +3,7 @@
 //! The suite block gets the shape's suite fields in declaration order (dotted keys
 //! grouped into their blocks), then the vocabulary and the defaults every case starts
 //! from. Every value cases inherit is placed at the highest level where it is shared
-//! ([`plan`]); a case deviates from its inherited value by an explicit statement.
+//! ([`plan()`]); a case deviates from its inherited value by an explicit statement.
 //! Checks are written in the short form the shape's derivations give (`need`, `check
 //! "…"`, `final`) when they follow it (`underive`), and with explicit ids otherwise.
 
@@ -23,22 +23,23 @@ pub use writer::is_ident;
 use writer::{word, Writer};
 
 /// The `.case` files of a suite: `suite.case` first, then one file per case (in a
-/// folder per category), as `(relative path, text)`.
-pub fn emit(suite: &Suite) -> Vec<(String, String)> {
+/// folder per category), as `(relative path, text)`. `known[f]` says whether the input
+/// gave case field `f` (a field its layout does not hold is left to its default).
+pub fn emit(suite: &Suite, known: &[bool]) -> Vec<(String, String)> {
     let shape = &suite.shape;
     let profile = shape
         .import
         .profile
         .as_ref()
         .and_then(|p| crate::resolve::stdlib_defaults(p.as_str(), &suite.shape));
-    let plan = plan(suite, profile.as_ref());
+    let plan = plan(suite, profile.as_ref(), known);
     let mut files = vec![("suite.case".to_string(), suite_file(suite, &plan))];
     for case in &suite.cases {
         let path = match &case.category {
             Some(category) => format!("{}/{}.case", category.as_str(), case.id.as_str()),
             None => format!("{}.case", case.id.as_str()),
         };
-        files.push((path, case_file(case, shape, &plan)));
+        files.push((path, case_file(case, shape, &plan, known)));
     }
     files
 }
@@ -328,7 +329,7 @@ fn inline(value: &Value) -> String {
     }
 }
 
-fn case_file(case: &Case, shape: &Shape, plan: &Plan) -> String {
+fn case_file(case: &Case, shape: &Shape, plan: &Plan, known: &[bool]) -> String {
     let mut w = Writer::new();
     w.open(&format!(
         "case {} {}",
@@ -337,6 +338,9 @@ fn case_file(case: &Case, shape: &Shape, plan: &Plan) -> String {
     ));
     let derived = case.checks.iter().all(|c| c.source.is_some());
     for (id, field) in shape.case_fields.iter().enumerate() {
+        if !known.get(id).copied().unwrap_or(false) {
+            continue;
+        }
         if field.inherited {
             inherited_field(&mut w, case, shape, plan, id);
             continue;
@@ -395,11 +399,14 @@ fn case_file(case: &Case, shape: &Shape, plan: &Plan) -> String {
                     w.text(key, critical.as_str());
                 }
             }
-            _ => {
-                if let Some(value) = case.value(id) {
-                    plain(&mut w, key, value);
+            _ => match case.value(id) {
+                // A word of the field's vocabulary is written bare (`check_on state`).
+                Some(crate::model::Value::Text(t)) if !field.one_of.is_empty() => {
+                    w.line(&format!("{key} {}", word(t.as_str())));
                 }
-            }
+                Some(value) => plain(&mut w, key, value),
+                None => {}
+            },
         }
     }
     w.close();
@@ -484,7 +491,20 @@ fn checks(
         }
         return;
     }
-    for check in &case.checks {
+    // Each check goes under the checks field it came from, else the one its dimension
+    // is derived from, else the first.
+    let home = |check: &Check| {
+        check.source.or_else(|| {
+            let derived = grading.derivations.iter().find(|d| {
+                d.dimension.as_str() == check.dimension.as_str()
+                    && shape.case_fields[d.field].kind == Kind::Checks
+            });
+            derived
+                .map(|d| d.field)
+                .or_else(|| shape.case_field(Kind::Checks))
+        })
+    };
+    for check in case.checks.iter().filter(|c| home(c) == Some(field)) {
         let from_id = grading
             .dimension_of_id(check.id.as_str())
             .map(|d| d.name.as_str());

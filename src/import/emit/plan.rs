@@ -113,9 +113,9 @@ impl Plan {
     }
 }
 
-/// The slots of a shape: its inherited fields, an evidence field once per dimension of
-/// the grading and of the checks.
-fn slots(suite: &Suite) -> Vec<Slot> {
+/// The slots of a shape: its inherited fields the input gave, an evidence field once
+/// per dimension of the grading and of the checks.
+fn slots(suite: &Suite, known: &[bool]) -> Vec<Slot> {
     let shape = &suite.shape;
     let mut dimensions: Vec<String> = shape
         .grading
@@ -129,11 +129,12 @@ fn slots(suite: &Suite) -> Vec<Slot> {
         }
     }
     let mut out = Vec::new();
+    let given = |f: usize| known.get(f).copied().unwrap_or(false);
     for (field, decl) in shape
         .case_fields
         .iter()
         .enumerate()
-        .filter(|(_, f)| f.inherited)
+        .filter(|(f, d)| d.inherited && given(*f))
     {
         match decl.kind {
             Kind::Evidence => out.extend(dimensions.iter().map(|d| Slot {
@@ -150,9 +151,9 @@ fn slots(suite: &Suite) -> Vec<Slot> {
     out
 }
 
-pub(super) fn plan(suite: &Suite, profile: Option<&Defaults>) -> Plan {
+pub(super) fn plan(suite: &Suite, profile: Option<&Defaults>, known: &[bool]) -> Plan {
     let shape = &suite.shape;
-    let slots = slots(suite);
+    let slots = slots(suite, known);
     let category = |c: &Case| c.category.as_ref().map_or("", Text::as_str).to_string();
     let values: Vec<Vec<Option<Written>>> = suite
         .cases

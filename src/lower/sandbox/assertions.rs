@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value as Json};
 use crate::model::Name;
 
 use crate::model::expect::{
-    Assertion, Condition, Count, MachineOverride, Operand, OverrideAnswer, Step,
+    Assertion, Condition, Count, FileExpectation, MachineOverride, Operand, OverrideAnswer, Step,
 };
 use crate::model::tool::{Answer, Behavior, Effect, Filter, Set, SetValue};
 
@@ -101,6 +101,10 @@ pub fn assertion(a: &Assertion) -> Json {
             }
         }
         Assertion::Asked => "asked",
+        Assertion::File(file) => {
+            file_json(file, &mut m);
+            "file"
+        }
         Assertion::Any(inner) | Assertion::Not(inner) => {
             m.insert(
                 "of".into(),
@@ -117,6 +121,51 @@ pub fn assertion(a: &Assertion) -> Json {
     out.insert("kind".into(), json!(kind));
     out.extend(m);
     Json::Object(out)
+}
+
+/// A file expectation: where the file is kept, its path, what it contains.
+fn file_json(file: &FileExpectation, m: &mut Map<String, Json>) {
+    let store = &file.store;
+    m.insert("collection".into(), json!(store.collection.as_str()));
+    m.insert("path_field".into(), json!(store.path_field.as_str()));
+    m.insert("content_field".into(), json!(store.content_field.as_str()));
+    m.insert("path".into(), json!(file.path.as_str()));
+    let contains: Vec<&str> = file.contains.iter().map(|t| t.as_str()).collect();
+    m.insert("contains".into(), json!(contains));
+    let csv = file.csv.as_ref().map_or(Json::Null, |csv| {
+        let mut c = Map::new();
+        let columns: Vec<&str> = csv.columns.iter().map(|t| t.as_str()).collect();
+        c.insert("columns".into(), json!(columns));
+        c.insert(
+            "rows".into(),
+            csv.rows.as_ref().map_or(Json::Null, |n| {
+                let mut r = Map::new();
+                count(n, &mut r);
+                Json::Object(r)
+            }),
+        );
+        let rows: Vec<Json> = csv
+            .rows_with
+            .iter()
+            .map(|cells| {
+                Json::Array(
+                    cells
+                        .iter()
+                        .map(|cell| {
+                            json!({
+                                "column": cell.column.as_str(),
+                                "value": cell.value.as_str(),
+                                "within": cell.within,
+                            })
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        c.insert("rows_with".into(), Json::Array(rows));
+        Json::Object(c)
+    });
+    m.insert("csv".into(), csv);
 }
 
 fn step(s: &Step) -> Json {

@@ -10,12 +10,13 @@
 
 mod assertions;
 
+pub(crate) use assertions::assertion as assertion_json;
 pub(crate) use assertions::behavior as behavior_json;
 
 use serde_json::{json, Map, Value as Json};
 
 use crate::model::expect::Expectation;
-use crate::model::expect::{critical_id, Sandbox};
+use crate::model::expect::Sandbox;
 use crate::model::world::Record;
 use crate::model::world::{Collection, FieldType};
 use crate::model::{Case, Suite, Text};
@@ -82,7 +83,7 @@ pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
         json!(case.unscripted_reply_text()),
     );
     m.insert("checks".into(), checks(case, sandbox));
-    m.insert("critical_failures".into(), criticals(case, sandbox));
+    m.insert("critical_failures".into(), criticals(suite, case, sandbox));
     Json::Object(m)
 }
 
@@ -241,20 +242,18 @@ fn checks(case: &Case, sandbox: &Sandbox) -> Json {
     Json::Array(checks.collect())
 }
 
-fn criticals(case: &Case, sandbox: &Sandbox) -> Json {
-    let criticals = case
-        .critical_failures
-        .iter()
-        .enumerate()
-        .map(|(i, failure)| {
-            let id = critical_id(i);
-            json!({
-                "id": id,
-                "text": failure.as_str(),
-                "decided_by": sandbox.decided(&id, false).as_str(),
-                "predicate": assertions_for(&sandbox.forbidden, &id),
-                "review_notes": review_notes(sandbox, &id),
-            })
-        });
+/// The case's critical failures, then the suite's (`global`), which it inherits.
+fn criticals(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
+    let criticals = suite.criticals(case).into_iter().map(|critical| {
+        let id = critical.id;
+        json!({
+            "id": id,
+            "text": critical.text.as_str(),
+            "global": critical.global,
+            "decided_by": sandbox.decided(&id, critical.global).as_str(),
+            "predicate": assertions_for(&sandbox.forbidden, &id),
+            "review_notes": review_notes(sandbox, &id),
+        })
+    });
     Json::Array(criticals.collect())
 }

@@ -13,7 +13,10 @@ use crate::resolve::keys::{body, check_keys, KeySpec};
 use crate::resolve::values::{self, Kind};
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
-use crate::model::expect::{Assertion, CallOutcome, Condition, Count, Step};
+use crate::model::expect::{
+    Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation,
+    Step,
+};
 use crate::model::world::{id_letters, Collection};
 
 use super::filters::{self, FilterCx, Role};
@@ -32,6 +35,7 @@ pub const ASSERTIONS: &[KeySpec<'static>] = &[
     many("in_order", "`in_order { TOOL { … }; asked; … }`: these steps happen in this order."),
     many("only_after", "`only_after { FIRST; THEN }`: every THEN call comes after a FIRST step."),
     many("asked", "`asked`: the assistant asked the scripted follow-up question."),
+    many("file", "`file \"PATH\" { contains \"…\"; csv { … } }`: a file the run leaves, and what it holds."),
     many("any", "`any { … }`: at least one of the assertions holds."),
     many("not", "`not { … }`: the assertions do not all hold."),
 ];
@@ -86,6 +90,7 @@ fn assertion(
         "in_order" => steps(statement, cx, diags).map(Assertion::InOrder),
         "only_after" => only_after(statement, cx, diags),
         "asked" => values::args(statement, &[], "asked", diags).map(|_| Assertion::Asked),
+        "file" => file(statement, cx, diags).map(Assertion::File),
         "any" => nested(statement, cx, diags).map(Assertion::Any),
         "not" => nested(statement, cx, diags).map(Assertion::Not),
         _ => None,
@@ -445,4 +450,209 @@ fn only_after(
         return None;
     }
     Some(Assertion::OnlyAfter(steps))
+}
+
+const FILE_KEYS: &[KeySpec<'static>] = &[
+    many(
+        "contains",
+        "`contains \"…\"`: the content holds this text (as the sandbox compares text).",
+    ),
+    many(
+        "csv",
+        "`csv { columns …; rows N; row { … } }`: the content read as CSV with a header row.",
+    ),
+];
+
+const CSV_KEYS: &[KeySpec<'static>] = &[
+    many("columns", "`columns NAME…`: the header row, in order."),
+    many("rows", "`rows [at_least|at_most] N`: how many data rows."),
+    many(
+        "row",
+        "`row { COLUMN VALUE [within T]; … }`: some data row has these cells.",
+    ),
+];
+
+/// `file "PATH" { … }`: PATH in the suite's file store (the collection its `files.*`
+/// tools work on).
+fn file(
+    statement: &Statement,
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FileExpectation> {
+    let usage = "file \"PATH\" { contains \"…\"; csv { … } }";
+    let v = values::args_with_block(statement, &[Kind::Str], usage, diags)?;
+    let path = values::text_of(&v[0]);
+    let store = match crate::model::tool::file_store(cx.tools) {
+        Some(Ok(store)) => store,
+        Some(Err((a, b))) => {
+            diags.push(
+                Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    "the suite's file tools keep files in two places",
+                )
+                .primary(path.span, "which file store holds this path is unclear")
+                .secondary(a.span, "one store")
+                .secondary(b.span, "another")
+                .help("bind every `files.*` tool to one collection, path field and content field"),
+            );
+            return None;
+        }
+        None => {
+            diags.push(
+                Diagnostic::error(codes::BAD_ARGUMENTS, "the suite has no file store")
+                    .primary(statement.key.span, "`file` looks for a file the run leaves")
+                    .help("declare a tool bound to `service files.read`, `files.write` or `files.list` over a collection of files"),
+            );
+            return None;
+        }
+    };
+    let block = body(statement);
+    check_keys(
+        block,
+        &[FILE_KEYS],
+        "a file expectation",
+        statement.key.span,
+        diags,
+    );
+    let before = diags.len();
+    let contains = block
+        .iter()
+        .filter(|s| s.name() == "contains")
+        .filter_map(|s| values::text(s, diags))
+        .collect();
+    let mut csv = None;
+    for s in block.iter().filter(|s| s.name() == "csv") {
+        let Some(inner) = values::block_only(s, diags) else {
+            continue;
+        };
+        csv = Some(csv_expectation(&inner.statements, s, diags));
+    }
+    (diags.len() == before).then_some(FileExpectation {
+        store,
+        path,
+        contains,
+        csv,
+    })
+}
+
+fn csv_expectation(
+    block: &[Statement],
+    owner: &Statement,
+    diags: &mut Vec<Diagnostic>,
+) -> CsvExpectation {
+    check_keys(
+        block,
+        &[CSV_KEYS],
+        "a csv expectation",
+        owner.key.span,
+        diags,
+    );
+    let mut out = CsvExpectation::default();
+    for s in block {
+        match s.name() {
+            "columns" => out.columns = values::words(s, diags).unwrap_or_default(),
+            "rows" => {
+                let usage = "rows [at_least|at_most] N";
+                match count_of(&s.values, s, usage, diags) {
+                    Some(Some(count)) => out.rows = Some(count),
+                    Some(None) => diags.push(
+                        Diagnostic::error(codes::BAD_ARGUMENTS, "`rows` has no number")
+                            .primary(s.span, "expected how many data rows")
+                            .help(format!("write it as `{usage}`")),
+                    ),
+                    None => {}
+                }
+            }
+            "row" => {
+                if let Some(cells) = row(s, &out.columns, diags) {
+                    out.rows_with.push(cells);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `row { COLUMN VALUE [within TOLERANCE] … }`.
+fn row(
+    statement: &Statement,
+    columns: &[Name],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<CellExpectation>> {
+    let block = values::block_only(statement, diags)?;
+    let before = diags.len();
+    let mut cells = Vec::new();
+    for cell in &block.statements {
+        let usage = format!("{} VALUE [within TOLERANCE]", cell.name());
+        let bad = |diags: &mut Vec<Diagnostic>, label: &str| {
+            diags.push(
+                Diagnostic::error(
+                    codes::BAD_ARGUMENTS,
+                    format!("cell `{}` is not written as expected", cell.name()),
+                )
+                .primary(cell.span, label.to_string())
+                .help(format!("write it as `{usage}`")),
+            );
+        };
+        let number = |v: &Value| match &v.kind {
+            ValueKind::Number(n) => n.parse::<f64>().ok(),
+            _ => None,
+        };
+        let (value, within) = match cell.values.as_slice() {
+            [value] => (value, None),
+            [value, word, tolerance] if word.as_ident() == Some("within") => {
+                match number(tolerance) {
+                    Some(t) if t >= 0.0 => (value, Some(t)),
+                    _ => {
+                        bad(diags, "the tolerance is a number of zero or more");
+                        continue;
+                    }
+                }
+            }
+            _ => {
+                bad(
+                    diags,
+                    "expected a value, then optionally `within` and a tolerance",
+                );
+                continue;
+            }
+        };
+        if within.is_some() && number(value).is_none() {
+            bad(diags, "a tolerance compares numbers: the value must be one");
+            continue;
+        }
+        let column = Text::new(cell.name(), cell.key.span);
+        if !columns.is_empty() && !columns.iter().any(|c| c.as_str() == column.as_str()) {
+            let d = Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                format!("`{}` is not one of the columns", column.as_str()),
+            )
+            .primary(column.span, "not in `columns`");
+            diags.push(
+                match suggest(column.as_str(), columns.iter().map(|c| c.as_str())) {
+                    Some(near) => d.help(format!("did you mean `{near}`?")),
+                    None => d.help(format!(
+                        "the columns: {}",
+                        columns
+                            .iter()
+                            .map(|c| c.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                },
+            );
+            continue;
+        }
+        let written = match &value.kind {
+            ValueKind::Number(n) => Text::new(n.as_str(), value.span),
+            _ => values::text_of(value),
+        };
+        cells.push(CellExpectation {
+            column,
+            value: written,
+            within,
+        });
+    }
+    (diags.len() == before).then_some(cells)
 }

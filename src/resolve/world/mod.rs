@@ -4,16 +4,16 @@
 //! syntax by [`schema`]); each case may then describe what its sandbox loads:
 //!
 //! * `world { … }`: typed records ([`records`]), checked field by field ([`value`],
-//!   [`time`]);
+//!   [`crate::model::time`]);
 //! * the machine part of its `override` ([`overrides`]): which calls it intercepts and
 //!   what they return and write;
 //! * `expect`, `forbid` and `review`: assertions over the final state and the tool trace
 //!   that decide its checks and critical failures ([`expect`], [`filters`]; their
-//!   sandbox JSON in [`json`]).
+//!   sandbox JSON in [`crate::lower::sandbox`]).
 //!
 //! The resolver calls [`SuiteWorld::sandbox`] for every case that resolved; the checks
-//! that need the whole case and its source text run afterwards in [`consistency`];
-//! [`stats`] counts what a machine can decide.
+//! that need the whole case and its source text run afterwards in [`crate::check::world`];
+//! [`crate::lower::stats`] counts what a machine can decide.
 //! Nothing here reaches the master JSON: the sandbox file has its own lowering
 //! (`lower::sandbox`). The authoring guide is docs/worlds.md.
 
@@ -34,7 +34,9 @@ use crate::resolve::keys::{all, body, first};
 use crate::resolve::values;
 use crate::syntax::ast::{Statement, ValueKind};
 
-use crate::model::expect::{Expectation, MachineOverride, Review, Sandbox};
+use crate::model::expect::{
+    critical_id, global_critical_id, Expectation, MachineOverride, Review, Sandbox,
+};
 use crate::model::world::WorldSchema;
 
 use expect::ExpectCx;
@@ -56,15 +58,25 @@ pub fn chosen_schema(
     }
 }
 
-/// The world schema a suite applies and its tools, for reading case worlds.
+/// The world schema a suite applies, its tools and how many critical failures of its
+/// own every case inherits (GF1, GF2, …), for reading case worlds.
 pub struct SuiteWorld<'a> {
     schema: Option<Arc<WorldSchema>>,
     tools: &'a [Tool],
+    global_criticals: usize,
 }
 
 impl<'a> SuiteWorld<'a> {
-    pub fn new(schema: Option<Arc<WorldSchema>>, tools: &'a [Tool]) -> SuiteWorld<'a> {
-        SuiteWorld { schema, tools }
+    pub fn new(
+        schema: Option<Arc<WorldSchema>>,
+        tools: &'a [Tool],
+        global_criticals: usize,
+    ) -> SuiteWorld<'a> {
+        SuiteWorld {
+            schema,
+            tools,
+            global_criticals,
+        }
     }
 
     /// The sandbox of one resolved case (`None` when it has no world or errors).
@@ -134,7 +146,7 @@ impl<'a> SuiteWorld<'a> {
             offered: &case.tools,
         };
         let checks: Vec<&str> = case.checks.iter().map(|c| c.id.as_str()).collect();
-        let criticals = case.critical_failures.len();
+        let criticals = (case.critical_failures.len(), self.global_criticals);
         let expectations = all(statements, "expect")
             .filter_map(|s| {
                 grouped(
@@ -205,7 +217,7 @@ fn grouped(
 fn review(
     statement: &Statement,
     checks: &[&str],
-    criticals: usize,
+    criticals: (usize, usize),
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Review> {
     let (names, reason) = match statement.values.split_last() {
@@ -323,16 +335,21 @@ pub fn offered_tool<'a>(
     None
 }
 
-/// `expect`/`forbid`/`review` ids: the case's checks, or its critical failures F1…Fn.
+/// `expect`/`forbid`/`review` ids: the case's checks, or the critical failures that
+/// apply to it: its own F1…Fn and the suite's GF1…GFm (`criticals` counts both).
 pub fn check_ids(
     names: &[Name],
     checks: &[&str],
-    criticals: usize,
+    criticals: (usize, usize),
     allow_checks: bool,
     allow_criticals: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> bool {
-    let critical_ids: Vec<String> = (1..=criticals).map(|i| format!("F{i}")).collect();
+    let (own, global) = criticals;
+    let critical_ids: Vec<String> = (0..own)
+        .map(critical_id)
+        .chain((0..global).map(global_critical_id))
+        .collect();
     let mut known: Vec<&str> = Vec::new();
     if allow_checks {
         known.extend(checks.iter().copied());
@@ -354,7 +371,7 @@ pub fn check_ids(
         .primary(name.span, format!("the case has: {}", known.join(", ")));
         diags.push(match suggest(name.as_str(), known.iter().copied()) {
             Some(near) => d.help(format!("did you mean `{near}`?")),
-            None => d.help("checks are R1, A1…, S1, C1 as the case derives them; critical failures are F1, F2, … in the order written"),
+            None => d.help("checks are the ids the case derives (its dimensions' letters, numbered) or writes; critical failures are F1, F2, … in the order written, then the suite's GF1, GF2, …"),
         });
     }
     diags.len() == before

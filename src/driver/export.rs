@@ -1,0 +1,85 @@
+//! `casec export SUITE --format NAME -o OUT`: another benchmark's format, as the
+//! suite's shape declares it (`export NAME jsonl|folders { … }`).
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::diag::{codes, Diagnostic};
+use crate::load;
+use crate::lower::export::{export, export_names, Exported};
+use crate::Depth;
+
+use super::{
+    compile_suite, report, report_to_stderr, write_folder_atomically, write_output, Format, Report,
+    EXIT_OK, EXIT_USAGE,
+};
+
+/// Writes the export `format` of the suite at `suite`: JSON Lines to `output` (a file;
+/// standard output without one), folders into `output` (a new or empty folder).
+pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, options: Report) -> u8 {
+    let compilation = match compile_suite(suite, Depth::Check, options) {
+        Ok(compilation) => compilation,
+        Err(code) => return code,
+    };
+    let Some(model) = compilation.suite.as_ref() else {
+        return EXIT_USAGE;
+    };
+    let Some(result) = export(model, format) else {
+        let names = export_names(model);
+        let known = if names.is_empty() {
+            format!(
+                "its shape `{}` declares no export",
+                model.shape.name.as_str()
+            )
+        } else {
+            format!(
+                "its shape `{}` declares: {}",
+                model.shape.name.as_str(),
+                names.join(", ")
+            )
+        };
+        let _ = writeln!(
+            io::stderr(),
+            "casec export: the suite has no export `{format}`: {known}"
+        );
+        return EXIT_USAGE;
+    };
+    let exported = match result {
+        Ok(exported) => exported,
+        Err(diags) => return report_to_stderr(&compilation.db, &diags, options),
+    };
+    let (written, code) = match &exported {
+        Exported::Lines(text) => {
+            let code = write_output(output, |w| w.write_all(text.as_bytes()), options);
+            (text.lines().count(), code)
+        }
+        Exported::Folders(files) => {
+            let Some(output) = output else {
+                let _ = writeln!(io::stderr(), "casec export: `{format}` writes folders: give the folder to create with -o DIR");
+                return EXIT_USAGE;
+            };
+            if let Err(e) = write_folder_atomically(output, files) {
+                let d =
+                    Diagnostic::error(codes::IO, format!("cannot write the export folder: {e}"))
+                        .at_path(load::display(output))
+                        .help("choose a new or empty output folder");
+                return report(&compilation.db, &[d], 0, options, &mut io::stderr());
+            }
+            (model.cases.len(), EXIT_OK)
+        }
+    };
+    if code == EXIT_OK && options.format == Format::Human {
+        if let Some(output) = output {
+            let unit = match exported {
+                Exported::Lines(_) => "line(s)",
+                Exported::Folders(_) => "task folder(s)",
+            };
+            let _ = writeln!(
+                io::stderr(),
+                "casec export: wrote {written} {unit} of `{format}` to {}",
+                load::display(output)
+            );
+        }
+    }
+    code
+}

@@ -1,0 +1,298 @@
+//! Lowering to other benchmarks' formats: the `export`s a suite's shape declares, as
+//! `casec export SUITE --format NAME` writes them.
+//!
+//! * `jsonl`: one JSON object per case per line, laid out by the export's layout (in
+//!   the layout's key order, as DonnaBench's tasks config is).
+//! * `folders`: one folder per case, named by its id, holding the files the export
+//!   declares: a text field as is, a layout as JSON or YAML, the world's files
+//!   (`seed`), and an evaluator (`evaluator`): the case's expectations over the files a
+//!   run leaves, with a standalone program that checks a produced workspace against
+//!   them ([`EVALUATE_PY`]).
+//!
+//! Export runs on a model without errors; a case that cannot be written in the format
+//! (a seed without a world, a file path that would leave its folder) is an `export`
+//! diagnostic, and nothing is returned then.
+
+mod yaml;
+
+use serde_json::{json, Map, Value as Json};
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::expect::{Assertion, Expectation, FileStore, Sandbox};
+use crate::model::shape::{Entry, ExportFile, ExportFormat, FileContent, Layout, Slot, Source};
+use crate::model::value::FieldValue;
+use crate::model::{Case, Suite, Text};
+
+use super::json_style::to_master_string;
+use super::layout::{Cx, View};
+use super::sandbox::assertion_json;
+
+/// The program a folder export's evaluator runs (Python 3, standard library only).
+pub const EVALUATE_PY: &str = include_str!("evaluate.py");
+
+/// What an export writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exported {
+    /// JSON Lines: one object per case, each line ending in a newline.
+    Lines(String),
+    /// Files by path relative to the output folder (`TASK-1/task.yaml`), in order.
+    Folders(Vec<(String, Vec<u8>)>),
+}
+
+/// The names of the exports the suite's shape declares.
+pub fn export_names(suite: &Suite) -> Vec<&str> {
+    suite
+        .shape
+        .exports
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect()
+}
+
+/// The export `name` of `suite`; `None` when its shape declares no such export.
+pub fn export(suite: &Suite, name: &str) -> Option<Result<Exported, Vec<Diagnostic>>> {
+    let export = suite
+        .shape
+        .exports
+        .iter()
+        .find(|e| e.name.as_str() == name)?;
+    Some(match &export.format {
+        ExportFormat::JsonLines(layout) => Ok(Exported::Lines(lines(suite, layout))),
+        ExportFormat::Folders(files) => folders(suite, files).map(Exported::Folders),
+    })
+}
+
+fn lines(suite: &Suite, layout: &Layout) -> String {
+    let mut out = String::new();
+    for case in &suite.cases {
+        let value = View {
+            layout,
+            cx: Cx::case(suite, case),
+        }
+        .to_value();
+        out.push_str(&serde_json::to_string(&value).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}
+
+fn folders(suite: &Suite, files: &[ExportFile]) -> Result<Vec<(String, Vec<u8>)>, Vec<Diagnostic>> {
+    let store = crate::model::tool::file_store(&suite.tools).and_then(Result::ok);
+    let mut out = Vec::new();
+    let mut diags = Vec::new();
+    for case in &suite.cases {
+        let folder = case.id.as_str();
+        for file in files {
+            let path = format!("{folder}/{}", file.path.as_str());
+            match &file.content {
+                FileContent::Text(source) => {
+                    let text = match source_value(suite, case, source) {
+                        Json::String(s) => s,
+                        Json::Null => String::new(),
+                        other => to_master_string(&other),
+                    };
+                    out.push((path, text.into_bytes()));
+                }
+                FileContent::Json(layout) => {
+                    let value = View {
+                        layout,
+                        cx: Cx::case(suite, case),
+                    }
+                    .to_value();
+                    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+                    text.push('\n');
+                    out.push((path, text.into_bytes()));
+                }
+                FileContent::Yaml(layout) => {
+                    let value = View {
+                        layout,
+                        cx: Cx::case(suite, case),
+                    }
+                    .to_value();
+                    out.push((path, yaml::to_yaml(&value).into_bytes()));
+                }
+                FileContent::Seed { from } => {
+                    match seed(case, store.as_ref(), from.as_ref(), &file.path) {
+                        Ok(seeded) => {
+                            out.extend(seeded.into_iter().map(|(p, c)| (format!("{path}/{p}"), c)))
+                        }
+                        Err(d) => diags.push(d),
+                    }
+                }
+                FileContent::Evaluator => match evaluator(suite, case, &file.path) {
+                    Ok(spec) => {
+                        out.push((format!("{path}/expectations.json"), spec.into_bytes()));
+                        out.push((
+                            format!("{path}/evaluate.py"),
+                            EVALUATE_PY.as_bytes().to_vec(),
+                        ));
+                    }
+                    Err(d) => diags.push(d),
+                },
+            }
+        }
+    }
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
+}
+
+/// The value one source has for a case, as a layout would place it.
+fn source_value(suite: &Suite, case: &Case, source: &Source) -> Json {
+    let layout = Layout {
+        entries: vec![Entry {
+            key: Text::new("value", case.span),
+            value: Slot::Source {
+                source: source.clone(),
+                items: None,
+            },
+        }],
+        span: None,
+    };
+    let mut value = View {
+        layout: &layout,
+        cx: Cx::case(suite, case),
+    }
+    .to_value();
+    value.get_mut("value").map(Json::take).unwrap_or_default()
+}
+
+fn export_error(case: &Case, message: String, at: &Text, help: &str) -> Diagnostic {
+    Diagnostic::error(codes::EXPORT, message)
+        .primary(
+            case.span,
+            format!("case {} cannot be exported", case.id.as_str()),
+        )
+        .secondary(at.span, "this export writes it")
+        .help(help.to_string())
+}
+
+/// The world's files, by their path under `from` (all of them without it): relative
+/// paths that stay inside the seed folder.
+fn seed(
+    case: &Case,
+    store: Option<&FileStore>,
+    from: Option<&Text>,
+    at: &Text,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    let (Some(sandbox), Some(store)) = (&case.sandbox, store) else {
+        return Err(export_error(
+            case,
+            format!("case {} has no files to seed", case.id.as_str()),
+            at,
+            "give the case a `world` with the files of its workspace, and the suite a tool bound to `service files.read` (or `files.write`, `files.list`) over them",
+        ));
+    };
+    let prefix = from.map_or("/", |p| p.as_str()).trim_end_matches('/');
+    let mut out = Vec::new();
+    for record in sandbox
+        .world
+        .records
+        .iter()
+        .filter(|r| r.collection.as_str() == store.collection.as_str())
+    {
+        let text = |field: &str| match record
+            .fields
+            .iter()
+            .find(|(n, _)| n.as_str() == field)
+            .map(|(_, v)| v)
+        {
+            Some(FieldValue::Text(t)) => Some(t.clone()),
+            _ => None,
+        };
+        let (Some(path), Some(content)) = (
+            text(store.path_field.as_str()),
+            text(store.content_field.as_str()),
+        ) else {
+            continue;
+        };
+        let Some(inside) = path.strip_prefix(prefix).and_then(|p| p.strip_prefix('/')) else {
+            continue;
+        };
+        if inside.is_empty()
+            || inside
+                .split('/')
+                .any(|part| part.is_empty() || part == "." || part == "..")
+        {
+            return Err(export_error(
+                case,
+                format!("the file `{path}` of case {} cannot be seeded", case.id.as_str()),
+                at,
+                "write file paths as absolute paths of names (`/workspace/data/in.csv`), without `.`, `..` or empty parts",
+            ));
+        }
+        out.push((inside.to_string(), content.into_bytes()));
+    }
+    Ok(out)
+}
+
+/// Whether an assertion is about files only, so a produced workspace decides it.
+fn about_files(assertion: &Assertion) -> bool {
+    match assertion {
+        Assertion::File(_) => true,
+        Assertion::Any(inner) | Assertion::Not(inner) => inner.iter().all(about_files),
+        _ => false,
+    }
+}
+
+/// The assertions of the groups naming `id`, when there are some and all are about
+/// files.
+fn file_assertions(groups: &[Expectation], id: &str) -> Option<Vec<Json>> {
+    let naming: Vec<&Expectation> = groups
+        .iter()
+        .filter(|g| g.ids.iter().any(|i| i.as_str() == id))
+        .collect();
+    let assertions: Vec<&Assertion> = naming.iter().flat_map(|g| &g.assertions).collect();
+    (!assertions.is_empty() && assertions.iter().all(|a| about_files(a)))
+        .then(|| assertions.into_iter().map(assertion_json).collect())
+}
+
+/// `expectations.json`: the checks and critical failures a produced workspace decides,
+/// and those it cannot (a trace or a reader does): listed, so no one takes them as met.
+fn evaluator(suite: &Suite, case: &Case, at: &Text) -> Result<String, Diagnostic> {
+    let Some(sandbox) = &case.sandbox else {
+        return Err(export_error(
+            case,
+            format!("case {} has no expectations to evaluate", case.id.as_str()),
+            at,
+            "give the case a `world` and `expect` blocks with `file` assertions over the artifacts it must produce",
+        ));
+    };
+    Ok(expectations(suite, case, sandbox))
+}
+
+fn expectations(suite: &Suite, case: &Case, sandbox: &Sandbox) -> String {
+    let mut checks = Vec::new();
+    let mut not_checked = Vec::new();
+    for check in &case.checks {
+        let id = check.id.as_str();
+        match file_assertions(&sandbox.expectations, id) {
+            Some(assertions) => checks.push(json!({
+                "id": id,
+                "requirement": check.requirement.as_str(),
+                "assertions": assertions,
+            })),
+            None => {
+                not_checked.push(json!({ "id": id, "requirement": check.requirement.as_str() }))
+            }
+        }
+    }
+    let mut criticals = Vec::new();
+    for critical in suite.criticals(case) {
+        match file_assertions(&sandbox.forbidden, &critical.id) {
+            Some(assertions) => criticals.push(json!({ "id": critical.id, "description": critical.text.as_str(), "assertions": assertions })),
+            None => not_checked.push(json!({ "id": critical.id, "requirement": critical.text.as_str() })),
+        }
+    }
+    let mut spec = Map::new();
+    spec.insert("format".into(), json!("casec-evaluator/1"));
+    spec.insert("case_id".into(), json!(case.id.as_str()));
+    spec.insert("checks".into(), Json::Array(checks));
+    spec.insert("critical_failures".into(), Json::Array(criticals));
+    spec.insert("not_checked".into(), Json::Array(not_checked));
+    let mut text = serde_json::to_string_pretty(&Json::Object(spec)).unwrap_or_default();
+    text.push('\n');
+    text
+}
