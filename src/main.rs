@@ -325,5 +325,5 @@ fn main() -> ExitCode {
         }
         Command::Lsp { stdio: _ } => casec::lsp::stdio(),
     };
-    ExitCode::from(code)
+    ExitCode::from(driver::finish(code))
 }

@@ -36,7 +36,7 @@ pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report
         )
         .at_path(load::display(suite))
         .help("give the id of a case that has a `world`");
-        return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+        return report(&SourceDb::new(), &[d], 0, options);
     };
     let mut session = Session::new(model, case, sandbox);
     let mut stdout = io::stdout().lock();
@@ -78,7 +78,7 @@ fn write_records(session: &Session, outputs: ServeOutputs, options: Report) -> u
             let d = Diagnostic::error(codes::IO, format!("cannot write the session's record: {e}"))
                 .at_path(load::display(path))
                 .help("check that the folder exists and is writable");
-            return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+            return report(&SourceDb::new(), &[d], 0, options);
         }
     }
     EXIT_OK
