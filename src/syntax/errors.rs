@@ -93,30 +93,14 @@ fn unterminated_string(text: &str, pos: usize) -> Option<usize> {
 /// The last `{` without its `}`, skipping strings, text blocks and comments.
 fn unclosed_brace(text: &str) -> Option<usize> {
     let mut stack = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'#' => i = line_end(text, i),
-            b'"' if text[i..].starts_with("\"\"\"") => {
-                i = text[i + 3..]
-                    .find("\"\"\"")
-                    .map_or(bytes.len(), |e| i + 3 + e + 3);
-                continue;
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'{' => stack.push(i),
+    for (at, bracket) in super::nesting::brackets(text) {
+        match bracket {
+            b'{' => stack.push(at),
             b'}' => {
                 stack.pop();
             }
             _ => {}
         }
-        i += 1;
     }
     stack.pop()
 }
