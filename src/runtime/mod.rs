@@ -13,6 +13,7 @@
 
 pub mod conditions;
 pub mod eval;
+pub mod framing;
 pub mod records;
 pub mod replay;
 pub mod report;
