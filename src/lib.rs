@@ -85,6 +85,7 @@ pub mod resolve;
 pub mod runtime;
 pub mod source;
 pub mod syntax;
+mod unicode;
 pub mod world;
 
 use std::path::Path;

@@ -177,3 +177,21 @@ fn a_file_outside_any_suite_folder_that_declares_a_suite_is_checked_as_one() {
     let run = casec(&["check", "tests/build/minimal.case"]);
     assert_eq!(run.status.code(), Some(0), "{}", reported(&run));
 }
+
+/// A ten-million-character token is named in a few hundred bytes, not printed whole in
+/// every diagnostic (and its "did you mean" costs nothing).
+#[test]
+fn a_huge_token_gives_short_diagnostics() {
+    let scratch = Scratch::new("huge");
+    let suite = scratch.suite_from_ui("suite", "case_count_mismatch");
+    let token = "x".repeat(10_000_000);
+    let case = format!("case UI-2 \"t\" {{\n  {token} 1\n  category {token}\n}}\n");
+    fs::write(Path::new(&suite).join("huge.case"), case).unwrap();
+    for format in ["human", "json", "github"] {
+        let output = casec(&["check", &suite, "--format", format]);
+        assert_eq!(output.status.code(), Some(1));
+        let text = reported(&output);
+        assert!(text.len() < 30_000, "{format}: {} bytes", text.len());
+        assert!(text.contains("more characters)"), "{format}: {text}");
+    }
+}

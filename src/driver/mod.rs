@@ -175,11 +175,10 @@ pub(crate) fn report_to_stderr(db: &SourceDb, diagnostics: &[Diagnostic], option
 }
 
 fn summary_line(errors: usize, warnings: usize) -> String {
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!(
         "{}, {}",
-        plural(errors, "error"),
-        plural(warnings, "warning")
+        crate::diag::count(errors, "error"),
+        crate::diag::count(warnings, "warning")
     )
 }
 

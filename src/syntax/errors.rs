@@ -45,7 +45,15 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
     let end = (pos + text[pos..].chars().next().map_or(0, char::len_utf8)).min(text.len());
     let mut d = Diagnostic::error(codes::SYNTAX, format!("unexpected {found}"))
         .primary(Span::new(file, pos..end), format!("expected {expected}"));
-    if text[pos..].starts_with('}') {
+    if text[pos..]
+        .chars()
+        .next()
+        .is_some_and(crate::unicode::is_invisible)
+    {
+        d = d.help(
+            "delete the invisible character: editors may not show it (a byte order mark may only open a file)",
+        );
+    } else if text[pos..].starts_with('}') {
         d = d.help("this `}` closes no block; remove it or add the matching `{`");
     } else if text[pos..].starts_with('{') {
         d = d.help(
@@ -109,6 +117,11 @@ fn describe_found(text: &str, pos: usize) -> String {
     match text[pos..].chars().next() {
         None => "end of file".to_string(),
         Some('\n') | Some('\r') => "end of line".to_string(),
+        // Shown as it is, an invisible character would read as "unexpected ``".
+        Some('\u{FEFF}') => "byte order mark (U+FEFF) inside the file".to_string(),
+        Some(c) if crate::unicode::is_invisible(c) => {
+            format!("invisible character U+{:04X}", u32::from(c))
+        }
         Some(c) => format!("`{c}`"),
     }
 }
@@ -138,6 +151,7 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::COMMENT => "a comment",
         Rule::WHITESPACE => "a space",
         Rule::line_break | Rule::separator => "end of line",
+        Rule::byte_order_mark => "a byte order mark",
         Rule::statements => "a statement",
         Rule::value | Rule::list_item => "a value",
     }
