@@ -218,10 +218,9 @@ impl Compilation {
         let (suite, resolve_diagnostics) = resolve::resolve(inputs);
         diagnostics.extend(resolve_diagnostics);
         if let (Some(suite), Depth::Check) = (&suite, depth) {
-            // Counts are only meaningful when no file or case was left out by an error.
-            let complete = !diagnostics.iter().any(Diagnostic::is_error);
             let reuse = cache.map(|c| &mut c.checks).zip(scope.as_ref());
-            diagnostics.extend(check::check(suite, &db, complete, reuse));
+            let found = check::check(suite, &db, &diagnostics, reuse);
+            diagnostics.extend(found);
         }
         diag::sort(&mut diagnostics, &db);
         Compilation {

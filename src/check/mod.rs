@@ -46,29 +46,31 @@ use crate::source::{FileId, Origin, SourceDb, Span};
 /// Suites from this many cases check their cases on all cores.
 const PARALLEL_FROM_CASES: usize = 256;
 
-/// Every semantic diagnostic of `suite`. `complete` says that no earlier phase
-/// reported an error, so every file parsed and every case resolved: the coverage
-/// counts are only meaningful then.
+/// Every semantic diagnostic of `suite`, given the diagnostics of the earlier phases.
+/// Coverage counts are only meaningful when no earlier phase reported an error (every
+/// file parsed and every case resolved). A case with an earlier error lost the checks
+/// that error stopped, so its allows are not reported as allowing nothing.
 /// With `reuse`, the own diagnostics of a case whose file and [`Scope`] are unchanged
 /// since the run that filled the cache are taken from it.
 pub fn check(
     suite: &Suite,
     db: &SourceDb,
-    complete: bool,
+    earlier: &[Diagnostic],
     reuse: Option<(&mut CheckCache, &Scope)>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if complete {
+    if !earlier.iter().any(Diagnostic::is_error) {
         coverage::check(suite, &mut out);
     }
     check_shared(suite, db, &mut out);
+    let stopped = Stopped::new(earlier);
     if let Some((cache, scope)) = reuse {
-        cache.check(suite, db, scope, &mut out);
+        cache.check(suite, db, scope, &stopped, &mut out);
         return out;
     }
     let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
     for own in crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
-        check_own(cases, suite, db)
+        check_own(cases, suite, db, &stopped)
     }) {
         out.extend(own.into_iter().flatten());
     }
@@ -124,7 +126,14 @@ type CaseKey = (FileId, u64, String);
 impl CheckCache {
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
     /// cases whose file changed; remembers this run's.
-    fn check(&mut self, suite: &Suite, db: &SourceDb, scope: &Scope, out: &mut Vec<Diagnostic>) {
+    fn check(
+        &mut self,
+        suite: &Suite,
+        db: &SourceDb,
+        scope: &Scope,
+        stopped: &Stopped,
+        out: &mut Vec<Diagnostic>,
+    ) {
         if self.scope != scope.key {
             self.cases.clear();
             self.scope = scope.key;
@@ -141,7 +150,7 @@ impl CheckCache {
         let changed: Vec<usize> = (0..keys.len())
             .filter(|&i| !self.cases.contains_key(&keys[i]))
             .collect();
-        let checked = check_own(changed.iter().map(|&i| &suite.cases[i]), suite, db);
+        let checked = check_own(changed.iter().map(|&i| &suite.cases[i]), suite, db, stopped);
         for (i, own) in changed.into_iter().zip(checked) {
             self.cases.insert(keys[i].clone(), own);
         }
@@ -182,6 +191,7 @@ fn check_own<'a>(
     cases: impl IntoIterator<Item = &'a Case>,
     suite: &Suite,
     db: &'a SourceDb,
+    stopped: &Stopped,
 ) -> Vec<Vec<Diagnostic>> {
     let mut leaks = leak::Guard::default();
     let mut out = Vec::new();
@@ -194,10 +204,41 @@ fn check_own<'a>(
             prose::check(text, db, &mut own);
         }
         let mut reported = Vec::new();
-        allow::apply(case, own, &mut reported);
+        allow::apply(case, own, stopped.within(case.extent), &mut reported);
         out.push(reported);
     }
     out
+}
+
+/// Where earlier phases reported errors, to tell which cases lost checks to them.
+/// The errors' places are sorted, so each case looks its own up in a binary search.
+pub(crate) struct Stopped {
+    errors: Vec<Span>,
+}
+
+impl Stopped {
+    fn new(earlier: &[Diagnostic]) -> Stopped {
+        let mut errors: Vec<Span> = earlier
+            .iter()
+            .filter(|d| d.is_error())
+            .filter_map(Diagnostic::primary_span)
+            .collect();
+        errors.sort_unstable();
+        Stopped { errors }
+    }
+
+    /// Whether an earlier error lies within `extent`.
+    fn within(&self, extent: Span) -> bool {
+        let from = Span {
+            end: extent.start,
+            ..extent
+        };
+        let first = self.errors.partition_point(|e| *e < from);
+        self.errors[first..]
+            .iter()
+            .take_while(|e| e.file == extent.file && e.start <= extent.end)
+            .any(|e| e.start >= extent.start && e.end <= extent.end)
+    }
 }
 
 /// The per-case rules, reporting into the case's own diagnostics.
@@ -336,13 +377,14 @@ mod tests {
         let compilation = rule_breaking_suite(120);
         let suite = compilation.suite.as_ref().expect("the suite resolves");
         let db = &compilation.db;
-        let together: Vec<Diagnostic> = check_own(&suite.cases, suite, db).concat();
+        let stopped = Stopped::new(&compilation.diagnostics);
+        let together: Vec<Diagnostic> = check_own(&suite.cases, suite, db, &stopped).concat();
         assert!(together.len() > 100, "the corpus breaks rules");
         for chunk in [1, 7, 64] {
             let split: Vec<Diagnostic> = suite
                 .cases
                 .chunks(chunk)
-                .flat_map(|cases| check_own(cases, suite, db).concat())
+                .flat_map(|cases| check_own(cases, suite, db, &stopped).concat())
                 .collect();
             assert_eq!(split, together, "chunks of {chunk}");
         }
