@@ -28,7 +28,6 @@ pub mod stats;
 pub mod time;
 pub mod value;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
@@ -118,26 +117,43 @@ pub fn critical_id(index: usize) -> String {
 
 /// The world schema a suite applies and the tool contracts, for reading case worlds.
 pub struct SuiteWorld<'a> {
-    schema: Option<Arc<WorldSchema>>,
+    schema: Chosen,
     contracts: &'a [ToolContract],
+}
+
+/// The schema the suite block chose.
+enum Chosen {
+    Schema(Arc<WorldSchema>),
+    /// No `world_schema` statement.
+    None,
+    /// A `world_schema` that names an unknown or invalid schema: reported once, and
+    /// not again for every case with a world.
+    Reported,
 }
 
 impl<'a> SuiteWorld<'a> {
     /// The schema the suite block names with `world_schema`, among those declared.
     pub fn new(
-        schemas: &HashMap<String, Arc<WorldSchema>>,
+        schemas: &schema::Schemas,
         suite: &Statement,
         contracts: &'a [ToolContract],
         diags: &mut Vec<Diagnostic>,
     ) -> SuiteWorld<'a> {
-        let chosen = first(body(suite), "world_schema").and_then(|s| values::name(s, diags));
-        let schema = chosen.and_then(|name| match schemas.get(name.as_str()) {
-            Some(found) => Some(found.clone()),
-            None => {
-                diags.push(unknown_schema(&name, schemas));
-                None
-            }
-        });
+        let statement = first(body(suite), "world_schema");
+        let chosen = statement.and_then(|s| values::name(s, diags));
+        let schema = match (statement, chosen) {
+            (None, _) => Chosen::None,
+            (Some(_), None) => Chosen::Reported,
+            (Some(_), Some(name)) => match schemas.valid.get(name.as_str()) {
+                Some(found) => Chosen::Schema(found.clone()),
+                // Its declaration's errors say what is wrong with it.
+                None if schemas.invalid.contains(name.as_str()) => Chosen::Reported,
+                None => {
+                    diags.push(unknown_schema(&name, schemas));
+                    Chosen::Reported
+                }
+            },
+        };
         SuiteWorld { schema, contracts }
     }
 
@@ -160,13 +176,17 @@ impl<'a> SuiteWorld<'a> {
             }
             return None;
         };
-        let Some(schema) = self.schema.clone() else {
-            diags.push(
-                Diagnostic::error(codes::MISSING_FIELD, "the suite names no world schema")
-                    .primary(world_statement.key.span, "this world cannot be typed")
-                    .help("add `world_schema std.everyday_world` (or a schema of your own) to the suite block"),
-            );
-            return None;
+        let schema = match &self.schema {
+            Chosen::Schema(schema) => schema.clone(),
+            Chosen::Reported => return None,
+            Chosen::None => {
+                diags.push(
+                    Diagnostic::error(codes::MISSING_FIELD, "the suite names no world schema")
+                        .primary(world_statement.key.span, "this world cannot be typed")
+                        .help("add `world_schema std.everyday_world` (or a schema of your own) to the suite block"),
+                );
+                return None;
+            }
         };
         let before = diags.len();
         let zone = case.timezone.as_str().parse::<chrono_tz::Tz>().ok();
@@ -292,13 +312,14 @@ fn review(
     check_ids(&ids, checks, criticals, true, true, diags).then_some(Review { ids, reason })
 }
 
-fn unknown_schema(name: &Name, schemas: &HashMap<String, Arc<WorldSchema>>) -> Diagnostic {
+fn unknown_schema(name: &Name, schemas: &schema::Schemas) -> Diagnostic {
     let d = Diagnostic::error(
         codes::UNKNOWN_SCHEMA,
         format!("unknown world schema `{}`", name.as_str()),
     )
     .primary(name.span, "not declared in the suite or the stdlib");
-    match suggest(name.as_str(), schemas.keys().map(String::as_str)) {
+    let declared = schemas.valid.keys().chain(&schemas.invalid);
+    match suggest(name.as_str(), declared.map(String::as_str)) {
         Some(near) => d.help(format!("did you mean `{near}`?")),
         None => {
             d.help("declare it with `schema NAME { collection … }`, or use `std.everyday_world`")
