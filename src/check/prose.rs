@@ -12,6 +12,9 @@
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::Text;
+use crate::resolve::schema::{
+    CASE, CHECK, FOLLOWUP, OVERRIDE, PROFILE_FIELDS, SCORING, SUITE, TOOL,
+};
 use crate::source::{SourceDb, Span};
 
 use super::words::content_range;
@@ -26,7 +29,7 @@ pub fn check(text: &Text, db: &SourceDb, out: &mut Vec<Diagnostic>) {
         out.push(
             Diagnostic::warning(codes::EMPTY_TEXT, "this string is empty")
                 .primary(text.span, "nothing written here")
-                .help("write the text, or remove the statement if the field is optional"),
+                .help(empty_help(key_before(db, text.span))),
         );
         return;
     }
@@ -49,6 +52,48 @@ pub fn check(text: &Text, db: &SourceDb, out: &mut Vec<Diagnostic>) {
                 }),
         );
     }
+}
+
+/// How to fix an empty string of the statement `key`: a required field must be
+/// written; only an optional or repeated one may be removed instead.
+fn empty_help(key: Option<&str>) -> String {
+    let spec = key.and_then(|key| {
+        [
+            PROFILE_FIELDS,
+            SUITE,
+            SCORING,
+            TOOL,
+            CASE,
+            OVERRIDE,
+            FOLLOWUP,
+            CHECK,
+        ]
+        .iter()
+        .flat_map(|table| table.iter())
+        .find(|spec| spec.key == key)
+    });
+    match spec {
+        Some(spec) if spec.repeated => {
+            format!("write the text, or remove this `{}` statement", spec.key)
+        }
+        Some(spec) if !spec.required => {
+            format!(
+                "write the text, or remove the `{}` statement: it is optional",
+                spec.key
+            )
+        }
+        Some(spec) => format!("write the text: `{}` is required", spec.key),
+        None => "write the text".to_string(),
+    }
+}
+
+/// The key of the statement a literal at `span` belongs to: the first word after the
+/// line break, `;` or `{` that starts its statement.
+fn key_before(db: &SourceDb, span: Span) -> Option<&str> {
+    let text = &db.file(span.file).text;
+    let before = text.get(..span.start as usize)?;
+    let start = before.rfind(['\n', ';', '{']).map_or(0, |i| i + 1);
+    before[start..].split_whitespace().next()
 }
 
 const LEADING: &str = "leading space";

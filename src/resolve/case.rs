@@ -444,7 +444,7 @@ fn checks(
                         diags.push(
                             Diagnostic::error(codes::UNKNOWN_DIMENSION, format!("no dimension for check id `{}`", cid.as_str()))
                                 .primary(cid.span, "this id's letter names no dimension")
-                                .help("use R, A, S or C ids, or write `{ dimension NAME }` after the check"),
+                                .help("a check id starts with its dimension's letter: R recognition, A execution_and_evidence, S final_state, C communication (e.g. `check A2 \"…\"`)"),
                         );
                         continue;
                     }
