@@ -76,6 +76,7 @@ pub mod diag;
 pub mod driver;
 pub mod fmt;
 pub mod import;
+pub mod leaks;
 pub mod load;
 pub mod lower;
 pub mod lsp;
@@ -160,7 +161,12 @@ impl Compilation {
     /// Compiles one file under a display name: as a one-file suite when it declares a
     /// `suite`, else as a file of profiles and cases outside any suite.
     pub fn from_single_file(name: &str, text: &str) -> Compilation {
-        Compilation::compile(vec![Source::lone(name, text)], Vec::new())
+        Compilation::from_single_file_to(name, text, Depth::Check)
+    }
+
+    /// Like [`Compilation::from_single_file`], as far as `depth`.
+    pub fn from_single_file_to(name: &str, text: &str, depth: Depth) -> Compilation {
+        Compilation::run(vec![Source::lone(name, text)], Vec::new(), depth, None)
     }
 
     /// Compiles `sources` (in name order, whatever order they come in) reusing what

@@ -1,5 +1,11 @@
-//! What casec needs to know about Unicode characters that cannot be seen: naming an
-//! invisible character in a syntax error. The table is small and fixed (Unicode 15.1).
+//! What casec needs to know about Unicode characters that cannot be seen, or that look
+//! like others: naming an invisible character in a syntax error, and reading text the
+//! way the leak rule compares it (`crate::leaks`).
+//!
+//! The tables are small and fixed (Unicode 15.1): characters that render as nothing,
+//! and letters of other scripts that are drawn like Latin ones. They are not meant to
+//! be complete lists of confusables (Unicode's has thousands); they cover the letters
+//! a person can type or paste to disguise English text.
 
 /// Ranges of characters that render as nothing: the `Default_Ignorable_Code_Point`
 /// property and the format characters (`Cf`): zero-width spaces and joiners, the soft
@@ -55,6 +61,72 @@ pub fn is_invisible(c: char) -> bool {
     c.is_control() || (c.is_whitespace() && c != ' ') || is_ignorable(c)
 }
 
+/// Letters of other scripts drawn like Latin letters, and digits written for the
+/// letters they resemble, each with the lowercase Latin letter it stands for. Applied
+/// after NFKC (which already folds fullwidth and mathematical letters) and lowercasing,
+/// so only lowercase forms are listed, except for capitals whose lowercase form looks
+/// different (Cyrillic `В` is drawn like `B`, its `в` is not like `b`).
+const LOOK_ALIKES: &[(char, char)] = &[
+    ('0', 'o'),
+    ('1', 'l'),
+    ('3', 'e'),
+    ('4', 'a'),
+    ('5', 's'),
+    ('7', 't'),
+    // Greek
+    ('α', 'a'),
+    ('β', 'b'),
+    ('ε', 'e'),
+    ('η', 'n'),
+    ('ι', 'i'),
+    ('κ', 'k'),
+    ('ν', 'v'),
+    ('ο', 'o'),
+    ('ρ', 'p'),
+    ('τ', 't'),
+    ('υ', 'u'),
+    ('χ', 'x'),
+    ('ζ', 'z'),
+    ('μ', 'u'),
+    // Cyrillic
+    ('а', 'a'),
+    ('в', 'b'),
+    ('е', 'e'),
+    ('ё', 'e'),
+    ('з', 'e'),
+    ('к', 'k'),
+    ('м', 'm'),
+    ('н', 'h'),
+    ('о', 'o'),
+    ('р', 'p'),
+    ('с', 'c'),
+    ('т', 't'),
+    ('у', 'y'),
+    ('х', 'x'),
+    ('ѕ', 's'),
+    ('і', 'i'),
+    ('ї', 'i'),
+    ('ј', 'j'),
+    ('һ', 'h'),
+    ('ԁ', 'd'),
+    ('ԛ', 'q'),
+    ('ԝ', 'w'),
+    ('ӏ', 'l'),
+    ('ү', 'y'),
+    ('ɡ', 'g'),
+];
+
+/// The Latin letter `c` looks like, or `c` itself. `c` is lowercase.
+pub fn fold_look_alike(c: char) -> char {
+    if c.is_ascii_lowercase() {
+        return c;
+    }
+    LOOK_ALIKES
+        .iter()
+        .find(|(from, _)| *from == c)
+        .map_or(c, |&(_, to)| to)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +141,15 @@ mod tests {
             assert!(!is_ignorable(c), "{c:?}");
         }
         assert!(is_invisible('\u{00A0}') && is_invisible('\u{7}') && !is_invisible('x'));
+    }
+
+    #[test]
+    fn look_alikes_fold_to_latin() {
+        let folded: String = "сlаіm reміnder 5ucce55"
+            .chars()
+            .map(fold_look_alike)
+            .collect();
+        assert_eq!(folded, "claim reminder success");
+        assert_eq!(fold_look_alike('é'), 'é');
     }
 }

@@ -62,16 +62,22 @@ pub fn check(
     if !earlier.iter().any(Diagnostic::is_error) {
         coverage::check(suite, &mut out);
     }
-    check_shared(suite, db, &mut out);
-    let stopped = Stopped::new(earlier);
+    let suite_hidden = leak::SuiteHidden::of(suite);
+    let cx = Cx {
+        suite,
+        db,
+        stopped: Stopped::new(earlier),
+        hidden: suite_hidden.prepare(),
+    };
+    check_shared(&cx, &mut out);
     if let Some((cache, scope)) = reuse {
-        cache.check(suite, db, scope, &stopped, &mut out);
+        cache.check(&cx, scope, &mut out);
         return out;
     }
     let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
-    for own in crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
-        check_own(cases, suite, db, &stopped)
-    }) {
+    for own in
+        crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| check_own(cases, &cx))
+    {
         out.extend(own.into_iter().flatten());
     }
     out
@@ -126,14 +132,8 @@ type CaseKey = (FileId, u64, String);
 impl CheckCache {
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
     /// cases whose file changed; remembers this run's.
-    fn check(
-        &mut self,
-        suite: &Suite,
-        db: &SourceDb,
-        scope: &Scope,
-        stopped: &Stopped,
-        out: &mut Vec<Diagnostic>,
-    ) {
+    fn check(&mut self, cx: &Cx, scope: &Scope, out: &mut Vec<Diagnostic>) {
+        let suite = cx.suite;
         if self.scope != scope.key {
             self.cases.clear();
             self.scope = scope.key;
@@ -150,7 +150,7 @@ impl CheckCache {
         let changed: Vec<usize> = (0..keys.len())
             .filter(|&i| !self.cases.contains_key(&keys[i]))
             .collect();
-        let checked = check_own(changed.iter().map(|&i| &suite.cases[i]), suite, db, stopped);
+        let checked = check_own(changed.iter().map(|&i| &suite.cases[i]), cx);
         for (i, own) in changed.into_iter().zip(checked) {
             self.cases.insert(keys[i].clone(), own);
         }
@@ -166,9 +166,20 @@ impl CheckCache {
     }
 }
 
+/// What the checks of a run read besides a case: the suite, the sources, where earlier
+/// phases stopped, and the suite's hidden texts prepared for the leak rule.
+struct Cx<'s> {
+    suite: &'s Suite,
+    db: &'s SourceDb,
+    stopped: Stopped,
+    hidden: leak::Prepared<'s>,
+}
+
 /// What the cases share, each reported once at the place it was written: the suite's
 /// texts, the texts cases inherit, and the clocks.
-fn check_shared(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
+fn check_shared(cx: &Cx, out: &mut Vec<Diagnostic>) {
+    let (suite, db) = (cx.suite, cx.db);
+    leak::Guard::default().check_shared(suite, &cx.hidden, db, out);
     let mut hygiene = Hygiene::default();
     for text in suite_texts(suite) {
         hygiene.check(text, db, out);
@@ -187,24 +198,20 @@ fn check_shared(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
 /// Each case's own diagnostics, less those it allows. Independent of the other cases
 /// (a leak guard only remembers inherited texts to split them once), so a suite's
 /// cases can be checked in chunks on several threads.
-fn check_own<'a>(
-    cases: impl IntoIterator<Item = &'a Case>,
-    suite: &Suite,
-    db: &'a SourceDb,
-    stopped: &Stopped,
-) -> Vec<Vec<Diagnostic>> {
+fn check_own<'a>(cases: impl IntoIterator<Item = &'a Case>, cx: &Cx) -> Vec<Vec<Diagnostic>> {
+    let (suite, db) = (cx.suite, cx.db);
     let mut leaks = leak::Guard::default();
     let mut out = Vec::new();
     for case in cases {
         let mut own = Vec::new();
         check_case(case, suite, db, &mut own);
         crate::world::consistency::check_case(case, db, &mut own);
-        leaks.check(case, db, &mut own);
+        leaks.check(suite, case, &cx.hidden, db, &mut own);
         for text in written_texts(case, case_texts(case)) {
             prose::check(text, db, &mut own);
         }
         let mut reported = Vec::new();
-        allow::apply(case, own, stopped.within(case.extent), &mut reported);
+        allow::apply(case, own, cx.stopped.within(case.extent), &mut reported);
         out.push(reported);
     }
     out
@@ -377,14 +384,20 @@ mod tests {
         let compilation = rule_breaking_suite(120);
         let suite = compilation.suite.as_ref().expect("the suite resolves");
         let db = &compilation.db;
-        let stopped = Stopped::new(&compilation.diagnostics);
-        let together: Vec<Diagnostic> = check_own(&suite.cases, suite, db, &stopped).concat();
+        let suite_hidden = leak::SuiteHidden::of(suite);
+        let cx = Cx {
+            suite,
+            db,
+            stopped: Stopped::new(&compilation.diagnostics),
+            hidden: suite_hidden.prepare(),
+        };
+        let together: Vec<Diagnostic> = check_own(&suite.cases, &cx).concat();
         assert!(together.len() > 100, "the corpus breaks rules");
         for chunk in [1, 7, 64] {
             let split: Vec<Diagnostic> = suite
                 .cases
                 .chunks(chunk)
-                .flat_map(|cases| check_own(cases, suite, db, &stopped).concat())
+                .flat_map(|cases| check_own(cases, &cx).concat())
                 .collect();
             assert_eq!(split, together, "chunks of {chunk}");
         }

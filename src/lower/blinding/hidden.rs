@@ -22,6 +22,9 @@ pub struct Hidden {
     /// The first case that has this text, and how many cases have it.
     case: Option<Arc<str>>,
     cases: usize,
+    /// The indices (in the suite's case order) of the cases that have it; none for the
+    /// suite's own, which every case has.
+    pub holders: Vec<usize>,
 }
 
 impl Hidden {
@@ -46,30 +49,37 @@ struct Collector {
 /// text a case holds twice (the need as check R1) counts that case once.
 struct Seen {
     index: usize,
-    last_case: Option<Arc<str>>,
+    last_case: Option<usize>,
 }
+
+/// A case as the collector sees it: its index and id.
+type Owner<'c> = Option<(usize, &'c Arc<str>)>;
 
 impl Collector {
     /// Adds a text of `case` (or of the suite, for `None`).
-    fn add(&mut self, text: &Text, what: impl Into<String>, case: Option<&Arc<str>>) {
+    fn add(&mut self, text: &Text, what: impl Into<String>, case: Owner) {
         let key = (text.span, text.value.clone());
+        let index = case.map(|(i, _)| i);
         if let Some(seen) = self.seen.get_mut(&key) {
-            if case.is_some() && seen.last_case.as_ref() != case {
-                self.texts[seen.index].cases += 1;
-                seen.last_case = case.cloned();
+            if let Some(i) = index.filter(|&i| seen.last_case != Some(i)) {
+                let hidden = &mut self.texts[seen.index];
+                hidden.cases += 1;
+                hidden.holders.push(i);
+                seen.last_case = Some(i);
             }
             return;
         }
         let seen = Seen {
             index: self.texts.len(),
-            last_case: case.cloned(),
+            last_case: index,
         };
         self.seen.insert(key, seen);
         self.texts.push(Hidden {
             text: text.clone(),
             what: what.into(),
-            case: case.cloned(),
+            case: case.map(|(_, id)| id.clone()),
             cases: usize::from(case.is_some()),
+            holders: index.into_iter().collect(),
         });
     }
 
@@ -86,6 +96,21 @@ impl Collector {
 /// each case's in case order.
 pub fn hidden_texts(suite: &Suite) -> Vec<Hidden> {
     let mut c = Collector::default();
+    suite_texts(suite, &mut c);
+    for (i, case) in suite.cases.iter().enumerate() {
+        case_texts(i, case, &mut c);
+    }
+    c.texts
+}
+
+/// The suite's own hidden texts, with what each is: those every case has.
+pub fn suite_hidden_texts(suite: &Suite) -> Vec<(String, Text)> {
+    let mut c = Collector::default();
+    suite_texts(suite, &mut c);
+    c.texts.into_iter().map(|h| (h.what, h.text)).collect()
+}
+
+fn suite_texts(suite: &Suite, c: &mut Collector) {
     for t in &suite.global_critical_failures {
         c.add(t, "global critical failure", None);
     }
@@ -108,14 +133,10 @@ pub fn hidden_texts(suite: &Suite) -> Vec<Hidden> {
     for note in &suite.revision_notes {
         c.add(&note.change, "revision note", None);
     }
-    for case in &suite.cases {
-        case_texts(case, &mut c);
-    }
-    c.texts
 }
 
-fn case_texts(case: &Case, c: &mut Collector) {
-    let id = Some(&case.id.value);
+fn case_texts(index: usize, case: &Case, c: &mut Collector) {
+    let id = Some((index, &case.id.value));
     c.add(&case.title, "title", id);
     c.add(&case.facts, "fixture facts", id);
     if let Some(o) = &case.tool_override {
