@@ -27,7 +27,7 @@ use foldhash::fast::FixedState;
 
 use crate::diag::{codes, Diagnostic};
 use crate::leaks::tokens::Tokens;
-use crate::leaks::{self, byte_range, Item, Leak, Units, MIN_RUN, MIN_SENTENCE, MIN_WHOLE};
+use crate::leaks::{self, byte_range, Item, Leak, Set, Units, MIN_RUN, MIN_SENTENCE, MIN_WHOLE};
 use crate::lower::bundle::model_facing_texts;
 use crate::model::{Case, Suite, Text};
 use crate::source::{SourceDb, Span};
@@ -207,6 +207,11 @@ impl Guard {
         };
         let hidden = tokens(&sides.hidden);
         let visible = tokens(&sides.visible);
+        let any_own = sides
+            .hidden
+            .iter()
+            .chain(&sides.visible)
+            .any(|(_, t)| written_in(case, t.span));
         let written = sides
             .hidden
             .iter()
@@ -224,12 +229,33 @@ impl Guard {
             )
             .or_insert_with(|| Rc::new(Units::of(inherited)))
             .clone();
+        let own_units = Units::of(own);
         let sets = [
-            (&Units::of(own), own),
-            (&*inherited_units, inherited),
-            (&prepared.units, &prepared.items[..]),
+            Set {
+                units: &own_units,
+                items: own,
+                only_near_fresh: false,
+            },
+            Set {
+                units: &inherited_units,
+                items: inherited,
+                only_near_fresh: true,
+            },
+            Set {
+                units: &prepared.units,
+                items: &prepared.items,
+                only_near_fresh: true,
+            },
         ];
-        let leaks = leaks::leaks_of(&sets, &items(&sides.visible, &visible), &[]);
+        // Between inherited texts alone, leaks are the same for every case that
+        // inherits them: `check_shared` finds them once. A case's own visible texts
+        // are fresh; for `check_shared` (which keeps no own text) all are.
+        let fresh: Vec<bool> = sides
+            .visible
+            .iter()
+            .map(|(_, t)| written_in(case, t.span) || !any_own)
+            .collect();
+        let leaks = leaks::leaks_of(&sets, &items(&sides.visible, &visible), &fresh, &[]);
         Found {
             hidden,
             visible,

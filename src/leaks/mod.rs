@@ -119,42 +119,51 @@ pub fn byte_range(item: Item, words: Range<usize>) -> Range<usize> {
 /// Every leak of `hidden` into `visible`, in the order of the model-facing stream;
 /// occurrences of the `allowed` strings in `visible` do not count.
 pub fn leaks(hidden: &[Item], visible: &[Item], allowed: &[&str]) -> Vec<Leak> {
-    leaks_of(&[(&Units::of(hidden), hidden)], visible, allowed)
+    let set = Set {
+        units: &Units::of(hidden),
+        items: hidden,
+        only_near_fresh: false,
+    };
+    leaks_of(&[set], visible, &vec![true; visible.len()], allowed)
 }
 
-/// Like [`leaks`], for hidden texts in sets, each with its units made beforehand (so a
-/// suite's shared texts are prepared once, not for every case). A leak's `hidden`
-/// counts the items of the sets in order.
-pub fn leaks_of(sets: &[(&Units, &[Item])], visible: &[Item], allowed: &[&str]) -> Vec<Leak> {
-    if sets.iter().all(|(units, _)| units.units.is_empty()) {
+/// Like [`leaks`], for hidden texts in [`Set`]s, each with its units made beforehand
+/// (so a suite's shared texts are prepared once, not for every case). A leak's
+/// `hidden` counts the items of the sets in order. `fresh` says, for each visible
+/// text, whether it is new here: a set that is [`Set::only_near_fresh`] is only looked
+/// for in runs that reach into a fresh text (its matches among shared texts alone are
+/// the same each time, and found once elsewhere).
+pub fn leaks_of(sets: &[Set], visible: &[Item], fresh: &[bool], allowed: &[&str]) -> Vec<Leak> {
+    if sets.iter().all(|set| set.units.units.is_empty()) {
         return Vec::new();
     }
-    let stream = Stream::of(visible, allowed);
-    let offsets: Vec<usize> = sets
-        .iter()
-        .scan(0, |next, (_, items)| {
-            let at = *next;
-            *next += items.len();
-            Some(at)
-        })
-        .collect();
+    let stream = Stream::of(visible, fresh, allowed);
     let mut lengths: Vec<usize> = sets
         .iter()
-        .flat_map(|(units, _)| units.lengths.iter().copied())
+        .flat_map(|set| set.units.lengths.iter().copied())
         .collect();
     lengths.sort_unstable();
     lengths.dedup();
     let mut out = Vec::new();
     let mut at = 0;
     while at < stream.words.len() {
-        let best = sets
-            .iter()
-            .zip(&offsets)
-            .filter_map(|((units, items), &offset)| {
-                let (unit, len) = units.longest_at(items, &stream, at, &lengths, visible)?;
-                Some((offset, unit, len))
-            })
-            .max_by_key(|&(offset, _, len)| (len, std::cmp::Reverse(offset)));
+        let mut offset = 0;
+        let mut best: Option<(usize, Unit, usize)> = None;
+        for set in sets {
+            let wanted = !set.only_near_fresh || stream.near_fresh[at];
+            if let Some((unit, len)) = wanted
+                .then(|| {
+                    set.units
+                        .longest_at(set.items, &stream, at, &lengths, visible)
+                })
+                .flatten()
+            {
+                if best.is_none_or(|(_, _, b)| len > b) {
+                    best = Some((offset, unit, len));
+                }
+            }
+            offset += set.items.len();
+        }
         match best {
             Some((offset, unit, len)) => {
                 let mut leak = stream.leak(unit, at, len);
@@ -166,6 +175,15 @@ pub fn leaks_of(sets: &[(&Units, &[Item])], visible: &[Item], allowed: &[&str]) 
         }
     }
     out
+}
+
+/// Hidden texts with their units, for [`leaks_of`].
+#[derive(Clone, Copy)]
+pub struct Set<'a> {
+    pub units: &'a Units,
+    pub items: &'a [Item<'a>],
+    /// Only look for these texts where a run reaches a fresh visible text.
+    pub only_near_fresh: bool,
 }
 
 /// A matching unit: `len` words of hidden text `hidden` from word `start`; `run`
@@ -336,31 +354,43 @@ struct StreamWord {
 /// The model-facing texts as one sequence of words.
 struct Stream {
     words: Vec<StreamWord>,
+    /// Whether a fresh text's word lies among the [`MIN_RUN`] words from each position.
+    near_fresh: Vec<bool>,
 }
 
 impl Stream {
-    fn of(visible: &[Item], allowed: &[&str]) -> Stream {
+    fn of(visible: &[Item], fresh: &[bool], allowed: &[&str]) -> Stream {
         // A text too short to hold a unit on its own (a reply "Go on." between two
         // parts of a copy) is left out, so that it does not cut the run.
-        let mut words: Vec<StreamWord> = visible
+        let kept = |item: &Item| item.tokens.len() >= MIN_WHOLE;
+        let len = visible
             .iter()
-            .enumerate()
-            .filter(|(_, item)| item.tokens.len() >= MIN_WHOLE)
-            .flat_map(|(v, item)| {
-                item.tokens
-                    .words
-                    .iter()
-                    .enumerate()
-                    .map(move |(w, word)| StreamWord {
-                        visible: v as u32,
-                        word: w as u32,
-                        hash: word.hash,
-                        masked: false,
-                    })
-            })
-            .collect();
+            .filter(|i| kept(i))
+            .map(|i| i.tokens.len())
+            .sum();
+        let mut words: Vec<StreamWord> = Vec::with_capacity(len);
+        let mut is_fresh: Vec<bool> = Vec::with_capacity(len);
+        for (v, item) in visible.iter().enumerate().filter(|(_, i)| kept(i)) {
+            for (w, word) in item.tokens.words.iter().enumerate() {
+                words.push(StreamWord {
+                    visible: v as u32,
+                    word: w as u32,
+                    hash: word.hash,
+                    masked: false,
+                });
+                is_fresh.push(fresh.get(v).copied().unwrap_or(true));
+            }
+        }
         mask(&mut words, allowed);
-        Stream { words }
+        let mut near_fresh = vec![false; words.len()];
+        let mut next_fresh = usize::MAX;
+        for i in (0..words.len()).rev() {
+            if is_fresh[i] {
+                next_fresh = i;
+            }
+            near_fresh[i] = next_fresh.saturating_sub(i) < MIN_RUN;
+        }
+        Stream { words, near_fresh }
     }
 
     /// The `len` words from `at`, if none of them is masked.

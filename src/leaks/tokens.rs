@@ -64,7 +64,8 @@ fn ends_sentence(c: char, next: Option<char>) -> bool {
 impl Tokens {
     /// Splits and normalises `text`. Linear in its length.
     pub fn of(text: &str) -> Tokens {
-        let mut words = Vec::new();
+        // Prose averages five to six bytes a word.
+        let mut words = Vec::with_capacity(text.len() / 5 + 1);
         let mut scratch = String::new();
         let mut start: Option<usize> = None;
         let mut chars = text.char_indices().peekable();
@@ -88,6 +89,7 @@ impl Tokens {
         if let Some(last) = words.last_mut() {
             last.ends_sentence = true;
         }
+        words.shrink_to_fit();
         Tokens { words }
     }
 

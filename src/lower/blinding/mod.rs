@@ -21,7 +21,7 @@ use serde_json::Value;
 
 use crate::diag::{codes, Diagnostic};
 use crate::leaks::tokens::Tokens;
-use crate::leaks::{self, byte_range, Item, MIN_RUN, MIN_SENTENCE, MIN_WHOLE};
+use crate::leaks::{self, byte_range, Item, Set, Units, MIN_RUN, MIN_SENTENCE, MIN_WHOLE};
 use crate::model::{Case, Suite, Text};
 
 use super::bundle::model_facing_texts;
@@ -41,23 +41,39 @@ pub fn prove(suite: &Suite, bundles: &[Value]) -> Vec<Diagnostic> {
             tokens,
         })
         .collect();
-    let by_case = by_case(&hidden, suite.cases.len());
+    let (shared, by_case) = by_case(&hidden, suite.cases.len());
+    let shared_items: Vec<Item> = shared.iter().map(|&i| items[i]).collect();
+    let shared_units = Units::of(&shared_items);
     let string_tokens = string_tokens(bundles);
     // (hidden text, leaked words, model string) → the cases whose bundles hold it.
     let mut found: BTreeMap<(usize, usize, usize, &str), Vec<usize>> = BTreeMap::new();
     for (c, (case, bundle)) in suite.cases.iter().zip(bundles).enumerate() {
-        let strings = ordered_strings(suite, case, bundle);
-        let case_hidden = &by_case[c];
-        let h: Vec<Item> = case_hidden.iter().map(|&i| items[i]).collect();
-        let v: Vec<Item> = strings
-            .iter()
+        let own: Vec<Item> = by_case[c].iter().map(|&i| items[i]).collect();
+        let own_units = Units::of(&own);
+        let sets = [
+            Set {
+                units: &own_units,
+                items: &own,
+                only_near_fresh: false,
+            },
+            Set {
+                units: &shared_units,
+                items: &shared_items,
+                only_near_fresh: false,
+            },
+        ];
+        let v: Vec<Item> = ordered_strings(suite, case, bundle)
+            .into_iter()
             .filter_map(|s| {
                 let tokens = string_tokens.get(s)?;
                 Some(Item { text: s, tokens })
             })
             .collect();
-        for leak in leaks::leaks(&h, &v, &[]) {
-            let hidden_index = case_hidden[leak.hidden];
+        for leak in leaks::leaks_of(&sets, &v, &vec![true; v.len()], &[]) {
+            let hidden_index = match by_case[c].get(leak.hidden) {
+                Some(&i) => i,
+                None => shared[leak.hidden - by_case[c].len()],
+            };
             let string = v[leak.pieces[0].visible].text;
             let key = (
                 hidden_index,
@@ -77,13 +93,13 @@ pub fn prove(suite: &Suite, bundles: &[Value]) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// For each case, the indices of the hidden texts it has: the suite's own, then its
-/// own and inherited ones, in the order they were collected.
-fn by_case(hidden: &[Hidden], cases: usize) -> Vec<Vec<usize>> {
+/// The indices of the suite's own hidden texts, which every case has, and for each
+/// case those of the hidden texts it holds itself or inherits.
+fn by_case(hidden: &[Hidden], cases: usize) -> (Vec<usize>, Vec<Vec<usize>>) {
     let shared: Vec<usize> = (0..hidden.len())
         .filter(|&i| hidden[i].holders.is_empty())
         .collect();
-    let mut out = vec![shared; cases];
+    let mut out = vec![Vec::new(); cases];
     for (i, h) in hidden.iter().enumerate() {
         for &c in &h.holders {
             if let Some(list) = out.get_mut(c) {
@@ -91,7 +107,7 @@ fn by_case(hidden: &[Hidden], cases: usize) -> Vec<Vec<usize>> {
             }
         }
     }
-    out
+    (shared, out)
 }
 
 /// The words of every distinct string of the bundles, each split once.
