@@ -53,6 +53,7 @@ pub mod diag;
 pub mod driver;
 pub mod fmt;
 pub mod import;
+pub mod leaks;
 pub mod load;
 pub mod lower;
 pub mod lsp;
@@ -62,6 +63,7 @@ pub mod resolve;
 pub mod runtime;
 pub mod source;
 pub mod syntax;
+mod unicode;
 
 use std::path::Path;
 
@@ -139,7 +141,12 @@ impl Compilation {
     /// Compiles one file under a display name: as a one-file suite when it declares a
     /// `suite`, else as a file of profiles and cases outside any suite.
     pub fn from_single_file(name: &str, text: &str) -> Compilation {
-        Compilation::compile(vec![Source::lone(name, text)], Vec::new())
+        Compilation::from_single_file_to(name, text, Depth::Check)
+    }
+
+    /// Like [`Compilation::from_single_file`], as far as `depth`.
+    pub fn from_single_file_to(name: &str, text: &str, depth: Depth) -> Compilation {
+        Compilation::run(vec![Source::lone(name, text)], Vec::new(), depth, None)
     }
 
     /// Compiles `sources` (in name order, whatever order they come in) reusing what
@@ -197,10 +204,9 @@ impl Compilation {
         let (suite, resolve_diagnostics) = resolve::resolve(inputs);
         diagnostics.extend(resolve_diagnostics);
         if let (Some(suite), Depth::Check) = (&suite, depth) {
-            // Counts are only meaningful when no file or case was left out by an error.
-            let complete = !diagnostics.iter().any(Diagnostic::is_error);
             let reuse = cache.map(|c| &mut c.checks).zip(scope.as_ref());
-            diagnostics.extend(check::check(suite, &db, complete, reuse));
+            let found = check::check(suite, &db, &diagnostics, reuse);
+            diagnostics.extend(found);
         }
         diag::sort(&mut diagnostics, &db);
         Compilation {

@@ -6,8 +6,9 @@
 //! downstream depends on the file system's listing order. Read failures become `io`
 //! diagnostics naming the path.
 
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use crate::diag::{codes, Diagnostic};
 use crate::resolve::Role;
@@ -78,40 +79,133 @@ pub fn stdlib_sources() -> Vec<Source> {
         .collect()
 }
 
-/// Every `.case` file under `dir`, sorted, hidden entries skipped.
+/// Every `.case` file under `dir`, sorted, hidden entries skipped, each file once.
+///
+/// Symbolic links are followed, but a folder or file is read by one path only: a link
+/// back to a folder being read (`ln -s . x`, a loop that would never end) or to one read
+/// already, and a second link to a file read already, are reported as `io` errors naming
+/// the link and skipped. Links are followed after the real folders, in path order, so
+/// which path wins does not depend on the order the file system lists entries in.
 pub fn case_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    walk(dir, &mut out, diags);
-    out.sort();
-    out
+    let mut walk = Walk::default();
+    match fs::canonicalize(dir) {
+        Ok(canonical) => walk.enter(dir, canonical, diags),
+        Err(e) => diags.push(io_error(dir, "cannot read folder", &e)),
+    }
+    walk.follow_links(diags);
+    walk.files.sort();
+    walk.files
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, diags: &mut Vec<Diagnostic>) {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => {
-            diags.push(io_error(dir, "cannot read folder", &e));
-            return;
-        }
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        // The entry's own type costs no system call; only a symbolic link needs one to
-        // see whether it leads to a folder.
-        let is_dir = match entry.file_type() {
-            Ok(kind) if kind.is_symlink() => path.is_dir(),
-            Ok(kind) => kind.is_dir(),
-            Err(_) => path.is_dir(),
+/// The state of one folder walk: what was read, by which path.
+#[derive(Default)]
+struct Walk {
+    files: Vec<PathBuf>,
+    /// Canonical folder → the path it was read by.
+    dirs: HashMap<PathBuf, PathBuf>,
+    /// Canonical file → the path it was read by.
+    seen_files: HashMap<PathBuf, PathBuf>,
+    /// Symbolic links to folders, followed once the real folders are read.
+    links: BTreeSet<PathBuf>,
+    /// Symbolic links to `.case` files, read once every folder is.
+    file_links: BTreeSet<PathBuf>,
+}
+
+impl Walk {
+    /// Reads the folder `dir`, whose canonical path is `canonical`.
+    fn enter(&mut self, dir: &Path, canonical: PathBuf, diags: &mut Vec<Diagnostic>) {
+        let entries = match fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                diags.push(io_error(dir, "cannot read folder", &e));
+                return;
+            }
         };
-        if is_dir {
-            walk(&path, out, diags);
-        } else if path.extension().is_some_and(|e| e == "case") {
-            out.push(path);
+        self.dirs.insert(canonical.clone(), dir.to_path_buf());
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_string_lossy().starts_with('.') {
+                continue;
+            }
+            let path = entry.path();
+            // The entry's own type costs no system call; only a symbolic link needs
+            // more, to see where it leads.
+            match entry.file_type() {
+                Ok(kind) if kind.is_symlink() => self.link(path),
+                Ok(kind) if kind.is_dir() => self.enter(&path, canonical.join(&name), diags),
+                Ok(_) if is_case_file(&path) => self.file(path, canonical.join(&name), diags),
+                Ok(_) => {}
+                Err(_) if path.is_dir() => match fs::canonicalize(&path) {
+                    Ok(target) => self.enter(&path, target, diags),
+                    Err(e) => diags.push(io_error(&path, "cannot read folder", &e)),
+                },
+                Err(_) if is_case_file(&path) => self.file(path.clone(), path, diags),
+                Err(_) => {}
+            }
         }
     }
+
+    /// A symbolic link, set aside: the real files and folders go first.
+    fn link(&mut self, path: PathBuf) {
+        if path.is_dir() {
+            self.links.insert(path);
+        } else if is_case_file(&path) {
+            self.file_links.insert(path);
+        }
+    }
+
+    fn file(&mut self, path: PathBuf, canonical: PathBuf, diags: &mut Vec<Diagnostic>) {
+        match self.seen_files.get(&canonical) {
+            Some(first) => diags.push(already_read(&path, first, "file")),
+            None => {
+                self.seen_files.insert(canonical, path.clone());
+                self.files.push(path);
+            }
+        }
+    }
+
+    /// Follows the links to folders, smallest path first, until none is left; then
+    /// the links to files.
+    fn follow_links(&mut self, diags: &mut Vec<Diagnostic>) {
+        while let Some(link) = self.links.pop_first() {
+            let canonical = match fs::canonicalize(&link) {
+                Ok(canonical) => canonical,
+                Err(e) => {
+                    diags.push(io_error(&link, "cannot read folder", &e));
+                    continue;
+                }
+            };
+            match self.dirs.get(&canonical) {
+                Some(first) => diags.push(already_read(&link, first, "folder")),
+                None => self.enter(&link, canonical, diags),
+            }
+        }
+        for link in std::mem::take(&mut self.file_links) {
+            // A dangling link is read like a file, so that reading it reports it.
+            let canonical = fs::canonicalize(&link).unwrap_or_else(|_| link.clone());
+            self.file(link, canonical, diags);
+        }
+    }
+}
+
+fn is_case_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "case")
+}
+
+/// A second path to a file or folder already read: a loop or an alias.
+fn already_read(link: &Path, first: &Path, what: &str) -> Diagnostic {
+    let first = match display(first) {
+        shown if shown.is_empty() || shown == "." => "the current folder".to_string(),
+        shown => format!("`{shown}`"),
+    };
+    Diagnostic::error(
+        codes::IO,
+        format!("symbolic link to a {what} already read, as {first}: skipped"),
+    )
+    .at_path(display(link))
+    .help(format!(
+        "remove the link, or point it outside the suite: each {what} is read once, by one path"
+    ))
 }
 
 /// Suites with fewer files than this are read on the calling thread.
@@ -170,22 +264,74 @@ pub fn display(path: &Path) -> String {
 }
 
 /// The nearest folder at or above `path` holding a suite.case.
+///
+/// A relative path is searched as written first ("cases/tujora" for
+/// `cases/tujora/medication/TUJ-011.case`), so displayed paths keep the user's spelling;
+/// when the suite lies above the current folder (pre-commit passes
+/// `medication/TUJ-011.case` from the suite's root; an editor's `casec check .` from a
+/// category folder), the search goes on above the current folder and gives the root
+/// relative to it (`.`, `..`). The result is never the empty path.
 pub fn suite_root_of(path: &Path) -> Option<PathBuf> {
+    if !path.exists() {
+        return None;
+    }
     let start = if path.is_dir() {
         path
     } else {
-        path.parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
+        parent_or_dot(path)
     };
-    let mut dir = Some(start);
-    while let Some(d) = dir {
-        if d.join(SUITE_FILE).is_file() {
-            return Some(d.to_path_buf());
-        }
-        dir = d.parent().filter(|p| !p.as_os_str().is_empty());
+    let written = start
+        .ancestors()
+        .filter(|d| !d.as_os_str().is_empty())
+        .find(|d| holds_suite(d));
+    if let Some(root) = written {
+        return Some(root.to_path_buf());
     }
-    None
+    if path.is_absolute() {
+        return None;
+    }
+    let cwd = std::env::current_dir().ok()?;
+    let root = lexical(&cwd.join(start))
+        .ancestors()
+        .find(|d| holds_suite(d))?
+        .to_path_buf();
+    Some(relative_to(&root, &cwd))
+}
+
+/// The folder of a file path, `.` for a bare file name.
+pub fn parent_or_dot(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+fn holds_suite(dir: &Path) -> bool {
+    dir.join(SUITE_FILE).is_file()
+}
+
+/// `path` with `.` and `..` resolved by its text (an absolute path).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// `dir` as seen from `cwd`: `.`, `..`, `../..` when it is the current folder or above
+/// it, else `dir` itself.
+fn relative_to(dir: &Path, cwd: &Path) -> PathBuf {
+    match cwd.strip_prefix(dir) {
+        Ok(below) if below.as_os_str().is_empty() => PathBuf::from("."),
+        Ok(below) => below.components().map(|_| Component::ParentDir).collect(),
+        Err(_) => dir.to_path_buf(),
+    }
 }
 
 /// Adds sources to `db`, returning each one's id with its role.

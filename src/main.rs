@@ -377,7 +377,7 @@ fn main() -> ExitCode {
         }
         Command::Lsp { stdio: _ } => casec::lsp::stdio(),
     };
-    ExitCode::from(code)
+    ExitCode::from(driver::finish(code))
 }
 
 #[cfg(test)]

@@ -91,21 +91,31 @@ impl LineIndex {
     /// One-based line and column of a byte offset; offsets inside a multi-byte
     /// character or past the end are clamped.
     pub fn line_col(&self, text: &str, offset: usize) -> LineCol {
-        let offset = clamp_to_char_boundary(text, offset);
-        let line = self.line_of(offset);
-        let start = self.line_starts[line];
+        let (line, before) = self.before(text, offset);
         LineCol {
             line: line + 1,
-            column: text[start..offset].chars().count() + 1,
+            column: before.chars().count() + 1,
         }
     }
 
     /// Zero-based line and UTF-16 column, as the Language Server Protocol counts.
     pub fn line_utf16(&self, text: &str, offset: usize) -> (usize, usize) {
+        let (line, before) = self.before(text, offset);
+        (line, before.encode_utf16().count())
+    }
+
+    /// The zero-based line of `offset` and the text of that line before it. A byte
+    /// order mark opening the file is not counted: editors do not show it, and the text
+    /// a language client sends leaves it out.
+    fn before<'t>(&self, text: &'t str, offset: usize) -> (usize, &'t str) {
         let offset = clamp_to_char_boundary(text, offset);
         let line = self.line_of(offset);
         let start = self.line_starts[line];
-        (line, text[start..offset].encode_utf16().count())
+        let before = &text[start..offset];
+        match line {
+            0 => (line, before.strip_prefix('\u{FEFF}').unwrap_or(before)),
+            _ => (line, before),
+        }
     }
 }
 
@@ -204,6 +214,16 @@ mod tests {
         let text = "é";
         let index = LineIndex::new(text);
         assert_eq!(index.line_col(text, 1), LineCol { line: 1, column: 1 });
+    }
+
+    #[test]
+    fn a_byte_order_mark_takes_no_column() {
+        let text = "\u{FEFF}case X\nb";
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_col(text, 3), LineCol { line: 1, column: 1 });
+        assert_eq!(index.line_col(text, 8), LineCol { line: 1, column: 6 });
+        assert_eq!(index.line_utf16(text, 8), (0, 5));
+        assert_eq!(index.line_col(text, 10), LineCol { line: 2, column: 1 });
     }
 
     #[test]

@@ -7,8 +7,11 @@
 //!
 //! * the bundles build, no marker byte sequence appears in any of them, and each
 //!   tool's contract reaches exactly the bundles of the cases that offer the tool;
-//! * copying any hidden text into a case's user message stops the bundles with a
-//!   `hidden_text_leak` error that points at both the hidden text and the copy.
+//! * copying any hidden text into the user message of a case that holds it stops the
+//!   bundles with a `hidden_text_leak` error that points at both the hidden text and
+//!   the copy, and `casec check` reports the same copy (`leak`);
+//! * the same copy in another case's user message is no leak: that case's model is
+//!   not tested on it.
 
 use casec::diag::codes;
 use casec::Compilation;
@@ -206,12 +209,28 @@ category errands {count} {{ background "river stone"; preferences "candle bridge
     }
 
     fn hidden(&self) -> Vec<&str> {
-        let mut all: Vec<&str> = self.suite_hidden.iter().map(String::as_str).collect();
-        for c in &self.cases {
-            all.extend([&c.title, &c.facts, &c.need, &c.final_state].map(String::as_str));
-            all.extend(c.tool_override.iter().flatten().map(String::as_str));
-            all.extend(c.followup.iter().flatten().map(String::as_str));
-            all.extend(c.checks.iter().chain(&c.critical).map(String::as_str));
+        self.hidden_with_owners()
+            .into_iter()
+            .map(|(t, _)| t)
+            .collect()
+    }
+
+    /// Every hidden text with the case that holds it (`None`: the suite's, which every
+    /// case holds).
+    fn hidden_with_owners(&self) -> Vec<(&str, Option<usize>)> {
+        let mut all: Vec<(&str, Option<usize>)> = self
+            .suite_hidden
+            .iter()
+            .map(|t| (t.as_str(), None))
+            .collect();
+        for (i, c) in self.cases.iter().enumerate() {
+            let mut own: Vec<&str> = [&c.title, &c.facts, &c.need, &c.final_state]
+                .map(String::as_str)
+                .to_vec();
+            own.extend(c.tool_override.iter().flatten().map(String::as_str));
+            own.extend(c.followup.iter().flatten().map(String::as_str));
+            own.extend(c.checks.iter().chain(&c.critical).map(String::as_str));
+            all.extend(own.into_iter().map(|t| (t, Some(i))));
         }
         all
     }
@@ -306,9 +325,14 @@ proptest! {
         target in any::<prop::sample::Index>(),
     ) {
         let mut suite = suite;
-        let hidden = suite.hidden().iter().map(|t| t.to_string()).collect::<Vec<_>>();
-        let copied = pick.get(&hidden).clone();
-        let case = target.index(suite.cases.len());
+        let hidden: Vec<(String, Option<usize>)> = suite
+            .hidden_with_owners()
+            .into_iter()
+            .map(|(t, owner)| (t.to_string(), owner))
+            .collect();
+        let (copied, owner) = pick.get(&hidden).clone();
+        // A case's hidden text leaks into that case; the suite's into any.
+        let case = owner.unwrap_or_else(|| target.index(suite.cases.len()));
         suite.cases[case].user = format!("apple {copied} river");
         let source = suite.render();
         let compilation = compile(&source);
@@ -323,5 +347,32 @@ proptest! {
                 && d.labels.iter().any(|l| !l.primary && compilation.db.slice(l.span) == copy)
         });
         prop_assert!(found, "no leak of {:?} reported: {:#?}", copied, diagnostics);
+        // `casec check` finds the same leak, at the copy.
+        let checked = Compilation::from_sources([("suite.case", source.as_str())]);
+        let leak = checked.diagnostics.iter().find(|d| d.code == codes::LEAK);
+        prop_assert!(leak.is_some(), "check missed the copy of {:?}: {:#?}", copied, checked.diagnostics);
+    }
+
+    /// What one case's model sees may repeat another case's hidden text: that model is
+    /// not tested on it.
+    #[test]
+    fn another_case_s_hidden_text_is_not_a_leak(
+        suite in gen_suite(),
+        pick in any::<prop::sample::Index>(),
+    ) {
+        let mut suite = suite;
+        prop_assume!(suite.cases.len() >= 2);
+        let hidden: Vec<(String, usize)> = suite
+            .hidden_with_owners()
+            .into_iter()
+            .filter_map(|(t, owner)| Some((t.to_string(), owner?)))
+            .collect();
+        let (copied, owner) = pick.get(&hidden).clone();
+        let other = (owner + 1) % suite.cases.len();
+        suite.cases[other].user = format!("apple {copied} river");
+        let source = suite.render();
+        let compilation = compile(&source);
+        let bundles = compilation.bundles();
+        prop_assert!(matches!(bundles, Some(Ok(_))), "{:#?}", bundles);
     }
 }

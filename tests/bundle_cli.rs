@@ -97,13 +97,13 @@ fn a_fixture_sentence_copied_into_a_user_message_stops_every_output() {
     let dir = scratch("leak");
     let suite = dir.join("suite");
     copy_dir(&tujora(), &suite);
-    // A sentence of TUJ-011's facts in TUJ-012's user message: a copy across cases,
-    // which only the bundle proof (not `casec check`'s per-case `leak` rule) can see.
-    let case = suite.join("medication/TUJ-012.case");
-    let text = fs::read_to_string(&case).expect("TUJ-012");
-    let original = "user \"It says I cleared the alert. Does that mean I took the medicine?\"";
+    // A sentence of TUJ-011's facts in its own user message: `casec check`'s leak rule,
+    // which `casec bundle` runs first, is the blinding proof's rule.
+    let case = suite.join("medication/TUJ-011.case");
+    let text = fs::read_to_string(&case).expect("TUJ-011");
+    let original = "user \"Set a reminder for my evening medicine at eight every night.\"";
     assert!(text.contains(original));
-    let leaked = "user \"It says I cleared the alert. M2 schedule is 20:00 daily.\"";
+    let leaked = "user \"Set a reminder for my evening medicine. M2 schedule is 20:00 daily.\"";
     fs::write(&case, text.replace(original, leaked)).expect("edited case");
     let (out, jsonl) = (dir.join("bundles"), dir.join("bundles.jsonl"));
     let run = casec(&[
@@ -118,12 +118,39 @@ fn a_fixture_sentence_copied_into_a_user_message_stops_every_output() {
     ]);
     assert_eq!(run.status.code(), Some(1));
     let report = String::from_utf8_lossy(&run.stderr);
-    assert!(report.contains("\"code\":\"hidden_text_leak\""), "{report}");
-    assert!(report.contains("`facts` of case TUJ-011"), "{report}");
+    assert!(report.contains("\"code\":\"leak\""), "{report}");
+    assert!(
+        report.contains("the `user` of case TUJ-011 repeats 6 words of the hidden `facts`"),
+        "{report}"
+    );
     assert_eq!(
         names_in(&dir),
         ["suite"],
         "a failed build left files behind"
+    );
+    fs::remove_dir_all(&dir).ok();
+}
+
+/// The same sentence in another case's user message is no leak: TUJ-012's model is not
+/// tested on TUJ-011's facts. `casec check` and `casec bundle` agree.
+#[test]
+fn another_case_s_fixture_sentence_is_not_a_leak() {
+    let dir = scratch("other-case");
+    let suite = dir.join("suite");
+    copy_dir(&tujora(), &suite);
+    let case = suite.join("medication/TUJ-012.case");
+    let text = fs::read_to_string(&case).expect("TUJ-012");
+    let original = "user \"It says I cleared the alert. Does that mean I took the medicine?\"";
+    assert!(text.contains(original));
+    let copied = "user \"It says I cleared the alert. M2 schedule is 20:00 daily.\"";
+    fs::write(&case, text.replace(original, copied)).expect("edited case");
+    assert_eq!(casec(&[arg("check"), &suite]).status.code(), Some(0));
+    let run = casec(&[arg("bundle"), &suite, arg("--jsonl"), arg("-")]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
     );
     fs::remove_dir_all(&dir).ok();
 }

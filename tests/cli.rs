@@ -15,12 +15,13 @@ fn casec(args: &[&str]) -> Output {
         .expect("casec runs")
 }
 
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("UTF-8 output")
+/// What `casec check` reports: on standard error, like every command's diagnostics.
+fn reported(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).expect("UTF-8 output")
 }
 
 fn json_lines(output: &Output) -> Vec<serde_json::Value> {
-    stdout(output)
+    reported(output)
         .lines()
         .map(|line| serde_json::from_str(line).expect("each line is JSON"))
         .collect()
@@ -56,7 +57,7 @@ impl Drop for Scratch {
 #[test]
 fn the_tujora_suite_checks_clean() {
     let output = casec(&["check", "cases/tujora", "--format", "json"]);
-    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", reported(&output));
     let lines = json_lines(&output);
     assert_eq!(
         lines,
@@ -78,7 +79,7 @@ fn ten_mistakes_in_ten_files_are_all_reported_in_one_run() {
         .iter()
         .map(|d| d["file"].as_str().unwrap())
         .collect();
-    assert_eq!(diagnostics.len(), 10, "{}", stdout(&output));
+    assert_eq!(diagnostics.len(), 10, "{}", reported(&output));
     assert_eq!(codes.len(), 10, "ten different mistakes: {codes:?}");
     assert_eq!(files.len(), 10, "one per file: {files:?}");
     assert_eq!(
@@ -93,7 +94,7 @@ fn warnings_pass_unless_denied() {
     let suite = scratch.suite_from_ui("suite", "weekday_mismatch");
     let allowed = casec(&["check", &suite]);
     assert_eq!(allowed.status.code(), Some(0));
-    assert!(stdout(&allowed).contains("weekday_mismatch"));
+    assert!(reported(&allowed).contains("weekday_mismatch"));
     let denied = casec(&["check", &suite, "--deny", "warnings"]);
     assert_eq!(denied.status.code(), Some(1));
 }
@@ -112,13 +113,19 @@ fn errors_exit_1_and_io_or_usage_problems_exit_2() {
 #[test]
 fn human_output_shows_code_location_source_labels_and_help() {
     let output = casec(&["check", "tests/ui/ten_mistakes"]);
-    let text = stdout(&output);
+    let text = reported(&output);
     assert!(text.contains("weekday_mismatch"));
     assert!(text.contains("[tests/ui/ten_mistakes/08_weekday.case:6:48]"));
     assert!(text.contains("this should be Thursday"));
     assert!(text.contains("help: write `Thursday`"));
-    let summary = String::from_utf8(output.stderr).unwrap();
-    assert!(summary.contains("8 errors, 2 warnings"), "{summary}");
+    assert!(
+        text.ends_with("casec check: 11 file(s), 8 errors, 2 warnings\n"),
+        "{text}"
+    );
+    assert!(
+        output.stdout.is_empty(),
+        "diagnostics go to standard error only"
+    );
 }
 
 #[test]
@@ -126,7 +133,7 @@ fn github_annotations_escape_properties_and_data() {
     let scratch = Scratch::new("github");
     let suite = scratch.suite_from_ui("odd,name:here", "weekday_mismatch");
     let output = casec(&["check", &suite, "--format", "github"]);
-    let text = stdout(&output);
+    let text = reported(&output);
     let line = text.lines().next().expect("one annotation");
     assert!(line.starts_with("::warning file="), "{line}");
     assert!(
@@ -168,10 +175,23 @@ fn diagnostics_of_several_suites_are_sorted_by_file_across_the_run() {
 #[test]
 fn a_file_outside_any_suite_folder_that_declares_a_suite_is_checked_as_one() {
     let run = casec(&["check", "tests/build/minimal.case"]);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&run.stdout)
-    );
+    assert_eq!(run.status.code(), Some(0), "{}", reported(&run));
+}
+
+/// A ten-million-character token is named in a few hundred bytes, not printed whole in
+/// every diagnostic (and its "did you mean" costs nothing).
+#[test]
+fn a_huge_token_gives_short_diagnostics() {
+    let scratch = Scratch::new("huge");
+    let suite = scratch.suite_from_ui("suite", "case_count_mismatch");
+    let token = "x".repeat(10_000_000);
+    let case = format!("case UI-2 \"t\" {{\n  {token} 1\n  category {token}\n}}\n");
+    fs::write(Path::new(&suite).join("huge.case"), case).unwrap();
+    for format in ["human", "json", "github"] {
+        let output = casec(&["check", &suite, "--format", format]);
+        assert_eq!(output.status.code(), Some(1));
+        let text = reported(&output);
+        assert!(text.len() < 30_000, "{format}: {} bytes", text.len());
+        assert!(text.contains("more characters)"), "{format}: {text}");
+    }
 }

@@ -85,7 +85,7 @@ fn clean_suites_exit_0() {
         code(&check),
         Some(0),
         "{}",
-        String::from_utf8_lossy(&check.stdout)
+        String::from_utf8_lossy(&check.stderr)
     );
     let build = casec(&[&"build", &tujora()]);
     assert_eq!(code(&build), Some(0));
@@ -101,7 +101,7 @@ fn errors_exit_1_and_are_reported() {
     let suite = broken_suite(dir.path());
     let check = casec(&[&"check", &suite, &"--format", &"json"]);
     assert_eq!(code(&check), Some(1));
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&check.stdout)
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&check.stderr)
         .lines()
         .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
         .collect();
@@ -256,7 +256,7 @@ fn diagnostics_do_not_depend_on_file_order() {
     let report = |suite: &Path| {
         let output = casec(&[&"check", &suite, &"--format", &"json"]);
         assert_eq!(code(&output), Some(1));
-        String::from_utf8_lossy(&output.stdout).replace(&suite.display().to_string(), "SUITE")
+        String::from_utf8_lossy(&output.stderr).replace(&suite.display().to_string(), "SUITE")
     };
     let first = report(&forward);
     assert!(first.lines().count() > 10, "{first}");

@@ -175,3 +175,15 @@ proptest! {
         prop_assert!(formatted.is_some(), "a valid source was refused:\n{}", text);
     }
 }
+
+/// Inputs the fuzzer found (docs/reliability.md): a comment after only a separator,
+/// or after the byte order mark that opens a file, is on a line of its own, and the
+/// formatter keeps it so.
+#[test]
+fn fuzzer_findings_keep_their_guarantees() {
+    for text in [";#", ";# c\na 1", "\u{FEFF}#Q\u{1}# A Acaf\n"] {
+        if let Err(e) = check_guarantees(text) {
+            panic!("{text:?}: {e}");
+        }
+    }
+}

@@ -18,6 +18,9 @@
 //!   formatter refuses the input; its `.err` then holds the formatter's diagnostics,
 //!   not the compiler's).
 //!
+//! A one-file input with the line `# casec: no-check` is only resolved, not checked (as
+//! `casec build --no-check`): the bundles' blinding proof then runs on its own.
+//!
 //! A UI test must produce at least one diagnostic. Run with `UPDATE_GOLDEN=1` to write
 //! the expected files from the current output, then review the diff.
 
@@ -27,7 +30,7 @@ use std::path::{Path, PathBuf};
 use casec::diag::render::{self, HumanStyle};
 use casec::diag::Diagnostic;
 use casec::source::{Origin, SourceDb};
-use casec::Compilation;
+use casec::{Compilation, Depth};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 const AREAS: &[&str] = &["ui", "build", "fmt"];
@@ -106,15 +109,25 @@ fn relative(path: &Path) -> String {
         .replace('\\', "/")
 }
 
+/// Compiles an input. A one-file input whose text holds the line
+/// `# casec: no-check` stops after resolution (as `casec build --no-check`), so that
+/// what only the bundles' blinding proof reports can be shown on its own.
 pub fn compile(input: &Path) -> Compilation {
     if input.is_dir() {
         Compilation::from_dir(Path::new(&relative(input)))
     } else {
         let text = fs::read_to_string(input).expect("readable test input");
         let name = relative(input);
-        Compilation::from_single_file(&name, &text)
+        let depth = if text.lines().any(|l| l.trim() == NO_CHECK) {
+            Depth::Resolve
+        } else {
+            Depth::Check
+        };
+        Compilation::from_single_file_to(&name, &text, depth)
     }
 }
+
+const NO_CHECK: &str = "# casec: no-check";
 
 /// Imports a master JSON, as `casec import` does, keeping its diagnostics.
 fn import(input: &Path) -> (SourceDb, Vec<Diagnostic>) {

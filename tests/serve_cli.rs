@@ -147,3 +147,189 @@ fn serve_answers_bad_messages_with_errors() {
     assert_eq!(codes, [-32700, -32601, -32602]);
     assert!(output.status.success());
 }
+
+/// A server for TUJ-011 with its records in `dir`, and a way to talk to it line by line.
+struct Server {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Server {
+    fn start(dir: &std::path::Path) -> Server {
+        let mut child = serve_command(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("casec serve starts");
+        Server {
+            stdin: child.stdin.take(),
+            stdout: BufReader::new(child.stdout.take().unwrap()),
+            child,
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn answer(&mut self) -> String {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        line.trim_end().to_string()
+    }
+
+    fn call(&mut self, id: u64) -> Value {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "read_records", "arguments": {"collection": "reminders", "query": ""}}});
+        self.send(call.to_string().as_bytes());
+        serde_json::from_str(&self.answer()).unwrap()
+    }
+
+    fn signal(&self, signal: &str) {
+        let sent = Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+}
+
+fn serve_command(dir: &std::path::Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_casec"));
+    command
+        .args(["serve", "cases/tujora", "--case", "TUJ-011", "--trace-out"])
+        .arg(dir.join("trace.jsonl"))
+        .arg("--result-out")
+        .arg(dir.join("result.json"))
+        .current_dir(root());
+    command
+}
+
+#[test]
+fn malformed_frames_get_answers_and_the_session_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    server.send(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"ping\", \"x\": \"\xff\xfe\"}");
+    let answer: Value = serde_json::from_str(&server.answer()).unwrap();
+    assert_eq!(answer["error"]["code"], -32700, "{answer}");
+    assert_eq!(answer["id"], Value::Null);
+    for text in ["42", "null", "\"str\"", "{}"] {
+        server.send(text.as_bytes());
+        let answer: Value = serde_json::from_str(&server.answer()).unwrap();
+        assert_eq!(answer["error"]["code"], -32600, "{text}: {answer}");
+    }
+    server.send(br#"[{"jsonrpc": "2.0", "id": "a", "method": "ping"}, 7, {"jsonrpc": "2.0", "method": "notifications/initialized"}]"#);
+    let batch: Value = serde_json::from_str(&server.answer()).unwrap();
+    assert_eq!(batch[0]["id"], "a");
+    assert_eq!(batch[0]["result"], json!({}));
+    assert_eq!(batch[1]["error"]["code"], -32600);
+    assert_eq!(
+        batch.as_array().unwrap().len(),
+        2,
+        "no answer to a notification"
+    );
+    server.send(br#"[]"#);
+    let empty: Value = serde_json::from_str(&server.answer()).unwrap();
+    assert_eq!(empty["error"]["code"], -32600);
+    // A client's response is not answered: the next answer is the ping's.
+    server.send(br#"{"jsonrpc": "2.0", "id": 5, "result": {}}"#);
+    server.send(br#"{"jsonrpc": "2.0", "id": 5, "error": {"code": 1, "message": "no"}}"#);
+    server.send(br#"{"jsonrpc": "2.0", "id": 123456789012345678901234567890, "method": "ping"}"#);
+    assert_eq!(
+        server.answer(),
+        r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#
+    );
+    assert_eq!(server.call(8)["id"], 8, "tools still work");
+    drop(server.stdin.take());
+    let status = server.child.wait().unwrap();
+    assert!(status.success());
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
+    assert_eq!(trace.lines().count(), 1, "{trace}");
+}
+
+#[test]
+fn sigterm_ends_the_session_with_its_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    server.call(1);
+    server.call(2);
+    server.signal("-TERM");
+    let status = server.child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
+    assert_eq!(trace.lines().count(), 2, "{trace}");
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap())
+            .expect("a result record");
+    assert_eq!(record["case_id"], "TUJ-011");
+    assert_eq!(record["tool_trace"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_killed_server_keeps_every_event_it_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    for id in 1..=3 {
+        server.call(id);
+    }
+    server.signal("-KILL");
+    let _ = server.child.wait();
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
+    assert_eq!(trace.lines().count(), 3, "{trace}");
+}
+
+#[test]
+fn a_second_server_for_the_same_records_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = Server::start(dir.path());
+    first.call(1);
+    let second = serve_command(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("the file exists"));
+    first.call(2);
+    drop(first.stdin.take());
+    assert!(first.child.wait().unwrap().success());
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
+    assert_eq!(
+        trace.lines().count(),
+        2,
+        "the first session's trace is whole"
+    );
+}
+
+/// One summary per run: `serve` reported the compilation and then its own finding,
+/// each with a summary line.
+#[test]
+fn json_diagnostics_end_with_one_summary() {
+    let output = Command::new(env!("CARGO_BIN_EXE_casec"))
+        .args([
+            "serve",
+            "cases/tujora",
+            "--case",
+            "NOPE-1",
+            "--format",
+            "json",
+        ])
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let lines: Vec<Value> = String::from_utf8(output.stderr)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON lines only"))
+        .collect();
+    let summaries = lines.iter().filter(|l| l.get("summary").is_some()).count();
+    assert_eq!(summaries, 1, "{lines:?}");
+    assert_eq!(lines.last().unwrap()["summary"]["errors"], 1);
+    assert_eq!(lines[0]["code"], "io");
+}

@@ -6,7 +6,8 @@
 //! up after the text they excused has been fixed.
 //!
 //! Guarantee: the case's own diagnostics pass through, minus exactly the warnings its
-//! allows name; every allow that allows nothing is reported once.
+//! allows name; every allow that allows nothing is reported once, unless an error in
+//! the case may have kept its warning from being looked for.
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Case, Name};
@@ -21,8 +22,10 @@ pub const ALLOWABLE: &[&str] = &[
 ];
 
 /// Moves the case's diagnostics `found` to `out`, except the warnings it allows, and
-/// reports allows that allow nothing.
-pub fn apply(case: &Case, mut found: Vec<Diagnostic>, out: &mut Vec<Diagnostic>) {
+/// reports allows that allow nothing. When an earlier error in the case `stopped`
+/// checks (a world that does not resolve is never checked), a warning may be missing
+/// only because of it: an allow is then not reported as allowing nothing.
+pub fn apply(case: &Case, mut found: Vec<Diagnostic>, stopped: bool, out: &mut Vec<Diagnostic>) {
     let mut allowed: Vec<&Name> = Vec::new();
     for allow in &case.allows {
         let code = allow.as_str();
@@ -38,7 +41,7 @@ pub fn apply(case: &Case, mut found: Vec<Diagnostic>, out: &mut Vec<Diagnostic>)
                 .secondary(first.span, "first allowed here")
                 .help("remove one of them"),
             );
-        } else if !found.iter().any(|d| d.code == code && !d.is_error()) {
+        } else if !stopped && !found.iter().any(|d| d.code == code && !d.is_error()) {
             out.push(
                 Diagnostic::warning(
                     codes::UNUSED_ALLOW,

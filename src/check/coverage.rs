@@ -80,7 +80,10 @@ fn mismatch(declared: &Number, present: usize, whose: &str) -> Option<Mismatch> 
         format!("{} too many", present - count)
     };
     Some(Mismatch {
-        message: format!("{whose} declares {count} cases but has {present} ({difference})"),
+        message: format!(
+            "{whose} declares {} but has {present} ({difference})",
+            crate::diag::count(count, "case")
+        ),
         label: format!("declared {count}, found {present}"),
     })
 }

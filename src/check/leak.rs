@@ -1,258 +1,368 @@
 //! Leak guard: what the model under test sees must not give away what it is tested on.
 //!
 //! The model sees the texts of the fields its shape declares `model` (Tujora: the user
-//! message and conversation, the person's background and preferences, …); the harness
-//! and the evaluator hold the `harness` and `evaluator` ones (fixture facts, overrides,
-//! follow-ups, checks, critical failures, expected state). A run of [`MIN_RUN`] or more
-//! consecutive words of hidden text inside model-facing text is a leak: the answer (or
-//! the world the model should discover with tools) handed over. Identifiers (tags,
-//! clocks) and the strings of data blocks are not prose and are not compared.
+//! message and conversation, the person's background and preferences, the tools'
+//! contracts) — everything its bundle is built from ([`model_facing_texts`]). The
+//! harness and the evaluator hold the `harness` and `evaluator` ones (fixture facts,
+//! overrides, follow-ups, checks, critical failures, expected state), the suite's
+//! scoring rules and global critical failures among them. A leak is what the rule of
+//! [`crate::leaks`] finds between the two — the same rule, on the same texts in the same
+//! order, that the blinding proof of `casec bundle` applies to the bundles, so a suite
+//! `casec check` passes is one `casec bundle` writes. Identifiers (tags, clocks) are
+//! not prose and are not compared.
 //!
-//! Words compare without case and surrounding punctuation. Each word is hashed once;
-//! the hidden texts' runs of [`MIN_RUN`] words (shingles) go into a hash map, keyed by
-//! their words' hashes, to their first place. Each window of a model-facing text is
-//! looked up, confirmed word by word (so a hash collision is never reported), and
-//! extended along the same hidden text, so a long copied passage is one diagnostic
-//! covering the whole run. Only the hashes are computed for every text: the normalized
-//! words that confirm a match, and the located words that report it, are made the
-//! first time one of a text's shingles matches.
-//!
-//! Texts a case inherits (a category's background, the suite's communication check)
-//! are hashed once per guard and shared by every case that inherits them.
+//! A leak that involves text the case wrote is the case's own diagnostic. A leak
+//! between texts the case only inherits (the suite's tool contracts and its scoring
+//! rules, say) is the same for every case that inherits them: it is reported once per
+//! distinct set of inherited texts, not once per case.
 //!
 //! Guarantee: an error (never allowable); per case, time linear in the words of its
-//! texts. Output is deterministic: the first hidden place of a shingle wins.
+//! texts, each inherited text split into words once per guard.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasher;
+use std::ops::Range;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use foldhash::fast::FixedState;
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::shape::Visibility;
+use crate::leaks::tokens::Tokens;
+use crate::leaks::{self, byte_range, Item, Leak, Set, Units, MIN_RUN, MIN_SENTENCE, MIN_WHOLE};
+use crate::lower::bundle::model_facing_texts;
 use crate::model::texts::Labelled;
-use crate::model::{Case, Text};
+use crate::model::{Case, Suite, Text};
 use crate::source::{SourceDb, Span};
 
-use super::words::{normalize, words, Word};
+use super::words::words;
 use super::written_in;
 
-/// The shortest run of shared words that counts as a leak.
-pub const MIN_RUN: usize = 5;
+/// A text of one side, with what it is.
+type Described<'a> = (String, Cow<'a, Text>);
 
-/// A text as a sequence of comparable words (those with a letter or digit).
-///
-/// Only the words' hashes are computed up front: nearly every text leaks nothing, so
-/// the normalized words (to confirm a match) and the located words (to report it) are
-/// made the first time a shingle of the text matches.
-struct Prose<'a> {
-    /// What the text is, for messages: "`facts`", "`override` result".
-    what: String,
-    text: &'a Text,
-    db: &'a SourceDb,
-    hashes: Vec<u64>,
-    norms: OnceCell<Vec<Cow<'a, str>>>,
-    words: OnceCell<Vec<Word<'a>>>,
+/// The suite's own hidden texts (scoring rules, global critical failures, the result
+/// template, revision notes), which every case has, split into words once per run.
+pub struct SuiteHidden {
+    texts: Vec<(String, Text)>,
+    tokens: Vec<Tokens>,
 }
 
-impl<'a> Prose<'a> {
-    fn new(what: String, text: &'a Text, db: &'a SourceDb) -> Prose<'a> {
-        Prose {
-            what,
-            text,
-            db,
-            hashes: text
-                .as_str()
-                .split_whitespace()
-                .filter_map(word_hash)
-                .collect(),
-            norms: OnceCell::new(),
-            words: OnceCell::new(),
+impl SuiteHidden {
+    pub fn of(suite: &Suite) -> SuiteHidden {
+        let texts = crate::lower::blinding::suite_hidden_texts(suite);
+        let tokens = texts.iter().map(|(_, t)| Tokens::of(t.as_str())).collect();
+        SuiteHidden { texts, tokens }
+    }
+
+    /// Their units, prepared once for every case of the run.
+    pub fn prepare(&self) -> Prepared<'_> {
+        let items: Vec<Item> = self
+            .texts
+            .iter()
+            .zip(&self.tokens)
+            .map(|((_, t), tokens)| Item {
+                text: t.as_str(),
+                tokens,
+            })
+            .collect();
+        Prepared {
+            texts: self,
+            units: Units::of(&items),
+            items,
         }
     }
-
-    fn len(&self) -> usize {
-        self.hashes.len()
-    }
-
-    /// The normalized words, parallel to `hashes`.
-    fn norms(&self) -> &[Cow<'a, str>] {
-        self.norms.get_or_init(|| {
-            self.text
-                .as_str()
-                .split_whitespace()
-                .map(normalize)
-                .filter(|norm| !norm.is_empty())
-                .collect()
-        })
-    }
-
-    /// The words located in the source, parallel to `hashes`.
-    fn words(&self) -> &[Word<'a>] {
-        self.words.get_or_init(|| {
-            words(self.db, self.text)
-                .into_iter()
-                .filter(|word| !word.normalized().is_empty())
-                .collect()
-        })
-    }
-
-    /// The key of the shingle starting at word `i`.
-    fn shingle(&self, i: usize) -> u64 {
-        self.hashes[i..i + MIN_RUN]
-            .iter()
-            .fold(0, |key, h| key.rotate_left(17) ^ h)
-    }
-
-    /// Whether the shingles at `i` here and at `j` in `other` are the same words.
-    fn same_shingle(&self, i: usize, other: &Prose, j: usize) -> bool {
-        self.norms()[i..i + MIN_RUN] == other.norms()[j..j + MIN_RUN]
-    }
 }
 
-/// The hash of a word's normalized form; `None` for a word without letters or digits.
-/// Equal normalized forms hash equally, and most words are hashed without allocating.
-fn word_hash(word: &str) -> Option<u64> {
-    let norm = normalize(word);
-    if norm.is_empty() {
-        return None;
-    }
-    Some(FixedState::default().hash_one(norm.as_bytes()))
+/// The suite's hidden texts with their units.
+pub struct Prepared<'s> {
+    texts: &'s SuiteHidden,
+    items: Vec<Item<'s>>,
+    units: Units,
 }
 
-/// The leak guard of a run: remembers the words of inherited texts.
+/// The leak guard of a chunk of cases: what cases share, prepared once — the words of
+/// shared texts, and the units of the hidden texts a case inherits (its profile's
+/// pass rule, tool behavior, replies), by the set of them.
 #[derive(Default)]
-pub struct Guard<'a> {
-    inherited: HashMap<Span, Rc<Prose<'a>>>,
+pub struct Guard {
+    shared: Shared,
+    inherited: HashMap<Vec<TextKey>, Rc<Units>, FixedState>,
 }
 
-impl<'a> Guard<'a> {
-    /// Checks one case, given every text of it.
+/// The words of shared texts, by text (its span and its value: the strings of a data
+/// block share one span).
+type Shared = HashMap<TextKey, Rc<Tokens>, FixedState>;
+type TextKey = (Span, Arc<str>);
+
+fn key_of(text: &Text) -> TextKey {
+    (text.span, text.value.clone())
+}
+
+/// Both sides of a case, in the order the rule reads them: the case's hidden texts
+/// (the suite's follow, in [`Prepared`]) and everything its bundle is built from, in
+/// reading order, each text once.
+struct Sides<'a> {
+    hidden: Vec<Described<'a>>,
+    visible: Vec<Described<'a>>,
+}
+
+impl<'a> Sides<'a> {
+    /// The sides of a case, given every text of it; its hidden texts are those it
+    /// wrote, then those it inherits.
+    fn of(suite: &'a Suite, case: &'a Case, texts: &[Labelled<'a>]) -> Sides<'a> {
+        let mut seen: HashSet<TextKey, FixedState> = HashSet::default();
+        let mut hidden: Vec<Described> = texts
+            .iter()
+            .filter(|t| t.visibility.hidden() && !t.name)
+            .map(|t| (t.describe(), t.text.clone()))
+            .filter(|(_, t)| seen.insert(key_of(t)))
+            .collect();
+        hidden.sort_by_key(|(_, t)| !written_in(case, t.span));
+        let mut seen: HashSet<TextKey, FixedState> = HashSet::default();
+        let visible = model_facing_texts(suite, case)
+            .into_iter()
+            .map(|(what, t)| (what, Cow::Owned(t)))
+            .filter(|(_, t)| seen.insert(key_of(t)))
+            .collect();
+        Sides {
+            hidden,
+            visible: leaks::reading_order(case, visible),
+        }
+    }
+}
+
+/// What the rule found for a case: the words of the case's hidden and visible texts
+/// and the leaks (a leak's hidden index counts the case's texts, then the suite's).
+struct Found {
+    hidden: Vec<Rc<Tokens>>,
+    visible: Vec<Rc<Tokens>>,
+    leaks: Vec<Leak>,
+}
+
+impl Guard {
+    /// The case's own leaks: those that involve a text written in the case.
     pub fn check(
         &mut self,
-        case: &'a Case,
-        texts: &[Labelled<'a>],
-        db: &'a SourceDb,
+        suite: &Suite,
+        case: &Case,
+        texts: &[Labelled],
+        prepared: &Prepared,
+        db: &SourceDb,
         out: &mut Vec<Diagnostic>,
     ) {
-        let hidden = self.all_prose(case, texts, |v| v.hidden(), db);
-        let visible = self.all_prose(case, texts, |v| v == Visibility::Model, db);
-        find_leaks(case, &hidden, &visible, out);
-    }
-
-    /// The words of each prose text of a visibility `keep` keeps, each literal once.
-    fn all_prose(
-        &mut self,
-        case: &Case,
-        texts: &[Labelled<'a>],
-        keep: impl Fn(Visibility) -> bool,
-        db: &'a SourceDb,
-    ) -> Vec<Rc<Prose<'a>>> {
-        let mut seen = HashSet::new();
-        texts
-            .iter()
-            .filter(|t| !t.name && keep(t.visibility))
-            .filter_map(|t| match t.text {
-                Cow::Borrowed(text) => Some((t, text)),
-                Cow::Owned(_) => None,
-            })
-            .filter(|(_, text)| seen.insert(text.span))
-            .map(|(t, text)| self.prose(case, t, text, db))
-            .collect()
-    }
-
-    /// The words of `text`: split now if the case wrote it, else split once per run.
-    fn prose(
-        &mut self,
-        case: &Case,
-        labelled: &Labelled,
-        text: &'a Text,
-        db: &'a SourceDb,
-    ) -> Rc<Prose<'a>> {
-        let what = || labelled.describe();
-        if written_in(case, text.span) {
-            return Rc::new(Prose::new(what(), text, db));
-        }
-        self.inherited
-            .entry(text.span)
-            .or_insert_with(|| Rc::new(Prose::new(what(), text, db)))
-            .clone()
-    }
-}
-
-fn find_leaks(case: &Case, hidden: &[Rc<Prose>], visible: &[Rc<Prose>], out: &mut Vec<Diagnostic>) {
-    let windows = hidden.iter().map(|p| p.len().saturating_sub(MIN_RUN - 1));
-    let mut shingles: HashMap<u64, (usize, usize), FixedState> =
-        HashMap::with_capacity_and_hasher(windows.sum(), FixedState::default());
-    for (t, prose) in hidden.iter().enumerate() {
-        for w in 0..prose.len().saturating_sub(MIN_RUN - 1) {
-            shingles.entry(prose.shingle(w)).or_insert((t, w));
+        let sides = Sides::of(suite, case, texts);
+        let found = self.find(case, &sides, prepared);
+        let own = |t: &Text| written_in(case, t.span);
+        for leak in &found.leaks {
+            let hidden_own = sides.hidden.get(leak.hidden).is_some_and(|(_, t)| own(t));
+            let involves_case =
+                hidden_own || leak.pieces.iter().any(|p| own(&sides.visible[p.visible].1));
+            if involves_case {
+                out.push(report(Some(case), &sides, prepared, leak, db, &found));
+            }
         }
     }
-    if shingles.is_empty() {
-        return;
-    }
-    for prose in visible {
-        find_runs(case, prose, hidden, &shingles, out);
-    }
-}
 
-fn find_runs(
-    case: &Case,
-    visible: &Prose,
-    hidden: &[Rc<Prose>],
-    shingles: &HashMap<u64, (usize, usize), FixedState>,
-    out: &mut Vec<Diagnostic>,
-) {
-    let mut i = 0;
-    while i + MIN_RUN <= visible.len() {
-        let hit = shingles
-            .get(&visible.shingle(i))
-            .filter(|&&(t, start)| visible.same_shingle(i, &hidden[t], start));
-        let Some(&(t, start)) = hit else {
-            i += 1;
-            continue;
+    /// The leaks between texts that cases only inherit, once for each distinct set of
+    /// them (the cases of one category with the same tools share one).
+    pub fn check_shared(
+        &mut self,
+        suite: &Suite,
+        prepared: &Prepared,
+        db: &SourceDb,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let mut done: HashSet<Vec<TextKey>, FixedState> = HashSet::default();
+        for case in &suite.cases {
+            let texts = crate::model::texts::case_texts(suite, case);
+            let mut sides = Sides::of(suite, case, &texts);
+            sides.hidden.retain(|(_, t)| !written_in(case, t.span));
+            sides.visible.retain(|(_, t)| !written_in(case, t.span));
+            let signature: Vec<TextKey> = sides
+                .hidden
+                .iter()
+                .chain(&sides.visible)
+                .map(|(_, t)| key_of(t))
+                .collect();
+            if !done.insert(signature) {
+                continue;
+            }
+            let found = self.find(case, &sides, prepared);
+            for leak in &found.leaks {
+                out.push(report(None, &sides, prepared, leak, db, &found));
+            }
+        }
+    }
+
+    /// Applies the rule to a case's sides: texts the case wrote are split now, shared
+    /// ones taken from the guard's memory (or split and remembered there).
+    fn find(&mut self, case: &Case, sides: &Sides, prepared: &Prepared) -> Found {
+        let mut tokens = |texts: &[Described]| -> Vec<Rc<Tokens>> {
+            texts
+                .iter()
+                .map(|(_, text)| {
+                    if written_in(case, text.span) {
+                        return Rc::new(Tokens::of(text.as_str()));
+                    }
+                    self.shared
+                        .entry(key_of(text))
+                        .or_insert_with(|| Rc::new(Tokens::of(text.as_str())))
+                        .clone()
+                })
+                .collect()
         };
-        let source = &hidden[t];
-        let mut len = MIN_RUN;
-        while i + len < visible.len()
-            && start + len < source.len()
-            && visible.norms()[i + len] == source.norms()[start + len]
-        {
-            len += 1;
+        let hidden = tokens(&sides.hidden);
+        let visible = tokens(&sides.visible);
+        let any_own = sides
+            .hidden
+            .iter()
+            .chain(&sides.visible)
+            .any(|(_, t)| written_in(case, t.span));
+        let written = sides
+            .hidden
+            .iter()
+            .take_while(|(_, t)| written_in(case, t.span))
+            .count();
+        let hidden_items = items(&sides.hidden, &hidden);
+        let (own, inherited) = hidden_items.split_at(written);
+        let inherited_units = self
+            .inherited
+            .entry(
+                sides.hidden[written..]
+                    .iter()
+                    .map(|(_, t)| key_of(t))
+                    .collect(),
+            )
+            .or_insert_with(|| Rc::new(Units::of(inherited)))
+            .clone();
+        let own_units = Units::of(own);
+        let sets = [
+            Set {
+                units: &own_units,
+                items: own,
+                only_near_fresh: false,
+            },
+            Set {
+                units: &inherited_units,
+                items: inherited,
+                only_near_fresh: true,
+            },
+            Set {
+                units: &prepared.units,
+                items: &prepared.items,
+                only_near_fresh: true,
+            },
+        ];
+        // Between inherited texts alone, leaks are the same for every case that
+        // inherits them: `check_shared` finds them once. A case's own visible texts
+        // are fresh; for `check_shared` (which keeps no own text) all are.
+        let fresh: Vec<bool> = sides
+            .visible
+            .iter()
+            .map(|(_, t)| written_in(case, t.span) || !any_own)
+            .collect();
+        let leaks = leaks::leaks_of(&sets, &items(&sides.visible, &visible), &fresh, &[]);
+        Found {
+            hidden,
+            visible,
+            leaks,
         }
-        out.push(report(case, visible, i, source, start, len));
-        i += len;
     }
+}
+
+/// The texts of one side with their words, as the rule reads them.
+fn items<'t>(texts: &'t [Described], tokens: &'t [Rc<Tokens>]) -> Vec<Item<'t>> {
+    texts
+        .iter()
+        .zip(tokens)
+        .map(|((_, t), tokens)| Item {
+            text: t.as_str(),
+            tokens,
+        })
+        .collect()
 }
 
 fn report(
-    case: &Case,
-    visible: &Prose,
-    at: usize,
-    source: &Prose,
-    start: usize,
-    len: usize,
+    case: Option<&Case>,
+    sides: &Sides,
+    prepared: &Prepared,
+    leak: &Leak,
+    db: &SourceDb,
+    found: &Found,
 ) -> Diagnostic {
-    let (seen, hidden) = (visible.words(), source.words());
-    let leaked = seen[at].core().to(seen[at + len - 1].core());
-    let origin = hidden[start].core().to(hidden[start + len - 1].core());
-    Diagnostic::error(
+    let (hidden_what, hidden, hidden_tokens) = match sides.hidden.get(leak.hidden) {
+        Some((what, text)) => (what.as_str(), &**text, &*found.hidden[leak.hidden]),
+        None => {
+            let i = leak.hidden - sides.hidden.len();
+            let (what, text) = &prepared.texts.texts[i];
+            (what.as_str(), text, &prepared.texts.tokens[i])
+        }
+    };
+    let hidden_item = Item {
+        text: hidden.as_str(),
+        tokens: hidden_tokens,
+    };
+    let first = &leak.pieces[0];
+    let visible_what = sides.visible[first.visible].0.as_str();
+    let len = leak.len();
+    let whose = match case {
+        Some(case) => format!("the {visible_what} of case {}", case.id.as_str()),
+        None => format!("the {visible_what}"),
+    };
+    let mut d = Diagnostic::error(
         codes::LEAK,
-        format!(
-            "the {} of case {} repeats {len} words of its {}",
-            visible.what,
-            case.id.as_str(),
-            source.what
-        ),
-    )
-    .primary(leaked, format!("the model sees these {len} words"))
-    .secondary(origin, format!("the same words in the hidden {}", source.what))
-    .help(format!(
-        "the model under test sees the {}: reword it so that no {MIN_RUN} consecutive words come from the {}",
-        visible.what, source.what
-    ))
+        format!("{whose} repeats {len} words of the hidden {hidden_what}"),
+    );
+    for (i, piece) in leak.pieces.iter().enumerate() {
+        let text = &*sides.visible[piece.visible].1;
+        let item = Item {
+            text: text.as_str(),
+            tokens: &found.visible[piece.visible],
+        };
+        let span = locate(db, text, byte_range(item, piece.words.clone()));
+        d = if i == 0 && leak.pieces.len() == 1 {
+            d.primary(span, format!("the model sees these {len} words"))
+        } else if i == 0 {
+            let here = piece.words.len();
+            d.primary(
+                span,
+                format!("the model sees {here} of the {len} words here"),
+            )
+        } else {
+            d.secondary(span, "and these, next in what the model reads")
+        };
+    }
+    let origin = locate(
+        db,
+        hidden,
+        byte_range(hidden_item, leak.hidden_words.clone()),
+    );
+    d.secondary(origin, format!("the same words in the hidden {hidden_what}"))
+        .help(format!(
+            "the model under test sees the {visible_what}: reword it so that it shares no run of \
+             {MIN_RUN} words, no sentence of {MIN_SENTENCE}+ words and no whole short text of \
+             {MIN_WHOLE}+ words with the {hidden_what} (case, punctuation, invisible and look-alike \
+             characters do not count)"
+        ))
+}
+
+/// The span of the bytes `range` of a text's value in the source: the written words
+/// that hold them, or the whole literal when its words cannot be told apart.
+fn locate(db: &SourceDb, text: &Text, range: Range<usize>) -> Span {
+    let located = words(db, text);
+    let value = text.as_str();
+    let offsets = value.split_whitespace().map(|w| {
+        w.as_ptr() as usize - value.as_ptr() as usize
+            ..w.as_ptr() as usize - value.as_ptr() as usize + w.len()
+    });
+    let hit: Vec<usize> = offsets
+        .enumerate()
+        .filter(|(_, w)| w.start < range.end && range.start < w.end)
+        .map(|(i, _)| i)
+        .collect();
+    match (hit.first(), hit.last()) {
+        (Some(&a), Some(&b)) if b < located.len() => located[a].core().to(located[b].core()),
+        _ => text.span,
+    }
 }

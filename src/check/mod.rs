@@ -43,7 +43,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasher, Hash, Hasher};
 
 use crate::diag::Diagnostic;
-use crate::model::shape::Visibility;
+use crate::model::shape::{FieldDecl, Visibility};
 use crate::model::texts::{case_texts, suite_texts, Labelled};
 use crate::model::{Case, Suite, Text};
 use crate::source::{FileId, Origin, SourceDb, Span};
@@ -51,31 +51,39 @@ use crate::source::{FileId, Origin, SourceDb, Span};
 /// Suites from this many cases check their cases on all cores.
 const PARALLEL_FROM_CASES: usize = 256;
 
-/// Every semantic diagnostic of `suite`. `complete` says that no earlier phase
-/// reported an error, so every file parsed and every case resolved: the coverage
-/// counts are only meaningful then.
+/// Every semantic diagnostic of `suite`, given the diagnostics of the earlier phases.
+/// Coverage counts are only meaningful when no earlier phase reported an error (every
+/// file parsed and every case resolved). A case with an earlier error lost the checks
+/// that error stopped, so its allows are not reported as allowing nothing.
 /// With `reuse`, the own diagnostics of a case whose file and [`Scope`] are unchanged
 /// since the run that filled the cache are taken from it.
 pub fn check(
     suite: &Suite,
     db: &SourceDb,
-    complete: bool,
+    earlier: &[Diagnostic],
     reuse: Option<(&mut CheckCache, &Scope)>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    if complete {
+    if !earlier.iter().any(Diagnostic::is_error) {
         coverage::check(suite, &mut out);
     }
     tools::check(suite, &mut out);
-    check_shared(suite, db, &mut out);
+    let suite_hidden = leak::SuiteHidden::of(suite);
+    let cx = Cx {
+        suite,
+        db,
+        stopped: Stopped::new(earlier),
+        hidden: suite_hidden.prepare(),
+    };
+    check_shared(&cx, &mut out);
     if let Some((cache, scope)) = reuse {
-        cache.check(suite, db, scope, &mut out);
+        cache.check(&cx, scope, &mut out);
         return out;
     }
     let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
-    for own in crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
-        check_own(cases, suite, db)
-    }) {
+    for own in
+        crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| check_own(cases, &cx))
+    {
         out.extend(own.into_iter().flatten());
     }
     out
@@ -130,7 +138,8 @@ type CaseKey = (FileId, u64, String);
 impl CheckCache {
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
     /// cases whose file changed; remembers this run's.
-    fn check(&mut self, suite: &Suite, db: &SourceDb, scope: &Scope, out: &mut Vec<Diagnostic>) {
+    fn check(&mut self, cx: &Cx, scope: &Scope, out: &mut Vec<Diagnostic>) {
+        let suite = cx.suite;
         if self.scope != scope.key {
             self.cases.clear();
             self.scope = scope.key;
@@ -147,7 +156,7 @@ impl CheckCache {
         let changed: Vec<usize> = (0..keys.len())
             .filter(|&i| !self.cases.contains_key(&keys[i]))
             .collect();
-        let checked = check_own(changed.iter().map(|&i| &suite.cases[i]), suite, db);
+        let checked = check_own(changed.iter().map(|&i| &suite.cases[i]), cx);
         for (i, own) in changed.into_iter().zip(checked) {
             self.cases.insert(keys[i].clone(), own);
         }
@@ -163,19 +172,30 @@ impl CheckCache {
     }
 }
 
+/// What the checks of a run read besides a case: the suite, the sources, where earlier
+/// phases stopped, and the suite's hidden texts prepared for the leak rule.
+struct Cx<'s> {
+    suite: &'s Suite,
+    db: &'s SourceDb,
+    stopped: Stopped,
+    hidden: leak::Prepared<'s>,
+}
+
 /// What the cases share, each reported once at the place it was written: the suite's
 /// texts, the texts cases inherit, and the clocks.
-fn check_shared(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
+fn check_shared(cx: &Cx, out: &mut Vec<Diagnostic>) {
+    let (suite, db) = (cx.suite, cx.db);
+    leak::Guard::default().check_shared(suite, &cx.hidden, db, out);
     let mut hygiene = Hygiene::default();
     for labelled in suite_texts(suite) {
-        hygiene.check(&labelled.text, db, out);
+        hygiene.check(suite, &labelled, db, out);
     }
     let mut clocks = clock::Clocks::default();
     for case in &suite.cases {
         clocks.check(case, db, out);
         for labelled in case_texts(suite, case) {
             if !written_in(case, labelled.text.span) {
-                hygiene.check(&labelled.text, db, out);
+                hygiene.check(suite, &labelled, db, out);
             }
         }
     }
@@ -184,11 +204,8 @@ fn check_shared(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
 /// Each case's own diagnostics, less those it allows. Independent of the other cases
 /// (a leak guard only remembers inherited texts to split them once), so a suite's
 /// cases can be checked in chunks on several threads.
-fn check_own<'a>(
-    cases: impl IntoIterator<Item = &'a Case>,
-    suite: &'a Suite,
-    db: &'a SourceDb,
-) -> Vec<Vec<Diagnostic>> {
+fn check_own<'a>(cases: impl IntoIterator<Item = &'a Case>, cx: &Cx) -> Vec<Vec<Diagnostic>> {
+    let (suite, db) = (cx.suite, cx.db);
     let mut leaks = leak::Guard::default();
     let mut out = Vec::new();
     for case in cases {
@@ -196,15 +213,50 @@ fn check_own<'a>(
         let texts = case_texts(suite, case);
         check_case(case, suite, &texts, db, &mut own);
         world::check_case(case, suite, &texts, db, &mut own);
-        leaks.check(case, &texts, db, &mut own);
-        for text in written_texts(case, &texts, |_| true) {
-            prose::check(text, db, &mut own);
+        leaks.check(suite, case, &texts, &cx.hidden, db, &mut own);
+        let mut seen = HashSet::new();
+        for labelled in &texts {
+            let text = labelled.text.as_ref();
+            if written_in(case, text.span) && seen.insert(text.span) {
+                prose::check(text, db, declared_field(suite, labelled.field), &mut own);
+            }
         }
         let mut reported = Vec::new();
-        allow::apply(case, own, &mut reported);
+        allow::apply(case, own, cx.stopped.within(case.extent), &mut reported);
         out.push(reported);
     }
     out
+}
+
+/// Where earlier phases reported errors, to tell which cases lost checks to them.
+/// The errors' places are sorted, so each case looks its own up in a binary search.
+pub(crate) struct Stopped {
+    errors: Vec<Span>,
+}
+
+impl Stopped {
+    fn new(earlier: &[Diagnostic]) -> Stopped {
+        let mut errors: Vec<Span> = earlier
+            .iter()
+            .filter(|d| d.is_error())
+            .filter_map(Diagnostic::primary_span)
+            .collect();
+        errors.sort_unstable();
+        Stopped { errors }
+    }
+
+    /// Whether an earlier error lies within `extent`.
+    fn within(&self, extent: Span) -> bool {
+        let from = Span {
+            end: extent.start,
+            ..extent
+        };
+        let first = self.errors.partition_point(|e| *e < from);
+        self.errors[first..]
+            .iter()
+            .take_while(|e| e.file == extent.file && e.start <= extent.end)
+            .any(|e| e.start >= extent.start && e.end <= extent.end)
+    }
 }
 
 /// The per-case rules, reporting into the case's own diagnostics.
@@ -240,12 +292,29 @@ struct Hygiene {
 }
 
 impl Hygiene {
-    fn check(&mut self, text: &Text, db: &SourceDb, out: &mut Vec<Diagnostic>) {
+    fn check(
+        &mut self,
+        suite: &Suite,
+        labelled: &Labelled,
+        db: &SourceDb,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let text = labelled.text.as_ref();
         if db.file(text.span.file).origin == Origin::Stdlib || !self.seen.insert(text.span) {
             return;
         }
-        prose::check(text, db, out);
+        prose::check(text, db, declared_field(suite, labelled.field), out);
     }
+}
+
+/// The shape's declaration of the field `key` (a case field, else a suite field).
+fn declared_field<'s>(suite: &'s Suite, key: &str) -> Option<&'s FieldDecl> {
+    let shape = &suite.shape;
+    shape
+        .case_fields
+        .iter()
+        .chain(&shape.suite_fields)
+        .find(|f| f.key.as_str() == key)
 }
 
 /// Whether `span` was written inside the case's own block.
@@ -295,13 +364,20 @@ mod tests {
         let compilation = rule_breaking_suite(120);
         let suite = compilation.suite.as_ref().expect("the suite resolves");
         let db = &compilation.db;
-        let together: Vec<Diagnostic> = check_own(&suite.cases, suite, db).concat();
+        let suite_hidden = leak::SuiteHidden::of(suite);
+        let cx = Cx {
+            suite,
+            db,
+            stopped: Stopped::new(&compilation.diagnostics),
+            hidden: suite_hidden.prepare(),
+        };
+        let together: Vec<Diagnostic> = check_own(&suite.cases, &cx).concat();
         assert!(together.len() > 100, "the corpus breaks rules");
         for chunk in [1, 7, 64] {
             let split: Vec<Diagnostic> = suite
                 .cases
                 .chunks(chunk)
-                .flat_map(|cases| check_own(cases, suite, db).concat())
+                .flat_map(|cases| check_own(cases, &cx).concat())
                 .collect();
             assert_eq!(split, together, "chunks of {chunk}");
         }

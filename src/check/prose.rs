@@ -11,13 +11,15 @@
 //! Linear in the literal's length.
 
 use crate::diag::{codes, Diagnostic};
+use crate::model::shape::FieldDecl;
 use crate::model::Text;
 use crate::source::{SourceDb, Span};
 
 use super::words::content_range;
 
-/// Checks one written string literal.
-pub fn check(text: &Text, db: &SourceDb, out: &mut Vec<Diagnostic>) {
+/// Checks one written string literal of the declared field `field` (when the shape
+/// declares the field it belongs to).
+pub fn check(text: &Text, db: &SourceDb, field: Option<&FieldDecl>, out: &mut Vec<Diagnostic>) {
     let raw = db.slice(text.span);
     if !raw.starts_with('"') {
         return;
@@ -26,7 +28,7 @@ pub fn check(text: &Text, db: &SourceDb, out: &mut Vec<Diagnostic>) {
         out.push(
             Diagnostic::warning(codes::EMPTY_TEXT, "this string is empty")
                 .primary(text.span, "nothing written here")
-                .help("write the text, or remove the statement if the field is optional"),
+                .help(empty_help(field)),
         );
         return;
     }
@@ -48,6 +50,22 @@ pub fn check(text: &Text, db: &SourceDb, out: &mut Vec<Diagnostic>) {
                     _ => "remove the space",
                 }),
         );
+    }
+}
+
+/// How to fix an empty string of `field`: a required field must be written; only an
+/// optional or repeated one may be removed instead.
+fn empty_help(field: Option<&FieldDecl>) -> String {
+    let Some(field) = field else {
+        return "write the text".to_string();
+    };
+    let key = field.key.as_str().rsplit('.').next().unwrap_or_default();
+    if field.repeated() {
+        format!("write the text, or remove this `{key}` statement")
+    } else if !field.required {
+        format!("write the text, or remove the `{key}` statement: it is optional")
+    } else {
+        format!("write the text: `{key}` is required")
     }
 }
 
@@ -144,7 +162,7 @@ mod tests {
             assert!(!texts.is_empty());
             let mut found = Vec::new();
             for text in &texts {
-                check(text, &db, &mut found);
+                check(text, &db, None, &mut found);
             }
             assert!(found.is_empty(), "{name}: {found:?}");
         }

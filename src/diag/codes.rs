@@ -79,7 +79,7 @@ codes! {
     UNSUPPORTED_RECORD = "unsupported_record": "a record id in the answer key that the case's fixtures never name";
     EMPTY_TEXT = "empty_text": "an empty or blank string";
     TEXT_SPACING = "text_spacing": "a string with leading, trailing or doubled spaces";
-    LEAK = "leak": "model-facing text repeats five or more words of hidden case text";
+    LEAK = "leak": "model-facing text gives away hidden text (the one leak rule of `casec check` and `casec bundle`)";
     UNKNOWN_ALLOW = "unknown_allow": "an `allow` of a code that is not an allowable warning";
     UNUSED_ALLOW = "unused_allow": "an `allow` that allows nothing";
     TRACE_LINE = "trace_line": "a trace line that is not a JSON trace event";

@@ -161,6 +161,13 @@ pub fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'sta
     }
 }
 
+/// `n` and the word for what is counted, singular for one: "1 case", "3 cases".
+pub fn count(n: impl std::fmt::Display, singular: &str) -> String {
+    let n = n.to_string();
+    let suffix = if n == "1" { "" } else { "s" };
+    format!("{n} {singular}{suffix}")
+}
+
 /// A "did you mean" diagnostic's help and fix: `name`, written at `span`, is replaced by
 /// `near`.
 pub fn did_you_mean(d: Diagnostic, span: Span, near: &str) -> Diagnostic {
@@ -172,10 +179,15 @@ pub fn did_you_mean(d: Diagnostic, span: Span, near: &str) -> Diagnostic {
 /// the shortest candidate that the name begins (`tool_failure` → `tool_failure_or_…`).
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let candidates: Vec<&str> = candidates.into_iter().collect();
+    let threshold = |c: &str| (name.len().max(c.len()) / 3).max(1);
+    // The distance is at least the difference in length: a name far longer than every
+    // candidate (a mistaken megabyte-long token) is dismissed without comparing, which
+    // would cost the product of the lengths.
     let close = candidates
         .iter()
+        .filter(|c| name.len().abs_diff(c.len()) <= threshold(c))
         .map(|c| (strsim::damerau_levenshtein(name, c), *c))
-        .filter(|(distance, c)| *distance <= (name.len().max(c.len()) / 3).max(1))
+        .filter(|(distance, c)| *distance <= threshold(c))
         .min_by_key(|(distance, c)| (*distance, *c))
         .map(|(_, c)| c);
     close.or_else(|| {
@@ -197,5 +209,20 @@ mod tests {
         assert_eq!(suggest("medicaton", names), Some("medication"));
         assert_eq!(suggest("xyz", names), None);
         assert_eq!(suggest("appoint", names), Some("appointments"));
+    }
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1, "case"), "1 case");
+        assert_eq!(count(0, "case"), "0 cases");
+        assert_eq!(count(12, "error"), "12 errors");
+    }
+
+    #[test]
+    fn a_huge_name_is_dismissed_at_once() {
+        let huge = "x".repeat(10_000_000);
+        let start = std::time::Instant::now();
+        assert_eq!(suggest(&huge, ["medication", "xxxxxxxxx"]), None);
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
     }
 }

@@ -5,7 +5,12 @@
 //!   reports with their own excerpt.
 //! * [`json_line`]: one JSON object per diagnostic (schema in `docs/diagnostics.md`).
 //! * [`github`]: a GitHub Actions workflow annotation line.
+//!
+//! Every renderer caps what the input can make long: messages, labels and help are cut
+//! at [`MAX_TEXT_CHARS`] characters, and source lines too long to quote are left out of
+//! excerpts, so a diagnostic stays a few hundred bytes whatever the input.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
@@ -32,10 +37,28 @@ impl HumanStyle {
 /// 40 MB master was printed whole under each of its diagnostics.
 const MAX_QUOTED_LINE: usize = 500;
 
+/// Messages, labels and help longer than this many characters are cut: they quote the
+/// input, and a mistaken ten-million-character name was printed whole in each
+/// diagnostic that named it.
+pub const MAX_TEXT_CHARS: usize = 1000;
+
 pub fn human(diagnostic: &Diagnostic, db: &SourceDb, style: HumanStyle) -> String {
+    let capped = capped(diagnostic);
+    let diagnostic = capped.as_ref().unwrap_or(diagnostic);
     if let Some(unquoted) = without_long_lines(diagnostic, db) {
-        return human(&unquoted, db, style);
+        return render_human(&unquoted, db, style, 0);
     }
+    // A long line next to a labelled one is left out of the excerpt.
+    let context = if long_context(diagnostic, db) { 0 } else { 1 };
+    render_human(diagnostic, db, style, context)
+}
+
+fn render_human(
+    diagnostic: &Diagnostic,
+    db: &SourceDb,
+    style: HumanStyle,
+    context: usize,
+) -> String {
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
@@ -43,7 +66,8 @@ pub fn human(diagnostic: &Diagnostic, db: &SourceDb, style: HumanStyle) -> Strin
     };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
-        .with_links(false);
+        .with_links(false)
+        .with_context_lines(context);
     let report = MietteReport::new(diagnostic, db);
     let mut out = String::new();
     if handler.render_report(&mut out, &report).is_err() {
@@ -57,18 +81,65 @@ pub fn human(diagnostic: &Diagnostic, db: &SourceDb, style: HumanStyle) -> Strin
     out
 }
 
+/// `text` cut to [`MAX_TEXT_CHARS`] characters, saying how much was left out.
+pub fn cap(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(MAX_TEXT_CHARS) {
+        None => Cow::Borrowed(text),
+        Some((cut, _)) => {
+            let left = text[cut..].chars().count();
+            Cow::Owned(format!("{}… ({left} more characters)", &text[..cut]))
+        }
+    }
+}
+
+/// The diagnostic with its texts capped, when any is too long.
+fn capped(d: &Diagnostic) -> Option<Diagnostic> {
+    let too_long = |t: &str| t.len() > MAX_TEXT_CHARS;
+    let long = too_long(&d.message)
+        || d.help.as_deref().is_some_and(too_long)
+        || d.labels.iter().any(|l| too_long(&l.message));
+    long.then(|| Diagnostic {
+        message: cap(&d.message).into_owned(),
+        help: d.help.as_deref().map(|h| cap(h).into_owned()),
+        labels: d
+            .labels
+            .iter()
+            .map(|l| Label {
+                message: cap(&l.message).into_owned(),
+                ..l.clone()
+            })
+            .collect(),
+        ..d.clone()
+    })
+}
+
+/// The byte range of the line `line` of a file (without its line break).
+fn line_range(file: &crate::source::SourceFile, line: usize) -> std::ops::Range<usize> {
+    let start = file.lines.line_start(line);
+    let end = if line + 1 < file.lines.line_count() {
+        file.lines.line_start(line + 1)
+    } else {
+        file.text.len()
+    };
+    start..end
+}
+
+/// The lines a label covers (its first to its last).
+fn label_lines(db: &SourceDb, label: &Label) -> std::ops::RangeInclusive<usize> {
+    let file = db.file(label.span.file);
+    file.lines.line_of(label.span.start as usize)..=file.lines.line_of(label.span.end as usize)
+}
+
+fn too_long_line(file: &crate::source::SourceFile, line: usize) -> bool {
+    line_range(file, line).len() > MAX_QUOTED_LINE
+}
+
 /// The diagnostic located by `file:line:col` instead of a quotation, when one of its
 /// labels lies on a line too long to quote.
 fn without_long_lines(d: &Diagnostic, db: &SourceDb) -> Option<Diagnostic> {
     let too_long = |label: &Label| {
         let file = db.file(label.span.file);
-        let line = file.lines.line_of(label.span.start as usize);
-        let end = if line + 1 < file.lines.line_count() {
-            file.lines.line_start(line + 1)
-        } else {
-            file.text.len()
-        };
-        end - file.lines.line_start(line) > MAX_QUOTED_LINE
+        label_lines(db, label).any(|line| too_long_line(file, line))
     };
     if !d.labels.iter().any(too_long) {
         return None;
@@ -83,6 +154,21 @@ fn without_long_lines(d: &Diagnostic, db: &SourceDb) -> Option<Diagnostic> {
             .map(String::into_boxed_str)
             .or_else(|| d.path.clone()),
         ..d.clone()
+    })
+}
+
+/// Whether a line just before or after a label (which an excerpt shows as context) is
+/// too long to quote.
+fn long_context(d: &Diagnostic, db: &SourceDb) -> bool {
+    d.labels.iter().any(|label| {
+        let file = db.file(label.span.file);
+        let lines = label_lines(db, label);
+        let before = lines.start().checked_sub(1);
+        let after = Some(lines.end() + 1).filter(|&l| l < file.lines.line_count());
+        [before, after]
+            .into_iter()
+            .flatten()
+            .any(|line| too_long_line(file, line))
     })
 }
 
@@ -116,7 +202,7 @@ impl MietteReport {
                 message: format!("{}, continued in {}", d.code, db.file(file).name),
                 help: None,
                 source: Some(named_source(db, file)),
-                labels: labels_in(&d.labels, file),
+                labels: labels_in(db, &d.labels, file),
                 related: Vec::new(),
             })
             .collect();
@@ -131,24 +217,39 @@ impl MietteReport {
             help: d.help.clone(),
             source: primary_file.map(|file| named_source(db, file)),
             labels: primary_file
-                .map(|file| labels_in(&d.labels, file))
+                .map(|file| labels_in(db, &d.labels, file))
                 .unwrap_or_default(),
             related,
         }
     }
 }
 
+/// The file's text as quoted: without a leading byte order mark, which the reader's
+/// editor does not show either (spans into it shift by [`bom_len`]).
 fn named_source(db: &SourceDb, file: FileId) -> NamedSource<String> {
     let f = db.file(file);
-    NamedSource::new(f.name.clone(), f.text.to_string())
+    NamedSource::new(f.name.clone(), f.text[bom_len(db, file)..].to_string())
 }
 
-fn labels_in(labels: &[Label], file: FileId) -> Vec<LabeledSpan> {
+/// The bytes of a byte order mark opening the file, if it has one.
+fn bom_len(db: &SourceDb, file: FileId) -> usize {
+    if db.file(file).text.starts_with('\u{FEFF}') {
+        '\u{FEFF}'.len_utf8()
+    } else {
+        0
+    }
+}
+
+fn labels_in(db: &SourceDb, labels: &[Label], file: FileId) -> Vec<LabeledSpan> {
+    let shift = bom_len(db, file);
     labels
         .iter()
         .filter(|l| l.span.file == file)
         .map(|l| {
-            let span = SourceSpan::from(l.span.range());
+            let range = l.span.range();
+            let span = SourceSpan::from(
+                range.start.saturating_sub(shift)..range.end.saturating_sub(shift),
+            );
             let text = (!l.message.is_empty()).then(|| l.message.clone());
             if l.primary {
                 LabeledSpan::new_primary_with_span(text, span)
@@ -212,6 +313,8 @@ impl miette::Diagnostic for MietteReport {
 
 /// One diagnostic as a JSON object (serialized on one line).
 pub fn json_value(d: &Diagnostic, db: &SourceDb) -> serde_json::Value {
+    let capped = capped(d);
+    let d = capped.as_ref().unwrap_or(d);
     let location = |span: crate::source::Span| {
         let start = db.line_col(span.file, span.start as usize);
         let end = db.line_col(span.file, span.end as usize);
@@ -276,6 +379,8 @@ pub fn json_summary(errors: usize, warnings: usize, files: usize) -> String {
 
 /// `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`
 pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
+    let capped = capped(d);
+    let d = capped.as_ref().unwrap_or(d);
     let kind = match d.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",

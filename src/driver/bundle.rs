@@ -7,11 +7,10 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{
-    report, report_to_stderr, temp_beside, write_folder_atomically, Format, Report, EXIT_ERRORS,
-    EXIT_OK,
+    output, report, report_to_stderr, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK,
 };
 use crate::diag::{codes, Diagnostic};
 use crate::load;
@@ -27,7 +26,7 @@ pub struct Outputs<'a> {
 }
 
 pub fn bundle(suite: &Path, outputs: Outputs, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(suite);
+    let compilation = Compilation::from_dir(&super::suite_folder(suite));
     let mut diagnostics = compilation.diagnostics.clone();
     let built = compilation.bundles();
     if let Some(Err(stopped)) = &built {
@@ -35,22 +34,22 @@ pub fn bundle(suite: &Path, outputs: Outputs, options: Report) -> u8 {
     }
     let code = report_to_stderr(&compilation.db, &diagnostics, options);
     let code = match &built {
-        Some(Ok(set)) if code == EXIT_OK => write(set, outputs, options),
+        Some(Ok(set)) if code == EXIT_OK => write(set, outputs, &compilation.db, options),
         _ => code.max(EXIT_ERRORS),
     };
     super::leave_to_exit((built, compilation));
     code
 }
 
-fn write(set: &BundleSet, outputs: Outputs, options: Report) -> u8 {
-    match write_all(set, outputs) {
+fn write(set: &BundleSet, outputs: Outputs, db: &SourceDb, options: Report) -> u8 {
+    match write_all(set, outputs, db) {
         Ok(()) => {
             if options.format == Format::Human {
                 let targets: Vec<String> = [outputs.folder, outputs.jsonl]
                     .into_iter()
                     .flatten()
                     .map(|p| {
-                        if is_stdout(p) {
+                        if output::is_stdout(p) {
                             "standard output".to_string()
                         } else {
                             load::display(p)
@@ -66,50 +65,54 @@ fn write(set: &BundleSet, outputs: Outputs, options: Report) -> u8 {
             }
             EXIT_OK
         }
+        Err((path, e)) if output::is_stdout(path) => report(
+            &SourceDb::new(),
+            &[output::write_error(None, &e)],
+            0,
+            options,
+        ),
         Err((path, e)) => {
             let d = Diagnostic::error(codes::IO, format!("cannot write the bundles: {e}"))
                 .at_path(load::display(path))
                 .help("choose a new or empty output folder and a writable JSON Lines path; nothing was written");
-            report(&SourceDb::new(), &[d], 0, options, &mut io::stderr())
+            report(&SourceDb::new(), &[d], 0, options)
         }
     }
 }
 
 /// Writes every asked-for output, or none; the error names the path that failed.
-fn write_all<'a>(set: &BundleSet, outputs: Outputs<'a>) -> Result<(), (&'a Path, io::Error)> {
+fn write_all<'a>(
+    set: &BundleSet,
+    outputs: Outputs<'a>,
+    db: &SourceDb,
+) -> Result<(), (&'a Path, io::Error)> {
     let jsonl = set.jsonl();
-    let staged = match outputs.jsonl.filter(|p| !is_stdout(p)) {
-        Some(path) => Some(Staged::write(path, jsonl.as_bytes()).map_err(|e| (path, e))?),
+    let file = outputs.jsonl.filter(|p| !output::is_stdout(p));
+    if let Some(path) = file {
+        output::refuse_input(path, db, &[]).map_err(|d| (path, io::Error::other(d.message)))?;
+    }
+    let staged = match file {
+        Some(path) => {
+            Some(output::stage(path, |w| w.write_all(jsonl.as_bytes())).map_err(|e| (path, e))?)
+        }
         None => None,
     };
     if let Some(folder) = outputs.folder {
         let existed = folder.is_dir();
-        if let Err(e) = write_folder_atomically(folder, &set.files()) {
-            if let Some(staged) = staged {
-                staged.discard();
-            }
-            return Err((folder, e));
-        }
-        if let Some(staged) = staged {
-            staged.commit().map_err(|(path, e)| {
+        write_folder_atomically(folder, &set.files()).map_err(|e| (folder, e))?;
+        if let (Some(staged), Some(path)) = (staged, file) {
+            staged.commit().map_err(|e| {
                 remove_written_folder(folder, existed);
                 (path, e)
             })?;
         }
-    } else if let Some(staged) = staged {
-        staged.commit()?;
+    } else if let (Some(staged), Some(path)) = (staged, file) {
+        staged.commit().map_err(|e| (path, e))?;
     }
-    match outputs.jsonl.filter(|p| is_stdout(p)) {
-        Some(path) => io::stdout()
-            .lock()
-            .write_all(jsonl.as_bytes())
-            .map_err(|e| (path, e)),
+    match outputs.jsonl.filter(|p| output::is_stdout(p)) {
+        Some(path) => output::print(jsonl.as_bytes()).map_err(|e| (path, e)),
         None => Ok(()),
     }
-}
-
-fn is_stdout(path: &Path) -> bool {
-    path == Path::new("-")
 }
 
 /// Undoes a folder this run created: it was absent or empty before.
@@ -117,33 +120,5 @@ fn remove_written_folder(folder: &Path, existed: bool) {
     let _ = fs::remove_dir_all(folder);
     if existed {
         let _ = fs::create_dir(folder);
-    }
-}
-
-/// A file written under a temporary name beside its target, not yet in place.
-struct Staged<'a> {
-    target: &'a Path,
-    tmp: PathBuf,
-}
-
-impl<'a> Staged<'a> {
-    fn write(target: &'a Path, bytes: &[u8]) -> io::Result<Staged<'a>> {
-        let tmp = temp_beside(target)?;
-        if let Err(e) = fs::write(&tmp, bytes) {
-            let _ = fs::remove_file(&tmp);
-            return Err(e);
-        }
-        Ok(Staged { target, tmp })
-    }
-
-    fn commit(self) -> Result<(), (&'a Path, io::Error)> {
-        fs::rename(&self.tmp, self.target).map_err(|e| {
-            let _ = fs::remove_file(&self.tmp);
-            (self.target, e)
-        })
-    }
-
-    fn discard(self) {
-        let _ = fs::remove_file(&self.tmp);
     }
 }

@@ -50,7 +50,12 @@ pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, options: 
     };
     let (written, code) = match &exported {
         Exported::Lines(text) => {
-            let code = write_output(output, |w| w.write_all(text.as_bytes()), options);
+            let code = write_output(
+                output,
+                (&compilation.db, &[]),
+                |w| w.write_all(text.as_bytes()),
+                options,
+            );
             (text.lines().count(), code)
         }
         Exported::Folders(files) => {
@@ -63,7 +68,7 @@ pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, options: 
                     Diagnostic::error(codes::IO, format!("cannot write the export folder: {e}"))
                         .at_path(load::display(output))
                         .help("choose a new or empty output folder");
-                return report(&compilation.db, &[d], 0, options, &mut io::stderr());
+                return report(&compilation.db, &[d], 0, options);
             }
             (model.cases.len(), EXIT_OK)
         }

@@ -9,7 +9,7 @@
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::{report, write_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
+use super::{output, report, write_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
 use crate::diag::{codes, Diagnostic};
 use crate::fmt::format_source;
 use crate::load;
@@ -30,6 +30,7 @@ pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
     let mut diagnostics = Vec::new();
     let files = files_under(paths, &mut diagnostics);
     let mut changed = 0;
+    let mut unwritten = 0;
     for path in &files {
         let Some(source) = load::read(path, crate::resolve::Role::Member, &mut diagnostics) else {
             continue;
@@ -43,25 +44,33 @@ pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
                 continue;
             }
         };
-        changed += 1;
-        match mode {
-            FmtMode::Check => print_diff(&source.name, &source.text, &formatted),
-            FmtMode::Write => {
-                if let Err(e) = write_atomically(path, formatted.as_bytes()) {
-                    diagnostics.push(load::io_error(path, "cannot write file", &e));
-                }
+        let written = match mode {
+            FmtMode::Check => print_diff(&source.name, &source.text, &formatted)
+                .map_err(|e| output::write_error(None, &e)),
+            FmtMode::Write => write_atomically(path, formatted.as_bytes())
+                .map_err(|e| load::io_error(path, "cannot write file", &e)),
+        };
+        match written {
+            Ok(()) => changed += 1,
+            Err(d) => {
+                unwritten += 1;
+                diagnostics.push(d);
             }
         }
     }
-    let code = report(&db, &diagnostics, files.len(), options, &mut io::stderr());
+    let code = report(&db, &diagnostics, files.len(), options);
     if options.format == Format::Human {
         let verb = match mode {
             FmtMode::Check => "would reformat",
             FmtMode::Write => "reformatted",
         };
+        let failed = match unwritten {
+            0 => String::new(),
+            n => format!(", {n} not written"),
+        };
         let _ = writeln!(
             io::stderr(),
-            "casec fmt: {} file(s), {verb} {changed}",
+            "casec fmt: {} file(s), {verb} {changed}{failed}",
             files.len()
         );
     }
@@ -80,22 +89,19 @@ pub fn fmt_stdin(mode: FmtMode, options: Report) -> u8 {
         let d = Diagnostic::error(codes::IO, format!("cannot read standard input: {e}"))
             .at_path(NAME)
             .help("pipe UTF-8 text into `casec fmt --stdin`");
-        return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+        return report(&SourceDb::new(), &[d], 0, options);
     }
     let mut db = SourceDb::new();
     let id = db.add(NAME, text.as_str(), Origin::User);
-    match (format_source(id, &text), mode) {
-        (Err(diags), _) => report(&db, &diags, 1, options, &mut io::stderr()),
-        (Ok(formatted), FmtMode::Write) => {
-            let _ = io::stdout().lock().write_all(formatted.as_bytes());
-            EXIT_OK
-        }
-        (Ok(formatted), FmtMode::Check) if formatted == text => EXIT_OK,
+    let printed = match (format_source(id, &text), mode) {
+        (Err(diags), _) => return report(&db, &diags, 1, options),
+        (Ok(formatted), FmtMode::Write) => output::print(formatted.as_bytes()).map(|()| EXIT_OK),
+        (Ok(formatted), FmtMode::Check) if formatted == text => Ok(EXIT_OK),
         (Ok(formatted), FmtMode::Check) => {
-            print_diff(NAME, &text, &formatted);
-            EXIT_ERRORS
+            print_diff(NAME, &text, &formatted).map(|()| EXIT_ERRORS)
         }
-    }
+    };
+    printed.unwrap_or_else(|e| report(&db, &[output::write_error(None, &e)], 1, options))
 }
 
 /// The files named, and the `.case` files below the folders named, sorted; missing
@@ -128,12 +134,12 @@ fn missing(path: &Path) -> Diagnostic {
         .help("check the path")
 }
 
-fn print_diff(name: &str, old: &str, new: &str) {
+fn print_diff(name: &str, old: &str, new: &str) -> io::Result<()> {
     let diff = similar::TextDiff::from_lines(old, new);
     let text = diff
         .unified_diff()
         .context_radius(3)
         .header(&format!("a/{name}"), &format!("b/{name}"))
         .to_string();
-    let _ = io::stdout().lock().write_all(text.as_bytes());
+    output::print(text.as_bytes())
 }

@@ -10,6 +10,7 @@
 mod bundle;
 mod export;
 mod fmt;
+pub mod output;
 mod replay;
 mod report;
 mod sandbox;
@@ -19,6 +20,7 @@ use std::borrow::Borrow;
 use std::fs;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::diag::render::{self, HumanStyle};
 use crate::diag::{codes, Diagnostic};
@@ -29,6 +31,7 @@ use crate::{Compilation, Depth};
 pub use self::bundle::{bundle, Outputs};
 pub use self::export::export_suite;
 pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
+pub use self::output::{write_atomically, write_atomically_with, write_folder_atomically};
 pub use self::replay::{replay, verify, ReplayArgs, TRACE_SUFFIX};
 pub use self::report::report_results;
 pub use self::sandbox::{sandbox, stats};
@@ -68,43 +71,116 @@ fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
     }
 }
 
-/// Prints diagnostics and, when there are any (or in JSON), a summary; returns the
-/// exit code they call for.
+/// What the run has reported so far. Every diagnostic goes to standard error as it is
+/// reported; the one summary of the run follows at its end ([`finish`]), however many
+/// times a command reported.
+struct Reported {
+    options: Option<Report>,
+    errors: usize,
+    warnings: usize,
+    files: usize,
+    /// `casec check` always prints its human summary, with the files it read.
+    check_summary: bool,
+    /// Standard error could not be written: the run cannot say what it found.
+    lost: bool,
+}
+
+static REPORTED: Mutex<Reported> = Mutex::new(Reported {
+    options: None,
+    errors: 0,
+    warnings: 0,
+    files: 0,
+    check_summary: false,
+    lost: false,
+});
+
+fn reported() -> MutexGuard<'static, Reported> {
+    REPORTED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Prints diagnostics on standard error (the one stream of diagnostics of every
+/// command) and counts them for the run's summary; returns the exit code they call for.
 pub(crate) fn report(
     db: &SourceDb,
     diagnostics: &[Diagnostic],
     files: usize,
     options: Report,
-    out: &mut dyn Write,
 ) -> u8 {
-    for d in diagnostics {
-        let _ = out.write_all(render_one(d, db, options).as_bytes());
-    }
-    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-    let warnings = diagnostics.len() - errors;
-    match options.format {
-        Format::Json => {
-            let _ = writeln!(out, "{}", render::json_summary(errors, warnings, files));
-        }
-        Format::Human if !diagnostics.is_empty() => {
-            let _ = writeln!(out, "{}", summary_line(errors, warnings));
-        }
-        _ => {}
-    }
+    emit(diagnostics.iter().map(|d| (d, db)), files, options);
     exit_code(diagnostics, options)
 }
 
-/// Reports diagnostics of a compilation (its own, plus any a command found) on stderr.
+/// Prints and counts diagnostics, each rendered against its own sources.
+fn emit<'a>(
+    diagnostics: impl Iterator<Item = (&'a Diagnostic, &'a SourceDb)>,
+    files: usize,
+    options: Report,
+) {
+    let mut out = io::stderr().lock();
+    let mut state = reported();
+    state.options = Some(options);
+    state.files = state.files.max(files);
+    for (d, db) in diagnostics {
+        if d.is_error() {
+            state.errors += 1;
+        } else {
+            state.warnings += 1;
+        }
+        if out
+            .write_all(render_one(d, db, options).as_bytes())
+            .is_err()
+        {
+            state.lost = true;
+        }
+    }
+}
+
+/// Ends the run: prints its summary (in JSON always, for humans when something was
+/// reported or for `casec check`) and returns the exit code, 2 if the diagnostics could
+/// not be written.
+pub fn finish(code: u8) -> u8 {
+    let mut state = reported();
+    let Some(options) = state.options else {
+        return code;
+    };
+    let line = match options.format {
+        Format::Json => Some(render::json_summary(
+            state.errors,
+            state.warnings,
+            state.files,
+        )),
+        Format::Human if state.check_summary => Some(format!(
+            "casec check: {} file(s), {}",
+            state.files,
+            summary_line(state.errors, state.warnings)
+        )),
+        Format::Human if state.errors + state.warnings > 0 => {
+            Some(summary_line(state.errors, state.warnings))
+        }
+        _ => None,
+    };
+    if let Some(line) = line {
+        if writeln!(io::stderr(), "{line}").is_err() {
+            state.lost = true;
+        }
+    }
+    if state.lost {
+        code.max(EXIT_USAGE)
+    } else {
+        code
+    }
+}
+
+/// Reports diagnostics of a compilation (its own, plus any a command found).
 pub(crate) fn report_to_stderr(db: &SourceDb, diagnostics: &[Diagnostic], options: Report) -> u8 {
-    report(db, diagnostics, user_files(db), options, &mut io::stderr())
+    report(db, diagnostics, user_files(db), options)
 }
 
 fn summary_line(errors: usize, warnings: usize) -> String {
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     format!(
         "{}, {}",
-        plural(errors, "error"),
-        plural(warnings, "warning")
+        crate::diag::count(errors, "error"),
+        crate::diag::count(warnings, "warning")
     )
 }
 
@@ -128,11 +204,10 @@ pub(crate) fn user_files(db: &SourceDb) -> usize {
     db.files().filter(|(_, f)| f.origin == Origin::User).count()
 }
 
-/// `casec check [PATH…]`: diagnostics of every suite and file on stdout, sorted by
-/// file and position across the whole run; the human summary on stderr.
+/// `casec check [PATH…]`: diagnostics of every suite and file, sorted by file and
+/// position across the whole run, then the summary.
 pub fn check(paths: &[PathBuf], options: Report) -> u8 {
     let compilations = compile_paths(paths);
-    let mut stdout = io::stdout().lock();
     let mut ordered: Vec<(&Diagnostic, &SourceDb)> = compilations
         .iter()
         .flat_map(|c| c.diagnostics.iter().map(move |d| (d, &c.db)))
@@ -140,30 +215,14 @@ pub fn check(paths: &[PathBuf], options: Report) -> u8 {
     ordered.sort_by(|(a, a_db), (b, b_db)| {
         crate::diag::sort_key(a, a_db).cmp(&crate::diag::sort_key(b, b_db))
     });
-    for (d, db) in &ordered {
-        let _ = stdout.write_all(render_one(d, db, options).as_bytes());
-    }
     let files = compilations
         .iter()
         .map(|c| user_files(&c.db))
         .sum::<usize>();
+    reported().check_summary = true;
+    emit(ordered.iter().copied(), files, options);
     let all: Vec<&Diagnostic> = ordered.into_iter().map(|(d, _)| d).collect();
-    let errors = all.iter().filter(|d| d.is_error()).count();
-    let warnings = all.len() - errors;
     let code = exit_code(&all, options);
-    match options.format {
-        Format::Json => {
-            let _ = writeln!(stdout, "{}", render::json_summary(errors, warnings, files));
-        }
-        Format::Human => {
-            let _ = writeln!(
-                io::stderr(),
-                "casec check: {files} file(s), {}",
-                summary_line(errors, warnings)
-            );
-        }
-        Format::Github => {}
-    }
     leave_to_exit(compilations);
     code
 }
@@ -266,6 +325,7 @@ pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, options: Report)
     // Streamed: a large master is never held in memory as a whole.
     let code = write_output(
         output,
+        (&compilation.db, &[]),
         |w| crate::lower::master::write_master_json(suite, w),
         options,
     );
@@ -280,104 +340,42 @@ pub(crate) fn leave_to_exit<T>(value: T) {
     std::mem::forget(value);
 }
 
-/// The suite folder a command was pointed at: the folder itself, or the folder of a
-/// `suite.case` file given by mistake.
+/// The suite folder a command was pointed at: the folder holding `suite.case` at or
+/// above the path (a suite folder, its `suite.case`, or a folder or file inside it), or
+/// the path itself when there is none, so that the diagnostic names what was given.
 pub fn suite_folder(path: &Path) -> PathBuf {
-    if path.is_file() && path.file_name().is_some_and(|n| n == load::SUITE_FILE) {
-        return path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."))
-            .to_path_buf();
-    }
-    path.to_path_buf()
+    load::suite_root_of(path).unwrap_or_else(|| path.to_path_buf())
 }
 
-/// Runs `write` into `path` atomically, or into stdout without a path.
+/// Runs `write` into the output `path` (see [`output`]), or into stdout without a
+/// path or for `-`; an output that is one of the run's inputs (a user file of `db`,
+/// or one of `more`) is refused first.
 pub(crate) fn write_output(
     path: Option<&Path>,
+    inputs: (&SourceDb, &[&Path]),
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     options: Report,
 ) -> u8 {
+    let path = path.filter(|p| !output::is_stdout(p));
+    if let Some(path) = path {
+        if let Err(d) = output::refuse_input(path, inputs.0, inputs.1) {
+            return report(&SourceDb::new(), &[d], 0, options);
+        }
+    }
     let result = match path {
         Some(path) => write_atomically_with(path, write),
         None => {
             let mut out = io::BufWriter::new(io::stdout().lock());
-            write(&mut out).and_then(|()| out.flush())
+            output::ignore_broken_pipe(write(&mut out).and_then(|()| out.flush()))
         }
     };
     match result {
         Ok(()) => EXIT_OK,
-        // A reader that stops early (`casec build | head`) is not an error.
-        Err(e) if path.is_none() && e.kind() == io::ErrorKind::BrokenPipe => EXIT_OK,
         Err(e) => {
-            let target = path.map_or("<stdout>".to_string(), load::display);
-            let d = Diagnostic::error(codes::IO, format!("cannot write output: {e}"))
-                .at_path(target)
-                .help("check that the folder exists and is writable");
-            report(&SourceDb::new(), &[d], 0, options, &mut io::stderr())
+            let d = output::write_error(path, &e);
+            report(&SourceDb::new(), &[d], 0, options)
         }
     }
-}
-
-/// Writes a temporary file beside `path`, then renames it over `path`.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_atomically_with(path, |w| w.write_all(bytes))
-}
-
-/// Runs `write` into a temporary file beside `path`, then renames it over `path`; on
-/// any error the temporary file is removed and `path` is left as it was.
-pub fn write_atomically_with(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
-    let tmp = temp_beside(path)?;
-    let result = fs::File::create(&tmp)
-        .and_then(|file| {
-            let mut out = io::BufWriter::new(file);
-            write(&mut out)?;
-            out.flush()
-        })
-        .and_then(|()| fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// Writes `files` (relative path, text) as the folder `dir`, atomically: into a
-/// temporary sibling folder first, renamed to `dir` at the end. `dir` must be absent
-/// or empty.
-pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::Result<()> {
-    if dir.exists() {
-        let empty = dir.is_dir() && fs::read_dir(dir)?.next().is_none();
-        if !empty {
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "the output folder exists and is not empty",
-            ));
-        }
-    }
-    let tmp = temp_beside(dir)?;
-    let write = || -> io::Result<()> {
-        fs::create_dir_all(&tmp)?;
-        for (path, bytes) in files {
-            let target = tmp.join(path);
-            if let Some(p) = target.parent() {
-                fs::create_dir_all(p)?;
-            }
-            fs::write(target, bytes)?;
-        }
-        if dir.exists() {
-            fs::remove_dir(dir)?;
-        }
-        fs::rename(&tmp, dir)
-    };
-    let result = write();
-    if result.is_err() {
-        let _ = fs::remove_dir_all(&tmp);
-    }
-    result
 }
 
 /// `casec import MASTER.json -o DIR [--shape NAME]`, or `casec import TASKS.jsonl …`
@@ -386,7 +384,7 @@ pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report
     let mut db = SourceDb::new();
     let mut diags = Vec::new();
     let Some(source) = load::read(master, crate::resolve::Role::Member, &mut diags) else {
-        return report(&db, &diags, 0, options, &mut io::stderr());
+        return report(&db, &diags, 0, options);
     };
     let file = db.add(source.name, source.text, Origin::User);
     let lines = master.extension().is_some_and(|e| e == "jsonl");
@@ -421,32 +419,15 @@ pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report
                         Diagnostic::error(codes::IO, format!("cannot write the suite folder: {e}"))
                             .at_path(load::display(output))
                             .help("choose a new or empty output folder");
-                    report(&db, &[d], 1, options, &mut io::stderr())
+                    report(&db, &[d], 1, options)
                 }
             }
         }
-        Err(diags) => report(&db, &diags, 1, options, &mut io::stderr()),
+        Err(diags) => report(&db, &diags, 1, options),
     }
 }
 
 /// Whether stderr is a terminal that should get colour.
 pub fn stderr_is_terminal() -> bool {
     io::stderr().is_terminal()
-}
-
-/// A hidden temporary path beside `target`, where an output is written before it is
-/// renamed into place (a rename within one folder is atomic).
-pub(crate) fn temp_beside(target: &Path) -> io::Result<PathBuf> {
-    let dir = target
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = target
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file or folder path"))?;
-    Ok(dir.join(format!(
-        ".{}.casec-tmp-{}",
-        name.to_string_lossy(),
-        std::process::id()
-    )))
 }

@@ -2,7 +2,6 @@
 //! `casec verify` (replay every golden trace and the do-nothing trace of a suite).
 
 use std::fs;
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
@@ -16,7 +15,9 @@ use crate::runtime::trace::{self, TraceEvent};
 use crate::source::{Origin, SourceDb};
 use crate::Compilation;
 
-use super::{report, report_to_stderr, suite_folder, write_output, Format, Report, EXIT_ERRORS};
+use super::{
+    output, report, report_to_stderr, suite_folder, write_output, Format, Report, EXIT_ERRORS,
+};
 
 /// The golden trace of a case: `<ID>.trace.jsonl` beside its `.case` file.
 pub const TRACE_SUFFIX: &str = ".trace.jsonl";
@@ -42,13 +43,15 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
     let is_file = args.case.ends_with(".case") || case_file.is_file();
     let suite = args.suite.map(suite_folder).unwrap_or_else(|| {
         if is_file {
-            enclosing_suite(case_file)
+            load::suite_root_of(case_file)
+                .unwrap_or_else(|| load::parent_or_dot(case_file).to_path_buf())
         } else {
             PathBuf::from(".")
         }
     });
-    let Some(mut compilation) = compiled(&suite, options) else {
-        return EXIT_ERRORS;
+    let mut compilation = match compiled(&suite, options) {
+        Ok(compilation) => compilation,
+        Err(code) => return code,
     };
     let found = compilation.suite.as_ref().and_then(|model| {
         model
@@ -60,7 +63,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
         let d = Diagnostic::error(codes::IO, format!("no case `{}` in this suite", args.case))
             .at_path(load::display(&suite))
             .help("give a case id of the suite (TUJ-034) or the path of its .case file");
-        return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+        return report(&SourceDb::new(), &[d], 0, options);
     };
     let case_id = case.id.as_str().to_string();
     let mut diagnostics = compilation.diagnostics.clone();
@@ -75,34 +78,29 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
     let Some((case, sandbox)) = with_sandbox(model, &case_id) else {
         let d = Diagnostic::error(codes::MISSING_FIELD, format!("case {case_id} has no world"))
             .help("add `world { … }` to the case (docs/worlds.md) so a sandbox can run it");
-        return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+        return report(&SourceDb::new(), &[d], 0, options);
     };
     let text = replay_text(model, case, sandbox, &events);
-    write_output(args.output, |w| w.write_all(text.as_bytes()), options).max(code)
+    let inputs = (&compilation.db, &[args.trace][..]);
+    write_output(
+        args.output,
+        inputs,
+        |w| w.write_all(text.as_bytes()),
+        options,
+    )
+    .max(code)
 }
 
-/// Compiles the suite; reports its diagnostics and gives `None` when it has errors.
-/// Without errors the caller reports its warnings with its own findings.
-fn compiled(suite: &Path, options: Report) -> Option<Compilation> {
+/// Compiles the suite; with errors, reports its diagnostics and gives the exit code
+/// they call for (2 for a missing path, as every command gives). Without errors the
+/// caller reports its warnings with its own findings.
+fn compiled(suite: &Path, options: Report) -> Result<Compilation, u8> {
     let compilation = Compilation::from_dir(suite);
     if compilation.has_errors() || compilation.suite.is_none() {
-        report_to_stderr(&compilation.db, &compilation.diagnostics, options);
-        return None;
+        let code = report_to_stderr(&compilation.db, &compilation.diagnostics, options);
+        return Err(code.max(EXIT_ERRORS));
     }
-    Some(compilation)
-}
-
-/// The nearest folder at or above the file's folder that holds `suite.case`.
-fn enclosing_suite(file: &Path) -> PathBuf {
-    let start = file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    start
-        .ancestors()
-        .find(|dir| dir.join(load::SUITE_FILE).is_file())
-        .unwrap_or(start)
-        .to_path_buf()
+    Ok(compilation)
 }
 
 fn names_case(case: &Case, wanted: &str, is_file: bool, db: &SourceDb) -> bool {
@@ -159,8 +157,9 @@ struct Counter {
 /// is a warning, so verify is useful while traces are being written.
 pub fn verify(suite: &Path, options: Report) -> u8 {
     let suite = suite_folder(suite);
-    let Some(mut compilation) = compiled(&suite, options) else {
-        return EXIT_ERRORS;
+    let mut compilation = match compiled(&suite, options) {
+        Ok(compilation) => compilation,
+        Err(code) => return code,
     };
     let Some(model) = compilation.suite.take() else {
         return EXIT_ERRORS;
@@ -182,7 +181,14 @@ pub fn verify(suite: &Path, options: Report) -> u8 {
             .collect(),
         _ => human(&reports, model.cases.len()),
     };
-    let _ = io::stdout().lock().write_all(text.as_bytes());
+    if let Err(e) = output::print(text.as_bytes()) {
+        return report(
+            &compilation.db,
+            &[output::write_error(None, &e)],
+            0,
+            options,
+        );
+    }
     let failed = reports.iter().any(|r| !r.errors.is_empty());
     let denied = options.deny_warnings && reports.iter().any(|r| !r.warnings.is_empty());
     if failed || denied {

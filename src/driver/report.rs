@@ -55,5 +55,11 @@ pub fn report_results(
     }
     let mut text = serde_json::to_string_pretty(&aggregate(&model, &records)).unwrap_or_default();
     text.push('\n');
-    write_output(output, |w| w.write_all(text.as_bytes()), options)
+    let inputs: Vec<&Path> = results.iter().map(PathBuf::as_path).collect();
+    write_output(
+        output,
+        (&compilation.db, &inputs),
+        |w| w.write_all(text.as_bytes()),
+        options,
+    )
 }

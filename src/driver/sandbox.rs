@@ -9,7 +9,9 @@ use crate::load;
 use crate::lower::sandbox::sandbox_files;
 use crate::lower::stats::{suite_stats, Row, Stats, Tally};
 
-use super::{compile_suite, report, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
+use super::{
+    compile_suite, output, report, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK,
+};
 use crate::Depth;
 
 /// `casec sandbox [SUITE] -o DIR`: `DIR/<case_id>.json` for every case with a world.
@@ -29,7 +31,7 @@ pub fn sandbox(suite: &Path, output: &Path, options: Report) -> u8 {
         let d = Diagnostic::error(codes::IO, format!("cannot write the sandbox folder: {e}"))
             .at_path(load::display(output))
             .help("choose a new or empty output folder");
-        return report(&compilation.db, &[d], 0, options, &mut io::stderr());
+        return report(&compilation.db, &[d], 0, options);
     }
     if options.format == Format::Human {
         let unmodelled = model.cases.len() - files.len();
@@ -57,8 +59,15 @@ pub fn stats(suite: &Path, options: Report) -> u8 {
         Format::Json => format!("{}\n", stats.to_json()),
         _ => render_table(&stats),
     };
-    let _ = io::stdout().lock().write_all(text.as_bytes());
-    EXIT_OK
+    match output::print(text.as_bytes()) {
+        Ok(()) => EXIT_OK,
+        Err(e) => report(
+            &compilation.db,
+            &[output::write_error(None, &e)],
+            0,
+            options,
+        ),
+    }
 }
 
 fn render_table(stats: &Stats) -> String {

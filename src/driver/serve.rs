@@ -1,20 +1,32 @@
 //! `casec serve [SUITE] --case ID`: a case's sandbox over stdio JSON-RPC (MCP tools plus
-//! casec's conversation methods, see `runtime::serve` and docs/traces.md). When the
-//! session ends (`sandbox/end` or end of input) it writes the trace and the result
-//! record where asked.
+//! casec's conversation methods, see `runtime::serve` and docs/traces.md).
+//!
+//! A session ends at `sandbox/end`, at the end of input, or when the process is asked
+//! to stop (SIGTERM or SIGINT: the MCP SDK sends SIGTERM after closing the server's
+//! input, and harnesses stop servers that overrun their time); each way it writes its
+//! result record (`--result-out`). Its trace (`--trace-out`) is written as it happens,
+//! each event appended and synced to disk before the call is answered, so even a
+//! process that is killed outright loses no event it answered; `casec replay` turns
+//! the trace into the result record the session would have written. Either output is
+//! created afresh: an existing file (a record of an earlier session, or a server
+//! writing the same file) is refused before anything is served.
 
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver};
 
 use crate::diag::{codes, Diagnostic};
 use crate::load;
+use crate::runtime::framing;
 use crate::runtime::serve::Session;
+use crate::runtime::trace::TraceEvent;
 use crate::source::SourceDb;
 use crate::Depth;
 
-use super::{compile_suite, report, write_atomically, Report, EXIT_ERRORS, EXIT_OK};
+use super::{compile_suite, output, report, write_atomically, Report, EXIT_ERRORS};
 
-/// Where a session's records go when it ends.
+/// Where a session's records go.
 pub struct ServeOutputs<'a> {
     pub trace: Option<&'a Path>,
     pub result: Option<&'a Path>,
@@ -36,18 +48,26 @@ pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report
         )
         .at_path(load::display(suite))
         .help("give the id of a case that has a `world`");
-        return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+        return report(&SourceDb::new(), &[d], 0, options);
+    };
+    let mut records = match Records::open(&outputs) {
+        Ok(records) => records,
+        Err(d) => return report(&SourceDb::new(), &[d], 0, options),
     };
     let mut session = Session::new(model, case, sandbox);
+    let input = read_input();
     let mut stdout = io::stdout().lock();
-    for line in io::stdin().lock().lines() {
-        let Ok(line) = line else {
-            break;
-        };
-        if line.trim().is_empty() {
+    while let Ok(Input::Line(line)) = input.recv() {
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        if let Some(answer) = session.handle(&line) {
+        let answer = match std::str::from_utf8(line.trim_ascii()) {
+            Ok(text) => session.handle(text),
+            Err(e) => Some(framing::parse_error(&format!("not UTF-8: {e}"))),
+        };
+        // The event is on disk before the client learns of its result.
+        records.append(&session.events);
+        if let Some(answer) = answer {
             if writeln!(stdout, "{answer}")
                 .and_then(|()| stdout.flush())
                 .is_err()
@@ -59,27 +79,192 @@ pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report
             break;
         }
     }
-    write_records(&session, outputs, options)
+    let diagnostics = records.finish(&session);
+    report(&SourceDb::new(), &diagnostics, 0, options)
 }
 
-fn write_records(session: &Session, outputs: ServeOutputs, options: Report) -> u8 {
-    let trace: String = session
-        .events
-        .iter()
-        .map(|e| format!("{}\n", e.to_json()))
-        .collect();
-    let mut record = serde_json::to_string_pretty(&session.result_record()).unwrap_or_default();
-    record.push('\n');
-    for (path, text) in [(outputs.trace, trace), (outputs.result, record)] {
-        let Some(path) = path else {
-            continue;
+/// What the session's input brings.
+enum Input {
+    /// One line, without its line break (it may be any bytes).
+    Line(Vec<u8>),
+    /// The end of input, or a signal to stop.
+    End,
+}
+
+/// Lines of standard input, and SIGTERM or SIGINT as the end, on one channel: reading
+/// blocks, so each source has a thread that feeds the channel.
+fn read_input() -> Receiver<Input> {
+    let (tx, rx) = mpsc::channel();
+    stop_on_signals(tx.clone());
+    std::thread::spawn(move || {
+        let mut stdin = io::stdin().lock();
+        loop {
+            let mut line = Vec::new();
+            match stdin.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if tx.send(Input::Line(line)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+        let _ = tx.send(Input::End);
+    });
+    rx
+}
+
+#[cfg(unix)]
+fn stop_on_signals(tx: mpsc::Sender<Input>) {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    // Without the handlers a signal still ends the process, as before: only the
+    // result record is then missing, and the trace has every event.
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if signals.forever().next().is_some() {
+            let _ = tx.send(Input::End);
+        }
+    });
+}
+
+#[cfg(not(unix))]
+fn stop_on_signals(_: mpsc::Sender<Input>) {}
+
+/// The session's outputs, claimed when it starts.
+struct Records<'a> {
+    trace: Option<TraceOut<'a>>,
+    result: Option<&'a Path>,
+    /// The first failure to write the trace; the session goes on without it.
+    failed: Option<Diagnostic>,
+}
+
+/// The trace file, and how many of the session's events it holds.
+struct TraceOut<'a> {
+    path: &'a Path,
+    file: File,
+    /// A regular file, which is synced after each event (a FIFO or device is not).
+    regular: bool,
+    written: usize,
+}
+
+impl<'a> Records<'a> {
+    /// Creates both outputs, refusing any that exists as a regular file; the result
+    /// record's file is held empty until the session ends.
+    fn open(outputs: &ServeOutputs<'a>) -> Result<Records<'a>, Diagnostic> {
+        let trace = outputs
+            .trace
+            .map(|path| {
+                let claimed = claim(path)?;
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&claimed.target)
+                    .map_err(|e| record_error(path, &e))?;
+                Ok(TraceOut {
+                    path,
+                    file,
+                    regular: claimed.regular,
+                    written: 0,
+                })
+            })
+            .transpose()?;
+        if let Some(path) = outputs.result {
+            claim(path)?;
+        }
+        Ok(Records {
+            trace,
+            result: outputs.result,
+            failed: None,
+        })
+    }
+
+    /// Appends the events the trace does not hold yet.
+    fn append(&mut self, events: &[TraceEvent]) {
+        let Some(trace) = self.trace.as_mut().filter(|_| self.failed.is_none()) else {
+            return;
         };
-        if let Err(e) = write_atomically(path, text.as_bytes()) {
-            let d = Diagnostic::error(codes::IO, format!("cannot write the session's record: {e}"))
-                .at_path(load::display(path))
-                .help("check that the folder exists and is writable");
-            return report(&SourceDb::new(), &[d], 0, options, &mut io::stderr());
+        if let Err(e) = trace.append(events) {
+            self.failed = Some(record_error(trace.path, &e));
         }
     }
-    EXIT_OK
+
+    /// Writes the result record; the diagnostics of whatever could not be written.
+    fn finish(mut self, session: &Session) -> Vec<Diagnostic> {
+        self.append(&session.events);
+        let mut diagnostics: Vec<Diagnostic> = self.failed.take().into_iter().collect();
+        if let Some(path) = self.result {
+            let mut record =
+                serde_json::to_string_pretty(&session.result_record()).unwrap_or_default();
+            record.push('\n');
+            if let Err(e) = write_atomically(path, record.as_bytes()) {
+                diagnostics.push(record_error(path, &e));
+            }
+        }
+        diagnostics
+    }
+}
+
+impl TraceOut<'_> {
+    fn append(&mut self, events: &[TraceEvent]) -> io::Result<()> {
+        let new = events.get(self.written..).unwrap_or_default();
+        if new.is_empty() {
+            return Ok(());
+        }
+        let text: String = new.iter().map(|e| format!("{}\n", e.to_json())).collect();
+        self.file.write_all(text.as_bytes())?;
+        if self.regular {
+            self.file.sync_data()?;
+        }
+        self.written = events.len();
+        Ok(())
+    }
+}
+
+/// An output the session has claimed: the file it writes, and whether that is a
+/// regular file (which the session created) rather than a FIFO or a device.
+struct Claimed {
+    target: PathBuf,
+    regular: bool,
+}
+
+/// Claims an output of the session: creates it as a new, empty regular file,
+/// exclusively so that two servers cannot share it, or takes a FIFO or device as it is;
+/// an existing regular file is refused. Symbolic links are followed.
+fn claim(path: &Path) -> Result<Claimed, Diagnostic> {
+    let target = output::resolve(path).map_err(|e| record_error(path, &e))?;
+    match fs::metadata(&target) {
+        Ok(meta) if meta.is_file() => Err(exists(path)),
+        Ok(_) => Ok(Claimed {
+            target,
+            regular: false,
+        }),
+        Err(_) => match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&target)
+        {
+            Ok(_) => Ok(Claimed {
+                target,
+                regular: true,
+            }),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(exists(path)),
+            Err(e) => Err(record_error(path, &e)),
+        },
+    }
+}
+
+fn exists(path: &Path) -> Diagnostic {
+    Diagnostic::error(
+        codes::IO,
+        "the file exists: it holds the record of another session, or another server is writing it",
+    )
+    .at_path(load::display(path))
+    .help("give each session its own new --trace-out and --result-out; nothing was served")
+}
+
+fn record_error(path: &Path, e: &io::Error) -> Diagnostic {
+    Diagnostic::error(codes::IO, format!("cannot write the session's record: {e}"))
+        .at_path(load::display(path))
+        .help("check that the folder exists and is writable")
 }

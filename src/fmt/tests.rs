@@ -156,3 +156,11 @@ fn files_with_errors_are_refused_with_their_diagnostics() {
         assert!(!diags.is_empty(), "{bad:?}");
     }
 }
+
+#[test]
+fn a_byte_order_mark_is_dropped() {
+    formats_to(
+        "\u{FEFF}# note\ncase X \"t\" {\n    user \"hi\"\n}\n",
+        "# note\ncase X \"t\" {\n  user \"hi\"\n}\n",
+    );
+}

@@ -11,7 +11,7 @@
 //! Lowering only runs on a model without errors. The master cannot fail; bundles fail
 //! with diagnostics when they would leak or could not be written as distinct files.
 
-mod blinding;
+pub(crate) mod blinding;
 pub mod bundle;
 pub mod export;
 pub mod json_style;

@@ -37,9 +37,10 @@ fn declaration(view: &View, statement: &Statement) -> DocumentSymbol {
     let (name, detail) = match (statement.name(), header.as_slice()) {
         ("suite", [title, ..]) => ("suite".to_string(), Some(title.to_string())),
         ("case", [id, title, ..]) => (format!("case {id}"), Some(title.to_string())),
-        ("category", [name, count, ..]) => {
-            (format!("category {name}"), Some(format!("{count} cases")))
-        }
+        ("category", [name, count, ..]) => (
+            format!("category {name}"),
+            Some(crate::diag::count(count, "case")),
+        ),
         (key, [id, ..]) => (format!("{key} {id}"), None),
         (key, []) => (key.to_string(), None),
     };

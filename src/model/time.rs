@@ -34,6 +34,12 @@ impl ZonedDateTime {
 #[derive(Debug, PartialEq)]
 pub enum DateTimeError {
     Invalid(String),
+    /// A local time the zone's clocks skip or show twice on that date (a change of
+    /// daylight saving time): what happens, and how to write a time that is real.
+    Transition {
+        why: String,
+        help: String,
+    },
     OffsetMismatch {
         written: String,
         expected: String,
@@ -129,15 +135,54 @@ fn local(stamp: &str, zone: Tz) -> Result<DateTime<FixedOffset>, DateTimeError> 
         })?;
     match zone.from_local_datetime(&naive) {
         LocalResult::Single(t) => Ok(t.fixed_offset()),
-        LocalResult::Ambiguous(..) => Err(DateTimeError::Invalid(format!(
-            "{stamp} happens twice in {} (clocks go back); write the offset to choose one",
-            zone.name()
-        ))),
-        LocalResult::None => Err(DateTimeError::Invalid(format!(
-            "{stamp} does not exist in {} (clocks go forward)",
-            zone.name()
-        ))),
+        LocalResult::Ambiguous(first, second) => Err(DateTimeError::Transition {
+            why: format!("{stamp} happens twice in {} (clocks go back)", zone.name()),
+            help: format!(
+                "write the offset to choose one: \"{}\" (the first, {}) or \"{}\" (the second, {})",
+                first.fixed_offset().format("%Y-%m-%dT%H:%M%:z"),
+                first.offset(),
+                second.fixed_offset().format("%Y-%m-%dT%H:%M%:z"),
+                second.offset()
+            ),
+        }),
+        LocalResult::None => {
+            let (before, after) = gap_around(naive, zone);
+            Err(DateTimeError::Transition {
+                why: format!(
+                    "{stamp} does not exist in {} (clocks go forward)",
+                    zone.name()
+                ),
+                help: format!(
+                    "on {} the clocks of {} go from {} straight to {}: write a time outside the \
+                     skipped hour, e.g. \"{} {}\"",
+                    naive.format("%Y-%m-%d"),
+                    zone.name(),
+                    before.format("%H:%M"),
+                    after.format("%H:%M"),
+                    naive.format("%Y-%m-%d"),
+                    after.format("%H:%M")
+                ),
+            })
+        }
     }
+}
+
+/// The last minute before and the first minute after the skipped local times around
+/// `naive` (in a gap): a gap is at most a few hours, searched a minute at a time.
+fn gap_around(naive: NaiveDateTime, zone: Tz) -> (NaiveDateTime, NaiveDateTime) {
+    let minute = chrono::Duration::minutes(1);
+    let exists = |t: NaiveDateTime| !matches!(zone.from_local_datetime(&t), LocalResult::None);
+    let mut before = naive;
+    let mut after = naive;
+    for _ in 0..24 * 60 {
+        if !exists(before) {
+            before -= minute;
+        }
+        if !exists(after) {
+            after += minute;
+        }
+    }
+    (before, after)
 }
 
 /// Minutes in `"30m"`, `"1h"`, `"1h30m"`, `"2d"`.
@@ -311,9 +356,27 @@ mod tests {
     }
 
     #[test]
-    fn gaps_and_repeats_of_dst_are_refused() {
-        assert!(parse_datetime("2026-03-08 02:30", Some(NY)).is_err());
-        assert!(parse_datetime("2026-11-01 01:30", Some(NY)).is_err());
+    fn gaps_and_repeats_of_dst_are_refused_with_how_to_write_a_real_time() {
+        let Err(DateTimeError::Transition { help, .. }) =
+            parse_datetime("2026-03-08 02:30", Some(NY))
+        else {
+            panic!("a gap");
+        };
+        assert!(help.contains("go from 01:59 straight to 03:00"), "{help}");
+        assert!(help.contains("\"2026-03-08 03:00\""), "{help}");
+        let Err(DateTimeError::Transition { help, .. }) =
+            parse_datetime("2026-11-01 01:30", Some(NY))
+        else {
+            panic!("a repeat");
+        };
+        assert!(
+            help.contains("\"2026-11-01T01:30-04:00\" (the first"),
+            "{help}"
+        );
+        assert!(
+            help.contains("\"2026-11-01T01:30-05:00\" (the second"),
+            "{help}"
+        );
     }
 
     #[test]

@@ -71,6 +71,9 @@ pub struct Context<'a> {
     pub categories: &'a [(Name, Defaults)],
     pub tags: &'a [Name],
     pub tools: &'a [Name],
+    /// False when the suite's world schema, which declares tools, was named wrongly or
+    /// is invalid: that error is reported once, and no case's tool is called unknown.
+    pub tools_known: bool,
     /// Check ids and dimension names, allocated once: a large suite would otherwise
     /// hold a copy of each in every check.
     pub names: HashMap<String, Arc<str>>,
@@ -101,6 +104,7 @@ impl<'a> Context<'a> {
             categories,
             tags,
             tools,
+            tools_known: true,
             names,
         }
     }
@@ -295,7 +299,7 @@ fn check_names(case: &Case, cx: &Context, diags: &mut Vec<Diagnostic>) {
         .tools
         .iter()
         .chain(case.overrides.iter().map(|o: &ToolOverride| &o.tool));
-    for tool in tools {
+    for tool in tools.filter(|_| cx.tools_known) {
         known(
             tool,
             cx.tools,

@@ -197,25 +197,29 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         category_defaults.push((category.name.clone(), defaults));
     }
     let schema = world::chosen_schema(&world_schemas, suite_statement, &mut diags);
+    let world_schema = schema.schema().cloned();
     let mut broken_tools = Vec::new();
-    let tools = suite_tools(schema.as_deref(), &tools, &mut broken_tools, &mut diags);
+    let tools = suite_tools(
+        world_schema.as_deref(),
+        &tools,
+        &mut broken_tools,
+        &mut diags,
+    );
     let tool_names: Vec<Name> = tools
         .iter()
         .map(|t| t.name.clone())
         .chain(broken_tools)
         .collect();
-    let worlds = world::SuiteWorld::new(
-        schema.clone(),
-        &tools,
-        header.global_critical_failures.len(),
-    );
-    let cx = case::Context::new(
+    let tools_known = !schema.reported();
+    let worlds = world::SuiteWorld::new(schema, &tools, header.global_critical_failures.len());
+    let mut cx = case::Context::new(
         &shape,
         &suite_defaults,
         &category_defaults,
         &header.tags,
         &tool_names,
     );
+    cx.tools_known = tools_known;
     let jobs = new_cases(cases, &mut diags);
     let parts = if jobs.len() >= PARALLEL_FROM_CASES {
         parts
@@ -237,7 +241,7 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
         result_template: header.result_template,
         outcome_names: header.outcome_names,
         tools,
-        world_schema: schema,
+        world_schema,
         tags: header.tags,
         cases: resolved,
         span: header.span,
@@ -574,7 +578,7 @@ pub fn stdlib_schema(name: &str) -> Option<WorldSchema> {
     let trees = stdlib_trees();
     let schemas =
         world::schema::read_schemas(&stdlib_statements(&trees, "schema"), &mut Vec::new());
-    schemas.get(name).map(|s| (**s).clone())
+    schemas.valid.get(name).map(|s| (**s).clone())
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ pub mod arguments;
 pub mod conditions;
 pub mod declared;
 pub mod eval;
+pub mod framing;
 pub mod replay;
 pub mod report;
 pub mod serve;

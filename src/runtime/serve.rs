@@ -13,6 +13,7 @@ use serde_json::{json, Value as Json};
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
 
+use super::framing;
 use super::replay::{findings, result_record};
 use super::trace::TraceEvent;
 use super::Runtime;
@@ -37,24 +38,39 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Answers one line; `None` for a notification.
+    /// Answers one line of input (one JSON-RPC message or batch); `None` when nothing
+    /// is to be answered (notifications, a client's responses). See [`framing`] for
+    /// how malformed input is answered.
     pub fn handle(&mut self, line: &str) -> Option<String> {
-        let message: Json = match serde_json::from_str(line) {
-            Ok(m) => m,
-            Err(e) => return Some(error(Json::Null, -32700, &format!("parse error: {e}"))),
-        };
-        let id = message.get("id").cloned();
-        let method = message
-            .get("method")
-            .and_then(Json::as_str)
-            .unwrap_or_default();
-        let params = message.get("params").cloned().unwrap_or(json!({}));
-        let answer = self.dispatch(method, &params);
-        let id = id?;
-        Some(match answer {
-            Ok(result) => json!({ "jsonrpc": "2.0", "id": id, "result": result }).to_string(),
-            Err((code, text)) => error(id, code, &text),
-        })
+        match framing::parse(line) {
+            Ok(framing::Input::One(message)) => self.answer(message),
+            Ok(framing::Input::Batch(messages)) => {
+                let answers: Vec<String> = messages
+                    .into_iter()
+                    .filter_map(|m| self.answer(m))
+                    .collect();
+                (!answers.is_empty()).then(|| format!("[{}]", answers.join(",")))
+            }
+            Err(answer) => Some(answer),
+        }
+    }
+
+    /// Answers one message of the input.
+    fn answer(&mut self, message: framing::Message) -> Option<String> {
+        match message {
+            framing::Message::Request { id, method, params } => {
+                let answer = self.dispatch(&method, &params);
+                let id = id?;
+                Some(match answer {
+                    Ok(result) => framing::result(id, &result),
+                    Err((code, text)) => framing::error(Some(id), code, &text),
+                })
+            }
+            framing::Message::Invalid { id, reason } => {
+                Some(framing::error(id, framing::INVALID_REQUEST, &reason))
+            }
+            framing::Message::Response => None,
+        }
     }
 
     fn dispatch(&mut self, method: &str, params: &Json) -> Result<Json, (i64, String)> {
@@ -158,8 +174,4 @@ impl<'a> Session<'a> {
             })
             .collect()
     }
-}
-
-fn error(id: Json, code: i64, message: &str) -> String {
-    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } }).to_string()
 }

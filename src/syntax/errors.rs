@@ -45,7 +45,15 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
     let end = (pos + text[pos..].chars().next().map_or(0, char::len_utf8)).min(text.len());
     let mut d = Diagnostic::error(codes::SYNTAX, format!("unexpected {found}"))
         .primary(Span::new(file, pos..end), format!("expected {expected}"));
-    if text[pos..].starts_with('}') {
+    if text[pos..]
+        .chars()
+        .next()
+        .is_some_and(crate::unicode::is_invisible)
+    {
+        d = d.help(
+            "delete the invisible character: editors may not show it (a byte order mark may only open a file)",
+        );
+    } else if text[pos..].starts_with('}') {
         d = d.help("this `}` closes no block; remove it or add the matching `{`");
     } else if text[pos..].starts_with('{') {
         d = d.help(
@@ -93,30 +101,14 @@ fn unterminated_string(text: &str, pos: usize) -> Option<usize> {
 /// The last `{` without its `}`, skipping strings, text blocks and comments.
 fn unclosed_brace(text: &str) -> Option<usize> {
     let mut stack = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'#' => i = line_end(text, i),
-            b'"' if text[i..].starts_with("\"\"\"") => {
-                i = text[i + 3..]
-                    .find("\"\"\"")
-                    .map_or(bytes.len(), |e| i + 3 + e + 3);
-                continue;
-            }
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'{' => stack.push(i),
+    for (at, bracket) in super::nesting::brackets(text) {
+        match bracket {
+            b'{' => stack.push(at),
             b'}' => {
                 stack.pop();
             }
             _ => {}
         }
-        i += 1;
     }
     stack.pop()
 }
@@ -125,6 +117,11 @@ fn describe_found(text: &str, pos: usize) -> String {
     match text[pos..].chars().next() {
         None => "end of file".to_string(),
         Some('\n') | Some('\r') => "end of line".to_string(),
+        // Shown as it is, an invisible character would read as "unexpected ``".
+        Some('\u{FEFF}') => "byte order mark (U+FEFF) inside the file".to_string(),
+        Some(c) if crate::unicode::is_invisible(c) => {
+            format!("invisible character U+{:04X}", u32::from(c))
+        }
         Some(c) => format!("`{c}`"),
     }
 }
@@ -154,6 +151,7 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::COMMENT => "a comment",
         Rule::WHITESPACE => "a space",
         Rule::line_break | Rule::separator => "end of line",
+        Rule::byte_order_mark => "a byte order mark",
         Rule::statements => "a statement",
         Rule::value | Rule::list_item => "a value",
     }

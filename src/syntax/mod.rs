@@ -4,11 +4,14 @@
 //! turns pest's pairs into the [`ast`] with spans, unescapes strings, folds text blocks
 //! and converts pest's error into a located [`Diagnostic`]. A file stops at its first
 //! syntax error (there is then no tree); escape and text-block mistakes are reported
-//! without losing the tree. Parsing never panics, whatever the input.
+//! without losing the tree. Parsing never panics, whatever the input, and a file that
+//! nests deeper than every consumer of the tree can safely walk is refused first
+//! ([`nesting`]).
 
 pub mod ast;
 mod cache;
 mod errors;
+pub mod nesting;
 pub mod strings;
 
 use compact_str::CompactString;
@@ -32,6 +35,12 @@ pub struct Parsed {
 }
 
 pub fn parse(id: FileId, text: &str) -> Parsed {
+    if let Some(too_deep) = nesting::too_deep(id, text) {
+        return Parsed {
+            file: None,
+            diagnostics: vec![too_deep],
+        };
+    }
     match CaseParser::parse(Rule::file, text) {
         Ok(mut pairs) => {
             let mut builder = Builder {

@@ -169,3 +169,17 @@ fn empty_and_comment_only_files_parse() {
     assert!(parse_ok("").statements.is_empty());
     assert!(parse_ok("\n# only a comment\n\n").statements.is_empty());
 }
+
+#[test]
+fn a_byte_order_mark_may_open_a_file_and_spans_count_its_bytes() {
+    let text = "\u{FEFF}key \"value\"";
+    let file = parse_ok(text);
+    assert_eq!(&text[file.statements[0].key.span.range()], "key");
+}
+
+#[test]
+fn an_invisible_character_is_named_by_its_code_point() {
+    let d = parse_err("a 1\n\u{200B}b 2\n");
+    assert_eq!(d.message, "unexpected invisible character U+200B");
+    assert!(d.help.as_deref().unwrap().contains("invisible"));
+}

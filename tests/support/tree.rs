@@ -90,7 +90,13 @@ pub fn tokens(text: &str) -> Vec<String> {
     for c in &file.comments {
         let range = c.range();
         let line_start = text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-        let kind = if text[line_start..range.start].trim().is_empty() {
+        // A byte order mark opening the file, and separators, are not code before a
+        // comment: they are no tokens either.
+        let before = text[line_start..range.start].trim_start_matches('\u{FEFF}');
+        let kind = if before
+            .chars()
+            .all(|c| c.is_whitespace() || c == ';' || c == ',')
+        {
             "own-line"
         } else {
             "trailing"

@@ -18,15 +18,17 @@ use crate::source::Span;
 pub struct Hidden {
     pub text: Text,
     pub what: String,
-    /// The first case that has this text, and how many cases have it.
+    /// The first case that has this text.
     case: Option<Arc<str>>,
-    cases: usize,
+    /// The indices (in the suite's case order) of the cases that have it; none for the
+    /// suite's own, which every case has.
+    pub holders: Vec<usize>,
 }
 
 impl Hidden {
     /// "fixture facts of case TUJ-011", "pass rule shared by 100 cases", …
     pub fn describe(&self) -> String {
-        match (&self.case, self.cases) {
+        match (&self.case, self.holders.len()) {
             (None, _) => format!("the suite's {}", self.what),
             (Some(id), 1) => format!("{} of case {id}", self.what),
             (Some(_), n) => format!("{} shared by {n} cases", self.what),
@@ -45,30 +47,34 @@ struct Collector {
 /// text a case holds twice (the need as check R1) counts that case once.
 struct Seen {
     index: usize,
-    last_case: Option<Arc<str>>,
+    last_case: Option<usize>,
 }
+
+/// A case as the collector sees it: its index and id.
+type Owner<'c> = Option<(usize, &'c Arc<str>)>;
 
 impl Collector {
     /// Adds a text of `case` (or of the suite, for `None`).
-    fn add(&mut self, text: &Text, what: impl Into<String>, case: Option<&Arc<str>>) {
+    fn add(&mut self, text: &Text, what: impl Into<String>, case: Owner) {
         let key = (text.span, text.value.clone());
+        let index = case.map(|(i, _)| i);
         if let Some(seen) = self.seen.get_mut(&key) {
-            if case.is_some() && seen.last_case.as_ref() != case {
-                self.texts[seen.index].cases += 1;
-                seen.last_case = case.cloned();
+            if let Some(i) = index.filter(|&i| seen.last_case != Some(i)) {
+                self.texts[seen.index].holders.push(i);
+                seen.last_case = Some(i);
             }
             return;
         }
         let seen = Seen {
             index: self.texts.len(),
-            last_case: case.cloned(),
+            last_case: index,
         };
         self.seen.insert(key, seen);
         self.texts.push(Hidden {
             text: text.clone(),
             what: what.into(),
-            case: case.cloned(),
-            cases: usize::from(case.is_some()),
+            case: case.map(|(_, id)| id.clone()),
+            holders: index.into_iter().collect(),
         });
     }
 }
@@ -78,18 +84,29 @@ impl Collector {
 /// `evaluator` (and case titles); identifiers are not texts here.
 pub fn hidden_texts(suite: &Suite) -> Vec<Hidden> {
     let mut c = Collector::default();
+    add_suite_texts(suite, &mut c);
+    for (i, case) in suite.cases.iter().enumerate() {
+        let owner = Some((i, &case.id.value));
+        for labelled in case_texts(suite, case) {
+            if labelled.visibility.hidden() && !labelled.name {
+                c.add(&labelled.text, labelled.describe(), owner);
+            }
+        }
+    }
+    c.texts
+}
+
+/// The suite's own hidden texts, with what each is: those every case has.
+pub fn suite_hidden_texts(suite: &Suite) -> Vec<(String, Text)> {
+    let mut c = Collector::default();
+    add_suite_texts(suite, &mut c);
+    c.texts.into_iter().map(|h| (h.what, h.text)).collect()
+}
+
+fn add_suite_texts(suite: &Suite, c: &mut Collector) {
     for labelled in suite_texts(suite) {
         if labelled.visibility.hidden() && !labelled.name {
             c.add(&labelled.text, labelled.describe(), None);
         }
     }
-    for case in &suite.cases {
-        let id = Some(&case.id.value);
-        for labelled in case_texts(suite, case) {
-            if labelled.visibility.hidden() && !labelled.name {
-                c.add(&labelled.text, labelled.describe(), id);
-            }
-        }
-    }
-    c.texts
 }

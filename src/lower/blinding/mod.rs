@@ -1,154 +1,154 @@
 //! The blinding proof: no harness or evaluator text reaches a model bundle.
 //!
-//! Run on the bundles as built, before any is written. Every hidden text of the suite
-//! ([`hidden`]) is cut into matching units ([`words`]: sentences and runs of words,
-//! normalized); one Aho-Corasick automaton over all units scans every distinct string
-//! of every bundle once. So the proof costs time linear in the hidden text plus the
-//! distinct bundle text, however many bundles share the system instruction or a tool
-//! contract. A hit becomes a `hidden_text_leak` error pointing at the hidden text that
-//! leaked and at the model-facing text that repeats it.
+//! Run on the bundles as built, before any is written, with the leak rule of
+//! [`crate::leaks`] that `casec check` applies too: for each case, its hidden texts
+//! ([`hidden`]: its own, those it inherits, the suite's) against every string of its
+//! bundle. The strings are scanned in the order of the model-facing texts they come
+//! from ([`model_facing_texts`]), as `casec check` scans those texts, so the two find
+//! the same leaks; a string that comes from no model-facing text (which would be a
+//! mistake of the lowering) is scanned after them. A hit becomes a `hidden_text_leak`
+//! error pointing at the hidden text that leaked and at the model-facing text that
+//! repeats it, one per hidden text and string, naming every bundle it reaches.
+//!
+//! Every text is split into words once (bundles share the system instruction and the
+//! tool contracts), and each bundle is scanned in time linear in its words.
 
 mod hidden;
-mod words;
 
-use std::collections::{BTreeMap, HashMap};
-use std::ops::Range;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use aho_corasick::{AhoCorasick, MatchKind};
 use serde_json::Value;
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::{Suite, Text};
+use crate::leaks::tokens::Tokens;
+use crate::leaks::{self, byte_range, Item, Set, Units, MIN_RUN, MIN_SENTENCE, MIN_WHOLE};
+use crate::model::{Case, Suite, Text};
 
 use super::bundle::model_facing_texts;
+pub use hidden::suite_hidden_texts;
 use hidden::Hidden;
-use words::{Normalized, Word};
-use words::{MIN_WORDS, RUN_WORDS};
 
 /// The errors that stop the bundles: one per hidden text and model string it leaked
 /// into. `bundles[i]` is the bundle of `suite.cases[i]`.
 pub fn prove(suite: &Suite, bundles: &[Value]) -> Vec<Diagnostic> {
     let hidden = hidden::hidden_texts(suite);
-    let tokenized: Vec<(Vec<Word>, Normalized)> =
-        hidden.iter().map(|h| tokenize(h.text.as_str())).collect();
-    let units = Units::of(&tokenized);
-    let automaton = match AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .build(&units.patterns)
-    {
-        Ok(automaton) => automaton,
-        Err(e) => return vec![unprovable(suite, &e.to_string())],
-    };
-    let strings = BundleStrings::of(bundles);
-    scan(&automaton, &units, &strings)
-        .into_iter()
-        .filter_map(|((h, s), ranges)| {
-            let (string, cases) = &strings.list[s];
-            let leaked = words::longest_merged(ranges)?;
-            let found = Found {
-                hidden: &hidden[h],
-                words: &tokenized[h].0,
-                leaked,
+    let tokens: Vec<Tokens> = hidden.iter().map(|h| Tokens::of(h.text.as_str())).collect();
+    let items: Vec<Item> = hidden
+        .iter()
+        .zip(&tokens)
+        .map(|(h, tokens)| Item {
+            text: h.text.as_str(),
+            tokens,
+        })
+        .collect();
+    let (shared, by_case) = by_case(&hidden, suite.cases.len());
+    let shared_items: Vec<Item> = shared.iter().map(|&i| items[i]).collect();
+    let shared_units = Units::of(&shared_items);
+    let string_tokens = string_tokens(bundles);
+    // (hidden text, leaked words, model string) → the cases whose bundles hold it.
+    let mut found: BTreeMap<(usize, usize, usize, &str), Vec<usize>> = BTreeMap::new();
+    for (c, (case, bundle)) in suite.cases.iter().zip(bundles).enumerate() {
+        let own: Vec<Item> = by_case[c].iter().map(|&i| items[i]).collect();
+        let own_units = Units::of(&own);
+        let sets = [
+            Set {
+                units: &own_units,
+                items: &own,
+                only_near_fresh: false,
+            },
+            Set {
+                units: &shared_units,
+                items: &shared_items,
+                only_near_fresh: false,
+            },
+        ];
+        let v: Vec<Item> = ordered_strings(suite, case, bundle)
+            .into_iter()
+            .filter_map(|s| {
+                let tokens = string_tokens.get(s)?;
+                Some(Item { text: s, tokens })
+            })
+            .collect();
+        for leak in leaks::leaks_of(&sets, &v, &vec![true; v.len()], &[]) {
+            let hidden_index = match by_case[c].get(leak.hidden) {
+                Some(&i) => i,
+                None => shared[leak.hidden - by_case[c].len()],
             };
-            Some(leak(suite, found, string, cases))
+            let string = v[leak.pieces[0].visible].text;
+            let key = (
+                hidden_index,
+                leak.hidden_words.start,
+                leak.hidden_words.end,
+                string,
+            );
+            found.entry(key).or_default().push(c);
+        }
+    }
+    found
+        .into_iter()
+        .map(|((h, start, end, string), cases)| {
+            let quote = &hidden[h].text.as_str()[byte_range(items[h], start..end)];
+            leak(suite, &hidden[h], quote, string, &cases)
         })
         .collect()
 }
 
-fn tokenize(text: &str) -> (Vec<Word>, Normalized) {
-    let words = words::words(text);
-    let normalized = Normalized::new(text, &words);
-    (words, normalized)
-}
-
-/// Hidden word ranges found in bundle strings, by (hidden text, bundle string), in a
-/// fixed order.
-fn scan(
-    automaton: &AhoCorasick,
-    units: &Units,
-    strings: &BundleStrings,
-) -> BTreeMap<(usize, usize), Vec<Range<usize>>> {
-    let mut hits: BTreeMap<(usize, usize), Vec<Range<usize>>> = BTreeMap::new();
-    for (s, (string, _)) in strings.list.iter().enumerate() {
-        let (_, haystack) = tokenize(string);
-        for m in automaton.find_overlapping_iter(haystack.as_str()) {
-            for unit in &units.owners[m.pattern().as_usize()] {
-                hits.entry((unit.hidden, s))
-                    .or_default()
-                    .push(unit.words.clone());
+/// The indices of the suite's own hidden texts, which every case has, and for each
+/// case those of the hidden texts it holds itself or inherits.
+fn by_case(hidden: &[Hidden], cases: usize) -> (Vec<usize>, Vec<Vec<usize>>) {
+    let shared: Vec<usize> = (0..hidden.len())
+        .filter(|&i| hidden[i].holders.is_empty())
+        .collect();
+    let mut out = vec![Vec::new(); cases];
+    for (i, h) in hidden.iter().enumerate() {
+        for &c in &h.holders {
+            if let Some(list) = out.get_mut(c) {
+                list.push(i);
             }
         }
     }
-    hits
+    (shared, out)
 }
 
-/// A matching unit: a word range of one hidden text.
-struct Unit {
-    hidden: usize,
-    words: Range<usize>,
+/// The words of every distinct string of the bundles, each split once.
+fn string_tokens(bundles: &[Value]) -> HashMap<&str, Tokens> {
+    let mut out: HashMap<&str, Tokens> = HashMap::new();
+    let mut strings = Vec::new();
+    for bundle in bundles {
+        strings.clear();
+        string_values(bundle, &mut strings);
+        for s in &strings {
+            out.entry(*s).or_insert_with(|| Tokens::of(s));
+        }
+    }
+    out
 }
 
-/// The automaton's patterns (slices of the normalized hidden texts), each with the
-/// units it stands for: one pattern can be a unit of several hidden texts.
-struct Units<'n> {
-    patterns: Vec<&'n str>,
-    owners: Vec<Vec<Unit>>,
-}
-
-impl<'n> Units<'n> {
-    /// Units of each hidden text, given as its words and normalized form.
-    fn of(tokenized: &'n [(Vec<Word>, Normalized)]) -> Units<'n> {
-        let mut units = Units {
-            patterns: Vec::new(),
-            owners: Vec::new(),
-        };
-        let mut ids: HashMap<&'n str, usize> = HashMap::new();
-        for (h, (text_words, normalized)) in tokenized.iter().enumerate() {
-            for range in words::units(text_words) {
-                let pattern = normalized.words(range.clone());
-                let id = *ids.entry(pattern).or_insert_with(|| {
-                    units.patterns.push(pattern);
-                    units.owners.push(Vec::new());
-                    units.patterns.len() - 1
-                });
-                units.owners[id].push(Unit {
-                    hidden: h,
-                    words: range,
-                });
+/// The strings of a bundle in the order of the case's model-facing texts (in reading
+/// order, as `casec check` scans them), each once; strings that come from no
+/// model-facing text follow, in bundle order.
+fn ordered_strings<'b>(suite: &Suite, case: &Case, bundle: &'b Value) -> Vec<&'b str> {
+    let mut in_bundle = Vec::new();
+    string_values(bundle, &mut in_bundle);
+    let mut by_value: HashMap<&str, &'b str> = HashMap::new();
+    for s in &in_bundle {
+        by_value.entry(*s).or_insert(*s);
+    }
+    let mut taken = HashSet::new();
+    let mut out = Vec::new();
+    for (_, text) in leaks::reading_order(case, model_facing_texts(suite, case)) {
+        if let Some(s) = by_value.get(text.as_str()) {
+            if taken.insert(*s) {
+                out.push(*s);
             }
         }
-        units
     }
+    out.extend(in_bundle.into_iter().filter(|s| taken.insert(*s)));
+    out
 }
 
-/// The distinct strings of all bundles, in order of first appearance, each with the
-/// indices of the bundles that hold it. Object keys are not listed: they are fixed
-/// field names, or tool names that the bundle also lists in `available_tools`.
-struct BundleStrings<'b> {
-    list: Vec<(&'b str, Vec<usize>)>,
-}
-
-impl<'b> BundleStrings<'b> {
-    fn of(bundles: &'b [Value]) -> BundleStrings<'b> {
-        let mut list: Vec<(&'b str, Vec<usize>)> = Vec::new();
-        let mut index: HashMap<&'b str, usize> = HashMap::new();
-        for (b, bundle) in bundles.iter().enumerate() {
-            let mut strings = Vec::new();
-            string_values(bundle, &mut strings);
-            for s in strings {
-                let i = *index.entry(s).or_insert_with(|| {
-                    list.push((s, Vec::new()));
-                    list.len() - 1
-                });
-                if list[i].1.last() != Some(&b) {
-                    list[i].1.push(b);
-                }
-            }
-        }
-        BundleStrings { list }
-    }
-}
-
+/// Every string value of a bundle, in order. Object keys are not listed: they are
+/// fixed field names, or tool names that the bundle also lists in `available_tools`.
 fn string_values<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     match value {
         Value::String(s) => out.push(s),
@@ -158,44 +158,22 @@ fn string_values<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     }
 }
 
-/// Hidden words found in a bundle string: the hidden text, its words, and the longest
-/// range of them that leaked.
-struct Found<'h> {
-    hidden: &'h Hidden,
-    words: &'h [Word],
-    leaked: Range<usize>,
-}
-
-impl Found<'_> {
-    /// The leaked words as written in the hidden text.
-    fn quote(&self) -> &str {
-        let value = self.hidden.text.as_str();
-        let first = self.words.get(self.leaked.start).map_or(0, |w| w.start);
-        let last = self
-            .leaked
-            .end
-            .checked_sub(1)
-            .and_then(|i| self.words.get(i))
-            .map_or(value.len(), |w| w.end);
-        value.get(first..last).unwrap_or(value)
-    }
-}
-
 /// The diagnostic for hidden words found in the bundle string `string`.
-fn leak(suite: &Suite, found: Found, string: &str, cases: &[usize]) -> Diagnostic {
+fn leak(suite: &Suite, hidden: &Hidden, quote: &str, string: &str, cases: &[usize]) -> Diagnostic {
     let d = Diagnostic::error(
         codes::HIDDEN_TEXT_LEAK,
         format!(
             "{} leaks into {}: \"{}\"",
-            found.hidden.describe(),
+            hidden.describe(),
             bundles_phrase(suite, cases),
-            shorten(found.quote())
+            shorten(quote)
         ),
     )
-    .primary(found.hidden.text.span, "hidden from the model")
+    .primary(hidden.text.span, "hidden from the model")
     .help(format!(
         "the model must see no harness or evaluator text: reword the model-facing text so that it \
-         shares no sentence of {MIN_WORDS}+ words and no run of {RUN_WORDS} words with hidden text"
+         shares no run of {MIN_RUN} words, no sentence of {MIN_SENTENCE}+ words and no whole short \
+         text of {MIN_WHOLE}+ words with hidden text"
     ));
     match locate(suite, string, cases) {
         Some((what, text)) => {
@@ -239,13 +217,4 @@ fn shorten(quote: &str) -> String {
         Some((cut, _)) => format!("{}…", &quote[..cut]),
         None => quote.to_string(),
     }
-}
-
-fn unprovable(suite: &Suite, reason: &str) -> Diagnostic {
-    Diagnostic::error(
-        codes::HIDDEN_TEXT_LEAK,
-        format!("cannot prove that the bundles are blind: {reason}"),
-    )
-    .primary(suite.span, "while scanning the bundles of this suite")
-    .help("no bundle was written; split the suite so that its hidden text is smaller")
 }

@@ -24,7 +24,6 @@ pub mod records;
 pub mod schema;
 pub mod value;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
@@ -44,34 +43,62 @@ use filters::FilterCx;
 
 /// The schema the suite block names with `world_schema`, among those declared.
 pub fn chosen_schema(
-    schemas: &HashMap<String, Arc<WorldSchema>>,
+    schemas: &schema::Schemas,
     suite: &Statement,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Arc<WorldSchema>> {
-    let chosen = first(body(suite), "world_schema").and_then(|s| values::name(s, diags))?;
-    match schemas.get(chosen.as_str()) {
-        Some(found) => Some(found.clone()),
-        None => {
-            diags.push(unknown_schema(&chosen, schemas));
-            None
-        }
+) -> Chosen {
+    let statement = first(body(suite), "world_schema");
+    let chosen = statement.and_then(|s| values::name(s, diags));
+    match (statement, chosen) {
+        (None, _) => Chosen::None,
+        (Some(_), None) => Chosen::Reported,
+        (Some(_), Some(name)) => match schemas.valid.get(name.as_str()) {
+            Some(found) => Chosen::Schema(found.clone()),
+            // Its declaration's errors say what is wrong with it.
+            None if schemas.invalid.contains(name.as_str()) => Chosen::Reported,
+            None => {
+                diags.push(unknown_schema(&name, schemas));
+                Chosen::Reported
+            }
+        },
     }
 }
 
 /// The world schema a suite applies, its tools and how many critical failures of its
 /// own every case inherits (GF1, GF2, …), for reading case worlds.
 pub struct SuiteWorld<'a> {
-    schema: Option<Arc<WorldSchema>>,
+    schema: Chosen,
     tools: &'a [Tool],
     global_criticals: usize,
 }
 
+/// The schema the suite block chose.
+pub enum Chosen {
+    Schema(Arc<WorldSchema>),
+    /// No `world_schema` statement.
+    None,
+    /// A `world_schema` that names an unknown or invalid schema: reported once, and
+    /// not again for every case with a world.
+    Reported,
+}
+
+impl Chosen {
+    /// Whether a `world_schema` named an unknown or invalid schema (reported).
+    pub fn reported(&self) -> bool {
+        matches!(self, Chosen::Reported)
+    }
+
+    /// The schema, when one was named and is valid.
+    pub fn schema(&self) -> Option<&Arc<WorldSchema>> {
+        match self {
+            Chosen::Schema(schema) => Some(schema),
+            Chosen::None | Chosen::Reported => None,
+        }
+    }
+}
+
 impl<'a> SuiteWorld<'a> {
-    pub fn new(
-        schema: Option<Arc<WorldSchema>>,
-        tools: &'a [Tool],
-        global_criticals: usize,
-    ) -> SuiteWorld<'a> {
+    pub fn new(schema: Chosen, tools: &'a [Tool], global_criticals: usize) -> SuiteWorld<'a> {
         SuiteWorld {
             schema,
             tools,
@@ -101,13 +128,17 @@ impl<'a> SuiteWorld<'a> {
             }
             return None;
         };
-        let Some(schema) = self.schema.clone() else {
-            diags.push(
-                Diagnostic::error(codes::MISSING_FIELD, "the suite names no world schema")
-                    .primary(world_statement.key.span, "this world cannot be typed")
-                    .help("add `world_schema std.everyday_world` (or a schema of your own) to the suite block"),
-            );
-            return None;
+        let schema = match &self.schema {
+            Chosen::Schema(schema) => schema.clone(),
+            Chosen::Reported => return None,
+            Chosen::None => {
+                diags.push(
+                    Diagnostic::error(codes::MISSING_FIELD, "the suite names no world schema")
+                        .primary(world_statement.key.span, "this world cannot be typed")
+                        .help("add `world_schema std.everyday_world` (or a schema of your own) to the suite block"),
+                );
+                return None;
+            }
         };
         let before = diags.len();
         let zone = case
@@ -242,17 +273,18 @@ fn review(
     check_ids(&ids, checks, criticals, true, true, diags).then_some(Review { ids, reason })
 }
 
-fn unknown_schema(name: &Name, schemas: &HashMap<String, Arc<WorldSchema>>) -> Diagnostic {
+fn unknown_schema(name: &Name, schemas: &schema::Schemas) -> Diagnostic {
     let d = Diagnostic::error(
         codes::UNKNOWN_SCHEMA,
         format!("unknown world schema `{}`", name.as_str()),
     )
     .primary(name.span, "not declared in the suite or the stdlib");
-    match suggest(name.as_str(), schemas.keys().map(String::as_str)) {
+    let declared = schemas.valid.keys().chain(&schemas.invalid);
+    match suggest(name.as_str(), declared.map(String::as_str)) {
         Some(near) => d.help(format!("did you mean `{near}`?")),
-        None => {
-            d.help("declare it with `schema NAME { collection … }`, or use `std.everyday_world`")
-        }
+        None => d.help(
+            "declare it with `schema NAME { collection … }`, or name a schema the stdlib declares",
+        ),
     }
 }
 

@@ -5,7 +5,7 @@
 //! suite with `world_schema NAME`. Reading validates the declaration itself: known field
 //! types, references to declared collections, unique names and id prefixes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
@@ -97,22 +97,33 @@ const TYPE_NAMES: &[&str] = &[
     "list",
 ];
 
-/// Every schema declared in the stdlib and the suite's files, by name (`std.` prefixed
-/// for the stdlib). Duplicates and invalid declarations are reported and left out.
-pub fn read_schemas(
-    statements: &[(&Statement, bool)],
-    diags: &mut Vec<Diagnostic>,
-) -> HashMap<String, Arc<WorldSchema>> {
-    let mut out: HashMap<String, Arc<WorldSchema>> = HashMap::new();
+/// The schemas of a run: the valid ones by name (`std.` prefixed for the stdlib), and
+/// the names of those declared with errors (already reported), so that naming one is
+/// not a second error.
+#[derive(Default)]
+pub struct Schemas {
+    pub valid: HashMap<String, Arc<WorldSchema>>,
+    pub invalid: HashSet<String>,
+}
+
+/// Every schema declared in the stdlib and the suite's files. Duplicates and invalid
+/// declarations are reported and left out.
+pub fn read_schemas(statements: &[(&Statement, bool)], diags: &mut Vec<Diagnostic>) -> Schemas {
+    let mut out = Schemas::default();
     for (statement, stdlib) in statements {
         let Some(schema) = read_schema(statement, *stdlib, diags) else {
+            if let Some(name) = statement.values.first().and_then(|v| v.as_ident()) {
+                let prefix = if *stdlib { "std." } else { "" };
+                out.invalid.insert(format!("{prefix}{name}"));
+            }
             continue;
         };
-        if let Some(first) = out.get(schema.name.as_str()) {
+        if let Some(first) = out.valid.get(schema.name.as_str()) {
             diags.push(duplicate("schema", &schema.name, first.name.span));
             continue;
         }
-        out.insert(schema.name.as_str().to_string(), Arc::new(schema));
+        out.valid
+            .insert(schema.name.as_str().to_string(), Arc::new(schema));
     }
     out
 }
@@ -459,7 +470,21 @@ mod tests {
             file.statements.iter().map(|s| (s, false)).collect();
         let mut diags = Vec::new();
         let schemas = read_schemas(&statements, &mut diags);
-        (schemas, diags)
+        (schemas.valid, diags)
+    }
+
+    #[test]
+    fn schemas_with_errors_are_named_as_invalid() {
+        let parsed = crate::syntax::parse(
+            FileId(0),
+            "schema s {\n collection c {\n id_prefix C\n field x nubmer\n }\n}",
+        );
+        let file = parsed.file.expect("test input parses");
+        let mut diags = Vec::new();
+        let schemas = read_schemas(&[(&file.statements[0], true)], &mut diags);
+        assert!(schemas.valid.is_empty());
+        assert!(schemas.invalid.contains("std.s"));
+        assert_eq!(diags.len(), 1);
     }
 
     #[test]

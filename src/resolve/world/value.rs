@@ -40,6 +40,9 @@ pub fn read(
             match time::parse_datetime(text, cx.zone) {
                 Ok(dt) => Ok(FieldValue::DateTime(dt)),
                 Err(DateTimeError::Invalid(why)) => Err(mismatch(why)),
+                Err(DateTimeError::Transition { why, help }) => {
+                    Err(type_error(value, field, ty, why).help(help))
+                }
                 Err(DateTimeError::OffsetMismatch {
                     written,
                     expected,
@@ -72,15 +75,8 @@ pub fn read(
         (FieldType::Ref(targets), ValueKind::Ident(id)) => read_ref(value, id, targets, cx, field),
         (FieldType::List(item), ValueKind::List(items)) => items
             .iter()
-            .map(|i| match i {
-                ListItem::Value(v) => read(v, item, cx, field),
-                ListItem::Block(b) => Err(Diagnostic::error(
-                    codes::RECORD_FIELD_TYPE,
-                    format!("a list item of `{field}` is a block"),
-                )
-                .primary(b.span, format!("expected {}", item.describe()))
-                .help("list items are plain values: `[a, b]`")),
-            })
+            .enumerate()
+            .map(|(i, list_item)| read_item(list_item, i, item, cx, field))
             .collect::<Result<Vec<_>, _>>()
             .map(FieldValue::List),
         _ => Err(mismatch(format!(
@@ -89,6 +85,43 @@ pub fn read(
             how_to_write(ty)
         ))),
     }
+}
+
+/// Item `index` (from 0) of the list field `field`, whose items are of type `item`. A
+/// mistake is reported as the item's ("item 2 of `items`"), not as the list field's.
+fn read_item(
+    list_item: &ListItem,
+    index: usize,
+    item: &FieldType,
+    cx: &TypeCx,
+    field: &str,
+) -> Result<FieldValue, Diagnostic> {
+    let which = format!("item {} of `{field}`", index + 1);
+    let value = match list_item {
+        ListItem::Value(v) => v,
+        ListItem::Block(b) => {
+            return Err(
+                Diagnostic::error(codes::RECORD_FIELD_TYPE, format!("{which} is a block"))
+                    .primary(b.span, format!("expected {}", item.describe()))
+                    .help(format!(
+                        "`{field}` is a list of {}: {}",
+                        item.describe(),
+                        how_to_write(&FieldType::List(Box::new(item.clone())))
+                    )),
+            );
+        }
+    };
+    read(value, item, cx, field).map_err(|mut d| {
+        if d.code == codes::RECORD_FIELD_TYPE {
+            d.message = format!("{which} is not a valid {}", item.describe());
+            d.help = Some(format!(
+                "`{field}` is a list of {}: {}",
+                item.describe(),
+                how_to_write(&FieldType::List(Box::new(item.clone())))
+            ));
+        }
+        d
+    })
 }
 
 fn read_ref(
@@ -149,7 +182,10 @@ fn how_to_write(ty: &FieldType) -> String {
         FieldType::Number => "write a number".into(),
         FieldType::Enum(options) => format!("write one of: {}", options.join(", ")),
         FieldType::Ref(targets) => format!("write the id of a record of {}", targets.join(" or ")),
-        FieldType::List(item) => format!("write a list `[…]` of {}", item.describe()),
+        FieldType::List(item) => match **item {
+            FieldType::Text => "write a list of strings, e.g. `[\"milk\", \"bread\"]`".into(),
+            _ => format!("write a list `[…]` of {}", item.describe()),
+        },
     }
 }
 

@@ -1,0 +1,26 @@
+//! `casec import` on any input: a master JSON (or not) becomes a suite folder or
+//! located diagnostics; an imported suite resolves without a panic.
+#![no_main]
+
+#[path = "common.rs"]
+mod common;
+
+use casec::source::{Origin, SourceDb};
+use casec::Compilation;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut db = SourceDb::new();
+    let file = db.add("master.json", text, Origin::User);
+    match casec::import::import(&db, file) {
+        Ok(files) => {
+            let imported = Compilation::resolve_sources(files);
+            common::assert_sound(&imported.diagnostics, &imported.db);
+            let _ = imported.master_json();
+        }
+        Err(diagnostics) => common::assert_sound(&diagnostics, &db),
+    }
+});

@@ -1,0 +1,402 @@
+//! Writing outputs without harming what sits at the output path.
+//!
+//! A regular file is replaced atomically: written under a temporary name beside it
+//! (`.NAME.casec-tmp-PID`), then renamed over it, so a reader sees the old file or the
+//! new one, never a part. What the rename would destroy is kept instead:
+//!
+//! * a symbolic link is followed: its target is written, the link stays a link;
+//! * a file that is not regular (a FIFO, a device such as `/dev/full`) is written
+//!   straight into, since it cannot be replaced — renaming over it would put a regular
+//!   file in its place;
+//! * the mode of a replaced file is kept (a master readable by its owner only stays
+//!   so), and the temporary file is never more readable than the file it replaces;
+//! * `-` is standard output.
+//!
+//! Temporary files of a run that was killed are removed the next time casec writes in
+//! their folder, once their process is gone (and they have been untouched for a
+//! minute; on Linux, where `/proc` tells). An output that is one of the run's inputs
+//! (`build S -o S/suite.case`) is refused before anything is written.
+
+use std::collections::BTreeSet;
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::diag::{codes, Diagnostic};
+use crate::load;
+use crate::source::{Origin, SourceDb};
+
+/// The marker between a target's name and the PID in a temporary name.
+const TEMP_MARK: &str = ".casec-tmp-";
+
+/// How many symbolic links are followed before a path counts as a loop (Linux's limit).
+const MAX_LINKS: usize = 40;
+
+/// Whether a path names standard output.
+pub fn is_stdout(path: &Path) -> bool {
+    path == Path::new("-")
+}
+
+/// Writes `bytes` to standard output. A reader that stopped early (`casec stats |
+/// head`) is not an error; any other failure (a full device) is.
+pub fn print(bytes: &[u8]) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    ignore_broken_pipe(out.write_all(bytes).and_then(|()| out.flush()))
+}
+
+pub(crate) fn ignore_broken_pipe(result: io::Result<()>) -> io::Result<()> {
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// The diagnostic for an output that could not be written.
+pub fn write_error(path: Option<&Path>, e: &io::Error) -> Diagnostic {
+    match path.filter(|p| !is_stdout(p)) {
+        Some(path) => Diagnostic::error(codes::IO, format!("cannot write output: {e}"))
+            .at_path(load::display(path))
+            .help("check that the folder exists and is writable and that the device has space"),
+        None => Diagnostic::error(codes::IO, format!("cannot write standard output: {e}"))
+            .at_path("<stdout>")
+            .help("the output is incomplete: send standard output to a file or device with space"),
+    }
+}
+
+/// The path a write to `path` lands on: the end of its chain of symbolic links (which
+/// need not exist yet), else `path` itself.
+pub fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link = fs::read_link(&current)?;
+                current = load::parent_or_dot(&current).join(link);
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(io::Error::other(format!(
+        "more than {MAX_LINKS} symbolic links: a loop"
+    )))
+}
+
+/// A file being written for an output: under a temporary name beside its target until
+/// [`Pending::commit`] renames it into place, or (for a target that is not a regular
+/// file) already written straight into it. Dropped uncommitted, its temporary file is
+/// removed and the target is left as it was.
+pub struct Pending {
+    target: PathBuf,
+    tmp: Option<PathBuf>,
+}
+
+impl Pending {
+    /// Renames the temporary file over the target.
+    pub fn commit(mut self) -> io::Result<()> {
+        match self.tmp.take() {
+            Some(tmp) => fs::rename(&tmp, &self.target).inspect_err(|_| {
+                let _ = fs::remove_file(&tmp);
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The path the output lands on.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Runs `write` into a new output for `path` (see [`Pending`]).
+pub fn stage(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<Pending> {
+    let target = resolve(path)?;
+    let existing = match fs::metadata(&target) {
+        Ok(meta) => Some(meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    match existing {
+        Some(meta) if meta.is_dir() => Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "the output is a folder",
+        )),
+        Some(meta) if !meta.is_file() => {
+            // A FIFO or a device: opened as it is, never truncated or replaced.
+            let file = OpenOptions::new().write(true).open(&target)?;
+            write_through(file, write)?;
+            Ok(Pending { target, tmp: None })
+        }
+        existing => {
+            let tmp = temp_beside(&target)?;
+            let file = create_temp(&tmp, existing.as_ref())?;
+            let pending = Pending {
+                target,
+                tmp: Some(tmp),
+            };
+            write_through(file, write)?;
+            Ok(pending)
+        }
+    }
+}
+
+fn write_through(
+    file: File,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut out = io::BufWriter::new(file);
+    write(&mut out)?;
+    out.flush()
+}
+
+/// Writes `bytes` as the file `path` (see [`stage`]).
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, |w| w.write_all(bytes))
+}
+
+/// Runs `write` into the file `path`: atomically for a regular file; on any error a
+/// regular file is left as it was.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    stage(path, write)?.commit()
+}
+
+/// Writes `files` (relative path, bytes) as the folder `dir`, atomically: into a
+/// temporary sibling folder first, renamed to `dir` at the end. `dir` (or the folder a
+/// link at `dir` leads to) must be absent or empty.
+pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::Result<()> {
+    let dir = resolve(dir)?;
+    if dir.exists() {
+        let empty = dir.is_dir() && fs::read_dir(&dir)?.next().is_none();
+        if !empty {
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "the output folder exists and is not empty",
+            ));
+        }
+    }
+    let tmp = temp_beside(&dir)?;
+    let write = || -> io::Result<()> {
+        fs::create_dir(&tmp)?;
+        for (path, bytes) in files {
+            let target = tmp.join(path);
+            if let Some(p) = target.parent() {
+                fs::create_dir_all(p)?;
+            }
+            fs::write(target, bytes)?;
+        }
+        if dir.exists() {
+            fs::remove_dir(&dir)?;
+        }
+        fs::rename(&tmp, &dir)
+    };
+    let result = write();
+    if result.is_err() {
+        let _ = fs::remove_dir_all(&tmp);
+    }
+    result
+}
+
+/// A hidden temporary path beside `target`, where an output is written before it is
+/// renamed into place (a rename within one folder is atomic). Stale temporary files in
+/// that folder are removed first.
+pub(crate) fn temp_beside(target: &Path) -> io::Result<PathBuf> {
+    let dir = load::parent_or_dot(target);
+    let name = target
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file or folder path"))?
+        .to_string_lossy();
+    remove_stale_temps(dir);
+    Ok(dir.join(format!(
+        ".{}{TEMP_MARK}{}",
+        prefix(&name, MAX_TEMP_STEM),
+        std::process::id()
+    )))
+}
+
+/// The longest part of a target's name a temporary name repeats, so that the
+/// temporary name of a file with a name of the longest length a file system allows
+/// (255 bytes) is not too long itself.
+const MAX_TEMP_STEM: usize = 200;
+
+/// The longest prefix of `s` of at most `max` bytes.
+fn prefix(s: &str, max: usize) -> &str {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// Creates the temporary file: with the mode of the file it will replace, else with
+/// the usual mode of a new file.
+fn create_temp(tmp: &Path, replaces: Option<&Metadata>) -> io::Result<File> {
+    let open = || {
+        let mut options = OpenOptions::new();
+        options.write(true).create_new(true);
+        private_while_written(&mut options, replaces);
+        options.open(tmp)
+    };
+    let file = match open() {
+        // Left by an earlier process that had this PID: no live writer owns it.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            fs::remove_file(tmp)?;
+            open()?
+        }
+        other => other?,
+    };
+    if let Some(meta) = replaces {
+        file.set_permissions(meta.permissions())?;
+    }
+    Ok(file)
+}
+
+/// A temporary file that will replace another is readable by its owner only until it
+/// gets that file's mode.
+#[cfg(unix)]
+fn private_while_written(options: &mut OpenOptions, replaces: Option<&Metadata>) {
+    use std::os::unix::fs::OpenOptionsExt;
+    if replaces.is_some() {
+        options.mode(0o600);
+    }
+}
+
+#[cfg(not(unix))]
+fn private_while_written(_: &mut OpenOptions, _: Option<&Metadata>) {}
+
+/// Removes, once per folder and run, the temporary files and folders of casec
+/// processes that are gone (killed before they could clean up).
+fn remove_stale_temps(dir: &Path) {
+    static CLEANED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+    let first_time = CLEANED
+        .lock()
+        .map(|mut cleaned| cleaned.insert(dir.to_path_buf()))
+        .unwrap_or(false);
+    if !first_time {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(temp_pid) else {
+            continue;
+        };
+        let path = entry.path();
+        let Ok(meta) = fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !is_stale(&meta, pid) {
+            continue;
+        }
+        let _ = if meta.is_dir() {
+            fs::remove_dir_all(&path)
+        } else {
+            fs::remove_file(&path)
+        };
+    }
+}
+
+/// The PID in a temporary name `.NAME.casec-tmp-PID`.
+fn temp_pid(name: &str) -> Option<u32> {
+    let (head, pid) = name.rsplit_once(TEMP_MARK)?;
+    let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
+    (name.starts_with('.') && head.len() > 1 && digits)
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// How long a temporary file must have been left untouched before it may be removed:
+/// a live writer keeps touching its file.
+const STALE_AFTER: Duration = Duration::from_secs(60);
+
+/// Whether a temporary entry is safe to remove: owned by this user, untouched for a
+/// while, and its process is gone. Where that cannot be known (without `/proc`),
+/// nothing is.
+#[cfg(target_os = "linux")]
+fn is_stale(meta: &Metadata, pid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    // Each `/proc/PID` is owned by the effective user of its process.
+    let mine = fs::metadata("/proc/self").is_ok_and(|me| me.uid() == meta.uid());
+    let untouched = meta
+        .modified()
+        .ok()
+        .and_then(|m| m.elapsed().ok())
+        .is_some_and(|age| age >= STALE_AFTER);
+    mine && untouched && !Path::new("/proc").join(pid.to_string()).exists()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn is_stale(_: &Metadata, _: u32) -> bool {
+    false
+}
+
+/// Refuses an output path that is one of the run's inputs: the user files of `db`
+/// (the suite's sources, a trace, result records) or `more`. Only an existing output
+/// can be an input, so nothing is looked up for a new one.
+pub fn refuse_input(output: &Path, db: &SourceDb, more: &[&Path]) -> Result<(), Diagnostic> {
+    if is_stdout(output) {
+        return Ok(());
+    }
+    let Ok(written) = fs::metadata(output) else {
+        return Ok(());
+    };
+    let inputs = db
+        .files()
+        .filter(|(_, f)| f.origin == Origin::User)
+        .map(|(_, f)| PathBuf::from(&f.name))
+        .chain(more.iter().map(|p| p.to_path_buf()));
+    for input in inputs {
+        if fs::metadata(&input).is_ok_and(|read| same_file(&written, &read)) {
+            return Err(Diagnostic::error(
+                codes::IO,
+                format!(
+                    "the output is an input of this run (`{}`): writing it would destroy it",
+                    load::display(&input)
+                ),
+            )
+            .at_path(load::display(output))
+            .help("choose an output path outside the suite's sources and inputs"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Metadata, b: &Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temporary_names_carry_the_pid() {
+        assert_eq!(temp_pid(".master.json.casec-tmp-4242"), Some(4242));
+        assert_eq!(temp_pid(".a.casec-tmp-"), None);
+        assert_eq!(temp_pid("master.json.casec-tmp-1"), None);
+        assert_eq!(temp_pid(".casec-tmp-1"), None);
+        assert_eq!(temp_pid(".a.casec-tmp-1x"), None);
+    }
+}

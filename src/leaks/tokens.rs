@@ -1,0 +1,214 @@
+//! The one tokenizer of the leak rule: text as the words it reads as.
+//!
+//! A word is a run of letters, digits and combining marks; everything else separates
+//! words, `_` included (`DELIVERY_PERMISSION_DENIED` is three words, so an error code
+//! and the same words in prose compare equal). Before words compare they are
+//! normalised so that a disguise reads as what it disguises:
+//!
+//! * characters that render as nothing (zero-width spaces and joiners, the soft
+//!   hyphen, direction marks, variation selectors: `unicode::is_ignorable`) are
+//!   dropped without ending the word, so `re\u{200B}minder` is `reminder`;
+//! * each word is put in Unicode compatibility form (NFKC: fullwidth `ｒｅｍｉｎｄｅｒ`
+//!   and mathematical letters become plain letters, ligatures are split) and lowercased;
+//! * letters of other scripts drawn like Latin ones (Cyrillic `о`, Greek `ο`) and digits
+//!   written for letters (`0` for `o`, `1` for `l`) fold to the Latin letter
+//!   (`unicode::fold_look_alike`). Both sides fold alike, so real digits still match.
+//!
+//! Each word keeps its byte range in the text (to report it) and whether a sentence
+//! ends after it; it compares by the hash of its normal form, and a match is confirmed
+//! on the normal forms themselves ([`normal_form`]), so a hash collision is never
+//! reported.
+
+use std::hash::BuildHasher;
+use std::ops::Range;
+
+use foldhash::fast::FixedState;
+use unicode_normalization::char::is_combining_mark;
+use unicode_normalization::UnicodeNormalization;
+
+use crate::unicode::{fold_look_alike, is_ignorable};
+
+/// One word of a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Word {
+    /// The hash of the word's normal form.
+    pub hash: u64,
+    /// Its bytes in the text.
+    pub start: u32,
+    pub end: u32,
+    /// A sentence ends after it (`.`, `!`, `?` or `;` before a space or the end, or a
+    /// line break).
+    pub ends_sentence: bool,
+}
+
+impl Word {
+    pub fn range(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// The words of a text, in order.
+#[derive(Clone, Debug, Default)]
+pub struct Tokens {
+    pub words: Vec<Word>,
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || is_combining_mark(c) || is_ignorable(c)
+}
+
+fn ends_sentence(c: char, next: Option<char>) -> bool {
+    c == '\n' || (matches!(c, '.' | '!' | '?' | ';') && next.is_none_or(char::is_whitespace))
+}
+
+impl Tokens {
+    /// Splits and normalises `text`. Linear in its length.
+    pub fn of(text: &str) -> Tokens {
+        // Prose averages five to six bytes a word.
+        let mut words = Vec::with_capacity(text.len() / 5 + 1);
+        let mut scratch = String::new();
+        let mut start: Option<usize> = None;
+        let mut chars = text.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
+            if is_word_char(c) {
+                start.get_or_insert(i);
+                continue;
+            }
+            if let Some(s) = start.take() {
+                push_word(text, s..i, &mut scratch, &mut words);
+            }
+            if ends_sentence(c, chars.peek().map(|&(_, n)| n)) {
+                if let Some(last) = words.last_mut() {
+                    last.ends_sentence = true;
+                }
+            }
+        }
+        if let Some(s) = start {
+            push_word(text, s..text.len(), &mut scratch, &mut words);
+        }
+        if let Some(last) = words.last_mut() {
+            last.ends_sentence = true;
+        }
+        words.shrink_to_fit();
+        Tokens { words }
+    }
+
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+}
+
+/// Adds the word at `range` of `text`, unless it is only invisible characters.
+fn push_word(text: &str, range: Range<usize>, scratch: &mut String, words: &mut Vec<Word>) {
+    normalize_into(&text[range.clone()], scratch);
+    if scratch.is_empty() {
+        return;
+    }
+    words.push(Word {
+        hash: FixedState::default().hash_one(scratch.as_bytes()),
+        start: range.start as u32,
+        end: range.end as u32,
+        ends_sentence: false,
+    });
+}
+
+/// The normal form of one word, as it compares.
+pub fn normal_form(word: &str) -> String {
+    let mut out = String::new();
+    normalize_into(word, &mut out);
+    out
+}
+
+fn normalize_into(word: &str, out: &mut String) {
+    out.clear();
+    if word.is_ascii() {
+        // Most prose: no invisible characters, nothing for NFKC to change.
+        out.extend(
+            word.bytes()
+                .map(|b| fold_look_alike(char::from(b.to_ascii_lowercase()))),
+        );
+        return;
+    }
+    let visible = word.chars().filter(|&c| !is_ignorable(c));
+    for c in visible.nfkc().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() || is_combining_mark(c) {
+            out.push(fold_look_alike(c));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forms(text: &str) -> Vec<String> {
+        Tokens::of(text)
+            .words
+            .iter()
+            .map(|w| normal_form(&text[w.range()]))
+            .collect()
+    }
+
+    fn same(a: &str, b: &str) {
+        let hashes = |t: &str| -> Vec<u64> { Tokens::of(t).words.iter().map(|w| w.hash).collect() };
+        assert_eq!(
+            hashes(a),
+            hashes(b),
+            "{a:?} vs {b:?}: {:?} {:?}",
+            forms(a),
+            forms(b)
+        );
+    }
+
+    #[test]
+    fn words_split_at_punctuation_and_underscores() {
+        assert_eq!(
+            forms("Returns DELIVERY_PERMISSION_DENIED, at 20:00."),
+            [
+                "returns",
+                "delivery",
+                "permission",
+                "denied",
+                "at",
+                "2o",
+                "oo"
+            ]
+        );
+    }
+
+    #[test]
+    fn disguises_read_as_what_they_disguise() {
+        let plain = "Claim reminder success";
+        same("Cl\u{200B}aim re\u{00AD}minder suc\u{2060}cess", plain);
+        same("Ｃｌａｉｍ ｒｅｍｉｎｄｅｒ ｓｕｃｃｅｓｓ", plain);
+        same("Сlаіm rеmіndеr succеss", plain);
+        same("CLAIM_REMINDER_SUCCESS", plain);
+        same("C1aim rem1nder 5ucce55", "Claim remlnder success");
+        same("n0t f0und", "not found");
+        same("e\u{0301}te\u{0301}", "été");
+    }
+
+    #[test]
+    fn sentences_end_at_terminators_and_line_breaks() {
+        let ends: Vec<bool> = Tokens::of("No reminder exists. Version 1.5 is set; then\nstop")
+            .words
+            .iter()
+            .map(|w| w.ends_sentence)
+            .collect();
+        assert_eq!(
+            ends,
+            [false, false, true, false, false, false, false, true, true, true]
+        );
+    }
+
+    #[test]
+    fn invisible_only_words_are_no_words() {
+        assert!(Tokens::of("\u{200B} \u{FEFF}").is_empty());
+        let text = "a\u{200B}b";
+        assert_eq!(Tokens::of(text).words[0].range(), 0..text.len());
+    }
+}

@@ -1,0 +1,197 @@
+"""`casec serve` as real clients drive it.
+
+The normal flow goes through the MCP Python SDK (`mcp` on PyPI): initialize, list the
+tools, call them, end the session the way the SDK does (close the server's input, then
+SIGTERM after a grace period). The edge cases the SDK never produces are written as
+raw frames to the server's standard input: invalid UTF-8, batches, JSON that is not a
+request, a client's responses, ids beyond a float, SIGTERM mid-session, and a second
+server for the same records.
+
+Run after `cargo build` (or `cargo test`): `python -m pytest tests/python`; the binary
+is `$CASEC`, else `target/debug/casec`.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+ROOT = Path(__file__).resolve().parents[2]
+CASEC = os.environ.get("CASEC", str(ROOT / "target" / "debug" / "casec"))
+CASE = "TUJ-011"
+READ_REMINDERS = {"collection": "reminders", "query": ""}
+
+
+def serve_args(tmp_path):
+    return [
+        "serve",
+        str(ROOT / "cases" / "tujora"),
+        "--case",
+        CASE,
+        "--trace-out",
+        str(tmp_path / "trace.jsonl"),
+        "--result-out",
+        str(tmp_path / "result.json"),
+    ]
+
+
+def trace_lines(tmp_path):
+    text = (tmp_path / "trace.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_the_sdk_drives_a_session_and_its_records_are_written(tmp_path):
+    async def session():
+        params = StdioServerParameters(command=CASEC, args=serve_args(tmp_path), cwd=str(ROOT))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as client:
+                init = await client.initialize()
+                assert init.server_info.name == "casec"
+                tools = await client.list_tools()
+                names = [tool.name for tool in tools.tools]
+                assert "read_records" in names and "get_clock" in names
+                clock = await client.call_tool("get_clock", {})
+                assert clock.content, clock
+                await client.call_tool("read_records", READ_REMINDERS)
+
+    started = time.monotonic()
+    anyio.run(session)
+    # The server ends at the end of its input, before the SDK's SIGTERM.
+    assert time.monotonic() - started < 10
+    events = trace_lines(tmp_path)
+    assert [e["tool"] for e in events] == ["get_clock", "read_records"]
+    record = json.loads((tmp_path / "result.json").read_text())
+    assert record["case_id"] == CASE
+    assert len(record["tool_trace"]) == 2
+
+
+class Raw:
+    """A server spoken to in raw lines."""
+
+    def __init__(self, tmp_path):
+        self.process = subprocess.Popen(
+            [CASEC, *serve_args(tmp_path)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def send(self, data: bytes):
+        self.process.stdin.write(data + b"\n")
+        self.process.stdin.flush()
+
+    def answer(self):
+        line = self.process.stdout.readline()
+        assert line, "the server answered nothing and ended"
+        return json.loads(line)
+
+    def request(self, message):
+        self.send(json.dumps(message).encode())
+        return self.answer()
+
+    def call(self, id_):
+        return self.request(
+            {
+                "jsonrpc": "2.0",
+                "id": id_,
+                "method": "tools/call",
+                "params": {"name": "read_records", "arguments": READ_REMINDERS},
+            }
+        )
+
+    def close(self):
+        self.process.stdin.close()
+        return self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def raw(tmp_path):
+    server = Raw(tmp_path)
+    yield server
+    if server.process.poll() is None:
+        server.process.kill()
+        server.process.wait()
+
+
+def test_invalid_utf8_gets_a_parse_error_and_the_session_goes_on(raw):
+    raw.send(b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "x": "\xff\xfe"}')
+    answer = raw.answer()
+    assert answer["error"]["code"] == -32700
+    assert answer["id"] is None
+    assert raw.request({"jsonrpc": "2.0", "id": 2, "method": "ping"})["result"] == {}
+    assert raw.close() == 0
+
+
+@pytest.mark.parametrize("frame", [b"42", b"null", b'"str"', b"{}", b"true"])
+def test_json_that_is_not_a_request_is_an_invalid_request(raw, frame):
+    raw.send(frame)
+    answer = raw.answer()
+    assert answer["error"]["code"] == -32600
+    assert answer["id"] is None
+
+
+def test_a_batch_is_answered_per_json_rpc(raw):
+    batch = [
+        {"jsonrpc": "2.0", "id": "a", "method": "ping"},
+        7,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "b", "method": "no/such"},
+    ]
+    answers = raw.request(batch)
+    assert [a["id"] for a in answers] == ["a", None, "b"]
+    assert answers[0]["result"] == {}
+    assert answers[1]["error"]["code"] == -32600
+    assert answers[2]["error"]["code"] == -32601
+    assert raw.request([])["error"]["code"] == -32600
+
+
+def test_a_clients_responses_are_not_answered(raw):
+    raw.send(b'{"jsonrpc": "2.0", "id": 5, "result": {}}')
+    raw.send(b'{"jsonrpc": "2.0", "id": 6, "error": {"code": -1, "message": "no"}}')
+    # The next answer is the ping's: nothing was said to the responses.
+    assert raw.request({"jsonrpc": "2.0", "id": 7, "method": "ping"})["id"] == 7
+
+
+def test_ids_are_echoed_exactly(raw):
+    for written in [b"123456789012345678901234567890", b"1.0e400", b'"\\u0041b"', b"-0"]:
+        raw.send(b'{"jsonrpc": "2.0", "id": ' + written + b', "method": "ping"}')
+        line = raw.process.stdout.readline()
+        assert line.startswith(b'{"jsonrpc":"2.0","id":' + written + b","), line
+
+
+def test_sigterm_writes_the_records_the_session_has(raw, tmp_path):
+    raw.call(1)
+    raw.call(2)
+    raw.process.send_signal(signal.SIGTERM)
+    assert raw.process.wait(timeout=30) == 0
+    assert len(trace_lines(tmp_path)) == 2
+    record = json.loads((tmp_path / "result.json").read_text())
+    assert len(record["tool_trace"]) == 2
+
+
+def test_a_killed_server_keeps_every_answered_event(raw, tmp_path):
+    for id_ in range(3):
+        raw.call(id_)
+    raw.process.kill()
+    raw.process.wait()
+    assert len(trace_lines(tmp_path)) == 3
+
+
+def test_a_second_server_for_the_same_records_is_refused(raw, tmp_path):
+    raw.call(1)
+    second = subprocess.run(
+        [CASEC, *serve_args(tmp_path)], cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True
+    )
+    assert second.returncode == 2
+    assert b"the file exists" in second.stderr
+    raw.call(2)
+    assert raw.close() == 0
+    assert len(trace_lines(tmp_path)) == 2
