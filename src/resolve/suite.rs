@@ -29,7 +29,7 @@ pub const SUITE_KEYS: &[KeySpec<'static>] = &[
         key: "world_schema",
         required: false,
         repeated: false,
-        doc: "The world schema case worlds follow, e.g. std.everyday_world.",
+        doc: "The world schema case worlds follow (a `schema` of the stdlib or the suite).",
     },
     KeySpec {
         key: "tags",

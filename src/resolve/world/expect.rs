@@ -445,7 +445,7 @@ fn only_after(
         diags.push(
             Diagnostic::error(codes::BAD_ARGUMENTS, "`only_after` takes a first step and a call")
                 .primary(statement.span, "expected exactly two steps, the second a tool call")
-                .help("write it as `only_after { read_records { collection calendar_events }; provider_booking { operation create } }`"),
+                .help("write it as `only_after { TOOL { ARGUMENT VALUE }; TOOL }`: the calls that must come first"),
         );
         return None;
     }

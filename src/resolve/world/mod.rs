@@ -135,7 +135,7 @@ impl<'a> SuiteWorld<'a> {
                 diags.push(
                     Diagnostic::error(codes::MISSING_FIELD, "the suite names no world schema")
                         .primary(world_statement.key.span, "this world cannot be typed")
-                        .help("add `world_schema std.everyday_world` (or a schema of your own) to the suite block"),
+                        .help("add `world_schema NAME` to the suite block, naming a schema of the stdlib or your own"),
                 );
                 return None;
             }

@@ -89,7 +89,7 @@ fn read_new_ids(
         diags.push(
             Diagnostic::error(codes::BAD_ARGUMENTS, "`new` is not written as expected")
                 .primary(statement.span, "expected a collection and at least one id")
-                .help("write it as `new provider_bookings B1`"),
+                .help("write it as `new COLLECTION ID`, e.g. `new bookings B1`"),
         );
         return;
     };
