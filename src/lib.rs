@@ -69,7 +69,7 @@ use std::path::Path;
 
 use diag::Diagnostic;
 use load::Source;
-use resolve::Role;
+use source::Role;
 use source::SourceDb;
 use syntax::ParseCache;
 

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use crate::diag::{codes, Diagnostic};
-use crate::resolve::Role;
+use crate::source::Role;
 use crate::source::{Origin, SourceDb};
 
 /// The stdlib, embedded so that casec works from any directory.

@@ -136,6 +136,17 @@ pub struct SourceFile {
     pub origin: Origin,
 }
 
+/// What a file is to its suite (set when it is loaded, read when it is resolved).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `suite.case`: the only place for `suite`, `tool` and `category`.
+    SuiteFile,
+    /// Any other file of the suite folder.
+    Member,
+    /// An embedded stdlib file: profiles only, named `std.<name>`.
+    Stdlib,
+}
+
 /// Where a file came from: the user's files or the embedded standard library.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Origin {

@@ -251,3 +251,36 @@ fn verify_fails_on_a_golden_trace_that_misses_its_checks() {
         "a missing trace is reported: {text}"
     );
 }
+
+/// The suites in the style of DonnaBench and DuMateBench check clean under `--deny
+/// warnings` (a workspace task has no persona and needs none), every golden trace
+/// passes the machine checks, and every counter-example trace is caught.
+#[test]
+fn the_other_suites_check_clean_and_verify_with_every_counter_example_caught() {
+    for (suite, cases, counters) in [("cases/donnabench", 10, 10), ("cases/dumate", 5, 10)] {
+        let check = casec(&["check", suite, "--deny", "warnings"]);
+        assert_eq!(
+            check.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+        let json = casec(&["verify", suite, "--format", "json"]);
+        assert_eq!(json.status.code(), Some(0), "{suite}");
+        let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&json.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), cases, "{suite}");
+        let mut caught = 0;
+        for line in &lines {
+            assert_ne!(line["golden_outcome"], "fail", "{line}");
+            assert_eq!(line["errors"], serde_json::json!([]), "{line}");
+            for counter in line["counter_examples"].as_array().unwrap() {
+                assert_eq!(counter["caught"], true, "{} {counter}", line["case_id"]);
+                caught += 1;
+            }
+        }
+        assert!(caught >= counters, "{suite}: {caught} counter-examples");
+    }
+}

@@ -17,7 +17,8 @@ use std::sync::Arc;
 
 use casec::diag::render::{self, HumanStyle};
 use casec::diag::{codes, Diagnostic};
-use casec::resolve::{self, Role};
+use casec::resolve;
+use casec::source::Role;
 use casec::source::{FileId, Origin, SourceDb};
 use casec::syntax::{self, Parsed};
 use casec::Compilation;

@@ -18,7 +18,13 @@ fn request(id: usize, event: &Value) -> Value {
             "tools/call",
             json!({"name": event["tool"], "arguments": event["arguments"]}),
         ),
-        Some("asked") => ("sandbox/ask", json!({"question": event["content"]})),
+        Some("asked") => match event.get("followup") {
+            Some(n) => (
+                "sandbox/ask",
+                json!({"question": event["content"], "followup": n}),
+            ),
+            None => ("sandbox/ask", json!({"question": event["content"]})),
+        },
         Some("reply") => ("sandbox/reply", json!({"content": event["content"]})),
         _ => ("sandbox/user", json!({"content": event["content"]})),
     };
@@ -26,13 +32,20 @@ fn request(id: usize, event: &Value) -> Value {
 }
 
 fn play(case: &str, trace_file: &str) {
+    play_in("cases/tujora", case, trace_file);
+}
+
+/// Plays the golden trace of a case of `suite` through `casec serve`: every call and
+/// turn is answered without a protocol error, every tool is listed with a closed,
+/// typed input schema, and the session's records are what `casec replay` gives.
+fn play_in(suite: &str, case: &str, trace_file: &str) {
     let tmp = std::env::temp_dir().join(format!("casec-serve-{}-{case}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let (trace_out, result_out) = (tmp.join("trace.jsonl"), tmp.join("result.json"));
     let mut child = Command::new(env!("CARGO_BIN_EXE_casec"))
         .args([
             "serve",
-            "cases/tujora",
+            suite,
             "--case",
             case,
             "--trace-out",
@@ -59,14 +72,26 @@ fn play(case: &str, trace_file: &str) {
     assert_eq!(init["result"]["serverInfo"]["name"], "casec");
     assert!(exchange(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).is_none());
     let tools = exchange(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).unwrap();
-    let names: Vec<&str> = tools["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert!(names.contains(&"get_clock"), "{names:?}");
+    let listed = tools["result"]["tools"].as_array().unwrap();
+    assert!(!listed.is_empty(), "{tools}");
+    for tool in listed {
+        let schema = &tool["inputSchema"];
+        assert_eq!(schema["type"], "object", "{tool}");
+        assert_eq!(schema["additionalProperties"], false, "{tool}");
+        assert!(schema["required"].is_array(), "{tool}");
+    }
     let trace = std::fs::read_to_string(root().join(trace_file)).unwrap();
+    for called in trace
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+    {
+        if let Some(tool) = called["tool"].as_str() {
+            assert!(
+                listed.iter().any(|t| t["name"] == tool),
+                "the golden trace calls `{tool}`, which tools/list does not offer"
+            );
+        }
+    }
     for (i, line) in trace.lines().enumerate() {
         let event: Value = serde_json::from_str(line).unwrap();
         let answer = exchange(request(i + 2, &event)).unwrap();
@@ -75,7 +100,7 @@ fn play(case: &str, trace_file: &str) {
     let end = exchange(json!({"jsonrpc": "2.0", "id": 999, "method": "sandbox/end"})).unwrap();
     assert!(child.wait().unwrap().success());
     let replayed = Command::new(env!("CARGO_BIN_EXE_casec"))
-        .args(["replay", case, "--trace", trace_file, "cases/tujora"])
+        .args(["replay", case, "--trace", trace_file, suite])
         .current_dir(root())
         .output()
         .unwrap();
@@ -88,12 +113,24 @@ fn play(case: &str, trace_file: &str) {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // `"followup": 1` is the default a trace may leave out.
     let golden: Vec<Value> = trace
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+        .map(|l| {
+            let mut event: Value = serde_json::from_str(l).unwrap();
+            if event["followup"] == 1 {
+                event.as_object_mut().unwrap().remove("followup");
+            }
+            event
+        })
         .collect();
     assert_eq!(served, golden, "the session's trace is the trace it played");
-    assert_eq!(end["result"]["case_id"], case);
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&result_out).unwrap()).unwrap();
+    assert_eq!(
+        end["result"], written,
+        "sandbox/end answers the record it wrote"
+    );
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
@@ -108,6 +145,46 @@ fn serve_plays_a_clarification_case() {
         "TUJ-099",
         "cases/tujora/dates_and_plans/TUJ-099.trace.jsonl",
     );
+}
+
+/// Every golden trace of a suite beside its case file, as (case id, trace path).
+fn golden_traces(suite: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root().join(suite)];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if let Some(id) = name.strip_suffix(".trace.jsonl") {
+                if !id.contains(".counter-") {
+                    let relative = path.strip_prefix(root()).unwrap();
+                    out.push((id.to_string(), relative.to_string_lossy().to_string()));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn serve_plays_every_donnabench_golden_trace() {
+    let traces = golden_traces("cases/donnabench");
+    assert!(traces.len() >= 10, "{traces:?}");
+    for (case, trace) in traces {
+        play_in("cases/donnabench", &case, &trace);
+    }
+}
+
+#[test]
+fn serve_plays_every_dumate_golden_trace() {
+    let traces = golden_traces("cases/dumate");
+    assert!(traces.len() >= 5, "{traces:?}");
+    for (case, trace) in traces {
+        play_in("cases/dumate", &case, &trace);
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `allow CODE` in a case: the visible way to accept a warning for that case.
 //!
-//! Only warnings about text the case itself holds can be allowed ([`ALLOWABLE`]);
+//! Only warnings about text the case itself holds can be allowed (declared `allowable`
+//! in [`codes`]);
 //! errors must be fixed. An allow is never silent: one naming an unknown code, an
 //! error, or a warning the case does not have is reported, so stale allows do not pile
 //! up after the text they excused has been fixed.
@@ -11,15 +12,6 @@
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Case, Name};
-
-/// Warnings a case may allow.
-pub const ALLOWABLE: &[&str] = &[
-    codes::WEEKDAY_MISMATCH,
-    codes::UNSUPPORTED_RECORD,
-    codes::EMPTY_TEXT,
-    codes::TEXT_SPACING,
-    codes::TOOL_WITHOUT_RECORDS,
-];
 
 /// Moves the case's diagnostics `found` to `out`, except the warnings it allows, and
 /// reports allows that allow nothing. When an earlier error in the case `stopped`
@@ -63,11 +55,11 @@ pub fn apply(case: &Case, mut found: Vec<Diagnostic>, stopped: bool, out: &mut V
 
 fn not_allowable(allow: &Name) -> Option<Diagnostic> {
     let code = allow.as_str();
-    if ALLOWABLE.contains(&code) {
+    if codes::declared(code).is_some_and(|c| c.allowable) {
         return None;
     }
-    let choices = ALLOWABLE.join(", ");
-    let known = codes::ALL.iter().any(|(c, _)| *c == code);
+    let choices = codes::allowable().collect::<Vec<_>>().join(", ");
+    let known = codes::declared(code).is_some();
     let d = if known {
         Diagnostic::warning(codes::UNKNOWN_ALLOW, format!("`{code}` cannot be allowed"))
             .primary(allow.span, "not an allowable warning")
@@ -80,7 +72,7 @@ fn not_allowable(allow: &Name) -> Option<Diagnostic> {
             format!("`{code}` is not a diagnostic code"),
         )
         .primary(allow.span, "unknown code");
-        match suggest(code, ALLOWABLE.iter().copied()) {
+        match suggest(code, codes::allowable()) {
             Some(near) => d.help(format!("did you mean `{near}`?")),
             None => d.help(format!("a case can allow {choices}")),
         }

@@ -12,6 +12,14 @@ pub mod render;
 
 use crate::source::{SourceDb, Span};
 
+/// In debug builds (every test), that `code` is declared in [`codes`] with `severity`.
+fn debug_assert_declared(code: &str, severity: Severity) {
+    debug_assert!(
+        codes::declared(code).is_some_and(|c| c.severity == severity),
+        "diagnostic `{code}` is not declared as {severity:?} in diag/codes.rs"
+    );
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Error,
@@ -62,6 +70,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        debug_assert_declared(code, Severity::Error);
         Diagnostic {
             code,
             severity: Severity::Error,
@@ -74,9 +83,15 @@ impl Diagnostic {
     }
 
     pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
+        debug_assert_declared(code, Severity::Warning);
         Diagnostic {
+            code,
             severity: Severity::Warning,
-            ..Diagnostic::error(code, message)
+            message: message.into(),
+            labels: Vec::new(),
+            help: None,
+            path: None,
+            fix: None,
         }
     }
 

@@ -32,7 +32,7 @@ pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
     let mut changed = 0;
     let mut unwritten = 0;
     for path in &files {
-        let Some(source) = load::read(path, crate::resolve::Role::Member, &mut diagnostics) else {
+        let Some(source) = load::read(path, crate::source::Role::Member, &mut diagnostics) else {
             continue;
         };
         let id = db.add(source.name.clone(), source.text.as_str(), Origin::User);

@@ -383,7 +383,7 @@ pub(crate) fn write_output(
 pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report) -> u8 {
     let mut db = SourceDb::new();
     let mut diags = Vec::new();
-    let Some(source) = load::read(master, crate::resolve::Role::Member, &mut diags) else {
+    let Some(source) = load::read(master, crate::source::Role::Member, &mut diags) else {
         return report(&db, &diags, 0, options);
     };
     let file = db.add(source.name, source.text, Origin::User);

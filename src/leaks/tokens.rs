@@ -2,7 +2,9 @@
 //!
 //! A word is a run of letters, digits and combining marks; everything else separates
 //! words, `_` included (`DELIVERY_PERMISSION_DENIED` is three words, so an error code
-//! and the same words in prose compare equal). Before words compare they are
+//! and the same words in prose compare equal). A path, a file name or an address is one
+//! word (`/outputs/q1_summary.csv`, `notes.md`): a task must name the file it asks for
+//! and its checks must name it too. Before words compare they are
 //! normalised so that a disguise reads as what it disguises:
 //!
 //! * characters that render as nothing (zero-width spaces and joiners, the soft
@@ -57,6 +59,74 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || is_combining_mark(c) || is_ignorable(c)
 }
 
+/// Adds the words of the whitespace-free chunk `text[from..to]`: the chunk as one word
+/// if it is a path, else its runs of word characters.
+fn split_chunk(text: &str, from: usize, to: usize, scratch: &mut String, words: &mut Vec<Word>) {
+    let chunk = &text[from..to];
+    if let Some(path) = path_in(chunk) {
+        let start = from + (path.as_ptr() as usize - chunk.as_ptr() as usize);
+        push_word(text, start..start + path.len(), scratch, words);
+        if ends_sentence_at(
+            chunk,
+            path.len() + (path.as_ptr() as usize - chunk.as_ptr() as usize),
+        ) {
+            if let Some(last) = words.last_mut() {
+                last.ends_sentence = true;
+            }
+        }
+        return;
+    }
+    let mut start: Option<usize> = None;
+    let mut chars = chunk.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if is_word_char(c) {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            push_word(text, from + s..from + i, scratch, words);
+        }
+        if ends_sentence(c, chars.peek().map(|&(_, n)| n)) {
+            if let Some(last) = words.last_mut() {
+                last.ends_sentence = true;
+            }
+        }
+    }
+    if let Some(s) = start {
+        push_word(text, from + s..to, scratch, words);
+    }
+}
+
+/// The path or file name a chunk is, without the punctuation around it: a `/` or a `.`
+/// between word characters (`/outputs/q1_summary.csv`, `notes.md`, `example.com/a`).
+/// A number with a decimal point is not a path.
+fn path_in(chunk: &str) -> Option<&str> {
+    let trimmed = chunk
+        .trim_start_matches(|c: char| !is_word_char(c) && c != '/')
+        .trim_end_matches(|c: char| !is_word_char(c));
+    let bytes = trimmed.as_bytes();
+    let joined = |i: usize| {
+        let after = bytes
+            .get(i + 1)
+            .is_some_and(|b| b.is_ascii_alphanumeric() || *b >= 0x80);
+        let before = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] >= 0x80);
+        match bytes[i] {
+            b'/' => after,
+            b'.' => after && before,
+            _ => false,
+        }
+    };
+    let has_separator = (0..bytes.len()).any(joined);
+    let number = trimmed.chars().all(|c| c.is_ascii_digit() || c == '.');
+    (has_separator && !number).then_some(trimmed)
+}
+
+/// Whether what follows `at` in a chunk ends a sentence (`.`, `!`, `?` or `;` before
+/// the chunk's end).
+fn ends_sentence_at(chunk: &str, at: usize) -> bool {
+    chunk[at..].ends_with(['.', '!', '?', ';'])
+}
+
 fn ends_sentence(c: char, next: Option<char>) -> bool {
     c == '\n' || (matches!(c, '.' | '!' | '?' | ';') && next.is_none_or(char::is_whitespace))
 }
@@ -67,24 +137,23 @@ impl Tokens {
         // Prose averages five to six bytes a word.
         let mut words = Vec::with_capacity(text.len() / 5 + 1);
         let mut scratch = String::new();
-        let mut start: Option<usize> = None;
-        let mut chars = text.char_indices().peekable();
-        while let Some((i, c)) = chars.next() {
-            if is_word_char(c) {
-                start.get_or_insert(i);
+        let mut chunk_start: Option<usize> = None;
+        for (i, c) in text.char_indices() {
+            if !c.is_whitespace() {
+                chunk_start.get_or_insert(i);
                 continue;
             }
-            if let Some(s) = start.take() {
-                push_word(text, s..i, &mut scratch, &mut words);
+            if let Some(s) = chunk_start.take() {
+                split_chunk(text, s, i, &mut scratch, &mut words);
             }
-            if ends_sentence(c, chars.peek().map(|&(_, n)| n)) {
+            if c == '\n' {
                 if let Some(last) = words.last_mut() {
                     last.ends_sentence = true;
                 }
             }
         }
-        if let Some(s) = start {
-            push_word(text, s..text.len(), &mut scratch, &mut words);
+        if let Some(s) = chunk_start {
+            split_chunk(text, s, text.len(), &mut scratch, &mut words);
         }
         if let Some(last) = words.last_mut() {
             last.ends_sentence = true;
@@ -135,7 +204,7 @@ fn normalize_into(word: &str, out: &mut String) {
     }
     let visible = word.chars().filter(|&c| !is_ignorable(c));
     for c in visible.nfkc().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() || is_combining_mark(c) {
+        if c.is_alphanumeric() || is_combining_mark(c) || matches!(c, '/' | '.' | '_' | '-') {
             out.push(fold_look_alike(c));
         }
     }
@@ -144,6 +213,17 @@ fn normalize_into(word: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_or_file_name_is_one_word() {
+        assert_eq!(
+            forms("Save /outputs/sales/region_summary.csv now. Done."),
+            ["save", "/outputs/sales/region_summary.csv", "now", "done"]
+        );
+        assert_eq!(forms("see example.com/a"), ["see", "example.com/a"]);
+        // A sentence's full stop and a lone slash still separate.
+        assert_eq!(forms("daily. and / or"), ["daily", "and", "or"]);
+    }
 
     fn forms(text: &str) -> Vec<String> {
         Tokens::of(text)

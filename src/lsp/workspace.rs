@@ -20,7 +20,7 @@ use lsp_types::{PublishDiagnosticsParams, Url};
 
 use crate::diag::Diagnostic;
 use crate::load::{self, Source};
-use crate::resolve::Role;
+use crate::source::Role;
 use crate::source::{FileId, Origin, SourceDb};
 use crate::{Compilation, Recheck};
 

@@ -31,20 +31,10 @@ use crate::source::{FileId, Span};
 use crate::syntax::ast::Statement;
 use crate::syntax::Parsed;
 
+use crate::source::Role;
 use defaults::{Defaults, Profiles};
 pub use order::natural_cmp;
 use order::order_cases;
-
-/// What a file is to its suite.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// `suite.case`: the only place for `suite`, `tool` and `category`.
-    SuiteFile,
-    /// Any other file of the suite folder.
-    Member,
-    /// An embedded stdlib file: profiles only, named `std.<name>`.
-    Stdlib,
-}
 
 /// A parsed file and what it is to the suite. Resolution takes the trees: a member
 /// file's tree is dropped as soon as its cases are resolved, so the trees of a large

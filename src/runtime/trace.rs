@@ -115,7 +115,11 @@ fn call(object: &Map<String, Json>) -> Result<TraceEvent, (String, String)> {
     let arguments = match object.get("arguments") {
         None => Json::Object(Map::new()),
         Some(Json::Object(m)) => Json::Object(m.clone()),
-        Some(_) => return Err(("`arguments` is not an object".into(), "give the call's arguments as an object keyed by argument name: {\"name\": \"value\"}".into())),
+        Some(_) => return Err((
+            "`arguments` is not an object".into(),
+            "give the call's arguments as an object keyed by argument name: {\"name\": \"value\"}"
+                .into(),
+        )),
     };
     Ok(TraceEvent::Call { tool, arguments })
 }

@@ -1,0 +1,259 @@
+//! `casec export` writes the layouts other benchmarks ship, from the suites in casec:
+//! DonnaBench's JSON Lines with exactly the keys of its data card, DuMateBench's task
+//! folders with an evaluator that decides the artifact checks on a workspace; and an
+//! exported file imports back into the suite it came from.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn casec(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_casec"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("casec runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("casec-export-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The fields of the data card's `tasks` table: the lines between the `tasks` heading
+/// and the `traces` heading, after the tab-separated `field meaning` header.
+fn card_task_fields() -> BTreeSet<String> {
+    let card = fs::read_to_string(root().join("../shared/reference/donnabench-tasks-card.txt"))
+        .expect("the DonnaBench data card beside the repository");
+    let tasks = card.split("\ntasks\n").nth(1).expect("a tasks section");
+    let table = tasks.split("\ntraces\n").next().unwrap();
+    table
+        .lines()
+        .filter_map(|line| line.split_once('\t'))
+        .map(|(field, _)| field.trim().to_string())
+        .filter(|field| field != "field")
+        .collect()
+}
+
+#[test]
+fn donnabench_rows_have_exactly_the_cards_keys_and_every_capability() {
+    let run = casec(&["export", "cases/donnabench", "--format", "donnabench"]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = String::from_utf8(run.stdout).unwrap();
+    let rows: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect();
+    assert!(rows.len() >= 5, "{} rows", rows.len());
+    let fields = card_task_fields();
+    assert_eq!(fields.len(), 13, "{fields:?}");
+    let mut capabilities = BTreeSet::new();
+    for row in &rows {
+        let keys: BTreeSet<String> = row.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(keys, fields, "{}", row["task_id"]);
+        capabilities.insert(row["capability"].as_str().unwrap().to_string());
+        assert!(matches!(
+            row["check_on"].as_str(),
+            Some("state" | "reply" | "both")
+        ));
+        assert!(row["recurrence"].is_u64());
+        for list in ["check_positive", "check_negative", "evidence"] {
+            assert!(row[list].is_array(), "{list} of {}", row["task_id"]);
+        }
+    }
+    let expected: BTreeSet<String> = [
+        "personalization",
+        "clarification",
+        "permission",
+        "recovery",
+        "proactivity",
+    ]
+    .map(String::from)
+    .into();
+    assert_eq!(capabilities, expected);
+}
+
+#[test]
+fn donnabench_lines_import_back_into_the_same_lines() {
+    let dir = scratch("donnabench-round-trip");
+    let lines = dir.join("tasks.jsonl");
+    let run = casec(&[
+        "export",
+        "cases/donnabench",
+        "--format",
+        "donnabench",
+        "-o",
+        lines.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let suite = dir.join("suite");
+    let run = casec(&[
+        "import",
+        lines.to_str().unwrap(),
+        "-o",
+        suite.to_str().unwrap(),
+        "--shape",
+        "std.donnabench",
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let again = casec(&["export", suite.to_str().unwrap(), "--format", "donnabench"]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(again.stdout).unwrap(),
+        fs::read_to_string(&lines).unwrap(),
+        "export → import → export gives the same lines"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// The folders the DuMateBench card lists in every task.
+const TASK_FILES: [&str; 5] = [
+    "instruction.md",
+    "task.yaml",
+    "task_type_feature.json",
+    "workspace_seed",
+    "evaluator/evaluate.py",
+];
+
+#[test]
+fn dumate_task_folders_are_complete_and_their_evaluator_grades_a_workspace() {
+    let dir = scratch("dumate");
+    let out = dir.join("tasks");
+    let run = casec(&[
+        "export",
+        "cases/dumate",
+        "--format",
+        "dumate",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut tasks: Vec<PathBuf> = fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    tasks.sort();
+    assert!(tasks.len() >= 3, "{tasks:?}");
+    for task in &tasks {
+        for file in TASK_FILES {
+            assert!(task.join(file).exists(), "{} has no {file}", task.display());
+        }
+        let id = task.file_name().unwrap().to_string_lossy().to_string();
+        let Some(golden) = golden_trace("cases/dumate", &id) else {
+            panic!("no golden trace for {id}");
+        };
+        // The golden run's workspace: the seed, then every file the trace writes.
+        let workspace = dir.join(format!("golden-{id}"));
+        copy_tree(&task.join("workspace_seed"), &workspace.join("workspace"));
+        write_files_of(&golden, &workspace);
+        let graded = evaluate(task, &workspace);
+        assert!(
+            graded.status.success(),
+            "{id} on its golden workspace: {}",
+            String::from_utf8_lossy(&graded.stdout)
+        );
+        let summary = last_json(&graded);
+        let decided = summary["checks"].as_object().map_or(0, |c| c.len());
+        assert!(
+            decided > 0,
+            "the evaluator decides no check of {id}: {summary}"
+        );
+        let empty = dir.join(format!("empty-{id}"));
+        fs::create_dir_all(&empty).unwrap();
+        let graded = evaluate(task, &empty);
+        assert_eq!(
+            graded.status.code(),
+            Some(1),
+            "{id} on an empty workspace: {}",
+            String::from_utf8_lossy(&graded.stdout)
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+fn evaluate(task: &Path, workspace: &Path) -> Output {
+    Command::new("python3")
+        .arg(task.join("evaluator/evaluate.py"))
+        .arg(workspace)
+        .output()
+        .expect("python3 runs the exported evaluator")
+}
+
+fn last_json(output: &Output) -> Value {
+    let text = String::from_utf8_lossy(&output.stdout);
+    let line = text.lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+fn golden_trace(suite: &str, id: &str) -> Option<PathBuf> {
+    let mut dirs = vec![root().join(suite)];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).ok()? {
+            let path = entry.ok()?.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.file_name()? == format!("{id}.trace.jsonl").as_str() {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+/// Applies the trace's `write_file` calls under `root` (an absolute path `/outputs/x`
+/// is `root/outputs/x`), in order.
+fn write_files_of(trace: &Path, root: &Path) {
+    for line in fs::read_to_string(trace).unwrap().lines() {
+        let event: Value = serde_json::from_str(line).unwrap();
+        if event["tool"] != "write_file" {
+            continue;
+        }
+        let path = event["arguments"]["path"].as_str().unwrap();
+        let content = event["arguments"]["content"].as_str().unwrap();
+        let target = root.join(path.trim_start_matches('/'));
+        fs::create_dir_all(target.parent().unwrap()).unwrap();
+        fs::write(target, content).unwrap();
+    }
+}
