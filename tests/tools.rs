@@ -20,7 +20,7 @@ suite "Tools as data" {
   tags routine
   clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
   unscripted_reply "I do not know."
-  tools email_send subscriptions_list subscriptions_cancel file_read file_write file_list http_get note_add note_fail note_bad buyer_message weather
+  tools email_send subscriptions_list subscriptions_cancel file_read file_write file_list http_get note_add note_fail note_bad note_half buyer_message weather
   world_schema office
 }
 
@@ -109,6 +109,10 @@ schema office {
   tool note_bad {
     behavior "Asks for a change it may not make."
     adapter "python3" "tests/adapters/notes.py" { writes notes }
+  }
+  tool note_half {
+    behavior "Updates a note, then asks for a note without text."
+    adapter "python3" "tests/adapters/notes.py" { reads notes; writes notes }
   }
 
   tool buyer_message {
@@ -399,6 +403,15 @@ fn an_adapter_program_runs_calls_and_casec_applies_its_changes() {
         1,
         "nothing of a refused change is applied"
     );
+    let half = rt.call("note_half", &json!({}));
+    assert_eq!(half["error"], json!("ADAPTER_ERROR"), "{half}");
+    let first = rt.state.in_collection("notes").next().expect("a note");
+    assert!(
+        format!("{:?}", first.fields).contains("BUY STAMPS") && first.history.is_empty(),
+        "a failed change undoes the changes before it: {:?}",
+        first.fields
+    );
+    assert_eq!(rt.state.in_collection("notes").count(), 2);
 }
 
 #[test]

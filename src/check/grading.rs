@@ -56,7 +56,10 @@ pub fn check_ids(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
             .filter(|c| letters(c.id.as_str()) == letter)
             .collect();
         match dimension.count {
-            CheckCount::Exactly(n) => count_exactly(case, &of_letter, dimension, n, out),
+            CheckCount::Exactly(n) => {
+                let statement = checks_statement(shape, dimension);
+                count_exactly(case, &of_letter, dimension, statement, n, out)
+            }
             CheckCount::AtLeast(n) => count_at_least(case, &of_letter, dimension, n, checks, out),
         }
         numbering(&of_letter, letter, out);
@@ -173,10 +176,25 @@ fn number(n: usize) -> String {
         .map_or_else(|| n.to_string(), |w| w.to_string())
 }
 
+/// The statement that writes a check of `dimension` with an explicit id: the key of the
+/// checks field derived into it, else the first checks field.
+fn checks_statement<'s>(shape: &'s Shape, dimension: &Dimension) -> &'s str {
+    let derived = shape
+        .grading
+        .derivations
+        .iter()
+        .filter(|d| d.dimension.as_str() == dimension.name.as_str())
+        .map(|d| d.field)
+        .chain(0..shape.case_fields.len())
+        .find(|&id| shape.case_fields[id].kind == Kind::Checks);
+    derived.map_or("check", |id| shape.case_fields[id].key.as_str())
+}
+
 fn count_exactly(
     case: &Case,
     of_letter: &[&Check],
     dimension: &Dimension,
+    statement: &str,
     n: usize,
     out: &mut Vec<Diagnostic>,
 ) {
@@ -191,7 +209,10 @@ fn count_exactly(
                 case.span,
                 format!("no {letter}{} check in this case", of_letter.len() + 1),
             )
-            .help(format!("add `check {letter}{} \"…\"`", of_letter.len() + 1)),
+            .help(format!(
+                "add `{statement} {letter}{} \"…\"`",
+                of_letter.len() + 1
+            )),
         );
         return;
     }

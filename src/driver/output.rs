@@ -140,6 +140,7 @@ pub fn stage(
             Ok(Pending { target, tmp: None })
         }
         existing => {
+            parent_exists(&target)?;
             let tmp = temp_beside(&target)?;
             let file = create_temp(&tmp, existing.as_ref())?;
             let pending = Pending {
@@ -189,6 +190,7 @@ pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::R
             ));
         }
     }
+    parent_exists(&dir)?;
     let tmp = temp_beside(&dir)?;
     let write = || -> io::Result<()> {
         fs::create_dir(&tmp)?;
@@ -209,6 +211,22 @@ pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::R
         let _ = fs::remove_dir_all(&tmp);
     }
     result
+}
+
+/// An output goes into an existing folder: casec creates no folders above it, so that
+/// a mistyped path leaves nothing behind.
+fn parent_exists(target: &Path) -> io::Result<()> {
+    let parent = load::parent_or_dot(target);
+    if parent.is_dir() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::NotFound,
+        format!(
+            "the folder {} does not exist (create it first)",
+            parent.display()
+        ),
+    ))
 }
 
 /// A hidden temporary path beside `target`, where an output is written before it is

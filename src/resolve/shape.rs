@@ -211,6 +211,7 @@ fn read_shape(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) 
         Some(s) => read_grading(s, &case_fields, diags),
         None => Grading::default(),
     };
+    check_derived(&case_fields, &grading, diags);
     let templates = read_templates(statements, diags);
     let cx = LayoutCx {
         suite: &suite_fields,
@@ -394,6 +395,17 @@ fn read_field(
         match flag.as_str() {
             "required" => required = true,
             "inherited" if level == Level::Case => inherited = true,
+            "inherited" => {
+                diags.push(
+                    shape_error(
+                        format!("suite field `{}` cannot be `inherited`", key.as_str()),
+                        flag.span,
+                        "only a case field is inherited",
+                    )
+                    .help("remove `inherited`: cases inherit case fields from the suite block, a category or a profile; a suite field belongs to the suite"),
+                );
+                return None;
+            }
             word => match Visibility::ALL.iter().find(|(n, _)| *n == word) {
                 Some((_, v)) if visibility.is_none() => visibility = Some(*v),
                 Some(_) => {
@@ -508,6 +520,31 @@ fn read_kind(word: &Name, level: Level, diags: &mut Vec<Diagnostic>) -> Option<K
             });
             None
         }
+    }
+}
+
+/// Every `checks` field is derived into a dimension: a case's statements of it would
+/// otherwise make no check and vanish from every output.
+fn check_derived(fields: &[FieldDecl], grading: &Grading, diags: &mut Vec<Diagnostic>) {
+    for (id, field) in fields.iter().enumerate() {
+        if field.kind != Kind::Checks || grading.derivations.iter().any(|d| d.field == id) {
+            continue;
+        }
+        let example = grading
+            .dimensions
+            .first()
+            .map_or("DIMENSION", |d| d.name.as_str());
+        diags.push(
+            shape_error(
+                format!("checks field `{}` is derived into no dimension", field.key.as_str()),
+                field.key.span,
+                "its statements would make no check",
+            )
+            .help(format!(
+                "add `derive {example} {}` to the shape's `grading` block (declaring the dimension there)",
+                field.key.as_str()
+            )),
+        );
     }
 }
 

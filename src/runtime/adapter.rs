@@ -189,6 +189,26 @@ fn apply(rt: &mut Runtime, tool: &Tool, spec: &Adapter, answer: Json) -> Result<
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("`changes` is not a list".into()),
     };
+    // All or none: a change that fails (a create without a required field) restores
+    // the state the call found.
+    let before = rt.state.clone();
+    let applied = apply_changes(rt, tool, changes);
+    if applied.is_err() {
+        rt.state = before;
+    }
+    let (returned, changed, created) = applied?;
+    let mut result = result;
+    if !created.is_empty() {
+        result.insert("created".into(), json!(created));
+    }
+    Ok(Outcome::ok(Json::Object(result), returned, changed))
+}
+
+/// Ids returned, changed and created by a call's changes.
+type Applied = (Vec<String>, Vec<String>, Vec<String>);
+
+/// Applies checked changes in order; stops at the first that fails.
+fn apply_changes(rt: &mut Runtime, tool: &Tool, changes: Vec<Change>) -> Result<Applied, String> {
     let (mut returned, mut changed, mut created) = (Vec::new(), Vec::new(), Vec::new());
     let now = rt.case.clock_text().to_string();
     let schema = rt.sandbox.schema.clone();
@@ -231,11 +251,7 @@ fn apply(rt: &mut Runtime, tool: &Tool, spec: &Adapter, answer: Json) -> Result<
             }
         }
     }
-    let mut result = result;
-    if !created.is_empty() {
-        result.insert("created".into(), json!(created));
-    }
-    Ok(Outcome::ok(Json::Object(result), returned, changed))
+    Ok((returned, changed, created))
 }
 
 /// Reads and checks one change: `{"create": COLLECTION, "fields": {…}}`,

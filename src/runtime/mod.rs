@@ -211,11 +211,11 @@ impl<'a> Runtime<'a> {
         let (outcome, intercepted) = match self.tool(tool) {
             None => {
                 let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
-                let listed = offered.join(", ");
-                (
-                    Outcome::error("UNKNOWN_TOOL", format!("this case offers: {listed}")),
-                    false,
-                )
+                let message = match offered.as_slice() {
+                    [] => "this case offers no tools".to_string(),
+                    _ => format!("this case offers: {}", offered.join(", ")),
+                };
+                (Outcome::error("UNKNOWN_TOOL", message), false)
             }
             Some(declared) => match arguments::validate(declared, arguments, self) {
                 Err(refusal) => (refusal, false),

@@ -4,7 +4,9 @@
 One JSON request per line on standard input, one JSON answer per line on standard
 output. `note_add` creates a note whose text is the argument upper-cased (so a test
 can tell the adapter ran) and answers how many notes the collection held; `note_fail`
-answers an error; `note_bad` asks for a change it may not make.
+answers an error; `note_bad` asks for a change it may not make; `note_half` updates
+the first note, then creates a note without its required text (so casec must undo the
+update).
 """
 
 import json
@@ -24,6 +26,14 @@ def answer(request):
         return {"error": "NOTES_OFFLINE", "message": "the note service is down"}
     if tool == "note_bad":
         return {"result": {}, "changes": [{"create": "contacts", "fields": {"name": "X"}}]}
+    if tool == "note_half":
+        return {
+            "result": {},
+            "changes": [
+                {"update": notes[0]["id"], "fields": {"text": "TIDIED"}},
+                {"create": "notes", "fields": {}},
+            ],
+        }
     return {"error": "UNKNOWN", "message": tool}
 
 

@@ -5,8 +5,9 @@
 //! request id of any collection), `fields ARG` (the fields of a record of the collection
 //! argument ARG names) and `object` (members declared as arguments in its block).
 
-use crate::diag::{codes, Diagnostic};
+use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::{ArgType, Argument};
+use crate::model::world::{FieldType, WorldSchema};
 use crate::syntax::ast::{Statement, Value};
 
 use super::super::keys::{self, all, body, first, KeySpec};
@@ -171,6 +172,45 @@ fn read_arg_type(
             }
         },
         _ => read_type(words, &ARGUMENT_TYPES, diags).map(ArgType::Field),
+    }
+}
+
+/// Every `ref` of an argument (or of a member of an object argument) names a
+/// collection of the schema the tool works over: a call could never give one otherwise.
+pub fn check_references(arguments: &[Argument], schema: &WorldSchema, diags: &mut Vec<Diagnostic>) {
+    for argument in arguments {
+        let mut ty = match &argument.ty {
+            ArgType::Field(ty) => ty,
+            ArgType::Object(members) => {
+                check_references(members, schema, diags);
+                continue;
+            }
+            ArgType::Collection | ArgType::Id | ArgType::Fields(_) => continue,
+        };
+        while let FieldType::List(item) = ty {
+            ty = item;
+        }
+        let FieldType::Ref(targets) = ty else {
+            continue;
+        };
+        let names = schema.collections.iter().map(|c| c.name.as_str());
+        for target in targets.iter().filter(|t| schema.collection(t).is_none()) {
+            let d = Diagnostic::error(
+                codes::TOOL_DEFINITION,
+                format!(
+                    "argument `{}` refers to unknown collection `{target}`",
+                    argument.name.as_str()
+                ),
+            )
+            .primary(
+                argument.name.span,
+                "its `ref` names no collection of the world schema",
+            );
+            diags.push(match suggest(target, names.clone()) {
+                Some(near) => d.help(format!("did you mean `{near}`?")),
+                None => d.help("declare the collection in the world schema or fix the name"),
+            });
+        }
     }
 }
 

@@ -126,6 +126,9 @@ pub fn read_tool(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>)
     let before = diags.len();
     let behavior = first(statements, "behavior").and_then(|s| values::text(s, diags));
     let arguments = arguments::read_arguments(all(statements, "argument"), diags);
+    if let Some(schema) = cx.schema {
+        arguments::check_references(&arguments, schema, diags);
+    }
     let behavior = behavior.filter(|_| diags.len() == before)?;
     let mut tool = Tool {
         name,

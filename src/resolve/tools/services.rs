@@ -346,7 +346,7 @@ pub fn read_service(
             Diagnostic::error(codes::BAD_ARGUMENTS, "`service` is not written as expected")
                 .primary(statement.span, "expected one service name")
                 .help(
-                    "write it as `service records.search { collection collection; query query }`",
+                    "write it as `service NAME { PARAMETER VALUE; … }`, e.g. `service records.search { collection_argument collection; query_argument query }`",
                 ),
         );
         return None;

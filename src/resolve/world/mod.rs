@@ -354,6 +354,9 @@ pub fn offered_tool<'a>(
     diags.push(
         match suggest(tool.as_str(), offered.iter().map(|o| o.as_str())) {
             Some(near) => d.help(format!("did you mean `{near}`?")),
+            None if offered.is_empty() => d.help(
+                "the case offers no tools: give it (or its suite) a `tools` statement that names this one",
+            ),
             None => d.help(format!(
                 "the case offers: {}; add the tool to its `tools` if it should be callable",
                 offered
