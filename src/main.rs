@@ -143,7 +143,7 @@ enum Command {
         /// The case to serve.
         #[arg(long, value_name = "ID")]
         case: String,
-        /// When the session ends, write its trace (JSON Lines) to FILE.
+        /// Write the session's trace (JSON Lines) to FILE, each event as it is answered.
         #[arg(long, value_name = "FILE")]
         trace_out: Option<PathBuf>,
         /// When the session ends, write its result record to FILE.

@@ -284,3 +284,26 @@ fn the_other_suites_check_clean_and_verify_with_every_counter_example_caught() {
         assert!(caught >= counters, "{suite}: {caught} counter-examples");
     }
 }
+
+/// A case without a golden trace still has its counter-examples replayed.
+#[test]
+fn counter_examples_are_verified_without_a_golden_trace() {
+    let dir = std::env::temp_dir().join(format!("casec-verify-counters-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_tree(std::path::Path::new("cases/donnabench"), &dir);
+    std::fs::remove_file(dir.join("permission/task-005.trace.jsonl")).unwrap();
+    let json = casec(&["verify", dir.to_str().unwrap(), "--format", "json"]);
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&json.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let task = lines
+        .iter()
+        .find(|l| l["case_id"] == "task-005")
+        .expect("task-005 is verified");
+    assert!(task["golden_outcome"].is_null(), "{task}");
+    let counters = task["counter_examples"].as_array().unwrap();
+    assert!(!counters.is_empty(), "{task}");
+    assert!(counters.iter().all(|c| c["caught"] == true), "{task}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -178,8 +178,14 @@ fn harness(master: &mut Value) -> &mut serde_json::Map<String, Value> {
 fn golden_traces_follow_the_trace_schema() {
     let validator = validator("trace.schema.json");
     let mut seen = 0;
-    for category in std::fs::read_dir(root().join("cases/tujora")).expect("the suite folder") {
-        let Ok(files) = std::fs::read_dir(category.expect("an entry").path()) else {
+    let suites = ["cases/tujora", "cases/donnabench", "cases/dumate"];
+    let categories = suites.iter().flat_map(|suite| {
+        std::fs::read_dir(root().join(suite))
+            .expect("the suite folder")
+            .map(|c| c.expect("an entry").path())
+    });
+    for category in categories {
+        let Ok(files) = std::fs::read_dir(category) else {
             continue;
         };
         for file in files.flatten().map(|f| f.path()) {
@@ -195,7 +201,19 @@ fn golden_traces_follow_the_trace_schema() {
         }
     }
     assert!(seen > 0, "no golden trace was found");
+    for accepted in [
+        json!({"type": "asked", "content": "Which one?", "followup": 2}),
+        json!({"type": "question", "content": "Shall I also tell Maya?"}),
+    ] {
+        assert_valid(&validator, &accepted, "an event casec writes");
+        let line = accepted.to_string();
+        assert!(
+            casec::runtime::trace::parse(casec::source::FileId(0), &line).is_ok(),
+            "reader refused {line}"
+        );
+    }
     for refused in [
+        json!({"type": "asked", "content": "Which one?", "followup": 0}),
         json!({"type": "say", "content": "Done."}),
         json!({"type": "reply", "content": "Done.", "tone": "warm"}),
         json!({"type": "call", "tool": "get_clock", "arguments": "none"}),

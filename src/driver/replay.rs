@@ -219,17 +219,33 @@ fn verify_case(
     }
     let case_file = PathBuf::from(&db.file(case.span.file).name);
     let path = case_file.with_file_name(format!("{}{TRACE_SUFFIX}", case.id.as_str()));
-    if !path.is_file() {
+    if path.is_file() {
+        verify_golden(suite, case, sandbox, &path, db, diags, &mut out);
+    } else {
         out.warnings
             .push(format!("no golden trace ({})", load::display(&path)));
-        return out;
     }
-    let events = match read_trace(db, &path) {
+    verify_counters(suite, case, sandbox, &case_file, db, diags, &mut out);
+    out
+}
+
+/// Replays the golden trace at `path`: it must fail no machine check and trigger no
+/// critical failure.
+fn verify_golden(
+    suite: &Suite,
+    case: &Case,
+    sandbox: &Sandbox,
+    path: &Path,
+    db: &mut SourceDb,
+    diags: &mut Vec<Diagnostic>,
+    out: &mut CaseReport,
+) {
+    let events = match read_trace(db, path) {
         Ok(events) => events,
         Err(found) => {
             diags.extend(found);
             out.errors.push("the golden trace does not parse".into());
-            return out;
+            return;
         }
     };
     let rt = run(suite, case, sandbox, &events);
@@ -249,7 +265,20 @@ fn verify_case(
             decided.triggered.join(", ")
         ));
     }
-    for (label, path) in counter_examples(&case_file, case.id.as_str()) {
+}
+
+/// Replays each counter-example trace beside the case file: each must be caught (fail
+/// a machine check or trigger a critical failure), golden trace or not.
+fn verify_counters(
+    suite: &Suite,
+    case: &Case,
+    sandbox: &Sandbox,
+    case_file: &Path,
+    db: &mut SourceDb,
+    diags: &mut Vec<Diagnostic>,
+    out: &mut CaseReport,
+) {
+    for (label, path) in counter_examples(case_file, case.id.as_str()) {
         let events = match read_trace(db, &path) {
             Ok(events) => events,
             Err(found) => {
@@ -277,7 +306,6 @@ fn verify_case(
         }
         out.counters.push(counter);
     }
-    out
 }
 
 /// The counter-examples beside a case file, by label, in label order.

@@ -88,7 +88,7 @@ pub fn parse_datetime(text: &str, case_zone: Option<Tz>) -> Result<ZonedDateTime
     };
     let Some(zone) = zone else {
         return Err(invalid(
-            "the case timezone is not a known IANA zone, so this time cannot be placed",
+            "the case has no timezone (or not a known IANA zone), so this time cannot be placed: give the suite or case a `timezone`, or write the offset (`2026-11-09T10:30:00-05:00`)",
         ));
     };
     let with_offset = DateTime::parse_from_rfc3339(stamp.trim());

@@ -424,7 +424,7 @@ fn misplaced(statement: &Statement, key: &str, role: Role) -> Diagnostic {
     let (message, help) = match role {
         Role::Stdlib => (
             format!("`{key}` cannot appear in the stdlib"),
-            "the stdlib holds profiles only".to_string(),
+            "the stdlib holds profiles, shapes and world schemas only".to_string(),
         ),
         _ => (
             format!("`{key}` belongs in suite.case"),
