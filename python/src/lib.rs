@@ -38,7 +38,8 @@ create_exception!(
 /// A compiled suite: its model and its bundles (case id, JSON text), in case order.
 struct Loaded {
     compilation: Compilation,
-    bundles: Vec<(String, String)>,
+    /// Case id and bundle JSON, or the diagnostics of the blinding proof.
+    bundles: Result<Vec<(String, String)>, Json>,
 }
 
 impl Loaded {
@@ -127,30 +128,21 @@ fn load(py: Python<'_>, path: PathBuf) -> PyResult<Suite> {
             &diagnostics,
         ));
     }
+    // Bundles that fail the blinding proof do not stop the suite from loading (its
+    // sandboxes run all the same); `Suite.bundle` raises their diagnostics.
     let bundles = match compilation.bundles() {
-        Some(Ok(set)) => set
+        Some(Ok(set)) => Ok(set
             .bundles
             .into_iter()
             .map(|b| (b.case_id, b.json))
-            .collect(),
-        Some(Err(found)) => {
-            let diagnostics = Json::Array(
-                found
-                    .iter()
-                    .map(|d| render::json_value(d, &compilation.db))
-                    .collect(),
-            );
-            return Err(compile_error(
-                py,
-                format!(
-                    "{}: the bundles fail the blinding proof ({} diagnostic(s))",
-                    root.display(),
-                    found.len()
-                ),
-                &diagnostics,
-            ));
-        }
-        None => Vec::new(),
+            .collect()),
+        Some(Err(found)) => Err(Json::Array(
+            found
+                .iter()
+                .map(|d| render::json_value(d, &compilation.db))
+                .collect(),
+        )),
+        None => Ok(Vec::new()),
     };
     Ok(Suite {
         loaded: Arc::new(Loaded {
@@ -216,24 +208,26 @@ impl Suite {
 
     /// The suite's names of the outcomes: `passed`, `failed`, `undecided` → name.
     #[getter]
-    fn outcomes(&self) -> Vec<(String, String)> {
+    fn outcomes(&self, py: Python<'_>) -> PyResult<PyObject> {
         let model = self.loaded.model();
+        let names: serde_json::Map<String, Json> = 
         [
             ("passed", Verdict::Passed),
             ("failed", Verdict::Failed),
             ("undecided", Verdict::Undecided),
         ]
         .into_iter()
-        .map(|(k, v)| (k.to_string(), model.outcome(v).to_string()))
-        .collect()
+        .map(|(k, v)| (k.to_string(), json!(model.outcome(v))))
+        .collect();
+        to_py(py, &Json::Object(names))
     }
 
     /// The keys of a result record that hold the case id, outcome, check results,
     /// triggered critical failures, those pending review and the replies.
     #[getter]
-    fn record_keys(&self) -> Vec<(String, Option<String>)> {
+    fn record_keys(&self, py: Python<'_>) -> PyResult<PyObject> {
         let layout = &self.loaded.model().shape.result;
-        [
+        let keys: serde_json::Map<String, Json> = [
             ("case_id", Builtin::CaseId),
             ("outcome", Builtin::Outcome),
             ("checks", Builtin::CheckResults),
@@ -244,14 +238,29 @@ impl Suite {
             ("replies", Builtin::Replies),
         ]
         .into_iter()
-        .map(|(k, b)| (k.to_string(), layout.key_of(b).map(str::to_string)))
-        .collect()
+        .map(|(k, b)| (k.to_string(), json!(layout.key_of(b))))
+        .collect();
+        to_py(py, &Json::Object(keys))
     }
 
     /// The blinded bundle of a case: what the model under test may see.
     fn bundle(&self, py: Python<'_>, case_id: &str) -> PyResult<PyObject> {
         find_case(self.loaded.model(), case_id)?;
-        let Some((_, text)) = self.loaded.bundles.iter().find(|(id, _)| id == case_id) else {
+        let bundles = match &self.loaded.bundles {
+            Ok(bundles) => bundles,
+            Err(diagnostics) => {
+                let count = diagnostics.as_array().map_or(0, Vec::len);
+                return Err(compile_error(
+                    py,
+                    format!(
+                        "{}: the bundles fail the blinding proof ({count} diagnostic(s)); `casec bundle` shows them",
+                        self.root.display()
+                    ),
+                    diagnostics,
+                ));
+            }
+        };
+        let Some((_, text)) = bundles.iter().find(|(id, _)| id == case_id) else {
             return Err(PyKeyError::new_err(format!("no bundle of `{case_id}`")));
         };
         let json = py.import("json")?;
