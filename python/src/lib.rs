@@ -210,8 +210,7 @@ impl Suite {
     #[getter]
     fn outcomes(&self, py: Python<'_>) -> PyResult<PyObject> {
         let model = self.loaded.model();
-        let names: serde_json::Map<String, Json> = 
-        [
+        let names: serde_json::Map<String, Json> = [
             ("passed", Verdict::Passed),
             ("failed", Verdict::Failed),
             ("undecided", Verdict::Undecided),
@@ -388,8 +387,8 @@ impl Session {
         }
         let id = self.next_id;
         self.next_id += 1;
-        let line = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
-            .to_string();
+        let line =
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
         let answer = self
             .live
             .with_dependent_mut(|_, session| session.handle(&line))
@@ -403,7 +402,10 @@ impl Session {
                 .unwrap_or("error");
             return Err(PyValueError::new_err(format!("{method}: {message}")));
         }
-        Ok(answer.get_mut("result").map(Json::take).unwrap_or(Json::Null))
+        Ok(answer
+            .get_mut("result")
+            .map(Json::take)
+            .unwrap_or(Json::Null))
     }
 
     fn ended(&self) -> bool {
@@ -500,7 +502,10 @@ impl Session {
             None => Some(self.asked() + 1).filter(|n| *n <= self.followups),
         };
         let result = match followup {
-            Some(n) => self.request("sandbox/ask", json!({ "question": question, "followup": n }))?,
+            Some(n) => self.request(
+                "sandbox/ask",
+                json!({ "question": question, "followup": n }),
+            )?,
             None => self.request("sandbox/question", json!({ "question": question }))?,
         };
         Ok(result
@@ -554,9 +559,9 @@ impl Session {
     /// result record from them).
     #[getter]
     fn trace(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let events = self.live.with_dependent(|_, s| {
-            Json::Array(s.events.iter().map(|e| e.to_json()).collect())
-        });
+        let events = self
+            .live
+            .with_dependent(|_, s| Json::Array(s.events.iter().map(|e| e.to_json()).collect()));
         to_py(py, &events)
     }
 
