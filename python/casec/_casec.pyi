@@ -1,6 +1,7 @@
 """Typed stubs of casec's native module (python/src/lib.rs)."""
 
 from os import PathLike
+from pathlib import Path
 from typing import Any, Literal, Optional, TypedDict, Union
 
 JSON = Any
@@ -19,6 +20,7 @@ class Diagnostic(TypedDict, total=False):
     labels: list[dict[str, Any]]
     help: Optional[str]
     fix: Optional[dict[str, Any]]
+    rendered: str
 
 class Tool(TypedDict):
     name: str
@@ -32,11 +34,16 @@ class CheckInfo(TypedDict):
     evidence: Optional[str]
     decided: Optional[Literal["machine", "review", "both", "unclassified"]]
 
-class CriticalInfo(TypedDict):
-    id: str
-    text: str
-    global_: bool
-    decided: Optional[Literal["machine", "review", "both", "unclassified"]]
+# `global` is a keyword: the functional form names the key.
+CriticalInfo = TypedDict(
+    "CriticalInfo",
+    {
+        "id": str,
+        "text": str,
+        "global": bool,
+        "decided": Optional[Literal["machine", "review", "both", "unclassified"]],
+    },
+)
 
 class CaseInfo(TypedDict):
     id: str
@@ -48,7 +55,19 @@ class CaseInfo(TypedDict):
     followups: int
     unscripted_reply: bool
     checks: list[CheckInfo]
-    critical_failures: list[dict[str, Any]]
+    critical_failures: list[CriticalInfo]
+
+class RecordKeys(TypedDict):
+    """The keys of a suite's result records (the shape's `layout result` requires the first four)."""
+
+    case_id: str
+    outcome: str
+    checks: str
+    triggered: str
+    pending_review: Optional[str]
+    trace: Optional[str]
+    final_state: Optional[str]
+    replies: Optional[str]
 
 __version__: str
 
@@ -64,7 +83,7 @@ class Suite:
     @property
     def name(self) -> str: ...
     @property
-    def root(self) -> str: ...
+    def root(self) -> Path: ...
     @property
     def case_ids(self) -> list[str]: ...
     @property
@@ -74,7 +93,7 @@ class Suite:
     def outcomes(self) -> dict[Literal["passed", "failed", "undecided"], str]:
         """The suite's names of the three outcomes (Tujora: PASS, FAIL, NOT_TESTED)."""
     @property
-    def record_keys(self) -> dict[str, Optional[str]]:
+    def record_keys(self) -> RecordKeys:
         """The result record's keys: case_id, outcome, checks, triggered, pending_review, trace, final_state, replies."""
     def bundle(self, case_id: str) -> dict[str, JSON]:
         """The blinded bundle of a case (KeyError for an unknown id)."""

@@ -233,7 +233,9 @@ class CaseTools:
         return [d.as_tool() for d in open_session(state)]
 
 
-def _judge_prompt(kind: str, item: dict[str, Any], case_id: str, record: dict[str, Any], keys: dict[str, Optional[str]]) -> str:
+def _judge_prompt(
+    kind: str, item: Any, case_id: str, record: dict[str, Any], keys: Any
+) -> str:
     header = json.dumps({"case": case_id, "item": item["id"], "kind": kind})
     if kind == "check":
         question = (
@@ -286,7 +288,9 @@ async def judge_record(suite: Suite, record: dict[str, Any], grader: Any) -> lis
     pending: list[str] = record.get(keys["pending_review"] or "", [])
     config = GenerateConfig(temperature=0, seed=0)
     judgements = []
-    items = [("check", c) for c in info["checks"] if checks.get(c["id"]) == "needs_review"]
+    items: list[tuple[str, Any]] = [
+        ("check", c) for c in info["checks"] if checks.get(c["id"]) == "needs_review"
+    ]
     items += [("critical_failure", c) for c in info["critical_failures"] if c["id"] in pending]
     for kind, item in items:
         prompt = _judge_prompt(kind, item, case_id, record, keys)

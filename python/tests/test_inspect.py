@@ -127,3 +127,24 @@ def test_parse_verdict_fails_closed():
     assert parse("yes") is None
     assert parse('{"met": "yes"}') is None
     assert parse('{"met": tru') is None
+
+
+def test_inspect_eval_command_line(tmp_path):
+    """`inspect eval casec/suite …` finds the task and the models by the entry point."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    inspect = Path(sys.executable).with_name("inspect")
+    command = str(inspect) if inspect.exists() else shutil.which("inspect")
+    assert command, "the inspect command is installed with inspect-ai"
+    subprocess.run(
+        [command, "eval", "casec/suite", "-T", f"path={TUJORA}", "-T", "cases=TUJ-011,TUJ-034",
+         "--model", "casec/golden", "--model-role", "grader=casec/golden",
+         "--log-dir", str(tmp_path), "--display", "none"],
+        check=True, capture_output=True, text=True, timeout=300,
+    )
+    [log_file] = list(tmp_path.glob("*.eval"))
+    log = inspect_ai.log.read_eval_log(str(log_file))
+    assert log.status == "success"
+    assert {s.id: s.scores["casec_scorer"].answer for s in log.samples} == {"TUJ-011": "PASS", "TUJ-034": "PASS"}
