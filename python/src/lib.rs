@@ -12,7 +12,7 @@
 //! text (refusing what is not JSON, NaN included) and answers back into Python values.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
@@ -336,7 +336,7 @@ impl Suite {
         })
         .map_err(|()| PyValueError::new_err(format!("case `{case_id}` has no world")))?;
         Ok(Session {
-            live,
+            live: Mutex::new(live),
             case_id: case_id.to_string(),
             followups: case.followups.len(),
             next_id: 1,
@@ -365,21 +365,27 @@ self_cell::self_cell!(
     }
 );
 
-/// A live sandbox of one case. Not shared between threads (its adapter programs'
-/// pipes are not), so it is used from the thread that made it.
-#[pyclass(module = "casec._casec", unsendable)]
+/// A live sandbox of one case. Any thread may use it, one call at a time (a lock
+/// guards it: its adapter programs' pipes are not shared).
+#[pyclass(module = "casec._casec")]
 struct Session {
-    live: Live,
+    live: Mutex<Live>,
     case_id: String,
     followups: usize,
     next_id: u64,
 }
 
 impl Session {
+    fn live(&self) -> PyResult<MutexGuard<'_, Live>> {
+        self.live
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the session failed in an earlier call"))
+    }
+
     /// One JSON-RPC request to the serve session; its `result`, or its error as a
     /// Python exception.
     fn request(&mut self, method: &str, params: Json) -> PyResult<Json> {
-        if self.ended() && method != "tools/list" {
+        if self.ended()? && method != "tools/list" {
             return Err(PyRuntimeError::new_err(format!(
                 "the session of {} has ended",
                 self.case_id
@@ -390,7 +396,7 @@ impl Session {
         let line =
             json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
         let answer = self
-            .live
+            .live()?
             .with_dependent_mut(|_, session| session.handle(&line))
             .ok_or_else(|| PyRuntimeError::new_err(format!("no answer to `{method}`")))?;
         let mut answer: Json = serde_json::from_str(&answer)
@@ -408,13 +414,13 @@ impl Session {
             .unwrap_or(Json::Null))
     }
 
-    fn ended(&self) -> bool {
-        self.live.with_dependent(|_, s| s.ended)
+    fn ended(&self) -> PyResult<bool> {
+        Ok(self.live()?.with_dependent(|_, s| s.ended))
     }
 
     /// How many scripted follow-ups were asked so far.
-    fn asked(&self) -> usize {
-        self.live.with_dependent(|_, s| {
+    fn asked(&self) -> PyResult<usize> {
+        Ok(self.live()?.with_dependent(|_, s| {
             s.events
                 .iter()
                 .filter(|e| {
@@ -427,7 +433,7 @@ impl Session {
                     )
                 })
                 .count()
-        })
+        }))
     }
 }
 
@@ -499,7 +505,7 @@ impl Session {
                 )))
             }
             Some(n) => Some(n),
-            None => Some(self.asked() + 1).filter(|n| *n <= self.followups),
+            None => Some(self.asked()? + 1).filter(|n| *n <= self.followups),
         };
         let result = match followup {
             Some(n) => self.request(
@@ -539,7 +545,7 @@ impl Session {
 
     /// The result record of the run so far, without ending the session.
     fn result_record(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let record = self.live.with_dependent(|_, s| s.result_record());
+        let record = self.live()?.with_dependent(|_, s| s.result_record());
         to_py(py, &record)
     }
 
@@ -551,7 +557,7 @@ impl Session {
 
     /// Whether the session has ended.
     #[getter(ended)]
-    fn is_ended(&self) -> bool {
+    fn is_ended(&self) -> PyResult<bool> {
         self.ended()
     }
 
@@ -560,7 +566,7 @@ impl Session {
     #[getter]
     fn trace(&self, py: Python<'_>) -> PyResult<PyObject> {
         let events = self
-            .live
+            .live()?
             .with_dependent(|_, s| Json::Array(s.events.iter().map(|e| e.to_json()).collect()));
         to_py(py, &events)
     }
@@ -569,7 +575,11 @@ impl Session {
         format!(
             "<casec.Session {}{}>",
             self.case_id,
-            if self.ended() { " (ended)" } else { "" }
+            if self.ended().unwrap_or(false) {
+                " (ended)"
+            } else {
+                ""
+            }
         )
     }
 }

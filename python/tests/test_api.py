@@ -179,3 +179,15 @@ def test_a_case_without_world_has_no_session(tmp_path):
 
 def test_suite_file_path_loads_its_suite():
     assert casec.load(TUJORA / "suite.case").case_ids[:1] == ["TUJ-001"]
+
+
+def test_a_session_can_be_used_from_another_thread(tujora):
+    import threading
+
+    session = tujora.session("TUJ-011")
+    results = []
+    thread = threading.Thread(target=lambda: results.append(session.call("get_clock", {})))
+    thread.start()
+    thread.join()
+    assert results and results[0]["status"] == "ok"
+    assert session.trace[0]["tool"] == "get_clock"
