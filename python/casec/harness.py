@@ -200,6 +200,11 @@ def _tool_defs(session: Session, suite: Suite) -> list[ToolDef]:
     return defs
 
 
+async def close_session(state: TaskState) -> None:
+    """Drops the sample's session if the scorer did not end it (a sample that failed)."""
+    _SESSIONS.pop(state.uuid, None)
+
+
 def open_session(state: TaskState) -> list[ToolDef]:
     """Opens the sample's sandbox session (once per sample) and gives its tools."""
     suite = _suite(state.metadata["suite"])
@@ -332,12 +337,44 @@ def critical_failures() -> Metric:
     return compute
 
 
+@metric
+def check_pass_rate() -> Metric:
+    """Per check dimension, the share of checks that passed (over every check of the
+    dimension in every sample; a check awaiting review counts as not passed)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        passed: dict[str, int] = {}
+        total: dict[str, int] = {}
+        for s in scores:
+            for dimension, counts in (s.score.metadata or {}).get("dimensions", {}).items():
+                passed[dimension] = passed.get(dimension, 0) + counts.get("pass", 0)
+                total[dimension] = total.get(dimension, 0) + sum(counts.values())
+        return {d: passed[d] / total[d] for d in total if total[d]}
+
+    return compute
+
+
+def _dimensions(suite: Suite, case_id: str, checks: dict[str, str]) -> dict[str, dict[str, int]]:
+    """Check results counted by dimension: dimension → status → count."""
+    counts: dict[str, dict[str, int]] = {}
+    for check in suite.case(case_id)["checks"]:
+        status = checks.get(check["id"])
+        if status is not None:
+            of = counts.setdefault(check["dimension"], {})
+            of[status] = of.get(status, 0) + 1
+    return counts
+
+
 @scorer(
-    metrics={
-        "pass": [mean(), grouped(mean(), "category", all=False)],
-        "fail": [mean()],
-        "not_tested": [mean()],
-    }
+    metrics=[
+        {
+            "pass": [mean(), grouped(mean(), "category", all=False)],
+            "fail": [mean()],
+            "not_tested": [mean()],
+        },
+        critical_failures(),
+        check_pass_rate(),
+    ]
 )
 def casec_scorer() -> Scorer:
     """Ends the sample's session with its final reply and scores its result record:
@@ -375,6 +412,7 @@ def casec_scorer() -> Scorer:
                 "record": record,
                 "judgements": judgements,
                 "critical_failures": record[keys["triggered"]],
+                "dimensions": _dimensions(suite, state.metadata["case_id"], checks),
             },
         )
 
@@ -413,4 +451,5 @@ def suite(
         solver=main,
         scorer=casec_scorer(),
         message_limit=message_limit,
+        cleanup=close_session,
     )

@@ -13,6 +13,10 @@ import casec.harness  # noqa: E402
 
 
 def run(tmp_path, model, cases=None, agent="generate", grader=None):
+    return {s.id: s.scores["casec_scorer"] for s in run_log(tmp_path, model, cases, agent, grader).samples}
+
+
+def run_log(tmp_path, model, cases=None, agent="generate", grader=None):
     task_args = {"path": str(TUJORA), "agent": agent}
     if cases:
         task_args["cases"] = ",".join(cases)
@@ -27,7 +31,7 @@ def run(tmp_path, model, cases=None, agent="generate", grader=None):
     assert len(logs) == 1
     log = logs[0]
     assert log.status == "success", log.error
-    return {s.id: s.scores["casec_scorer"] for s in log.samples}
+    return log
 
 
 def golden_calls(tujora, case_id):
@@ -148,3 +152,19 @@ def test_inspect_eval_command_line(tmp_path):
     log = inspect_ai.log.read_eval_log(str(log_file))
     assert log.status == "success"
     assert {s.id: s.scores["casec_scorer"].answer for s in log.samples} == {"TUJ-011": "PASS", "TUJ-034": "PASS"}
+
+
+def test_metrics_per_category_dimension_and_critical_failures(tmp_path):
+    cases = ["TUJ-011", "TUJ-034", "TUJ-001"]
+    log = run_log(tmp_path, "casec/idle", cases=cases, grader="casec/golden")
+    metrics = {
+        name: m.value for score in log.results.scores for name, m in score.metrics.items()
+    }
+    categories = {"grouped_medication", "grouped_appointments"} & set(metrics)
+    assert categories, metrics
+    assert metrics["mean"] is not None
+    for dimension in ("recognition", "execution_and_evidence", "final_state", "communication"):
+        assert 0.0 <= metrics[dimension] <= 1.0
+    assert metrics["critical_failures"] >= 0
+    # The idle run fails the execution checks the machine decides.
+    assert metrics["execution_and_evidence"] < 1.0
