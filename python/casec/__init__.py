@@ -1,0 +1,18 @@
+"""casec in Python: compile ``.case`` benchmark suites and drive case sandboxes in-process.
+
+>>> import casec
+>>> suite = casec.load("cases/tujora")
+>>> session = suite.session("TUJ-011")
+>>> session.call("get_clock", {})["status"]
+'ok'
+>>> session.reply("Done.")
+>>> session.end()["outcome"]
+'FAIL'
+
+The Inspect AI task ``casec/suite`` and the smoke models ``casec/golden`` and
+``casec/idle`` live in :mod:`casec.inspect` (they need ``inspect-ai``); see docs/python.md.
+"""
+
+from ._casec import CompileError, Session, Suite, __version__, load
+
+__all__ = ["CompileError", "Session", "Suite", "__version__", "load"]

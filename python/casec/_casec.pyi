@@ -1,0 +1,129 @@
+"""Typed stubs of casec's native module (python/src/lib.rs)."""
+
+from os import PathLike
+from pathlib import Path
+from typing import Any, Literal, Optional, TypedDict, Union
+
+JSON = Any
+
+class Diagnostic(TypedDict, total=False):
+    code: str
+    severity: Literal["error", "warning"]
+    message: str
+    file: Optional[str]
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start: int
+    end: int
+    labels: list[dict[str, Any]]
+    help: Optional[str]
+    fix: Optional[dict[str, Any]]
+    rendered: str
+
+class Tool(TypedDict):
+    name: str
+    description: str
+    inputSchema: dict[str, Any]
+
+class CheckInfo(TypedDict):
+    id: str
+    dimension: str
+    text: str
+    evidence: Optional[str]
+    decided: Optional[Literal["machine", "review", "both", "unclassified"]]
+
+# `global` is a keyword: the functional form names the key.
+CriticalInfo = TypedDict(
+    "CriticalInfo",
+    {
+        "id": str,
+        "text": str,
+        "global": bool,
+        "decided": Optional[Literal["machine", "review", "both", "unclassified"]],
+    },
+)
+
+class CaseInfo(TypedDict):
+    id: str
+    title: str
+    category: Optional[str]
+    tags: list[str]
+    file: str
+    has_world: bool
+    followups: int
+    unscripted_reply: bool
+    checks: list[CheckInfo]
+    critical_failures: list[CriticalInfo]
+
+class RecordKeys(TypedDict):
+    """The keys of a suite's result records (the shape's `layout result` requires the first four)."""
+
+    case_id: str
+    outcome: str
+    checks: str
+    triggered: str
+    pending_review: Optional[str]
+    trace: Optional[str]
+    final_state: Optional[str]
+    replies: Optional[str]
+
+__version__: str
+
+class CompileError(Exception):
+    """A suite that does not compile (or whose bundles fail the blinding proof)."""
+
+    diagnostics: list[Diagnostic]
+
+def load(path: Union[str, PathLike[str]]) -> Suite:
+    """Compiles the suite folder at (or above) ``path``; raises CompileError on errors."""
+
+class Suite:
+    @property
+    def name(self) -> str: ...
+    @property
+    def root(self) -> Path: ...
+    @property
+    def case_ids(self) -> list[str]: ...
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """The warnings the suite compiled with."""
+    @property
+    def outcomes(self) -> dict[Literal["passed", "failed", "undecided"], str]:
+        """The suite's names of the three outcomes (Tujora: PASS, FAIL, NOT_TESTED)."""
+    @property
+    def record_keys(self) -> RecordKeys:
+        """The result record's keys: case_id, outcome, checks, triggered, pending_review, trace, final_state, replies."""
+    def bundle(self, case_id: str) -> dict[str, JSON]:
+        """The blinded bundle of a case (KeyError for an unknown id)."""
+    def case(self, case_id: str) -> CaseInfo:
+        """Evaluator-side facts of a case: category, follow-ups, checks and critical failures."""
+    def session(self, case_id: str) -> Session:
+        """A fresh sandbox of a case (KeyError for an unknown id, ValueError without a world)."""
+
+class Session:
+    @property
+    def case_id(self) -> str: ...
+    @property
+    def tools(self) -> list[Tool]:
+        """The case's tools exactly as ``casec serve`` lists them for MCP ``tools/list``."""
+    def call(self, name: str, arguments: Optional[dict[str, JSON]] = None) -> dict[str, JSON]:
+        """Runs a tool call; the tool's result (``status``: ok, not_found or error)."""
+    def ask(self, question: str, followup: Optional[int] = None) -> str:
+        """A clarifying question: the scripted follow-up's reply (the given one, else the next unasked), else the unscripted reply."""
+    def question(self, question: str) -> str:
+        """An unscripted question: the case's unscripted reply."""
+    def reply(self, text: str) -> None:
+        """Records the assistant's reply."""
+    def user(self, text: str) -> None:
+        """Records a user turn."""
+    def result_record(self) -> dict[str, JSON]:
+        """The result record so far, without ending the session."""
+    def end(self) -> dict[str, JSON]:
+        """Ends the session; its result record. Later calls raise RuntimeError."""
+    @property
+    def ended(self) -> bool: ...
+    @property
+    def trace(self) -> list[dict[str, JSON]]:
+        """The events so far, as lines of a trace file."""

@@ -1,0 +1,595 @@
+//! `casec._casec`: the compiler and the reference sandbox in-process, for Python.
+//!
+//! [`load`] compiles a suite folder (diagnostics with an error raise `CompileError`),
+//! and its blinded bundles, which must pass the blinding proof as `casec bundle`
+//! requires. A [`Session`] is a live sandbox of one case. It drives casec's own
+//! JSON-RPC session (`casec serve`'s, see `casec::runtime::serve`) in-process: the
+//! tools list, tool results, follow-up replies and the result record are exactly what
+//! `casec serve` answers, from the same code. The session owns an `Arc` of the compiled
+//! suite it borrows from ([`self_cell`]), so it lives as long as Python keeps it.
+//!
+//! Values cross the boundary as JSON: Python's `json` module turns arguments into JSON
+//! text (refusing what is not JSON, NaN included) and answers back into Python values.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde_json::{json, Value as Json};
+
+use casec::diag::render::{self, HumanStyle};
+use casec::model::expect::Decided;
+use casec::model::shape::{Builtin, Verdict};
+use casec::model::{Case, Suite as Model};
+use casec::runtime::serve::Session as Serving;
+use casec::Compilation;
+
+create_exception!(
+    _casec,
+    CompileError,
+    PyException,
+    "A suite that does not compile. `.diagnostics` holds every diagnostic as a dict \
+     (code, severity, message, file, line, column, help, …)."
+);
+
+/// A compiled suite: its model and its bundles (case id, JSON text), in case order.
+struct Loaded {
+    compilation: Compilation,
+    /// Case id and bundle JSON, or the diagnostics of the blinding proof.
+    bundles: Result<Vec<(String, String)>, Json>,
+}
+
+impl Loaded {
+    fn model(&self) -> &Model {
+        // `load` keeps only compilations with a suite.
+        self.compilation
+            .suite
+            .as_ref()
+            .expect("a loaded compilation has a suite")
+    }
+}
+
+/// Every diagnostic as the dict `casec check --format json` prints for it.
+fn diagnostics_json(compilation: &Compilation) -> Json {
+    Json::Array(
+        compilation
+            .diagnostics
+            .iter()
+            .map(|d| render::json_value(d, &compilation.db))
+            .collect(),
+    )
+}
+
+fn compile_error(py: Python<'_>, summary: String, diagnostics: &Json) -> PyErr {
+    let err = CompileError::new_err(summary);
+    let set = to_py(py, diagnostics).and_then(|d| err.value(py).setattr("diagnostics", d));
+    match set {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// JSON text of a Python value, through Python's `json` (no NaN or infinity: they are
+/// not JSON).
+fn to_json(py: Python<'_>, value: &Bound<'_, PyAny>, what: &str) -> PyResult<Json> {
+    let json = py.import("json")?;
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("allow_nan", false)?;
+    let text: String = match json.call_method("dumps", (value,), Some(&kwargs)) {
+        Ok(text) => text.extract()?,
+        Err(e) => {
+            return Err(PyTypeError::new_err(format!(
+                "{what} must be JSON-serialisable: {}",
+                e.value(py)
+            )))
+        }
+    };
+    serde_json::from_str(&text).map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
+}
+
+/// A JSON value as a Python value (dict, list, str, int, float, bool, None).
+fn to_py(py: Python<'_>, value: &Json) -> PyResult<PyObject> {
+    let json = py.import("json")?;
+    Ok(json.call_method1("loads", (value.to_string(),))?.unbind())
+}
+
+/// Compiles the suite folder at (or above) `path` and builds its bundles.
+#[pyfunction]
+fn load(py: Python<'_>, path: PathBuf) -> PyResult<Suite> {
+    let root = casec::driver::suite_folder(&path);
+    let compilation = py.allow_threads(|| Compilation::from_dir(&root));
+    let diagnostics = diagnostics_json(&compilation);
+    if compilation.has_errors() || compilation.suite.is_none() {
+        let errors = compilation.error_count();
+        let first = compilation
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .map(|d| {
+                render::human(
+                    d,
+                    &compilation.db,
+                    HumanStyle {
+                        color: false,
+                        width: 100,
+                    },
+                )
+            })
+            .unwrap_or_default();
+        return Err(compile_error(
+            py,
+            format!(
+                "{} does not compile: {errors} error(s)\n{first}",
+                root.display()
+            ),
+            &diagnostics,
+        ));
+    }
+    // Bundles that fail the blinding proof do not stop the suite from loading (its
+    // sandboxes run all the same); `Suite.bundle` raises their diagnostics.
+    let bundles = match compilation.bundles() {
+        Some(Ok(set)) => Ok(set
+            .bundles
+            .into_iter()
+            .map(|b| (b.case_id, b.json))
+            .collect()),
+        Some(Err(found)) => Err(Json::Array(
+            found
+                .iter()
+                .map(|d| render::json_value(d, &compilation.db))
+                .collect(),
+        )),
+        None => Ok(Vec::new()),
+    };
+    Ok(Suite {
+        loaded: Arc::new(Loaded {
+            compilation,
+            bundles,
+        }),
+        root,
+        diagnostics,
+    })
+}
+
+/// A compiled suite.
+#[pyclass(module = "casec._casec", frozen)]
+struct Suite {
+    loaded: Arc<Loaded>,
+    root: PathBuf,
+    diagnostics: Json,
+}
+
+fn find_case<'a>(model: &'a Model, case_id: &str) -> PyResult<(usize, &'a Case)> {
+    model
+        .cases
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.id.as_str() == case_id)
+        .ok_or_else(|| PyKeyError::new_err(format!("no case `{case_id}` in this suite")))
+}
+
+fn decided_str(decided: Decided) -> &'static str {
+    decided.as_str()
+}
+
+#[pymethods]
+impl Suite {
+    /// The suite's name.
+    #[getter]
+    fn name(&self) -> String {
+        self.loaded.model().name.as_str().to_string()
+    }
+
+    /// The suite folder.
+    #[getter]
+    fn root(&self) -> PathBuf {
+        self.root.clone()
+    }
+
+    /// The ids of its cases, in the suite's order.
+    #[getter]
+    fn case_ids(&self) -> Vec<String> {
+        let model = self.loaded.model();
+        model
+            .cases
+            .iter()
+            .map(|c| c.id.as_str().to_string())
+            .collect()
+    }
+
+    /// The warnings the suite compiled with, as dicts.
+    #[getter]
+    fn diagnostics(&self, py: Python<'_>) -> PyResult<PyObject> {
+        to_py(py, &self.diagnostics)
+    }
+
+    /// The suite's names of the outcomes: `passed`, `failed`, `undecided` → name.
+    #[getter]
+    fn outcomes(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let model = self.loaded.model();
+        let names: serde_json::Map<String, Json> = [
+            ("passed", Verdict::Passed),
+            ("failed", Verdict::Failed),
+            ("undecided", Verdict::Undecided),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), json!(model.outcome(v))))
+        .collect();
+        to_py(py, &Json::Object(names))
+    }
+
+    /// The keys of a result record that hold the case id, outcome, check results,
+    /// triggered critical failures, those pending review and the replies.
+    #[getter]
+    fn record_keys(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let layout = &self.loaded.model().shape.result;
+        let keys: serde_json::Map<String, Json> = [
+            ("case_id", Builtin::CaseId),
+            ("outcome", Builtin::Outcome),
+            ("checks", Builtin::CheckResults),
+            ("triggered", Builtin::Triggered),
+            ("pending_review", Builtin::PendingReview),
+            ("trace", Builtin::Trace),
+            ("final_state", Builtin::FinalState),
+            ("replies", Builtin::Replies),
+        ]
+        .into_iter()
+        .map(|(k, b)| (k.to_string(), json!(layout.key_of(b))))
+        .collect();
+        to_py(py, &Json::Object(keys))
+    }
+
+    /// The blinded bundle of a case: what the model under test may see.
+    fn bundle(&self, py: Python<'_>, case_id: &str) -> PyResult<PyObject> {
+        find_case(self.loaded.model(), case_id)?;
+        let bundles = match &self.loaded.bundles {
+            Ok(bundles) => bundles,
+            Err(diagnostics) => {
+                let count = diagnostics.as_array().map_or(0, Vec::len);
+                return Err(compile_error(
+                    py,
+                    format!(
+                        "{}: the bundles fail the blinding proof ({count} diagnostic(s)); `casec bundle` shows them",
+                        self.root.display()
+                    ),
+                    diagnostics,
+                ));
+            }
+        };
+        let Some((_, text)) = bundles.iter().find(|(id, _)| id == case_id) else {
+            return Err(PyKeyError::new_err(format!("no bundle of `{case_id}`")));
+        };
+        let json = py.import("json")?;
+        Ok(json.call_method1("loads", (text.as_str(),))?.unbind())
+    }
+
+    /// What a harness needs to know of a case beside its bundle: id, title, category,
+    /// tags, its file, whether it has a world, how many scripted follow-ups and whether
+    /// an unscripted reply is written; and every check and critical failure with its
+    /// text and how it is decided (`machine`, `review`, `both`, `unclassified`).
+    fn case(&self, py: Python<'_>, case_id: &str) -> PyResult<PyObject> {
+        let model = self.loaded.model();
+        let (_, case) = find_case(model, case_id)?;
+        let db = &self.loaded.compilation.db;
+        let decided = |id: &str, inherited: bool| {
+            case.sandbox
+                .as_ref()
+                .map(|s| decided_str(s.decided(id, inherited)))
+        };
+        let checks: Vec<Json> = case
+            .checks
+            .iter()
+            .map(|c| {
+                json!({
+                    "id": c.id.as_str(),
+                    "dimension": c.dimension.as_str(),
+                    "text": c.requirement.as_str(),
+                    "evidence": c.evidence.as_ref().map(|e| e.as_str()),
+                    "decided": decided(c.id.as_str(), c.inherited),
+                })
+            })
+            .collect();
+        let criticals: Vec<Json> = model
+            .criticals(case)
+            .iter()
+            .map(|c| {
+                json!({
+                    "id": c.id,
+                    "text": c.text.as_str(),
+                    "global": c.global,
+                    "decided": decided(&c.id, c.global),
+                })
+            })
+            .collect();
+        let value = json!({
+            "id": case.id.as_str(),
+            "title": case.title.as_str(),
+            "category": case.category.as_ref().map(|c| c.as_str()),
+            "tags": case.tags.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+            "file": db.file(case.span.file).name,
+            "has_world": case.sandbox.is_some(),
+            "followups": case.followups.len(),
+            "unscripted_reply": case.unscripted_reply.is_some(),
+            "checks": checks,
+            "critical_failures": criticals,
+        });
+        to_py(py, &value)
+    }
+
+    /// A fresh sandbox session of a case (which must have a world).
+    fn session(&self, case_id: &str) -> PyResult<Session> {
+        let (index, case) = find_case(self.loaded.model(), case_id)?;
+        if case.sandbox.is_none() {
+            return Err(PyValueError::new_err(format!(
+                "case `{case_id}` has no world: no sandbox can run it"
+            )));
+        }
+        let live = Live::try_new(self.loaded.clone(), |loaded| {
+            let case = &loaded.model().cases[index];
+            match case.sandbox.as_ref() {
+                Some(sandbox) => Ok(Serving::new(loaded.model(), case, sandbox)),
+                None => Err(()),
+            }
+        })
+        .map_err(|()| PyValueError::new_err(format!("case `{case_id}` has no world")))?;
+        Ok(Session {
+            live: Mutex::new(live),
+            case_id: case_id.to_string(),
+            followups: case.followups.len(),
+            next_id: 1,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        let model = self.loaded.model();
+        format!(
+            "<casec.Suite {:?}: {} case(s) at {}>",
+            model.name.as_str(),
+            model.cases.len(),
+            self.root.display()
+        )
+    }
+}
+
+type ServingSession<'a> = Serving<'a>;
+
+self_cell::self_cell!(
+    /// A serve session and the compiled suite it borrows.
+    struct Live {
+        owner: Arc<Loaded>,
+        #[not_covariant]
+        dependent: ServingSession,
+    }
+);
+
+/// A live sandbox of one case. Any thread may use it, one call at a time (a lock
+/// guards it: its adapter programs' pipes are not shared).
+#[pyclass(module = "casec._casec")]
+struct Session {
+    live: Mutex<Live>,
+    case_id: String,
+    followups: usize,
+    next_id: u64,
+}
+
+impl Session {
+    fn live(&self) -> PyResult<MutexGuard<'_, Live>> {
+        self.live
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("the session failed in an earlier call"))
+    }
+
+    /// One JSON-RPC request to the serve session; its `result`, or its error as a
+    /// Python exception.
+    fn request(&mut self, method: &str, params: Json) -> PyResult<Json> {
+        if self.ended()? && method != "tools/list" {
+            return Err(PyRuntimeError::new_err(format!(
+                "the session of {} has ended",
+                self.case_id
+            )));
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        let line =
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
+        let answer = self
+            .live()?
+            .with_dependent_mut(|_, session| session.handle(&line))
+            .ok_or_else(|| PyRuntimeError::new_err(format!("no answer to `{method}`")))?;
+        let mut answer: Json = serde_json::from_str(&answer)
+            .map_err(|e| PyRuntimeError::new_err(format!("unreadable answer: {e}")))?;
+        if let Some(error) = answer.get("error") {
+            let message = error
+                .get("message")
+                .and_then(Json::as_str)
+                .unwrap_or("error");
+            return Err(PyValueError::new_err(format!("{method}: {message}")));
+        }
+        Ok(answer
+            .get_mut("result")
+            .map(Json::take)
+            .unwrap_or(Json::Null))
+    }
+
+    fn ended(&self) -> PyResult<bool> {
+        Ok(self.live()?.with_dependent(|_, s| s.ended))
+    }
+
+    /// How many scripted follow-ups were asked so far.
+    fn asked(&self) -> PyResult<usize> {
+        Ok(self.live()?.with_dependent(|_, s| {
+            s.events
+                .iter()
+                .filter(|e| {
+                    matches!(
+                        e,
+                        casec::runtime::trace::TraceEvent::Asked {
+                            followup: Some(_),
+                            ..
+                        }
+                    )
+                })
+                .count()
+        }))
+    }
+}
+
+#[pymethods]
+impl Session {
+    /// The case's id.
+    #[getter]
+    fn case_id(&self) -> String {
+        self.case_id.clone()
+    }
+
+    /// The case's tools as MCP `tools/list` gives them: name, description, inputSchema.
+    #[getter]
+    fn tools(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let result = self.request("tools/list", json!({}))?;
+        to_py(py, result.get("tools").unwrap_or(&Json::Array(Vec::new())))
+    }
+
+    /// Calls a tool with `arguments` (a dict, JSON-serialisable); the tool's result
+    /// (`status` `ok`, `not_found` or `error`). A tool the case does not offer is
+    /// answered by the sandbox (`UNKNOWN_TOOL`), as it would be for a model.
+    #[pyo3(signature = (name, arguments = None))]
+    fn call(
+        &mut self,
+        py: Python<'_>,
+        name: &str,
+        arguments: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PyObject> {
+        let arguments = match arguments {
+            None => json!({}),
+            Some(a) if a.is_none() => json!({}),
+            Some(a) if a.downcast::<PyDict>().is_ok() => to_json(py, a, "the arguments")?,
+            Some(a) => {
+                return Err(PyTypeError::new_err(format!(
+                    "the arguments must be a dict of argument name to value, not {}",
+                    a.get_type().name()?
+                )))
+            }
+        };
+        let result = self.request(
+            "tools/call",
+            json!({ "name": name, "arguments": arguments }),
+        )?;
+        let text = result
+            .pointer("/content/0/text")
+            .and_then(Json::as_str)
+            .unwrap_or("null");
+        let value: Json = serde_json::from_str(text)
+            .map_err(|e| PyRuntimeError::new_err(format!("unreadable tool result: {e}")))?;
+        to_py(py, &value)
+    }
+
+    /// The assistant asks the user a clarifying question; the user's reply. With
+    /// `followup` (from 1), the question is that scripted follow-up; without, it is the
+    /// next scripted follow-up not asked yet, or, once all are asked (or the case has
+    /// none), an unscripted question answered with the case's unscripted reply.
+    #[pyo3(signature = (question, followup = None))]
+    fn ask(&mut self, question: &str, followup: Option<usize>) -> PyResult<String> {
+        let followup = match followup {
+            Some(0) => {
+                return Err(PyValueError::new_err(
+                    "follow-ups are numbered from 1".to_string(),
+                ))
+            }
+            Some(n) if n > self.followups => {
+                return Err(PyValueError::new_err(format!(
+                    "case {} has {} scripted follow-up(s), not {n}",
+                    self.case_id, self.followups
+                )))
+            }
+            Some(n) => Some(n),
+            None => Some(self.asked()? + 1).filter(|n| *n <= self.followups),
+        };
+        let result = match followup {
+            Some(n) => self.request(
+                "sandbox/ask",
+                json!({ "question": question, "followup": n }),
+            )?,
+            None => self.request("sandbox/question", json!({ "question": question }))?,
+        };
+        Ok(result
+            .get("reply")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_string())
+    }
+
+    /// An unscripted question: answered with the case's unscripted reply.
+    fn question(&mut self, question: &str) -> PyResult<String> {
+        let result = self.request("sandbox/question", json!({ "question": question }))?;
+        Ok(result
+            .get("reply")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_string())
+    }
+
+    /// Records the assistant's reply to the user.
+    fn reply(&mut self, text: &str) -> PyResult<()> {
+        self.request("sandbox/reply", json!({ "content": text }))?;
+        Ok(())
+    }
+
+    /// Records a user turn.
+    fn user(&mut self, text: &str) -> PyResult<()> {
+        self.request("sandbox/user", json!({ "content": text }))?;
+        Ok(())
+    }
+
+    /// The result record of the run so far, without ending the session.
+    fn result_record(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let record = self.live()?.with_dependent(|_, s| s.result_record());
+        to_py(py, &record)
+    }
+
+    /// Ends the session; its result record.
+    fn end(&mut self, py: Python<'_>) -> PyResult<PyObject> {
+        let record = self.request("sandbox/end", json!({}))?;
+        to_py(py, &record)
+    }
+
+    /// Whether the session has ended.
+    #[getter(ended)]
+    fn is_ended(&self) -> PyResult<bool> {
+        self.ended()
+    }
+
+    /// The events so far, as lines of a trace file (`casec replay` reproduces the
+    /// result record from them).
+    #[getter]
+    fn trace(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let events = self
+            .live()?
+            .with_dependent(|_, s| Json::Array(s.events.iter().map(|e| e.to_json()).collect()));
+        to_py(py, &events)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<casec.Session {}{}>",
+            self.case_id,
+            if self.ended().unwrap_or(false) {
+                " (ended)"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+#[pymodule]
+fn _casec(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_class::<Suite>()?;
+    m.add_class::<Session>()?;
+    m.add("CompileError", m.py().get_type::<CompileError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
