@@ -2,7 +2,7 @@
 //!
 //! The model sees the texts of the fields its shape declares `model` (Tujora: the user
 //! message and conversation, the person's background and preferences, the tools'
-//! contracts) — everything its bundle is built from ([`model_facing_texts`]). The
+//! contracts) — everything its bundle is built from ([`model_texts_of`]). The
 //! harness and the evaluator hold the `harness` and `evaluator` ones (fixture facts,
 //! overrides, follow-ups, checks, critical failures, expected state), the suite's
 //! scoring rules and global critical failures among them. A leak is what the rule of
@@ -30,8 +30,8 @@ use foldhash::fast::FixedState;
 use crate::diag::{codes, Diagnostic};
 use crate::leaks::tokens::Tokens;
 use crate::leaks::{self, byte_range, Item, Leak, Set, Units, MIN_RUN, MIN_SENTENCE, MIN_WHOLE};
-use crate::lower::bundle::model_facing_texts;
-use crate::model::texts::Labelled;
+use crate::lower::bundle::{model_texts_of, SuiteModelTexts};
+use crate::model::texts::{Labelled, What};
 use crate::model::{Case, Suite, Text};
 use crate::source::{SourceDb, Span};
 
@@ -39,7 +39,7 @@ use super::words::words;
 use super::written_in;
 
 /// A text of one side, with what it is.
-type Described<'a> = (String, Cow<'a, Text>);
+type Described<'a> = (What<'a>, Cow<'a, Text>);
 
 /// The suite's own hidden texts (scoring rules, global critical failures, the result
 /// template, revision notes), which every case has, split into words once per run.
@@ -55,8 +55,9 @@ impl SuiteHidden {
         SuiteHidden { texts, tokens }
     }
 
-    /// Their units, prepared once for every case of the run.
-    pub fn prepare(&self) -> Prepared<'_> {
+    /// Their units, and the model texts every case draws on, prepared once for every
+    /// case of the run.
+    pub fn prepare<'s>(&'s self, suite: &'s Suite) -> Prepared<'s> {
         let items: Vec<Item> = self
             .texts
             .iter()
@@ -70,15 +71,17 @@ impl SuiteHidden {
             texts: self,
             units: Units::of(&items),
             items,
+            model: SuiteModelTexts::of(suite),
         }
     }
 }
 
-/// The suite's hidden texts with their units.
+/// The suite's hidden texts with their units, and what its cases' model texts draw on.
 pub struct Prepared<'s> {
     texts: &'s SuiteHidden,
     items: Vec<Item<'s>>,
     units: Units,
+    model: SuiteModelTexts<'s>,
 }
 
 /// The leak guard of a chunk of cases: what cases share, prepared once — the words of
@@ -90,13 +93,23 @@ pub struct Guard {
     inherited: HashMap<Vec<TextKey>, Rc<Units>, FixedState>,
 }
 
-/// The words of shared texts, by text (its span and its value: the strings of a data
-/// block share one span).
+/// The words of shared texts, by text. Only texts that live in the model (borrowed) are
+/// remembered: a text made for one case (a data block's string) is split where used.
 type Shared = HashMap<TextKey, Rc<Tokens>, FixedState>;
-type TextKey = (Span, Arc<str>);
+
+/// A text by its span and the address and length of its value: cases that inherit a
+/// text hold the same value, and the strings of a data block share one span.
+type TextKey = (Span, usize, usize);
 
 fn key_of(text: &Text) -> TextKey {
-    (text.span, text.value.clone())
+    let value = Arc::as_ptr(&text.value) as *const u8 as usize;
+    (text.span, value, text.value.len())
+}
+
+/// Whether a text lives in the model, the same value for every case that has it.
+#[allow(clippy::ptr_arg)] // whether the `Cow` borrows is the question
+fn lives_in_model(text: &Cow<Text>) -> bool {
+    matches!(text, Cow::Borrowed(_))
 }
 
 /// Both sides of a case, in the order the rule reads them: the case's hidden texts
@@ -110,19 +123,23 @@ struct Sides<'a> {
 impl<'a> Sides<'a> {
     /// The sides of a case, given every text of it; its hidden texts are those it
     /// wrote, then those it inherits.
-    fn of(suite: &'a Suite, case: &'a Case, texts: &[Labelled<'a>]) -> Sides<'a> {
+    fn of(
+        suite: &'a Suite,
+        case: &'a Case,
+        texts: &[Labelled<'a>],
+        model: &'a SuiteModelTexts<'a>,
+    ) -> Sides<'a> {
         let mut seen: HashSet<TextKey, FixedState> = HashSet::default();
         let mut hidden: Vec<Described> = texts
             .iter()
             .filter(|t| t.visibility.hidden() && !t.name)
-            .map(|t| (t.describe(), t.text.clone()))
+            .map(|t| (t.what(), t.text.clone()))
             .filter(|(_, t)| seen.insert(key_of(t)))
             .collect();
         hidden.sort_by_key(|(_, t)| !written_in(case, t.span));
         let mut seen: HashSet<TextKey, FixedState> = HashSet::default();
-        let visible = model_facing_texts(suite, case)
+        let visible = model_texts_of(suite, case, texts, model)
             .into_iter()
-            .map(|(what, t)| (what, Cow::Owned(t)))
             .filter(|(_, t)| seen.insert(key_of(t)))
             .collect();
         Sides {
@@ -151,7 +168,7 @@ impl Guard {
         db: &SourceDb,
         out: &mut Vec<Diagnostic>,
     ) {
-        let sides = Sides::of(suite, case, texts);
+        let sides = Sides::of(suite, case, texts, &prepared.model);
         let found = self.find(case, &sides, prepared);
         let own = |t: &Text| written_in(case, t.span);
         for leak in &found.leaks {
@@ -174,15 +191,34 @@ impl Guard {
         out: &mut Vec<Diagnostic>,
     ) {
         let mut done: HashSet<Vec<TextKey>, FixedState> = HashSet::default();
+        // Most cases inherit what an earlier case did: their inherited texts (and the
+        // tools and turns their bundle shows) tell, before their sides are built.
+        let mut seen: HashSet<(Vec<TextKey>, Vec<&str>), FixedState> = HashSet::default();
         for case in &suite.cases {
             let texts = crate::model::texts::case_texts(suite, case);
-            let mut sides = Sides::of(suite, case, &texts);
+            let inherited: Vec<TextKey> = texts
+                .iter()
+                .filter(|t| !t.name && !written_in(case, t.text.span) && lives_in_model(&t.text))
+                .map(|t| key_of(&t.text))
+                .chain(
+                    case.conversation
+                        .iter()
+                        .filter(|turn| !written_in(case, turn.content.span))
+                        .map(|turn| key_of(&turn.content)),
+                )
+                .collect();
+            let tools = case.tools.iter().map(|t| t.as_str()).collect();
+            if !seen.insert((inherited, tools)) {
+                continue;
+            }
+            let mut sides = Sides::of(suite, case, &texts, &prepared.model);
             sides.hidden.retain(|(_, t)| !written_in(case, t.span));
             sides.visible.retain(|(_, t)| !written_in(case, t.span));
             let signature: Vec<TextKey> = sides
                 .hidden
                 .iter()
                 .chain(&sides.visible)
+                .filter(|(_, t)| lives_in_model(t))
                 .map(|(_, t)| key_of(t))
                 .collect();
             if !done.insert(signature) {
@@ -202,7 +238,7 @@ impl Guard {
             texts
                 .iter()
                 .map(|(_, text)| {
-                    if written_in(case, text.span) {
+                    if written_in(case, text.span) || !lives_in_model(text) {
                         return Rc::new(Tokens::of(text.as_str()));
                     }
                     self.shared
@@ -231,6 +267,7 @@ impl Guard {
             .entry(
                 sides.hidden[written..]
                     .iter()
+                    .filter(|(_, t)| lives_in_model(t))
                     .map(|(_, t)| key_of(t))
                     .collect(),
             )
@@ -292,11 +329,11 @@ fn report(
     found: &Found,
 ) -> Diagnostic {
     let (hidden_what, hidden, hidden_tokens) = match sides.hidden.get(leak.hidden) {
-        Some((what, text)) => (what.as_str(), &**text, &*found.hidden[leak.hidden]),
+        Some((what, text)) => (what.to_string(), &**text, &*found.hidden[leak.hidden]),
         None => {
             let i = leak.hidden - sides.hidden.len();
             let (what, text) = &prepared.texts.texts[i];
-            (what.as_str(), text, &prepared.texts.tokens[i])
+            (what.clone(), text, &prepared.texts.tokens[i])
         }
     };
     let hidden_item = Item {
@@ -304,7 +341,7 @@ fn report(
         tokens: hidden_tokens,
     };
     let first = &leak.pieces[0];
-    let visible_what = sides.visible[first.visible].0.as_str();
+    let visible_what = sides.visible[first.visible].0;
     let len = leak.len();
     let whose = match case {
         Some(case) => format!("the {visible_what} of case {}", case.id.as_str()),

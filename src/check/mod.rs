@@ -73,7 +73,7 @@ pub fn check(
         suite,
         db,
         stopped: Stopped::new(earlier),
-        hidden: suite_hidden.prepare(),
+        hidden: suite_hidden.prepare(suite),
     };
     check_shared(&cx, &mut out);
     if let Some((cache, scope)) = reuse {
@@ -369,7 +369,7 @@ mod tests {
             suite,
             db,
             stopped: Stopped::new(&compilation.diagnostics),
-            hidden: suite_hidden.prepare(),
+            hidden: suite_hidden.prepare(suite),
         };
         let together: Vec<Diagnostic> = check_own(&suite.cases, &cx).concat();
         assert!(together.len() > 100, "the corpus breaks rules");

@@ -7,6 +7,7 @@
 //! then proves, on the bundles actually built, that none of their text reached a
 //! bundle. Bundles are only returned when that proof holds.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -18,7 +19,8 @@ use crate::model::{Case, Suite, Text};
 use super::blinding;
 use super::json_style::to_master_string;
 use super::layout::{Cx, View};
-use crate::model::shape::{Builtin, Layout, Slot, Source};
+use crate::model::shape::{Builtin, Kind, Layout, Slot, Source};
+use crate::model::texts::{Labelled, What};
 
 /// The file, beside the bundles, that lists them.
 pub const INDEX_FILE: &str = "index.json";
@@ -102,44 +104,83 @@ pub fn bundle_value(suite: &Suite, case: &Case) -> Value {
 /// holds (its shape's reader allows only model-visible ones). A tool's argument list is
 /// derived from its declaration: each entry is placed at the argument's name.
 pub fn model_facing_texts(suite: &Suite, case: &Case) -> Vec<(String, Text)> {
+    let shared = SuiteModelTexts::of(suite);
+    let case_texts = crate::model::texts::case_texts(suite, case);
+    model_texts_of(suite, case, &case_texts, &shared)
+        .into_iter()
+        .map(|(what, text)| (what.to_string(), text.into_owned()))
+        .collect()
+}
+
+/// What every case's model texts draw on, made once per suite: the suite's texts and
+/// the entries of its tools' argument lists.
+pub struct SuiteModelTexts<'a> {
+    suite_texts: Vec<Labelled<'a>>,
+    /// For each tool of the suite, its argument list's entries.
+    tool_entries: Vec<Vec<Text>>,
+}
+
+impl<'a> SuiteModelTexts<'a> {
+    pub fn of(suite: &'a Suite) -> SuiteModelTexts<'a> {
+        let tool_entries = suite
+            .tools
+            .iter()
+            .map(|tool| {
+                let listed = super::tools::argument_list(tool);
+                tool.arguments
+                    .iter()
+                    .zip(listed)
+                    .map(|(argument, entry)| Text::new(entry, argument.name.span))
+                    .collect()
+            })
+            .collect();
+        SuiteModelTexts {
+            suite_texts: crate::model::texts::suite_texts(suite),
+            tool_entries,
+        }
+    }
+}
+
+/// [`model_facing_texts`] of a case whose texts are `case_texts`. A text is borrowed
+/// when it lives in the model or in `shared` (so it is the same value in every case that
+/// has it), owned when it was made for this call (a data block's strings).
+pub fn model_texts_of<'t>(
+    suite: &'t Suite,
+    case: &'t Case,
+    case_texts: &[Labelled<'t>],
+    shared: &'t SuiteModelTexts<'t>,
+) -> Vec<(What<'t>, Cow<'t, Text>)> {
     let mut sources = Vec::new();
     sources_of(&suite.shape.bundle, &mut sources);
-    let mut texts: Vec<(String, Text)> = Vec::new();
-    let case_texts = crate::model::texts::case_texts(suite, case);
-    let suite_texts = crate::model::texts::suite_texts(suite);
+    let mut texts: Vec<(What<'t>, Cow<'t, Text>)> = Vec::new();
+    let labelled = |t: &Labelled<'t>| (t.what(), t.text.clone());
     for source in sources {
         match source {
-            Source::Field(id)
-                if suite.shape.case_fields[*id].kind == crate::model::shape::Kind::Tools =>
-            {
-                tool_texts(suite, case, &mut texts);
+            Source::Field(id) if suite.shape.case_fields[*id].kind == Kind::Tools => {
+                tool_texts(suite, case, shared, &mut texts);
             }
             Source::Field(id) => {
                 let key = suite.shape.case_fields[*id].key.as_str();
-                texts.extend(
-                    case_texts
-                        .iter()
-                        .filter(|t| t.field == key)
-                        .map(|t| (t.describe(), t.text.clone().into_owned())),
-                );
-                if suite.shape.case_fields[*id].kind == crate::model::shape::Kind::Conversation {
+                texts.extend(case_texts.iter().filter(|t| t.field == key).map(labelled));
+                if suite.shape.case_fields[*id].kind == Kind::Conversation {
                     for turn in &case.conversation {
-                        texts.push(("conversation role".into(), turn.role.clone()));
-                        texts.push(("conversation turn".into(), turn.content.clone()));
+                        texts.push((What::Named("conversation role"), Cow::Borrowed(&turn.role)));
+                        texts.push((
+                            What::Named("conversation turn"),
+                            Cow::Borrowed(&turn.content),
+                        ));
                     }
                 }
             }
             Source::SuiteField(id) => {
                 let key = suite.shape.suite_fields[*id].key.as_str();
-                texts.extend(
-                    suite_texts
-                        .iter()
-                        .filter(|t| t.field == key)
-                        .map(|t| (t.describe(), t.text.clone().into_owned())),
-                );
+                let suite_texts = shared.suite_texts.iter();
+                texts.extend(suite_texts.filter(|t| t.field == key).map(labelled));
             }
-            Source::Builtin(Builtin::CaseId) => texts.push(("case id".into(), case.id.clone())),
-            Source::Builtin(Builtin::Tools) => tool_texts(suite, case, &mut texts),
+            Source::Builtin(Builtin::CaseId) => {
+                texts.push((What::Named("case id"), Cow::Borrowed(&case.id)));
+            }
+            Source::Builtin(Builtin::Tools) => tool_texts(suite, case, shared, &mut texts),
             Source::Builtin(_) | Source::Part(_) => {}
         }
     }
@@ -147,21 +188,26 @@ pub fn model_facing_texts(suite: &Suite, case: &Case) -> Vec<(String, Text)> {
 }
 
 /// The texts of the contracts of the tools a case offers: names, arguments, behavior.
-fn tool_texts(suite: &Suite, case: &Case, texts: &mut Vec<(String, Text)>) {
-    for tool in suite.tools.iter().filter(|t| offers(case, t)) {
-        texts.push(("tool name".into(), tool.name.clone()));
-        let listed = super::tools::argument_list(tool);
-        for (argument, entry) in tool.arguments.iter().zip(listed) {
-            texts.push(("tool argument".into(), Text::new(entry, argument.name.span)));
-            texts.push(("tool argument".into(), argument.name.clone()));
+fn tool_texts<'t>(
+    suite: &'t Suite,
+    case: &Case,
+    shared: &'t SuiteModelTexts<'t>,
+    texts: &mut Vec<(What<'t>, Cow<'t, Text>)>,
+) {
+    let tools = suite.tools.iter().zip(&shared.tool_entries);
+    for (tool, entries) in tools.filter(|(t, _)| offers(case, t)) {
+        texts.push((What::Named("tool name"), Cow::Borrowed(&tool.name)));
+        for (argument, entry) in tool.arguments.iter().zip(entries) {
+            texts.push((What::Named("tool argument"), Cow::Borrowed(entry)));
+            texts.push((What::Named("tool argument"), Cow::Borrowed(&argument.name)));
             texts.extend(
                 argument
                     .doc
                     .iter()
-                    .map(|d| ("tool argument description".into(), d.clone())),
+                    .map(|d| (What::Named("tool argument description"), Cow::Borrowed(d))),
             );
         }
-        texts.push(("tool behavior".into(), tool.behavior.clone()));
+        texts.push((What::Named("tool behavior"), Cow::Borrowed(&tool.behavior)));
     }
 }
 

@@ -25,12 +25,41 @@ pub struct Labelled<'a> {
     pub name: bool,
 }
 
-impl Labelled<'_> {
+impl<'a> Labelled<'a> {
     /// "`facts`", "`override` result", "`check` requirement", …
     pub fn describe(&self) -> String {
-        match self.part {
-            Some(part) => format!("`{}` {part}", self.field),
-            None => format!("`{}`", self.field),
+        self.what().to_string()
+    }
+
+    /// What the text is, written out only when a message needs it.
+    pub fn what(&self) -> What<'a> {
+        What::Field {
+            field: self.field,
+            part: self.part,
+        }
+    }
+}
+
+/// What a text is, for messages: a field (and part of it) or a fixed description
+/// ("tool behavior"). Cheap to copy; displayed as "`facts`", "`override` result", ….
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum What<'a> {
+    Field {
+        field: &'a str,
+        part: Option<&'static str>,
+    },
+    Named(&'static str),
+}
+
+impl std::fmt::Display for What<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            What::Field {
+                field,
+                part: Some(part),
+            } => write!(f, "`{field}` {part}"),
+            What::Field { field, part: None } => write!(f, "`{field}`"),
+            What::Named(name) => f.write_str(name),
         }
     }
 }

@@ -71,6 +71,8 @@ pub struct Context<'a> {
     pub categories: &'a [(Name, Defaults)],
     pub tags: &'a [Name],
     pub tools: &'a [Name],
+    /// The statements a case block accepts.
+    pub case_keys: fields::BlockKeys<'a>,
     /// False when the suite's world schema, which declares tools, was named wrongly or
     /// is invalid: that error is reported once, and no case's tool is called unknown.
     pub tools_known: bool,
@@ -104,6 +106,7 @@ impl<'a> Context<'a> {
             categories,
             tags,
             tools,
+            case_keys: fields::BlockKeys::of(&shape.case_fields, CASE_KEYS),
             tools_known: true,
             names,
         }
@@ -143,14 +146,8 @@ pub fn case(
     let (id, title, span) = header(statement, diags)?;
     let statements = body(statement);
     let shape = cx.shape;
-    fields::check_block_keys(
-        statements,
-        &shape.case_fields,
-        CASE_KEYS,
-        &format!("case {}", id.as_str()),
-        span,
-        diags,
-    );
+    cx.case_keys
+        .check(statements, &format!("case {}", id.as_str()), span, diags);
     let before = diags.len();
 
     let category = shape

@@ -124,20 +124,48 @@ pub fn check_block_keys<'a>(
     owner: Span,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let specs = key_specs(fields.iter(), "", extra);
-    keys::check_keys(block, &[&specs], context, owner, diags);
-    for prefix in nested_prefixes(fields.iter()) {
-        let Some(statement) = nested_statement(block, prefix) else {
-            continue;
-        };
-        let specs = key_specs(fields.iter(), prefix, &[]);
-        keys::check_keys(
-            body(statement),
-            &[&specs],
-            &format!("the {prefix} block"),
-            statement.key.span,
-            diags,
-        );
+    BlockKeys::of(fields, extra).check(block, context, owner, diags);
+}
+
+/// The statements a block of `fields` accepts, at its top and in each nested block:
+/// made once, checked against every case.
+pub struct BlockKeys<'a> {
+    top: Vec<KeySpec<'a>>,
+    nested: Vec<(&'a str, Vec<KeySpec<'a>>)>,
+}
+
+impl<'a> BlockKeys<'a> {
+    pub fn of(fields: &'a [FieldDecl], extra: &[KeySpec<'a>]) -> BlockKeys<'a> {
+        BlockKeys {
+            top: key_specs(fields.iter(), "", extra),
+            nested: nested_prefixes(fields.iter())
+                .into_iter()
+                .map(|prefix| (prefix, key_specs(fields.iter(), prefix, &[])))
+                .collect(),
+        }
+    }
+
+    /// Reports the statements of `block` (and its nested blocks) that are not accepted.
+    pub fn check(
+        &self,
+        block: &[Statement],
+        context: &str,
+        owner: Span,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        keys::check_keys(block, &[&self.top], context, owner, diags);
+        for (prefix, specs) in &self.nested {
+            let Some(statement) = nested_statement(block, prefix) else {
+                continue;
+            };
+            keys::check_keys(
+                body(statement),
+                &[specs],
+                &format!("the {prefix} block"),
+                statement.key.span,
+                diags,
+            );
+        }
     }
 }
 
