@@ -66,6 +66,17 @@ pub fn check_ids(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Whether the checks of field `id` go to a dimension that requires checks itself: a
+/// case without any gets that dimension's `check_count`, not a second report.
+fn counted_by_dimension(shape: &Shape, id: usize) -> bool {
+    shape.grading.derivations.iter().any(|d| {
+        d.field == id
+            && shape.grading.dimension(d.dimension.as_str()).is_some_and(
+                |dim| matches!(dim.count, CheckCount::Exactly(n) | CheckCount::AtLeast(n) if n > 0),
+            )
+    })
+}
+
 /// Repeated fields with `at_least N` hold at least N statements; a case's critical
 /// failures are what `missing_critical` is about.
 pub fn check_counts(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
@@ -83,7 +94,7 @@ pub fn check_counts(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
             Kind::Texts => case.value(id).map_or(0, |v| v.texts().len()),
             _ => continue,
         };
-        if count >= field.at_least {
+        if count >= field.at_least || (count == 0 && counted_by_dimension(shape, id)) {
             continue;
         }
         let key = field.key.as_str();
