@@ -13,7 +13,6 @@ use std::sync::Arc;
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::shape::Shape;
 use crate::model::Name;
-use crate::source::Span;
 use crate::syntax::ast::Statement;
 
 use super::fields::{self, Given};
@@ -303,7 +302,3 @@ fn header(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> O
     Some(name)
 }
 
-/// The span of a layer's first statement, for diagnostics about the layer as a whole.
-pub fn span_of(block: &[Statement], fallback: Span) -> Span {
-    block.first().map_or(fallback, |s| s.key.span)
-}
