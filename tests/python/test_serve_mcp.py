@@ -195,3 +195,32 @@ def test_a_second_server_for_the_same_records_is_refused(raw, tmp_path):
     raw.call(2)
     assert raw.close() == 0
     assert len(trace_lines(tmp_path)) == 2
+
+
+def test_a_normal_not_found_is_no_error_and_each_result_is_sent_once(tmp_path):
+    """`verify_record` finding nothing is a normal answer, not an error; a result comes
+    once (one text item, no `structuredContent` copy) and does not echo the query."""
+    answers = {}
+
+    async def session():
+        params = StdioServerParameters(command=CASEC, args=serve_args(tmp_path), cwd=str(ROOT))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                answers["verify"] = await client.call_tool(
+                    "verify_record",
+                    {"collection": "reminders", "record_id_or_request_id": "R99"},
+                )
+                answers["read"] = await client.call_tool(
+                    "read_records", {"collection": "reminders", "query": "zzz-unlikely"}
+                )
+
+    anyio.run(session)
+    for name, answer in answers.items():
+        assert not answer.is_error, (name, answer)
+        assert len(answer.content) == 1, (name, answer)
+        assert answer.structured_content is None, (name, answer)
+    verify = json.loads(answers["verify"].content[0].text)
+    assert verify["status"] == "not_found", verify
+    read = answers["read"].content[0].text
+    assert "zzz-unlikely" not in read, read
