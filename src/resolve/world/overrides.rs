@@ -81,13 +81,9 @@ pub fn read_override(
         .and_then(|v| v.as_ident().map(|_| values::text_of(v)))?;
     let statements = body(statement);
     let before = diags.len();
-    let mut unoffered = Vec::new();
-    let contract = offered_tool(&tool, offered, tools, &mut unoffered);
-    diags.extend(unoffered.into_iter().map(|d| Diagnostic {
-        code: codes::OVERRIDE_MATCHES_NOTHING,
-        message: format!("this override matches nothing: {}", d.message),
-        ..d
-    }));
+    // A tool the case does not offer is `override_tool_unavailable` (or `unknown_tool`),
+    // reported for every override whether it has a machine part or not.
+    let contract = offered_tool(&tool, offered, tools, &mut Vec::new());
     let when = match (first(statements, "when"), contract) {
         (Some(s), Some(contract)) => values::block_only(s, diags)
             .map(|b| filters::call_conditions(&b.statements, contract, cx, Role::Override, diags))
