@@ -301,4 +301,3 @@ fn header(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> O
     }
     Some(name)
 }
-
