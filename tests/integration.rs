@@ -1,0 +1,31 @@
+//! The integration tests, one crate (one binary to build and link): each module is a
+//! file of `tests/` and tests one face of casec from outside, through the library or the
+//! `casec` binary. Three stay crates of their own: `golden` and `sandbox` generate a
+//! test per snapshot file (their own harness), and `session_memory` installs a counting
+//! allocator, which must see that test alone. See ARCHITECTURE.md, "Tests".
+
+mod architecture;
+mod bundle_blinding;
+mod bundle_cli;
+mod bundle_tujora;
+mod check;
+mod cli;
+mod cli_contract;
+mod diagnostic_docs;
+mod editors;
+mod export;
+mod fmt;
+mod fmt_cli;
+mod lsp;
+mod lsp_e2e;
+mod nesting;
+mod outputs;
+mod paths;
+mod quick_fixes;
+mod replay_cli;
+mod robustness;
+mod roundtrip;
+mod runtime;
+mod schemas;
+mod serve_cli;
+mod tools;
