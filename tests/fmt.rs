@@ -3,8 +3,7 @@
 //! and trivia), keeps every comment in its place, and leaves the Tujora suite, the
 //! stdlib and the importer's output exactly as they are.
 
-#[path = "support/mod.rs"]
-mod support;
+use crate::support;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -4,6 +4,14 @@
 //! test per snapshot file (their own harness), and `session_memory` installs a counting
 //! allocator, which must see that test alone. See ARCHITECTURE.md, "Tests".
 
+// Helpers several test modules use, each compiled once.
+#[path = "support/generate.rs"]
+mod generate;
+#[path = "lsp/client.rs"]
+mod lsp_client;
+#[path = "support/mod.rs"]
+mod support;
+
 mod architecture;
 mod bundle_blinding;
 mod bundle_cli;

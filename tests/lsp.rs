@@ -1,8 +1,7 @@
 //! The language server in-process: every request and notification through
 //! `Server::handle`, on the fixture suite `tests/lsp/suite`.
 
-#[path = "lsp/client.rs"]
-mod client;
+use crate::lsp_client as client;
 
 use std::path::PathBuf;
 

@@ -4,8 +4,7 @@
 //! compared with `tests/lsp/session.golden` (paths of the fixture suite written as
 //! `file:///SUITE`); run with `UPDATE_GOLDEN=1` to rewrite it, then review the diff.
 
-#[path = "lsp/client.rs"]
-mod client;
+use crate::lsp_client as client;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;

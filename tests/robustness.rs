@@ -9,8 +9,7 @@
 //! The member file is compiled against the Tujora suite file and the stdlib, parsed
 //! once, so thousands of inputs go through parse, resolve and lower in a few seconds.
 
-#[path = "support/generate.rs"]
-mod generate;
+use crate::generate;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -2,10 +2,8 @@
 //! a generated master of 1,000 cases that deviates from the shared defaults in every
 //! field a case can override.
 
-#[path = "support/generate.rs"]
-mod generate;
-#[path = "support/machine_parts.rs"]
-mod machine_parts;
+use crate::generate;
+use crate::support::machine_parts;
 
 use std::collections::HashMap;
 use std::path::Path;
