@@ -226,3 +226,91 @@ fn golden_traces_follow_the_trace_schema() {
         );
     }
 }
+
+fn run_casec(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_casec"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("casec runs")
+}
+
+/// Every golden trace of a suite, as (case id, trace path relative to the root).
+fn golden_traces_of(suite: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for category in std::fs::read_dir(root().join(suite)).expect("the suite folder") {
+        let Ok(files) = std::fs::read_dir(category.expect("an entry").path()) else {
+            continue;
+        };
+        for file in files.flatten().map(|f| f.path()) {
+            let name = file
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
+            if let Some(id) = name.strip_suffix(".trace.jsonl") {
+                if !id.contains(".counter-") {
+                    let relative = file.strip_prefix(root()).expect("inside the root");
+                    out.push((id.to_string(), relative.to_string_lossy().to_string()));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `casec verify --format json` and `casec report` over the golden results follow their
+/// schemas, for each example suite (each with its own outcomes and report lines).
+#[test]
+fn verify_and_report_follow_their_schemas() {
+    let verify = validator("verify.schema.json");
+    let report = validator("report.schema.json");
+    for suite in ["cases/tujora", "cases/donnabench", "cases/dumate"] {
+        let run = run_casec(&["verify", suite, "--format", "json"]);
+        assert_eq!(run.status.code(), Some(0), "{suite}");
+        let text = String::from_utf8(run.stdout).expect("UTF-8");
+        for line in text.lines() {
+            let value: Value = serde_json::from_str(line).expect("a JSON line");
+            assert_valid(&verify, &value, &format!("verify {suite}"));
+        }
+        let dir = std::env::temp_dir().join(format!(
+            "casec-schemas-report-{}-{}",
+            std::process::id(),
+            suite.replace('/', "-")
+        ));
+        std::fs::create_dir_all(&dir).expect("a scratch folder");
+        let mut records = Vec::new();
+        for (id, trace) in golden_traces_of(suite) {
+            let record = dir.join(format!("{id}.json"));
+            let replayed = run_casec(&[
+                "replay",
+                &id,
+                "--trace",
+                &trace,
+                suite,
+                "-o",
+                record.to_str().expect("UTF-8 path"),
+            ]);
+            assert!(replayed.status.success(), "{id}");
+            records.push(record.to_string_lossy().to_string());
+        }
+        let mut args = vec!["report", "--suite", suite];
+        args.extend(records.iter().map(String::as_str));
+        let reported = run_casec(&args);
+        assert!(
+            reported.status.success(),
+            "{}",
+            String::from_utf8_lossy(&reported.stderr)
+        );
+        let value: Value = serde_json::from_slice(&reported.stdout).expect("a JSON report");
+        assert_valid(&report, &value, &format!("report {suite}"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    for refused in [
+        json!({"case_id": "X", "golden_outcome": 1, "errors": [], "warnings": [], "failed_calls": [], "counter_examples": []}),
+        json!({"case_id": "X", "golden_outcome": null, "errors": [], "warnings": [], "failed_calls": [], "counter_examples": [{"label": "a"}]}),
+    ] {
+        assert!(!verify.is_valid(&refused), "accepted {refused}");
+    }
+}
