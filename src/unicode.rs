@@ -1,6 +1,6 @@
 //! What casec needs to know about Unicode characters that cannot be seen, or that look
 //! like others: naming an invisible character in a syntax error, and reading text the
-//! way the leak rule compares it (`crate::leaks`).
+//! way the leak rule compares it (its tokenizer).
 //!
 //! The tables are small and fixed (Unicode 15.1): characters that render as nothing,
 //! and letters of other scripts that are drawn like Latin ones. They are not meant to

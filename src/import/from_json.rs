@@ -25,6 +25,11 @@ use crate::model::world::FieldType;
 use crate::model::*;
 use crate::source::{FileId, Span};
 
+/// What reads one source of a layout: the source, its item layout, the value at its key
+/// and that key's path.
+type ReadSource<'r> = dyn FnMut(&mut Reader, &Source, Option<&Layout>, &Value, &str) + 'r;
+
+/// Reads JSON by a shape's layouts into the model, collecting located diagnostics.
 pub struct Reader {
     shape: Arc<Shape>,
     span: Span,
@@ -198,18 +203,25 @@ impl Reader {
             root: None,
         };
         let before = self.diags.len();
-        self.suite_layout(&shape.master, root, "", &mut suite);
+        self.walk_layout(
+            &shape.master,
+            root,
+            "",
+            &mut |me, source, items, value, at| {
+                me.suite_source(source, items, value, at, &mut suite)
+            },
+        );
         suite.tags = case_tags(&suite.cases);
         (self.diags.len() == before).then_some(suite)
     }
 
-    fn suite_layout(&mut self, layout: &Layout, value: &Value, path: &str, suite: &mut Suite) {
+    /// Walks `layout` over `value`: nested objects in, and `read` called for each source
+    /// with the value at its key and that key's path.
+    fn walk_layout(&mut self, layout: &Layout, value: &Value, path: &str, read: &mut ReadSource) {
         for (slot, value, at) in self.entries(layout, value, path, false) {
             match slot {
-                Slot::Object(inner) => self.suite_layout(inner, value, &at, suite),
-                Slot::Source { source, items } => {
-                    self.suite_source(source, items.as_ref(), value, &at, suite)
-                }
+                Slot::Object(inner) => self.walk_layout(inner, value, &at, read),
+                Slot::Source { source, items } => read(self, source, items.as_ref(), value, &at),
             }
         }
     }
@@ -446,41 +458,18 @@ impl Reader {
     /// One case laid out by `layout` (a master's case layout, an export's line).
     pub fn case(&mut self, layout: &Layout, value: &Value, path: &str) -> Option<Case> {
         let shape = self.shape.clone();
-        let mut case = Case {
-            id: Text::new("", self.span),
-            title: Text::new("", self.span),
-            category: None,
-            tags: Vec::new(),
-            clock: None,
-            timezone: None,
-            user: None,
-            conversation: Vec::new(),
-            tools: Vec::new(),
-            overrides: Vec::new(),
-            followups: Vec::new(),
-            unscripted_reply: None,
-            checks: Vec::new(),
-            critical_failures: Vec::new(),
-            values: vec![None; shape.case_fields.len()],
-            allows: Vec::new(),
-            sandbox: None,
-            span: self.span,
-            extent: self.span,
-        };
+        let mut case = Case::empty(
+            Text::new("", self.span),
+            Text::new("", self.span),
+            shape.case_fields.len(),
+            self.span,
+            self.span,
+        );
         let before = self.diags.len();
-        self.case_layout(layout, value, path, &mut case);
+        self.walk_layout(layout, value, path, &mut |me, source, items, value, at| {
+            me.case_source(source, items, value, at, &mut case)
+        });
         (self.diags.len() == before).then_some(case)
-    }
-
-    fn case_layout(&mut self, layout: &Layout, value: &Value, path: &str, case: &mut Case) {
-        for (slot, value, at) in self.entries(layout, value, path, false) {
-            match slot {
-                Slot::Object(inner) => self.case_layout(inner, value, &at, case),
-                Slot::Source { source, items } => {
-                    self.case_source(source, items.as_ref(), value, &at, case)
-                }
-            }
-        }
     }
 
     fn case_source(

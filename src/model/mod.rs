@@ -238,6 +238,35 @@ pub struct Case {
 }
 
 impl Case {
+    /// A case with its id, title and place, and nothing else yet: no category, tags,
+    /// conversation, tools, checks or values (one empty slot per case field of its
+    /// shape), for a reader to fill in.
+    pub fn empty(id: Name, title: Text, fields: usize, span: Span, extent: Span) -> Case {
+        Case {
+            id,
+            title,
+            category: None,
+            tags: Vec::new(),
+            clock: None,
+            timezone: None,
+            user: None,
+            conversation: Vec::new(),
+            tools: Vec::new(),
+            overrides: Vec::new(),
+            followups: Vec::new(),
+            unscripted_reply: None,
+            checks: Vec::new(),
+            critical_failures: Vec::new(),
+            values: vec![None; fields],
+            allows: Vec::new(),
+            sandbox: None,
+            span,
+            extent,
+        }
+    }
+}
+
+impl Case {
     /// The value of the plain case field `id`.
     pub fn value(&self, id: shape::FieldId) -> Option<&Value> {
         self.values.get(id)?.as_ref()

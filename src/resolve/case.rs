@@ -202,32 +202,14 @@ pub fn case(
         diags.append(&mut missing);
     }
 
-    let mut case = Case {
-        id,
-        title,
-        category,
-        tags: Vec::new(),
-        clock: None,
-        timezone: None,
-        user: None,
-        conversation: Vec::new(),
-        tools: Vec::new(),
-        overrides: Vec::new(),
-        followups: Vec::new(),
-        unscripted_reply: None,
-        checks: Vec::new(),
-        critical_failures: Vec::new(),
-        values: vec![None; shape.case_fields.len()],
-        allows: statements
-            .iter()
-            .filter(|s| s.name() == "allow")
-            .filter_map(|s| values::names(s, diags))
-            .flatten()
-            .collect(),
-        sandbox: None,
-        span,
-        extent: statement.span,
-    };
+    let mut case = Case::empty(id, title, shape.case_fields.len(), span, statement.span);
+    case.category = category;
+    case.allows = statements
+        .iter()
+        .filter(|s| s.name() == "allow")
+        .filter_map(|s| values::names(s, diags))
+        .flatten()
+        .collect();
     for (field_id, value) in found.iter().enumerate() {
         if let Some(value) = value {
             place(

@@ -42,14 +42,7 @@ fn mapping(value: &Json, indent: usize, out: &mut String) {
         out.push_str(&"  ".repeat(indent));
         out.push_str(&Json::String(key.clone()).to_string());
         out.push(':');
-        if is_block(item) {
-            out.push('\n');
-            block(item, indent + 1, out);
-        } else {
-            out.push(' ');
-            out.push_str(&inline(item));
-            out.push('\n');
-        }
+        item_after_marker(item, indent, out);
     }
 }
 
@@ -58,14 +51,20 @@ fn sequence(value: &Json, indent: usize, out: &mut String) {
     for item in items {
         out.push_str(&"  ".repeat(indent));
         out.push('-');
-        if is_block(item) {
-            out.push('\n');
-            block(item, indent + 1, out);
-        } else {
-            out.push(' ');
-            out.push_str(&inline(item));
-            out.push('\n');
-        }
+        item_after_marker(item, indent, out);
+    }
+}
+
+/// What follows a key's `:` or an item's `-`: a nested block on the next lines, or an
+/// inline value on the same line.
+fn item_after_marker(item: &Json, indent: usize, out: &mut String) {
+    if is_block(item) {
+        out.push('\n');
+        block(item, indent + 1, out);
+    } else {
+        out.push(' ');
+        out.push_str(&inline(item));
+        out.push('\n');
     }
 }
 

@@ -12,7 +12,8 @@
 //!   sandbox JSON in [`crate::lower::sandbox`]).
 //!
 //! The resolver calls [`SuiteWorld::sandbox`] for every case that resolved; the checks
-//! that need the whole case and its source text run afterwards in [`crate::check::world`];
+//! that need the whole case and its source text run afterwards, in the world checks of
+//! `casec check`;
 //! [`crate::lower::stats`] counts what a machine can decide.
 //! Nothing here reaches the master JSON: the sandbox file has its own lowering
 //! (`lower::sandbox`). The authoring guide is docs/worlds.md.
