@@ -10,8 +10,9 @@ use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
+use crate::runtime::replay::Findings;
 use crate::runtime::replay::{findings, replay_text, run};
-use crate::runtime::trace::{self, TraceEvent};
+use crate::runtime::trace::{self, TraceEvent, Violation};
 use crate::source::{Origin, SourceDb};
 use crate::Compilation;
 
@@ -121,6 +122,22 @@ fn with_sandbox<'a>(suite: &'a Suite, id: &str) -> Option<(&'a Case, &'a Sandbox
 
 /// Reads and parses a trace file, added to `db` so its diagnostics show the line.
 fn read_trace(db: &mut SourceDb, path: &Path) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
+    read_with(db, path, trace::parse)
+}
+
+/// Reads and parses a counter-example: its events and its labels.
+pub(super) fn read_counter(
+    db: &mut SourceDb,
+    path: &Path,
+) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
+    read_with(db, path, trace::parse_counter)
+}
+
+fn read_with<T>(
+    db: &mut SourceDb,
+    path: &Path,
+    parse: impl Fn(crate::source::FileId, &str) -> Result<T, Vec<Diagnostic>>,
+) -> Result<T, Vec<Diagnostic>> {
     let text = fs::read_to_string(path).map_err(|e| {
         vec![
             Diagnostic::error(codes::IO, format!("cannot read the trace: {e}"))
@@ -129,7 +146,7 @@ fn read_trace(db: &mut SourceDb, path: &Path) -> Result<Vec<TraceEvent>, Vec<Dia
         ]
     })?;
     let file = db.add(load::display(path), text.as_str(), Origin::User);
-    trace::parse(file, &text)
+    parse(file, &text)
 }
 
 /// What `casec verify` found for one case.
@@ -143,11 +160,19 @@ struct CaseReport {
     counters: Vec<Counter>,
 }
 
-/// A counter-example replayed: what caught it (nothing: an error).
+/// A counter-example replayed: what caught it, and the review items it is labelled
+/// as violating (neither: an error).
 struct Counter {
     label: String,
     fails: Vec<String>,
     triggers: Vec<String>,
+    violates: Vec<String>,
+}
+
+impl Counter {
+    fn caught(&self) -> bool {
+        !(self.fails.is_empty() && self.triggers.is_empty())
+    }
 }
 
 /// `casec verify [SUITE]`: for every case with a world, replays its golden trace (which
@@ -268,7 +293,9 @@ fn verify_golden(
 }
 
 /// Replays each counter-example trace beside the case file: each must be caught (fail
-/// a machine check or trigger a critical failure), golden trace or not.
+/// a machine check or trigger a critical failure) or labelled with the review items it
+/// violates, golden trace or not; a label must name items of the case, and a machine
+/// decides must agree with it.
 fn verify_counters(
     suite: &Suite,
     case: &Case,
@@ -279,8 +306,8 @@ fn verify_counters(
     out: &mut CaseReport,
 ) {
     for (label, path) in counter_examples(case_file, case.id.as_str()) {
-        let events = match read_trace(db, &path) {
-            Ok(events) => events,
+        let (events, labels) = match read_counter(db, &path) {
+            Ok(read) => read,
             Err(found) => {
                 diags.extend(found);
                 out.errors
@@ -297,10 +324,13 @@ fn verify_counters(
                 .map(str::to_string)
                 .collect(),
             triggers: decided.triggered.clone(),
+            violates: labels.iter().flat_map(|l| l.items.clone()).collect(),
         };
-        if counter.fails.is_empty() && counter.triggers.is_empty() {
+        out.errors
+            .extend(label_errors(suite, case, &decided, &counter));
+        if !counter.caught() && counter.violates.is_empty() {
             out.errors.push(format!(
-                "the counter-example `{}` is not caught: it passes every machine check and triggers no critical failure",
+                "the counter-example `{}` is not caught: it passes every machine check and triggers no critical failure (label the review items it violates with a `violates` line if a reader must catch it)",
                 counter.label
             ));
         }
@@ -308,8 +338,43 @@ fn verify_counters(
     }
 }
 
+/// What is wrong with a counter-example's labels: an id that is no check or critical
+/// failure of the case, or one a machine decides otherwise (a labelled check that its
+/// assertions pass, a labelled critical failure its `forbid` does not trigger).
+fn label_errors(suite: &Suite, case: &Case, decided: &Findings, counter: &Counter) -> Vec<String> {
+    let mut errors = Vec::new();
+    let criticals = suite.criticals(case);
+    for id in &counter.violates {
+        let check = decided.checks.iter().find(|(c, _)| c == id);
+        let critical = criticals.iter().find(|c| &c.id == id);
+        let disagrees = match (check, critical) {
+            (Some((_, status)), _) => *status == crate::runtime::replay::Status::Pass,
+            (None, Some(c)) => {
+                let machine = case.sandbox.as_ref().is_some_and(|s| {
+                    s.decided(&c.id, c.global) == crate::model::expect::Decided::Machine
+                });
+                machine && !decided.triggered.contains(id)
+            }
+            (None, None) => {
+                errors.push(format!(
+                    "the counter-example `{}` is labelled as violating `{id}`, which is no check or critical failure of the case",
+                    counter.label
+                ));
+                continue;
+            }
+        };
+        if disagrees {
+            errors.push(format!(
+                "the counter-example `{}` is labelled as violating `{id}`, but the machine decides it is not violated",
+                counter.label
+            ));
+        }
+    }
+    errors
+}
+
 /// The counter-examples beside a case file, by label, in label order.
-fn counter_examples(case_file: &Path, id: &str) -> Vec<(String, PathBuf)> {
+pub(super) fn counter_examples(case_file: &Path, id: &str) -> Vec<(String, PathBuf)> {
     let folder = case_file
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -357,7 +422,7 @@ fn report_json(r: &CaseReport) -> serde_json::Value {
     let counters: Vec<serde_json::Value> = r
         .counters
         .iter()
-        .map(|c| json!({ "label": c.label, "caught": !(c.fails.is_empty() && c.triggers.is_empty()), "fails": c.fails, "triggers": c.triggers }))
+        .map(|c| json!({ "label": c.label, "caught": c.caught(), "fails": c.fails, "triggers": c.triggers, "violates": c.violates }))
         .collect();
     json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "failed_calls": r.failed_calls, "counter_examples": counters })
 }
@@ -374,11 +439,7 @@ fn human(reports: &[CaseReport], cases: usize) -> String {
         for n in &r.failed_calls {
             out.push_str(&format!("  note: {n}\n"));
         }
-        for c in r
-            .counters
-            .iter()
-            .filter(|c| !(c.fails.is_empty() && c.triggers.is_empty()))
-        {
+        for c in &r.counters {
             let mut by = Vec::new();
             if !c.fails.is_empty() {
                 by.push(format!("fails {}", c.fails.join(", ")));
@@ -386,10 +447,19 @@ fn human(reports: &[CaseReport], cases: usize) -> String {
             if !c.triggers.is_empty() {
                 by.push(format!("triggers {}", c.triggers.join(", ")));
             }
+            let caught = match (c.caught(), c.violates.is_empty()) {
+                (true, _) => format!("caught ({})", by.join("; ")),
+                (false, false) => "left to the judge".to_string(),
+                (false, true) => continue,
+            };
+            let labelled = if c.violates.is_empty() {
+                String::new()
+            } else {
+                format!(", labelled violating {}", c.violates.join(", "))
+            };
             out.push_str(&format!(
-                "  counter-example {}: caught ({})\n",
-                c.label,
-                by.join("; ")
+                "  counter-example {}: {caught}{labelled}\n",
+                c.label
             ));
         }
         for w in &r.warnings {
@@ -404,7 +474,7 @@ fn human(reports: &[CaseReport], cases: usize) -> String {
         reports
             .iter()
             .flat_map(|r| &r.counters)
-            .filter(|c| !(c.fails.is_empty() && c.triggers.is_empty()))
+            .filter(|c| c.caught())
             .count(),
         count(&|r| !r.errors.is_empty()),
         count(&|r| r.golden.is_none() && r.errors.is_empty()),

@@ -11,6 +11,12 @@
 //!
 //! Results are not part of the input: the sandbox computes them. Blank lines are
 //! skipped; any other line that is not such an event is reported at its line.
+//!
+//! A counter-example may also carry labels for the judge: `{"type": "violates",
+//! "items": ["R1", "F2"], "why": "…"}` names the review items the wrong run violates
+//! (a check it does not meet, a critical failure it commits). A label is no event:
+//! [`parse_counter`] returns it beside the events, and [`parse`] refuses it, so a run's
+//! trace cannot carry its own grading.
 
 use serde_json::{Map, Value as Json};
 
@@ -34,9 +40,50 @@ pub enum TraceEvent {
     User(String),
 }
 
-/// The events of a trace file, or the diagnostics of every malformed line.
+/// A counter-example's label: review items the wrong run violates, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Violation {
+    /// Check ids (not met) and critical-failure ids (committed).
+    pub items: Vec<String>,
+    pub why: Option<String>,
+    /// The label's line.
+    pub span: Span,
+}
+
+/// The events of a trace file, or the diagnostics of every malformed line (a label
+/// among them: only counter-examples carry labels).
 pub fn parse(file: FileId, text: &str) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
+    let (events, labels) = parse_lines(file, text)?;
+    if labels.is_empty() {
+        return Ok(events);
+    }
+    Err(labels
+        .iter()
+        .map(|l| {
+            line_error(
+                l.span,
+                "a `violates` label in a run's trace".into(),
+                "labels belong in counter-examples (`<ID>.counter-<LABEL>.trace.jsonl`); remove the line".into(),
+            )
+        })
+        .collect())
+}
+
+/// The events and labels of a counter-example, or the diagnostics of every malformed
+/// line.
+pub fn parse_counter(
+    file: FileId,
+    text: &str,
+) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
+    parse_lines(file, text)
+}
+
+fn parse_lines(
+    file: FileId,
+    text: &str,
+) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
     let mut events = Vec::new();
+    let mut labels = Vec::new();
     let mut diags = Vec::new();
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
@@ -46,24 +93,36 @@ pub fn parse(file: FileId, text: &str) -> Result<Vec<TraceEvent>, Vec<Diagnostic
             continue;
         }
         match event(line) {
-            Ok(e) => events.push(e),
-            Err((label, help)) => diags.push(
-                Diagnostic::error(codes::TRACE_LINE, "this line is not a trace event")
-                    .primary(span, label)
-                    .help(help),
-            ),
+            Ok(Line::Event(e)) => events.push(e),
+            Ok(Line::Violates { items, why }) => labels.push(Violation { items, why, span }),
+            Err((label, help)) => diags.push(line_error(span, label, help)),
         }
     }
     if diags.is_empty() {
-        Ok(events)
+        Ok((events, labels))
     } else {
         Err(diags)
     }
 }
 
-const SHAPES: &str = "write one JSON object per line: {\"type\": \"call\", \"tool\": NAME, \"arguments\": {…}}, {\"type\": \"asked\", \"content\": TEXT} (a scripted follow-up; add \"followup\": N for the Nth), {\"type\": \"question\", \"content\": TEXT} (any other question), {\"type\": \"reply\", \"content\": TEXT} or {\"type\": \"user\", \"content\": TEXT}";
+fn line_error(span: Span, label: String, help: String) -> Diagnostic {
+    Diagnostic::error(codes::TRACE_LINE, "this line is not a trace event")
+        .primary(span, label)
+        .help(help)
+}
 
-fn event(line: &str) -> Result<TraceEvent, (String, String)> {
+/// One line of a trace file.
+enum Line {
+    Event(TraceEvent),
+    Violates {
+        items: Vec<String>,
+        why: Option<String>,
+    },
+}
+
+const SHAPES: &str = "write one JSON object per line: {\"type\": \"call\", \"tool\": NAME, \"arguments\": {…}}, {\"type\": \"asked\", \"content\": TEXT} (a scripted follow-up; add \"followup\": N for the Nth), {\"type\": \"question\", \"content\": TEXT} (any other question), {\"type\": \"reply\", \"content\": TEXT} or {\"type\": \"user\", \"content\": TEXT} (a counter-example may add {\"type\": \"violates\", \"items\": [ID, …], \"why\": TEXT})";
+
+fn event(line: &str) -> Result<Line, (String, String)> {
     let json: Json =
         serde_json::from_str(line).map_err(|e| (format!("not JSON: {e}"), SHAPES.to_string()))?;
     let Json::Object(object) = json else {
@@ -77,9 +136,10 @@ fn event(line: &str) -> Result<TraceEvent, (String, String)> {
         "call" => &["type", "tool", "arguments"],
         "asked" => &["type", "content", "followup"],
         "question" | "reply" | "user" => &["type", "content"],
+        "violates" => &["type", "items", "why"],
         _ => {
             return Err((
-                "no `type` of call, asked, question, reply or user".into(),
+                "no `type` of call, asked, question, reply, user or violates".into(),
                 SHAPES.into(),
             ))
         }
@@ -91,7 +151,8 @@ fn event(line: &str) -> Result<TraceEvent, (String, String)> {
         ));
     }
     match kind {
-        "call" => call(&object),
+        "call" => call(&object).map(Line::Event),
+        "violates" => violates(&object),
         _ => {
             let content = text(&object, "content")?;
             Ok(match kind {
@@ -106,8 +167,29 @@ fn event(line: &str) -> Result<TraceEvent, (String, String)> {
                 "reply" => TraceEvent::Reply(content),
                 _ => TraceEvent::User(content),
             })
+            .map(Line::Event)
         }
     }
+}
+
+fn violates(object: &Map<String, Json>) -> Result<Line, (String, String)> {
+    let help = || {
+        "name the review items the run violates, as ids of the case: {\"type\": \"violates\", \"items\": [\"R1\", \"F2\"], \"why\": \"…\"}".to_string()
+    };
+    let items: Vec<String> = match object.get("items") {
+        Some(Json::Array(items)) if !items.is_empty() => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(|| ("an item that is not a string".to_string(), help()))?,
+        _ => return Err(("no non-empty list `items`".into(), help())),
+    };
+    let why = match object.get("why") {
+        None => None,
+        Some(Json::String(why)) => Some(why.clone()),
+        Some(_) => return Err(("`why` is not a string".into(), help())),
+    };
+    Ok(Line::Violates { items, why })
 }
 
 fn call(object: &Map<String, Json>) -> Result<TraceEvent, (String, String)> {
