@@ -8,7 +8,7 @@
 //! names, tools and each case's typed world, into the [`model`]) → [`check`] (semantic
 //! rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase. Beside them: [`fmt`] (the
 //! formatter), [`import`] (master JSON to sources), [`runtime`] (the reference
-//! sandbox), and the language server ([`lsp`]), which runs the same phases for an
+//! sandbox), [`judge`] (verdicts on the items a run leaves for review), and the language server ([`lsp`]), which runs the same phases for an
 //! editor and re-checks through [`Compilation::from_sources_cached`] with a
 //! [`Recheck`], so that an edit costs the work of the files it changed.
 //!
@@ -53,6 +53,7 @@ pub mod diag;
 pub mod driver;
 pub mod fmt;
 pub mod import;
+pub mod judge;
 pub mod leaks;
 pub mod load;
 pub mod lower;

@@ -121,6 +121,63 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// Judge the review items of result records with a language model (one request per
+    /// item) and write judged records, their outcomes recomputed.
+    ///
+    /// The endpoint is OpenAI-compatible (chat completions); the API key is read from the
+    /// environment variable --api-key-env names, never from the command line. An item
+    /// the judge leaves without a verdict stays for review (warning `unjudged`).
+    Judge {
+        /// Result record files (one JSON object each, or JSON Lines of them).
+        #[arg(required = true)]
+        results: Vec<PathBuf>,
+        /// The suite folder the records belong to.
+        #[arg(long, default_value = ".")]
+        suite: PathBuf,
+        #[command(flatten)]
+        judge: JudgeOptions,
+        /// People's verdicts, which take precedence: JSON Lines of {"case", "item", "met",
+        /// "author", "reason"} (docs/judge.md).
+        #[arg(long, value_name = "FILE")]
+        overrides: Option<PathBuf>,
+        /// The folder to create: one judged file per input, under its name (must be
+        /// absent or empty).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Measure a judge against the suite's labels: golden traces (every review item
+    /// met) and labelled counter-examples (the items their `violates` lines name).
+    ///
+    /// Prints agreement per group, per item id and overall (accuracy, balanced accuracy,
+    /// Cohen's kappa) and every disagreement; --format json or -o FILE gives the JSON.
+    Calibrate {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        #[command(flatten)]
+        judge: JudgeOptions,
+        /// Write the JSON report to FILE.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
+    /// Print the JSON Schema of the suite's run records (their keys are its shape's).
+    Schema {
+        /// The suite folder (holding suite.case).
+        #[arg(default_value = ".")]
+        suite: PathBuf,
+        /// Which record: `result` (replay, serve) or `judged` (casec judge).
+        #[arg(long, value_enum, default_value_t = RecordArg::Result)]
+        record: RecordArg,
+        /// Write to FILE instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        report: ReportArgs,
+    },
     /// Aggregate result records into the suite's required reporting (JSON).
     Report {
         /// Result record files (one JSON object each, or JSON Lines of them).
@@ -199,6 +256,53 @@ struct ReportArgs {
     /// Colour in human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RecordArg {
+    Result,
+    Judged,
+}
+
+/// How `casec judge` and `casec calibrate` reach the judge.
+#[derive(Args)]
+struct JudgeOptions {
+    /// The OpenAI-compatible endpoint: its base URL (`https://…/v1`) or its
+    /// chat-completions URL.
+    #[arg(long, value_name = "URL")]
+    endpoint: String,
+    /// The judge model, as the endpoint names it.
+    #[arg(long, value_name = "NAME")]
+    model: String,
+    /// The environment variable that holds the API key (unset or empty: none is sent).
+    #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
+    api_key_env: String,
+    /// Keep the judge's answers in DIR and reuse them (created if absent).
+    #[arg(long, value_name = "DIR")]
+    cache: Option<PathBuf>,
+    /// The seed sent with every request (temperature is always 0).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Requests in flight at once.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=64))]
+    jobs: u64,
+    /// Seconds a request may take before it is tried again (three tries at most).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    timeout: u64,
+}
+
+impl JudgeOptions {
+    fn args(&self) -> driver::JudgeArgs<'_> {
+        driver::JudgeArgs {
+            endpoint: &self.endpoint,
+            model: &self.model,
+            api_key_env: &self.api_key_env,
+            cache: self.cache.as_deref(),
+            seed: self.seed,
+            jobs: usize::try_from(self.jobs).unwrap_or(1),
+            timeout: std::time::Duration::from_secs(self.timeout),
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -331,6 +435,41 @@ fn main() -> ExitCode {
             report.options(),
         ),
         Command::Verify { suite, report } => driver::verify(&suite, report.options()),
+        Command::Judge {
+            results,
+            suite,
+            judge,
+            overrides,
+            output,
+            report,
+        } => driver::judge_results(
+            &results,
+            &suite,
+            overrides.as_deref(),
+            &output,
+            &judge.args(),
+            report.options(),
+        ),
+        Command::Calibrate {
+            suite,
+            judge,
+            output,
+            report,
+        } => driver::calibrate(&suite, output.as_deref(), &judge.args(), report.options()),
+        Command::Schema {
+            suite,
+            record,
+            output,
+            report,
+        } => driver::record_schema(
+            &suite,
+            match record {
+                RecordArg::Result => casec::lower::record_schema::Record::Result,
+                RecordArg::Judged => casec::lower::record_schema::Record::Judged,
+            },
+            output.as_deref(),
+            report.options(),
+        ),
         Command::Report {
             results,
             suite,

@@ -4,7 +4,10 @@
 //! `tests/<area>/<name>/` (a suite folder) or, in area `ui`, `tests/ui/<name>.master.json`
 //! (a master JSON to import), `tests/ui/<name>.trace.jsonl` (a trace to parse, as
 //! `casec replay` does) or `tests/ui/<name>.result.json` (result records of the Tujora
-//! suite, read as `casec report` does), with expected outputs next to it:
+//! suite, read as `casec report` does), `tests/ui/<name>.overrides.jsonl` (judge
+//! overrides, read against the Tujora suite as `casec judge` does) or
+//! `tests/ui/<name>.unjudged.json` (result records of the Tujora suite judged by a judge
+//! that never answers), with expected outputs next to it:
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
 //!   (absent when the input is clean): those of compiling and, for a suite that
@@ -62,6 +65,8 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
             || name.ends_with(".master.json")
             || name.ends_with(TRACE)
             || name.ends_with(RESULTS)
+            || name.ends_with(OVERRIDES)
+            || name.ends_with(UNJUDGED)
     });
     out.sort();
     out
@@ -79,6 +84,10 @@ fn expected(base: &Path, extension: &str) -> PathBuf {
 const TRACE: &str = ".trace.jsonl";
 /// Result record inputs: read against the Tujora suite.
 const RESULTS: &str = ".result.json";
+/// Judge overrides: read against the Tujora suite.
+const OVERRIDES: &str = ".overrides.jsonl";
+/// Result records judged by a judge that never answers.
+const UNJUDGED: &str = ".unjudged.json";
 
 fn is_trace(input: &Path) -> bool {
     input.to_string_lossy().ends_with(TRACE)
@@ -93,7 +102,7 @@ fn stem(path: &Path) -> String {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    [".master.json", TRACE, RESULTS, ".case"]
+    [".master.json", TRACE, RESULTS, OVERRIDES, UNJUDGED, ".case"]
         .iter()
         .find_map(|ext| name.strip_suffix(ext))
         .unwrap_or(&name)
@@ -164,6 +173,73 @@ fn read_results(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
     (db, diagnostics)
 }
 
+/// Reads judge overrides against the Tujora suite, as `casec judge` does.
+fn read_overrides(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
+    let mut compilation = Compilation::from_dir(Path::new("cases/tujora"));
+    let suite = compilation.suite.take().expect("the Tujora suite resolves");
+    let mut db = SourceDb::new();
+    let text = fs::read_to_string(input).expect("readable test input");
+    let file = db.add(relative(input), text.as_str(), Origin::User);
+    let diagnostics = casec::judge::overrides::read(file, &text, &suite)
+        .err()
+        .unwrap_or_default();
+    (db, diagnostics)
+}
+
+/// A judge endpoint that never answers.
+struct Silent;
+
+impl casec::judge::endpoint::Complete for Silent {
+    fn complete(&self, _: &serde_json::Value) -> Result<String, String> {
+        Err("cannot reach the judge at http://127.0.0.1:9/v1/chat/completions".into())
+    }
+}
+
+/// Judges result records of the Tujora suite with [`Silent`], as `casec judge` does,
+/// keeping the warnings of the items left without a verdict.
+fn judge_silently(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
+    let mut compilation = Compilation::from_dir(Path::new("cases/tujora"));
+    let suite = compilation.suite.take().expect("the Tujora suite resolves");
+    let mut db = SourceDb::new();
+    let text = fs::read_to_string(input).expect("readable test input");
+    let file = db.add(relative(input), text.as_str(), Origin::User);
+    let records = casec::runtime::report::read_record_values(file, &text, &suite)
+        .expect("result records of the Tujora suite");
+    let people = casec::judge::overrides::Overrides::default();
+    let judge = casec::judge::Judge {
+        settings: casec::judge::Settings {
+            model: "test".into(),
+            seed: 0,
+        },
+        endpoint: &Silent,
+        cache: None,
+        overrides: &people,
+    };
+    let mut diagnostics = Vec::new();
+    for (read, record) in &records {
+        let case = suite
+            .cases
+            .iter()
+            .find(|c| c.id.as_str() == read.case_id)
+            .expect("a case of the suite");
+        let judgements: Vec<_> = casec::judge::review_items(&suite, case, record)
+            .iter()
+            .map(|item| judge.judge(&suite, case, item, record).0)
+            .collect();
+        let head = text[read.span.start as usize..]
+            .find('\n')
+            .map_or(read.span.end, |n| read.span.start + n as u32);
+        let span = casec::source::Span::new(file, read.span.start as usize..head as usize);
+        diagnostics.extend(casec::judge::record::unjudged(
+            span,
+            &suite,
+            record,
+            &judgements,
+        ));
+    }
+    (db, diagnostics)
+}
+
 /// What `casec check --format json` prints for these diagnostics.
 fn json_lines(db: &SourceDb, diagnostics: &[Diagnostic]) -> String {
     let errors = diagnostics.iter().filter(|d| d.is_error()).count();
@@ -229,6 +305,12 @@ fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>
         (db, diagnostics, None, None)
     } else if is_trace(input) {
         let (db, diagnostics) = parse_trace(input);
+        (db, diagnostics, None, None)
+    } else if input.to_string_lossy().ends_with(OVERRIDES) {
+        let (db, diagnostics) = read_overrides(input);
+        (db, diagnostics, None, None)
+    } else if input.to_string_lossy().ends_with(UNJUDGED) {
+        let (db, diagnostics) = judge_silently(input);
         (db, diagnostics, None, None)
     } else if input.to_string_lossy().ends_with(RESULTS) {
         let (db, diagnostics) = read_results(input);

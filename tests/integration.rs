@@ -24,6 +24,7 @@ mod editors;
 mod export;
 mod fmt;
 mod fmt_cli;
+mod judge_cli;
 mod lsp;
 mod lsp_e2e;
 mod nesting;

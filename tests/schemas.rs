@@ -314,3 +314,96 @@ fn verify_and_report_follow_their_schemas() {
         assert!(!verify.is_valid(&refused), "accepted {refused}");
     }
 }
+
+/// A judge that finds every check met and no critical failure committed.
+struct Approving;
+
+impl casec::judge::endpoint::Complete for Approving {
+    fn complete(&self, body: &Value) -> Result<String, String> {
+        let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+        let met = user
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .contains("\"kind\":\"check\"");
+        let content = json!({ "met": met, "reason": "as a golden run" }).to_string();
+        Ok(json!({ "choices": [{ "message": { "content": content } }] }).to_string())
+    }
+}
+
+/// A judge that never answers.
+struct Silent;
+
+impl casec::judge::endpoint::Complete for Silent {
+    fn complete(&self, _: &Value) -> Result<String, String> {
+        Err("no answer".into())
+    }
+}
+
+/// The result record of every golden trace of each example suite follows the schema
+/// `casec schema` lowers from its shape, and so does the record judged from it (by a
+/// judge that answers, and by one that does not).
+#[test]
+fn result_and_judged_records_follow_their_suites_schemas() {
+    use casec::lower::record_schema::{record_schema, Record};
+    use casec::runtime::replay::{findings, result_record, run};
+    for suite in ["cases/tujora", "cases/donnabench", "cases/dumate"] {
+        let compilation = Compilation::from_dir(&root().join(suite));
+        let model = compilation.suite.as_ref().expect("the suite resolves");
+        let compile = |record: Record| {
+            let schema = record_schema(model, record);
+            jsonschema::draft202012::meta::validate(&schema).expect("a draft 2020-12 schema");
+            jsonschema::draft202012::new(&schema).expect("the schema compiles")
+        };
+        let (result, judged) = (compile(Record::Result), compile(Record::Judged));
+        let people = casec::judge::overrides::Overrides::default();
+        let mut seen = 0;
+        for (id, trace) in golden_traces_of(suite) {
+            let case = model
+                .cases
+                .iter()
+                .find(|c| c.id.as_str() == id)
+                .expect("a case");
+            let text = std::fs::read_to_string(root().join(&trace)).expect("a trace");
+            let events =
+                casec::runtime::trace::parse(casec::source::FileId(0), &text).expect("a trace");
+            let sandbox = case.sandbox.as_ref().expect("a world");
+            let rt = run(model, case, sandbox, &events);
+            let record = result_record(model, &rt, &findings(&rt));
+            assert_valid(&result, &record, &format!("{id} result"));
+            assert!(
+                !judged.is_valid(&record),
+                "a result record is no judged record"
+            );
+            for endpoint in [&Approving as &dyn casec::judge::endpoint::Complete, &Silent] {
+                let judge = casec::judge::Judge {
+                    settings: casec::judge::Settings {
+                        model: "m".into(),
+                        seed: 0,
+                    },
+                    endpoint,
+                    cache: None,
+                    overrides: &people,
+                };
+                let judgements: Vec<_> = casec::judge::review_items(model, case, &record)
+                    .iter()
+                    .map(|item| judge.judge(model, case, item, &record).0)
+                    .collect();
+                let out =
+                    casec::judge::record::judged(model, &record, &judgements, &judge.settings);
+                assert_valid(&judged, &out, &format!("{id} judged"));
+            }
+            seen += 1;
+        }
+        assert!(seen > 0, "{suite} has golden traces");
+        let first = &model.cases[0];
+        let idle = run(model, first, first.sandbox.as_ref().expect("a world"), &[]);
+        let mut wrong = result_record(model, &idle, &findings(&idle));
+        let outcome = casec::judge::key(model, casec::model::shape::Builtin::Outcome).to_string();
+        wrong[&outcome] = json!("passed");
+        assert!(
+            !result.is_valid(&wrong),
+            "{suite}: an outcome the suite does not name"
+        );
+    }
+}

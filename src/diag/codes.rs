@@ -132,4 +132,6 @@ codes! {
     UNUSED_ALLOW = "unused_allow" (warning): "an `allow` that allows nothing";
     TRACE_LINE = "trace_line" (error): "a trace line that is not a JSON trace event";
     RESULT_RECORD = "result_record" (error): "a file given to `casec report` that is not a result record of the suite";
+    JUDGE_OVERRIDE = "judge_override" (error): "a line of a judge override file that is not a verdict on an item of the suite";
+    UNJUDGED = "unjudged" (warning): "a review item the judge left without a verdict: its case stays undecided";
 }

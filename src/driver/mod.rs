@@ -10,6 +10,7 @@
 mod bundle;
 mod export;
 mod fmt;
+mod judge;
 pub mod output;
 mod replay;
 mod report;
@@ -31,9 +32,10 @@ use crate::{Compilation, Depth};
 pub use self::bundle::{bundle, Outputs};
 pub use self::export::export_suite;
 pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
+pub use self::judge::{calibrate, judge_results, JudgeArgs};
 pub use self::output::{write_atomically, write_atomically_with, write_folder_atomically};
 pub use self::replay::{replay, verify, ReplayArgs, TRACE_SUFFIX};
-pub use self::report::report_results;
+pub use self::report::{record_schema, report_results};
 pub use self::sandbox::{sandbox, stats};
 pub use self::serve::{serve, ServeOutputs};
 

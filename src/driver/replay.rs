@@ -121,7 +121,10 @@ fn with_sandbox<'a>(suite: &'a Suite, id: &str) -> Option<(&'a Case, &'a Sandbox
 }
 
 /// Reads and parses a trace file, added to `db` so its diagnostics show the line.
-fn read_trace(db: &mut SourceDb, path: &Path) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
+pub(super) fn read_trace(
+    db: &mut SourceDb,
+    path: &Path,
+) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
     read_with(db, path, trace::parse)
 }
 

@@ -1,11 +1,13 @@
 //! `casec report RESULT… [--suite DIR]`: the suite's required reporting over result
-//! records, as one JSON document.
+//! records, as one JSON document; and `casec schema [SUITE]`, the JSON Schema of those
+//! records.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::diag::{codes, Diagnostic};
 use crate::load;
+use crate::lower::record_schema::{record_schema as schema_of, Record};
 use crate::runtime::report::{duplicates, read_records, report as aggregate};
 use crate::source::Origin;
 use crate::Compilation;
@@ -62,4 +64,27 @@ pub fn report_results(
         |w| w.write_all(text.as_bytes()),
         options,
     )
+}
+
+/// `casec schema [SUITE] [--record result|judged] [-o FILE]`.
+pub fn record_schema(suite: &Path, record: Record, output: Option<&Path>, options: Report) -> u8 {
+    let compilation = Compilation::from_dir(&suite_folder(suite));
+    let Some(model) = compilation
+        .suite
+        .as_ref()
+        .filter(|_| !compilation.has_errors())
+    else {
+        return report_to_stderr(&compilation.db, &compilation.diagnostics, options)
+            .max(EXIT_ERRORS);
+    };
+    let code = report_to_stderr(&compilation.db, &compilation.diagnostics, options);
+    let mut text = serde_json::to_string_pretty(&schema_of(model, record)).unwrap_or_default();
+    text.push('\n');
+    let written = write_output(
+        output,
+        (&compilation.db, &[]),
+        |out| out.write_all(text.as_bytes()),
+        options,
+    );
+    code.max(written)
 }

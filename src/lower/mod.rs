@@ -5,6 +5,7 @@
 //!   only once [`blinding`] has proved that no hidden text reached them.
 //! * [`sandbox`]: per-case sandbox initialisation (world, overrides, expectations).
 //! * [`export`]: other benchmarks' formats, as the shape's `export`s declare them.
+//! * [`record_schema`]: JSON Schemas of the suite's result and judged records.
 //! * [`layout`]: the layout engine the master, bundles, result records and exports
 //!   are rendered by.
 //!
@@ -17,6 +18,7 @@ pub mod export;
 pub mod json_style;
 pub mod layout;
 pub mod master;
+pub mod record_schema;
 pub mod sandbox;
 pub mod stats;
 pub mod tools;

@@ -290,9 +290,20 @@ pub struct Grading {
     /// In the order the suite's `outcomes` (when the shape has such a field) names them.
     pub outcomes: Vec<Outcome>,
     pub feature_tags: Vec<FeatureTag>,
+    /// `judged_on`: what a judge reads for review items, by dimension (or for critical
+    /// failures); where none is given, every kind of [`Evidence`].
+    pub judged_on: Vec<JudgedOn>,
 }
 
 impl Grading {
+    /// What a judge reads for a check of `dimension` (`None`: a critical failure).
+    pub fn evidence_of(&self, dimension: Option<&str>) -> &[Evidence] {
+        self.judged_on
+            .iter()
+            .find(|j| j.dimension.as_ref().map(Name::as_str) == dimension)
+            .map_or(&Evidence::ALL[..], |j| &j.evidence)
+    }
+
     pub fn dimension(&self, name: &str) -> Option<&Dimension> {
         self.dimensions.iter().find(|d| d.name.as_str() == name)
     }
@@ -303,6 +314,48 @@ impl Grading {
         self.dimensions
             .iter()
             .find(|d| d.letter.as_str() == letters)
+    }
+}
+
+/// `judged_on DIMENSION|critical EVIDENCE…`: what a judge reads for the review items of
+/// a dimension, or for critical failures.
+#[derive(Clone, Debug)]
+pub struct JudgedOn {
+    /// `None`: critical failures.
+    pub dimension: Option<Name>,
+    pub evidence: Vec<Evidence>,
+}
+
+/// A part of a run a judge can read: each is a built-in of the result record's layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Evidence {
+    /// The assistant's replies.
+    Reply,
+    /// The tool calls, with what each returned and changed.
+    Trace,
+    /// The sandbox state after the run.
+    FinalState,
+}
+
+impl Evidence {
+    pub const ALL: [Evidence; 3] = [Evidence::Reply, Evidence::Trace, Evidence::FinalState];
+
+    /// Its name in `judged_on`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Evidence::Reply => "reply",
+            Evidence::Trace => "trace",
+            Evidence::FinalState => "final_state",
+        }
+    }
+
+    /// The result-layout source that holds it.
+    pub fn source(self) -> Builtin {
+        match self {
+            Evidence::Reply => Builtin::Replies,
+            Evidence::Trace => Builtin::Trace,
+            Evidence::FinalState => Builtin::FinalState,
+        }
     }
 }
 

@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::shape::{
-    Builtin, CheckCount, Derivation, Dimension, Entry, Export, ExportFile, ExportFormat,
-    FeatureTag, FieldDecl, FileContent, Grading, ImportDefaults, Item, Kind, Layout, Level,
-    Outcome, Part, Shape, Slot, Source, Verdict, Visibility,
+    Builtin, CheckCount, Derivation, Dimension, Entry, Evidence, Export, ExportFile, ExportFormat,
+    FeatureTag, FieldDecl, FileContent, Grading, ImportDefaults, Item, JudgedOn, Kind, Layout,
+    Level, Outcome, Part, Shape, Slot, Source, Verdict, Visibility,
 };
 use crate::model::{Name, Text};
 use crate::source::Span;
@@ -146,6 +146,12 @@ pub const GRADING_KEYS: &[KeySpec<'static>] = &[
         true,
         "`tag TAG FIELD`: a tag that promises the case has the field.",
     ),
+    key(
+        "judged_on",
+        false,
+        true,
+        "`judged_on DIMENSION|critical reply|trace|final_state…`: what a judge reads for review items (default: all three).",
+    ),
 ];
 
 /// Every shape declared in the stdlib and the suite's files, by name (`std.` for the
@@ -247,7 +253,7 @@ fn read_shape(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) 
         }
     }
     if let Some(result) = layouts.get("result") {
-        record_keys(result, &name, diags);
+        record_keys(result, &grading, &name, diags);
     }
     if diags.len() > before {
         return None;
@@ -287,15 +293,28 @@ fn read_import(statement: &Statement, diags: &mut Vec<Diagnostic>) -> ImportDefa
     }
 }
 
-/// The result layout holds, at its top level, what `casec report` reads of a record:
-/// the case id, the outcome, the check results and the triggered critical failures.
-fn record_keys(result: &Layout, shape: &Name, diags: &mut Vec<Diagnostic>) {
-    let needed = [
+/// The result layout holds, at its top level, what `casec report` reads of a record
+/// (the case id, the outcome, the check results and the triggered critical failures)
+/// and what the judge reads (the critical failures pending review, and the evidence of
+/// the grading's `judged_on`).
+fn record_keys(result: &Layout, grading: &Grading, shape: &Name, diags: &mut Vec<Diagnostic>) {
+    let mut needed = vec![
         Builtin::CaseId,
         Builtin::Outcome,
         Builtin::CheckResults,
         Builtin::Triggered,
+        Builtin::PendingReview,
     ];
+    let judged = grading
+        .dimensions
+        .iter()
+        .map(|d| grading.evidence_of(Some(d.name.as_str())))
+        .chain([grading.evidence_of(None)]);
+    for evidence in judged.flatten() {
+        if !needed.contains(&evidence.source()) {
+            needed.push(evidence.source());
+        }
+    }
     let missing: Vec<&str> = needed
         .into_iter()
         .filter(|b| result.key_of(*b).is_none())
@@ -313,7 +332,7 @@ fn record_keys(result: &Layout, shape: &Name, diags: &mut Vec<Diagnostic>) {
                 missing.join(", ")
             ),
             at,
-            "records of this layout could not be reported",
+            "records of this layout could not be reported or judged",
         )
         .help(format!(
             "add a top-level key for each: `KEY {}`",
@@ -663,7 +682,95 @@ fn read_grading(
             grading.feature_tags.push(FeatureTag { tag, field: id });
         }
     }
+    for s in all(statements, "judged_on") {
+        if let Some(j) = read_judged_on(s, &grading, diags) {
+            grading.judged_on.push(j);
+        }
+    }
     grading
+}
+
+/// The word of `judged_on` that means critical failures rather than a dimension.
+const CRITICAL: &str = "critical";
+
+/// `judged_on DIMENSION|critical EVIDENCE…`.
+fn read_judged_on(
+    statement: &Statement,
+    grading: &Grading,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<JudgedOn> {
+    let usage = "judged_on DIMENSION|critical reply|trace|final_state…";
+    let words: Vec<Option<&str>> = statement.values.iter().map(|v| v.as_ident()).collect();
+    let (Some(Some(target)), true) = (
+        words.first(),
+        words.len() >= 2 && words.iter().all(Option::is_some),
+    ) else {
+        diags.push(
+            Diagnostic::error(
+                codes::BAD_ARGUMENTS,
+                "`judged_on` is not written as expected",
+            )
+            .primary(
+                statement.span,
+                "expected a dimension (or `critical`) and the evidence a judge reads",
+            )
+            .help(format!(
+                "write it as `{usage}`, e.g. `judged_on communication reply trace`"
+            )),
+        );
+        return None;
+    };
+    let target_value = &statement.values[0];
+    let dimension = if *target == CRITICAL {
+        None
+    } else {
+        let name = values::text_of(target_value);
+        if grading.dimension(name.as_str()).is_none() {
+            diags.push(unknown(
+                &name,
+                "dimension",
+                grading
+                    .dimensions
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .chain([CRITICAL]),
+            ));
+            return None;
+        }
+        Some(name)
+    };
+    if grading
+        .judged_on
+        .iter()
+        .any(|j| j.dimension.as_ref().map(Name::as_str) == dimension.as_ref().map(Name::as_str))
+    {
+        diags.push(shape_error(
+            format!("`judged_on {target}` is given twice"),
+            target_value.span,
+            "given again here",
+        ));
+        return None;
+    }
+    let mut evidence = Vec::new();
+    for (value, word) in statement.values.iter().zip(&words).skip(1) {
+        let word = word.unwrap_or_default();
+        let Some(e) = Evidence::ALL.iter().find(|e| e.as_str() == word) else {
+            diags.push(unknown(
+                &values::text_of(value),
+                "evidence",
+                Evidence::ALL.iter().map(|e| e.as_str()),
+            ));
+            return None;
+        };
+        if !evidence.contains(e) {
+            evidence.push(*e);
+        }
+    }
+    evidence.sort();
+    Some(JudgedOn {
+        dimension,
+        evidence,
+    })
 }
 
 /// `dimension NAME LETTER exactly N` or `… at_least N`.

@@ -37,6 +37,15 @@ pub fn read_records(
     text: &str,
     suite: &Suite,
 ) -> Result<Vec<ResultRecord>, Vec<Diagnostic>> {
+    read_record_values(file, text, suite).map(|read| read.into_iter().map(|(r, _)| r).collect())
+}
+
+/// [`read_records`], each record with its JSON value (for a reader that rewrites it).
+pub fn read_record_values(
+    file: FileId,
+    text: &str,
+    suite: &Suite,
+) -> Result<Vec<(ResultRecord, Json)>, Vec<Diagnostic>> {
     let keys = RecordKeys::of(suite);
     let mut records = Vec::new();
     let mut diags = Vec::new();
@@ -49,7 +58,7 @@ pub fn read_records(
         let span = Span::new(file, skip_space(text, start)..stream.byte_offset());
         let read = next
             .map_err(|e| format!("not JSON: {e}"))
-            .and_then(|json| record(&json, &keys, suite, span));
+            .and_then(|json| Ok((record(&json, &keys, suite, span)?, json)));
         match read {
             Ok(r) => records.push(r),
             Err(why) => {

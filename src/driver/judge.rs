@@ -1,0 +1,540 @@
+//! `casec judge RESULT… --suite DIR --endpoint URL --model NAME -o DIR` (judged result
+//! records) and `casec calibrate SUITE --endpoint URL --model NAME` (the judge against
+//! the suite's labelled runs): the library's judge over an OpenAI-compatible endpoint.
+//!
+//! The API key is read from an environment variable (`--api-key-env`, default
+//! `OPENAI_API_KEY`), never from the command line. Requests go out `--jobs` at a time;
+//! results come back in input order, so the outputs do not depend on the threads.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+use crate::diag::{codes, Diagnostic};
+use crate::judge::cache::Cache;
+use crate::judge::calibrate::{self, Sample};
+use crate::judge::endpoint::OpenAi;
+use crate::judge::overrides::{self, Overrides};
+use crate::judge::record::{judged, unjudged};
+use crate::judge::{review_items, Item, Judge, Judgement, Settings, Tally};
+use crate::load;
+use crate::model::{Case, Suite};
+use crate::parallel;
+use crate::runtime::replay::{findings, result_record, run};
+use crate::runtime::report::read_record_values;
+use crate::source::{Origin, SourceDb, Span};
+use crate::Compilation;
+
+use super::replay::{counter_examples, read_counter, read_trace, TRACE_SUFFIX};
+use super::{
+    output, report, report_to_stderr, suite_folder, write_folder_atomically, Format, Report,
+    EXIT_ERRORS, EXIT_USAGE,
+};
+
+/// How to reach the judge, shared by both commands.
+pub struct JudgeArgs<'a> {
+    pub endpoint: &'a str,
+    pub model: &'a str,
+    /// The environment variable holding the API key (unset: no key is sent).
+    pub api_key_env: &'a str,
+    pub cache: Option<&'a Path>,
+    pub seed: u64,
+    pub jobs: usize,
+    pub timeout: Duration,
+}
+
+/// The endpoint and the cache, or the diagnostic that stops the run.
+fn connect(args: &JudgeArgs) -> Result<(OpenAi, Option<Cache>), Diagnostic> {
+    let key = std::env::var(args.api_key_env)
+        .ok()
+        .filter(|k| !k.is_empty());
+    let endpoint = OpenAi::new(args.endpoint, key, args.timeout);
+    let cache = match args.cache {
+        None => None,
+        Some(dir) => Some(Cache::open(dir).map_err(|e| {
+            Diagnostic::error(codes::IO, format!("cannot open the judge cache: {e}"))
+                .at_path(load::display(dir))
+                .help("give a folder to keep the judge's answers in (created if absent; its parent must exist)")
+        })?),
+    };
+    Ok((endpoint, cache))
+}
+
+/// One item to judge: which record it belongs to.
+struct Work<'a> {
+    record: usize,
+    case: &'a Case,
+    item: Item<'a>,
+}
+
+/// Judges every item of `work`, `jobs` at a time; judgements in the order of `work`.
+fn judge_all(
+    judge: &Judge,
+    suite: &Suite,
+    records: &[&Json],
+    work: Vec<Work>,
+    jobs: usize,
+) -> (Vec<Judgement>, Tally) {
+    let parts = parallel::split(work, jobs.max(1));
+    let done = parallel::each_part(parts, |part| {
+        part.into_iter()
+            .map(|w| judge.judge(suite, w.case, &w.item, records[w.record]))
+            .collect::<Vec<_>>()
+    });
+    let mut tally = Tally::default();
+    let judgements = done
+        .into_iter()
+        .flatten()
+        .map(|(j, t)| {
+            tally.add(t);
+            j
+        })
+        .collect();
+    (judgements, tally)
+}
+
+/// The files `casec judge` is given: what a record says, and where it was read.
+struct Input {
+    records: Vec<(Span, Json)>,
+}
+
+/// `casec judge RESULT… --suite DIR … -o DIR`.
+pub fn judge_results(
+    results: &[PathBuf],
+    suite: &Path,
+    overrides_file: Option<&Path>,
+    output: &Path,
+    args: &JudgeArgs,
+    options: Report,
+) -> u8 {
+    let mut compilation = Compilation::from_dir(&suite_folder(suite));
+    let mut diagnostics = compilation.diagnostics.clone();
+    let Some(model) = compilation
+        .suite
+        .take()
+        .filter(|_| !compilation.has_errors())
+    else {
+        return report_to_stderr(&compilation.db, &diagnostics, options).max(EXIT_ERRORS);
+    };
+    let db = &mut compilation.db;
+    let names = match output_names(results) {
+        Ok(names) => names,
+        Err(d) => return report(db, &[d], 0, options),
+    };
+    let people = read_overrides(overrides_file, &model, db, &mut diagnostics);
+    let inputs: Vec<Input> = results
+        .iter()
+        .filter_map(|path| read_input(path, &model, db, &mut diagnostics))
+        .collect();
+    let (endpoint, cache) = match connect(args) {
+        Ok(found) => found,
+        Err(d) => {
+            diagnostics.push(d);
+            return report_to_stderr(db, &diagnostics, options).max(EXIT_USAGE);
+        }
+    };
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return report_to_stderr(db, &diagnostics, options).max(EXIT_ERRORS);
+    }
+    let judge = Judge {
+        settings: Settings {
+            model: args.model.to_string(),
+            seed: args.seed,
+        },
+        endpoint: &endpoint,
+        cache: cache.as_ref(),
+        overrides: &people,
+    };
+    let all: Vec<(Span, &Json)> = inputs
+        .iter()
+        .flat_map(|i| i.records.iter().map(|(s, j)| (*s, j)))
+        .collect();
+    let mut work = Vec::new();
+    for (n, (_, record)) in all.iter().enumerate() {
+        let Some(case) = case_of(&model, record) else {
+            continue;
+        };
+        work.extend(
+            review_items(&model, case, record)
+                .into_iter()
+                .map(|item| Work {
+                    record: n,
+                    case,
+                    item,
+                }),
+        );
+    }
+    let owners: Vec<usize> = work.iter().map(|w| w.record).collect();
+    let owners_count = owners.len();
+    let records: Vec<&Json> = all.iter().map(|(_, j)| *j).collect();
+    let (judgements, tally) = judge_all(&judge, &model, &records, work, args.jobs);
+    let mut per_record: Vec<Vec<Judgement>> = vec![Vec::new(); all.len()];
+    for (owner, j) in owners.into_iter().zip(judgements) {
+        per_record[owner].push(j);
+    }
+    for ((span, record), judged) in all.iter().zip(&per_record) {
+        diagnostics.extend(unjudged(*span, &model, record, judged));
+    }
+    let mut files = Vec::new();
+    let mut next = 0;
+    for (input, name) in inputs.iter().zip(names) {
+        let mut text = String::new();
+        for _ in &input.records {
+            let out = judged(&model, all[next].1, &per_record[next], &judge.settings);
+            next += 1;
+            if input.records.len() == 1 {
+                text = serde_json::to_string_pretty(&out).unwrap_or_default();
+            } else {
+                text.push_str(&out.to_string());
+            }
+            text.push('\n');
+        }
+        files.push((name, text.into_bytes()));
+    }
+    let code = report_to_stderr(db, &diagnostics, options);
+    if let Err(e) = write_folder_atomically(output, &files) {
+        let d = Diagnostic::error(codes::IO, format!("cannot write the judged records: {e}"))
+            .at_path(load::display(output))
+            .help("choose a new or empty output folder");
+        return report(db, &[d], 0, options);
+    }
+    if options.format == Format::Human {
+        let _ = writeln!(
+            io::stderr(),
+            "casec judge: {} record(s), {} review item(s): {} asked of {}, {} from the cache, {} decided by people, {} left for review; wrote {}",
+            all.len(),
+            owners_count,
+            tally.requests,
+            endpoint.url(),
+            tally.cached,
+            tally.human,
+            tally.unjudged,
+            load::display(output)
+        );
+    }
+    code
+}
+
+/// One output file name per input; two inputs with one name would overwrite each other.
+fn output_names(results: &[PathBuf]) -> Result<Vec<String>, Diagnostic> {
+    let mut seen = BTreeSet::new();
+    let mut names = Vec::new();
+    for path in results {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "results.json".into());
+        if !seen.insert(name.clone()) {
+            return Err(Diagnostic::error(
+                codes::IO,
+                format!("two result files are named `{name}`"),
+            )
+            .at_path(load::display(path))
+            .help("each judged file is written under its input's name: rename one, or judge them in two runs"));
+        }
+        names.push(name);
+    }
+    Ok(names)
+}
+
+fn read_overrides(
+    path: Option<&Path>,
+    suite: &Suite,
+    db: &mut SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Overrides {
+    let Some(path) = path else {
+        return Overrides::default();
+    };
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => {
+            diagnostics.push(
+                Diagnostic::error(codes::IO, format!("cannot read the overrides: {e}"))
+                    .at_path(load::display(path))
+                    .help("give a JSON Lines file of verdicts (docs/judge.md)"),
+            );
+            return Overrides::default();
+        }
+    };
+    let file = db.add(load::display(path), text.as_str(), Origin::User);
+    overrides::read(file, &text, suite).unwrap_or_else(|found| {
+        diagnostics.extend(found);
+        Overrides::default()
+    })
+}
+
+fn read_input(
+    path: &Path,
+    suite: &Suite,
+    db: &mut SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Input> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => {
+            diagnostics.push(
+                Diagnostic::error(codes::IO, format!("cannot read the result record: {e}"))
+                    .at_path(load::display(path))
+                    .help("give the paths of result records written by `casec replay`, `casec serve` or a harness"),
+            );
+            return None;
+        }
+    };
+    let file = db.add(load::display(path), text.as_str(), Origin::User);
+    match read_record_values(file, &text, suite) {
+        Ok(found) => Some(Input {
+            records: found
+                .into_iter()
+                .map(|(r, j)| (first_line(r.span, &text), j))
+                .collect(),
+        }),
+        Err(found) => {
+            diagnostics.extend(found);
+            None
+        }
+    }
+}
+
+/// The first line of `span` in `text`: where a message about a whole record points.
+fn first_line(span: Span, text: &str) -> Span {
+    let line = text
+        .get(span.start as usize..span.end as usize)
+        .and_then(|t| t.find('\n'))
+        .map_or(span.end, |n| span.start + n as u32);
+    Span::new(span.file, span.start as usize..line as usize)
+}
+
+/// The case a record names (read_record_values has checked that it exists).
+fn case_of<'a>(suite: &'a Suite, record: &Json) -> Option<&'a Case> {
+    let id = record
+        .get(crate::judge::key(
+            suite,
+            crate::model::shape::Builtin::CaseId,
+        ))
+        .and_then(Json::as_str)?;
+    suite.cases.iter().find(|c| c.id.as_str() == id)
+}
+
+/// `casec calibrate SUITE --endpoint URL --model NAME [-o FILE]`: judges the golden
+/// traces (positives) and the labelled counter-examples (negatives) of every case
+/// with a world, and reports agreement with the labels.
+pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options: Report) -> u8 {
+    let compilation = Compilation::from_dir(&suite_folder(suite));
+    let mut db = compilation.db;
+    let mut diagnostics = compilation.diagnostics;
+    let Some(model) = compilation
+        .suite
+        .filter(|_| !diagnostics.iter().any(Diagnostic::is_error))
+    else {
+        return report_to_stderr(&db, &diagnostics, options).max(EXIT_ERRORS);
+    };
+    let runs = labelled_runs(&model, &mut db, &mut diagnostics);
+    let (endpoint, cache) = match connect(args) {
+        Ok(found) => found,
+        Err(d) => {
+            diagnostics.push(d);
+            return report_to_stderr(&db, &diagnostics, options).max(EXIT_USAGE);
+        }
+    };
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return report_to_stderr(&db, &diagnostics, options).max(EXIT_ERRORS);
+    }
+    let people = Overrides::default();
+    let judge = Judge {
+        settings: Settings {
+            model: args.model.to_string(),
+            seed: args.seed,
+        },
+        endpoint: &endpoint,
+        cache: cache.as_ref(),
+        overrides: &people,
+    };
+    let records: Vec<&Json> = runs.iter().map(|r| &r.record).collect();
+    let mut work = Vec::new();
+    let mut labels = Vec::new();
+    for (n, r) in runs.iter().enumerate() {
+        for (item, expected) in
+            calibrate::labelled(&model, r.case, &r.record, r.violates.as_deref())
+        {
+            labels.push((
+                n,
+                expected,
+                item.dimension.unwrap_or("critical").to_string(),
+            ));
+            work.push(Work {
+                record: n,
+                case: r.case,
+                item,
+            });
+        }
+    }
+    let (judgements, _) = judge_all(&judge, &model, &records, work, args.jobs);
+    let samples: Vec<Sample> = labels
+        .into_iter()
+        .zip(judgements)
+        .map(|((n, expected, group), judgement)| Sample {
+            case: runs[n].case.id.as_str().to_string(),
+            run: runs[n].name.clone(),
+            item: judgement.item.clone(),
+            group,
+            kind: judgement.kind,
+            expected,
+            judgement,
+        })
+        .collect();
+    let cases: Vec<&str> = model
+        .cases
+        .iter()
+        .filter(|c| c.sandbox.is_some())
+        .map(|c| c.id.as_str())
+        .collect();
+    let mut calibration = calibrate::report(&samples, &cases);
+    if let Json::Object(map) = &mut calibration {
+        map.insert("settings".into(), judge.settings.to_json());
+    }
+    let code = report_to_stderr(&db, &diagnostics, options);
+    let text = match (options.format, output) {
+        (Format::Json, _) | (_, Some(_)) => {
+            format!(
+                "{}\n",
+                serde_json::to_string_pretty(&calibration).unwrap_or_default()
+            )
+        }
+        _ => human(&calibration),
+    };
+    let written = match output.filter(|p| !output::is_stdout(p)) {
+        Some(path) => output::write_atomically(path, text.as_bytes()),
+        None => output::print(text.as_bytes()),
+    };
+    if let Err(e) = written {
+        return report(&db, &[output::write_error(output, &e)], 0, options);
+    }
+    if output.is_some() && options.format == Format::Human {
+        let _ = io::stderr().write_all(human(&calibration).as_bytes());
+    }
+    code
+}
+
+/// A run with labels: a golden trace or a labelled counter-example, replayed.
+struct LabelledRun<'a> {
+    case: &'a Case,
+    /// `golden`, or the counter-example's label.
+    name: String,
+    record: Json,
+    /// `None` for the golden run.
+    violates: Option<Vec<String>>,
+}
+
+fn labelled_runs<'a>(
+    suite: &'a Suite,
+    db: &mut SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<LabelledRun<'a>> {
+    let mut runs = Vec::new();
+    for case in &suite.cases {
+        let Some(sandbox) = &case.sandbox else {
+            continue;
+        };
+        let case_file = PathBuf::from(&db.file(case.span.file).name);
+        let replayed = |events: &[crate::runtime::trace::TraceEvent]| {
+            let rt = run(suite, case, sandbox, events);
+            result_record(suite, &rt, &findings(&rt))
+        };
+        let golden = case_file.with_file_name(format!("{}{TRACE_SUFFIX}", case.id.as_str()));
+        if golden.is_file() {
+            match read_trace(db, &golden) {
+                Ok(events) => runs.push(LabelledRun {
+                    case,
+                    name: "golden".into(),
+                    record: replayed(&events),
+                    violates: None,
+                }),
+                Err(found) => diagnostics.extend(found),
+            }
+        }
+        for (label, path) in counter_examples(&case_file, case.id.as_str()) {
+            match read_counter(db, &path) {
+                Ok((_, labels)) if labels.is_empty() => {}
+                Ok((events, labels)) => runs.push(LabelledRun {
+                    case,
+                    name: label,
+                    record: replayed(&events),
+                    violates: Some(labels.into_iter().flat_map(|l| l.items).collect()),
+                }),
+                Err(found) => diagnostics.extend(found),
+            }
+        }
+    }
+    runs
+}
+
+/// The calibration report for people: overall, per group, per item, then the
+/// disagreements and the cases without a negative.
+fn human(report: &Json) -> String {
+    let figure = |a: &Json, key: &str| match a.get(key).and_then(Json::as_f64) {
+        Some(x) => format!("{x:.3}"),
+        None => "-".into(),
+    };
+    let row = |name: &str, a: &Json| {
+        format!(
+            "{name:<24} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}\n",
+            a["samples"],
+            a["negatives"],
+            a["unjudged"],
+            figure(a, "accuracy"),
+            figure(a, "balanced_accuracy"),
+            figure(a, "kappa")
+        )
+    };
+    let mut out = format!(
+        "{:<24} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}\n",
+        "items", "samples", "negatives", "unjudged", "accuracy", "balanced", "kappa"
+    );
+    out.push_str(&row("overall", &report["overall"]));
+    for section in ["per_group", "per_item"] {
+        if let Some(map) = report[section].as_object() {
+            for (name, a) in map {
+                out.push_str(&row(name, a));
+            }
+        }
+    }
+    let disagreements = report["disagreements"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for d in &disagreements {
+        out.push_str(&format!(
+            "disagrees: {} {} {}: labelled met={}, judged {}: {}\n",
+            d["case"].as_str().unwrap_or_default(),
+            d["run"].as_str().unwrap_or_default(),
+            d["item"].as_str().unwrap_or_default(),
+            d["expected_met"],
+            match d["judged_met"].as_bool() {
+                Some(m) => format!("met={m}"),
+                None => "no verdict".into(),
+            },
+            d["reason"].as_str().unwrap_or_default()
+        ));
+    }
+    let without: Vec<&str> = report["cases_without_negative"]
+        .as_array()
+        .map(|a| a.iter().filter_map(Json::as_str).collect())
+        .unwrap_or_default();
+    if !without.is_empty() {
+        out.push_str(&format!(
+            "cases without a labelled negative: {}\n",
+            without.join(", ")
+        ));
+    }
+    out.push_str(&format!(
+        "casec calibrate: {} labelled item(s), {} disagreement(s)\n",
+        report["overall"]["samples"],
+        disagreements.len()
+    ));
+    out
+}

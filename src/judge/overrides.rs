@@ -1,0 +1,144 @@
+//! A person's verdicts, which take precedence over the judge's: a JSON Lines file, one
+//! verdict per line,
+//!
+//! ```text
+//! {"case": "TUJ-021", "item": "R1", "met": true, "author": "ana", "reason": "…"}
+//! {"case": "TUJ-021", "item": "F3", "met": false, "author": "ana", "reason": "…", "evidence": "sha256:…"}
+//! ```
+//!
+//! `met` has the judge's meaning (a check met, a critical failure committed). Without
+//! `evidence`, a verdict applies to every run of the case; with it (the
+//! `evidence_digest` a judged record shows), only to runs with that evidence. Every
+//! line is checked against the suite: a case it has, an item of that case, each
+//! verdict given once. A judged record keeps the author and the reason.
+
+use serde_json::{Map, Value as Json};
+
+use crate::diag::{codes, Diagnostic};
+use crate::model::Suite;
+use crate::source::{FileId, Span};
+
+/// One person's verdict on one item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Override {
+    pub case: String,
+    pub item: String,
+    pub met: bool,
+    pub author: String,
+    pub reason: String,
+    /// The evidence digest it is limited to.
+    pub evidence: Option<String>,
+}
+
+/// Every override of a run of `casec judge`.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub items: Vec<Override>,
+}
+
+impl Overrides {
+    /// The verdict for `item` of `case` judged on `evidence`: one limited to that
+    /// evidence first, else one for every run.
+    pub fn find(&self, case: &str, item: &str, evidence: &str) -> Option<&Override> {
+        let of = |o: &&Override| o.case == case && o.item == item;
+        self.items
+            .iter()
+            .filter(of)
+            .find(|o| o.evidence.as_deref() == Some(evidence))
+            .or_else(|| self.items.iter().filter(of).find(|o| o.evidence.is_none()))
+    }
+}
+
+const HELP: &str = "write one JSON object per line: {\"case\": ID, \"item\": ID, \"met\": true|false, \"author\": NAME, \"reason\": TEXT} (optionally \"evidence\": the evidence_digest of a judged record)";
+
+/// Reads an override file against `suite`, or gives the diagnostics of every bad line.
+pub fn read(file: FileId, text: &str, suite: &Suite) -> Result<Overrides, Vec<Diagnostic>> {
+    let mut out = Overrides::default();
+    let mut diags = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let span = Span::new(file, offset..offset + line.trim_end().len());
+        offset += line.len();
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(line).and_then(|o| known(o, suite)) {
+            Ok(o) if out.items.iter().any(|p| same_target(p, &o)) => diags.push(
+                bad(span, format!("a second verdict on `{}` of `{}`", o.item, o.case))
+                    .help("keep one verdict per item (and evidence digest): delete or merge the other line"),
+            ),
+            Ok(o) => out.items.push(o),
+            Err(why) => diags.push(bad(span, why).help(HELP)),
+        }
+    }
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
+}
+
+fn same_target(a: &Override, b: &Override) -> bool {
+    a.case == b.case && a.item == b.item && a.evidence == b.evidence
+}
+
+fn bad(span: Span, why: String) -> Diagnostic {
+    Diagnostic::error(
+        codes::JUDGE_OVERRIDE,
+        "this line is not a verdict on an item of the suite",
+    )
+    .primary(span, why)
+}
+
+fn parse_line(line: &str) -> Result<Override, String> {
+    let json: Json = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
+    let Json::Object(object) = json else {
+        return Err("a JSON value that is not an object".into());
+    };
+    const KEYS: [&str; 6] = ["case", "item", "met", "author", "reason", "evidence"];
+    if let Some(extra) = object.keys().find(|k| !KEYS.contains(&k.as_str())) {
+        return Err(format!("`{extra}` is not a key of a verdict"));
+    }
+    let text = |key: &str| -> Result<String, String> {
+        match object.get(key) {
+            Some(Json::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+            _ => Err(format!("no non-empty string `{key}`")),
+        }
+    };
+    Ok(Override {
+        case: text("case")?,
+        item: text("item")?,
+        met: object
+            .get("met")
+            .and_then(Json::as_bool)
+            .ok_or("no boolean `met`")?,
+        author: text("author")?,
+        reason: text("reason")?,
+        evidence: evidence(&object)?,
+    })
+}
+
+fn evidence(object: &Map<String, Json>) -> Result<Option<String>, String> {
+    match object.get("evidence") {
+        None => Ok(None),
+        Some(Json::String(s)) if s.starts_with("sha256:") => Ok(Some(s.clone())),
+        Some(_) => Err("`evidence` is not an evidence digest (`sha256:…`)".into()),
+    }
+}
+
+/// The override, if its case and item exist.
+fn known(o: Override, suite: &Suite) -> Result<Override, String> {
+    let Some(case) = suite.cases.iter().find(|c| c.id.as_str() == o.case) else {
+        return Err(format!("`{}` is not a case of this suite", o.case));
+    };
+    let is_check = case.checks.iter().any(|c| c.id.as_str() == o.item);
+    let is_critical = suite.criticals(case).iter().any(|c| c.id == o.item);
+    if is_check || is_critical {
+        Ok(o)
+    } else {
+        Err(format!(
+            "`{}` is no check or critical failure of `{}`",
+            o.item, o.case
+        ))
+    }
+}

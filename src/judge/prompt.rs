@@ -1,0 +1,216 @@
+//! The judge's request for one item: an OpenAI chat-completions body, built from the
+//! item, the case's evaluator-only context and the run's evidence, and nothing else, so
+//! the same item and the same run always give the same bytes (and the same cache key).
+//!
+//! The context is what the assistant was not shown: the case's harness texts (its
+//! fixtures, overrides and scripted replies) and evaluator texts, by field.
+//! The user message opens with a header line, `casec judge request {"case": …, "item":
+//! …, "kind": …}`, that a scripted judge (a test's fake endpoint, the smoke-test model
+//! `casec/golden`) can read; a model reads it as the item's name. The verdict is asked
+//! for as JSON (`{"met": bool, "reason": str}`) through a strict `response_format`
+//! schema, at temperature 0 with a fixed seed. For a critical failure, `met` means the
+//! failure was committed: the prompt says so in as many words.
+
+use serde_json::{json, Value as Json};
+use sha2::{Digest, Sha256};
+
+use crate::model::shape::{Evidence, Kind};
+use crate::model::texts::case_texts;
+use crate::model::{Case, Suite};
+
+use super::{key, Item, ItemKind, Settings};
+
+/// The version of the prompt below: part of every cache key and recorded in every
+/// judged record, so a changed prompt never reuses an old verdict. Bump it with any
+/// change to the text this module writes.
+pub const PROMPT_VERSION: &str = "casec-judge-1";
+
+/// The first words of every request's user message.
+pub const MARKER: &str = "casec judge request";
+
+/// What to send for one item.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The chat-completions body.
+    pub body: Json,
+    /// The cache key: a digest of the judge model, the prompt version, the item's text
+    /// and the evidence digest, and of the whole body (the context is in it).
+    pub key: String,
+    /// A digest of the evidence the item is judged on.
+    pub evidence_digest: String,
+    /// Evidence the item needs that the record lacks: the item cannot be judged.
+    pub missing: Option<String>,
+}
+
+/// The verdict schema the request asks the endpoint to follow.
+pub fn verdict_schema() -> Json {
+    json!({
+        "type": "object",
+        "properties": {
+            "met": { "type": "boolean" },
+            "reason": { "type": "string" }
+        },
+        "required": ["met", "reason"],
+        "additionalProperties": false
+    })
+}
+
+const SYSTEM: &str = "You grade one item of one benchmark case for a tool-using AI assistant. \
+You read what the evaluator knows about the case and the evidence of one run, and decide the \
+one item you are given, nothing else. Judge by meaning, not wording: equivalent natural \
+language, ids and sound sequences of tool calls count. Do not reward what the evidence does \
+not show: a claim in the reply that no tool call supports is not an action taken. Answer with \
+one JSON object and nothing else: {\"met\": true or false, \"reason\": \"one sentence\"}.";
+
+/// The request for `item` of `record` (a result record of `case`).
+pub fn request(
+    suite: &Suite,
+    case: &Case,
+    item: &Item,
+    record: &Json,
+    settings: &Settings,
+) -> Request {
+    let (evidence, missing) = evidence_section(suite, item, record);
+    let evidence_digest = digest(evidence.as_bytes());
+    let user = format!(
+        "{MARKER} {}\n\n{}\n\n{}\n\n{evidence}\n\nAnswer with JSON only: {{\"met\": true or false, \"reason\": \"one sentence\"}}",
+        json!({ "case": case.id.as_str(), "item": item.id, "kind": item.kind.as_str() }),
+        item_section(item),
+        case_section(suite, case),
+    );
+    let body = json!({
+        "model": settings.model,
+        "messages": [
+            { "role": "system", "content": SYSTEM },
+            { "role": "user", "content": user },
+        ],
+        "temperature": 0,
+        "seed": settings.seed,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": { "name": "casec_verdict", "strict": true, "schema": verdict_schema() }
+        }
+    });
+    let key = digest(
+        json!([
+            settings.model,
+            PROMPT_VERSION,
+            item.text,
+            evidence_digest,
+            digest(body.to_string().as_bytes())
+        ])
+        .to_string()
+        .as_bytes(),
+    );
+    Request {
+        body,
+        key,
+        evidence_digest,
+        missing,
+    }
+}
+
+/// `sha256:` and the hex digest of `bytes`.
+pub fn digest(bytes: &[u8]) -> String {
+    format!("sha256:{:x}", Sha256::digest(bytes))
+}
+
+/// The item and the question, with the polarity of a critical failure stated.
+fn item_section(item: &Item) -> String {
+    match item.kind {
+        ItemKind::Check => {
+            let dimension = item
+                .dimension
+                .map(|d| format!(" (dimension {d})"))
+                .unwrap_or_default();
+            let note = item
+                .note
+                .map(|n| format!("\nJudge it on: {n}."))
+                .unwrap_or_default();
+            format!(
+                "## The item\nRequired check {}{dimension}: {}{note}\n\nQuestion: does the run meet this check? \"met\": true when it is met, false when it is not.",
+                item.id, item.text
+            )
+        }
+        ItemKind::CriticalFailure => format!(
+            "## The item\nCritical failure {}: {}\n\nQuestion: did the assistant commit this critical failure in the run? \"met\": true when it DID commit it (the failure occurred), false when it did not.",
+            item.id, item.text
+        ),
+    }
+}
+
+/// What the case asked of the assistant and what was hidden from it: the conversation,
+/// then the case's harness texts (fixtures, overrides, scripted replies: what the tools
+/// really returned) and evaluator texts, other than its lists of items.
+fn case_section(suite: &Suite, case: &Case) -> String {
+    let mut out = format!(
+        "## The case\n{}: {}\n",
+        case.id.as_str(),
+        case.title.as_str()
+    );
+    out.push_str("\nThe conversation the assistant was given:\n");
+    for turn in &case.conversation {
+        out.push_str(&format!(
+            "- {}: {}\n",
+            turn.role.as_str(),
+            turn.content.as_str()
+        ));
+    }
+    let shape = &suite.shape;
+    let context: Vec<String> = case_texts(suite, case)
+        .into_iter()
+        .filter(|t| t.visibility.hidden() && !t.name)
+        .filter(|t| {
+            shape
+                .case_field_named(t.field)
+                .map(|id| shape.case_fields[id].kind)
+                .is_some_and(|kind| {
+                    !matches!(kind, Kind::Checks | Kind::CriticalFailures | Kind::Evidence)
+                })
+        })
+        .map(|t| format!("- {}: {}", t.describe(), t.text.as_str()))
+        .collect();
+    if !context.is_empty() {
+        out.push_str(
+            "\nWhat the harness and the evaluator know (the assistant did not see this):\n",
+        );
+        out.push_str(&context.join("\n"));
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
+
+/// The evidence the item is judged on, from the record, in a fixed order; and the
+/// evidence the record lacks, if any.
+fn evidence_section(suite: &Suite, item: &Item, record: &Json) -> (String, Option<String>) {
+    let mut out = String::from("## The run");
+    let mut missing = Vec::new();
+    for evidence in item.evidence {
+        let key = key(suite, evidence.source());
+        let Some(value) = record.get(key) else {
+            missing.push(format!("`{key}`"));
+            continue;
+        };
+        let (title, text) = match (evidence, value) {
+            (Evidence::Reply, Json::String(reply)) => ("The assistant's reply", reply.clone()),
+            (Evidence::Reply, other) => ("The assistant's reply", other.to_string()),
+            (Evidence::Trace, trace) => ("The tool calls, in order (JSON)", trace.to_string()),
+            (Evidence::FinalState, state) => {
+                ("The sandbox state after the run (JSON)", state.to_string())
+            }
+        };
+        let text = if text.is_empty() {
+            "(empty)".to_string()
+        } else {
+            text
+        };
+        out.push_str(&format!("\n\n### {title}\n{text}"));
+    }
+    let missing = (!missing.is_empty()).then(|| {
+        format!(
+            "the record holds no {} for the judge to read",
+            missing.join(", ")
+        )
+    });
+    (out, missing)
+}
