@@ -13,6 +13,6 @@ The Inspect AI task ``casec/suite`` and the smoke models ``casec/golden`` and
 ``casec/idle`` live in :mod:`casec.inspect` (they need ``inspect-ai``); see docs/python.md.
 """
 
-from ._casec import CompileError, Session, Suite, __version__, load
+from ._casec import CompileError, Session, Suite, __version__, agreement, load, parse_verdict
 
-__all__ = ["CompileError", "Session", "Suite", "__version__", "load"]
+__all__ = ["CompileError", "Session", "Suite", "__version__", "agreement", "load", "parse_verdict"]

@@ -69,6 +69,41 @@ class RecordKeys(TypedDict):
     final_state: Optional[str]
     replies: Optional[str]
 
+class JudgeRequest(TypedDict):
+    """One review item's request to a judge, as the library builds it."""
+
+    item: str
+    kind: Literal["check", "critical_failure"]
+    evidence_digest: str
+    key: str
+    missing: Optional[str]
+    body: dict[str, Any]
+
+class Judgement(TypedDict, total=False):
+    item: str
+    kind: Literal["check", "critical_failure"]
+    met: Optional[bool]
+    reason: str
+    evidence_digest: str
+    source: Literal["judge", "cache", "human"]
+    author: str
+
+class Label(TypedDict):
+    item: str
+    kind: Literal["check", "critical_failure"]
+    expected_met: bool
+    group: str
+
+class LabelledRun(TypedDict):
+    case_id: str
+    run: str
+    record: dict[str, JSON]
+    labels: list[Label]
+
+class FollowupRequest(TypedDict):
+    followup: int
+    body: dict[str, Any]
+
 __version__: str
 
 class CompileError(Exception):
@@ -78,6 +113,12 @@ class CompileError(Exception):
 
 def load(path: Union[str, PathLike[str]]) -> Suite:
     """Compiles the suite folder at (or above) ``path``; raises CompileError on errors."""
+
+def parse_verdict(content: str) -> dict[str, JSON]:
+    """The verdict (``met``, ``reason``) in a judge's message text; ValueError with what is wrong otherwise (fail closed)."""
+
+def agreement(samples: list[dict[str, JSON]], cases: list[str]) -> dict[str, JSON]:
+    """The calibration report of judged labelled samples (as ``casec calibrate --format json``, without settings)."""
 
 class Suite:
     @property
@@ -101,6 +142,12 @@ class Suite:
         """Evaluator-side facts of a case: category, follow-ups, checks and critical failures."""
     def session(self, case_id: str) -> Session:
         """A fresh sandbox of a case (KeyError for an unknown id, ValueError without a world)."""
+    def judge_requests(self, record: dict[str, JSON], model: str = "judge", seed: int = 0) -> list[JudgeRequest]:
+        """One chat-completions request per review item of a result record (``casec judge``'s prompts)."""
+    def judged(self, record: dict[str, JSON], judgements: list[Judgement], model: str = "judge", seed: int = 0) -> dict[str, JSON]:
+        """The record with the judgements written in, its outcome recomputed and a ``judgements`` key."""
+    def labelled_runs(self) -> list[LabelledRun]:
+        """Golden traces and labelled counter-examples, replayed, with the verdict each label expects."""
 
 class Session:
     @property
@@ -114,6 +161,8 @@ class Session:
         """A clarifying question: the scripted follow-up's reply (the given one, else the next unasked), else the unscripted reply."""
     def question(self, question: str) -> str:
         """An unscripted question: the case's unscripted reply."""
+    def followup_requests(self, question: str, model: str = "judge", seed: int = 0) -> list[FollowupRequest]:
+        """Requests asking whether ``question`` is a scripted follow-up not asked yet, in order."""
     def reply(self, text: str) -> None:
         """Records the assistant's reply."""
     def user(self, text: str) -> None:

@@ -40,15 +40,20 @@ from inspect_ai.scorer import (
     scorer,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.model import ResponseSchema
 from inspect_ai.tool import Tool, ToolDef, ToolParams
+from inspect_ai.util import JSONSchema
 from inspect_ai.solver._task_state import sample_state
 
 from . import Session, Suite, load
+from ._casec import agreement as native_agreement
+from ._casec import parse_verdict as native_parse_verdict
 
 #: The tool a sample offers for clarifying questions (not one of the case's tools).
 ASK_USER = "ask_user"
 
-#: The first line of every judge request; the smoke model ``casec/golden`` reads it.
+#: The first words of every judge request the library builds (its header line); the
+#: smoke model ``casec/golden`` reads it.
 JUDGE_MARKER = "casec judge request"
 
 _SESSIONS: dict[str, Session] = {}
@@ -172,7 +177,7 @@ def _tool_defs(session: Session, suite: Suite) -> list[ToolDef]:
             question = kwargs.get("question")
             if not isinstance(question, str):
                 return "ask_user needs a `question` (a string)."
-            return session.ask(question)
+            return await answer_question(session, question)
 
         defs.append(
             ToolDef(
@@ -198,6 +203,36 @@ def _tool_defs(session: Session, suite: Suite) -> list[ToolDef]:
             )
         )
     return defs
+
+
+def _user_judge() -> Any:
+    """The model that decides whether a question is a scripted follow-up: the ``user``
+    model role, else the ``grader`` role, else None."""
+    roles = model_roles()
+    for role in ("user", "grader"):
+        model = roles.get(role)
+        if isinstance(model, list):
+            model = model[0] if model else None
+        if model is not None:
+            return model
+    return None
+
+
+async def answer_question(session: Session, question: str) -> str:
+    """The user simulator: the scripted reply when ``question`` is one of the case's
+    scripted follow-ups not asked yet (judged semantically by the ``user`` or ``grader``
+    model role, with the library's request, as the suite's instructions say), else the
+    unscripted reply. Without either role, the next scripted follow-up not asked yet
+    answers any question (the questions are not judged)."""
+    judge = _user_judge()
+    if judge is None:
+        return session.ask(question)
+    model = _grader_name(judge)
+    for request in session.followup_requests(question, model=model):
+        verdict = await _ask(judge, request["body"])
+        if verdict["met"]:
+            return session.ask(question, followup=request["followup"])
+    return session.question(question)
 
 
 async def close_session(state: TaskState) -> None:
@@ -238,80 +273,116 @@ class CaseTools:
         return [d.as_tool() for d in open_session(state)]
 
 
-def _judge_prompt(
-    kind: str, item: Any, case_id: str, record: dict[str, Any], keys: Any
-) -> str:
-    header = json.dumps({"case": case_id, "item": item["id"], "kind": kind})
-    if kind == "check":
-        question = (
-            f"Check {item['id']}: {item['text']}\n\n"
-            'Is this check met by the run below? Answer "met": true when it is met, '
-            "false when it is not."
-        )
-    else:
-        question = (
-            f"Critical failure {item['id']}: {item['text']}\n\n"
-            'Did the assistant commit this critical failure in the run below? Answer "met": '
-            "true when it DID commit it (the failure occurred), false when it did not."
-        )
-    evidence = {
-        "assistant_reply": record.get(keys.get("replies") or "", ""),
-        "tool_trace": record.get(keys.get("trace") or "", []),
-        "final_state": record.get(keys.get("final_state") or "", {}),
-    }
-    return (
-        f"{JUDGE_MARKER} {header}\n\n"
-        "You grade one item of a benchmark case for a tool-using assistant.\n\n"
-        f"{question}\n\nThe run:\n{json.dumps(evidence, indent=1, ensure_ascii=False)}\n\n"
-        'Reply with JSON only: {"met": true or false, "reason": "one sentence"}'
+def _messages(body: dict[str, Any]) -> list[ChatMessage]:
+    """The chat messages of a request the library built."""
+    out: list[ChatMessage] = []
+    for message in body["messages"]:
+        if message["role"] == "system":
+            out.append(ChatMessageSystem(content=message["content"]))
+        else:
+            out.append(ChatMessageUser(content=message["content"]))
+    return out
+
+
+def _config(body: dict[str, Any]) -> GenerateConfig:
+    """The request's settings: temperature 0, its seed, its verdict schema."""
+    schema = body["response_format"]["json_schema"]
+    return GenerateConfig(
+        temperature=body["temperature"],
+        seed=body["seed"],
+        response_schema=ResponseSchema(
+            name=schema["name"],
+            json_schema=JSONSchema.model_validate(schema["schema"]),
+            strict=schema["strict"],
+        ),
     )
 
 
-def parse_verdict(text: str) -> Optional[dict[str, Any]]:
-    """The verdict in a judge's reply, or None: a JSON object with a boolean ``met``."""
-    match = re.search(r"\{.*\}", text or "", re.DOTALL)
-    if not match:
-        return None
+async def _ask(grader: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """One verdict from ``grader`` for a request the library built: ``met`` (None when
+    the grader gave no clear verdict, with why in ``reason``) and ``reason``."""
     try:
-        value = json.loads(match.group(0))
+        output = await grader.generate(_messages(body), config=_config(body))
+    except Exception as error:  # noqa: BLE001 - any failure leaves the item for review
+        return {"met": None, "reason": f"the grader failed: {error}"}
+    try:
+        return native_parse_verdict(output.completion or "")
+    except ValueError as why:
+        return {"met": None, "reason": str(why)}
+
+
+def parse_verdict(text: str) -> Optional[dict[str, Any]]:
+    """The verdict in a judge's reply, or None: the library's reading (one JSON object
+    ``{"met": bool, "reason": str}``, alone or in one fenced block), which fails closed."""
+    try:
+        return native_parse_verdict(text or "")
     except ValueError:
         return None
-    if not isinstance(value, dict) or not isinstance(value.get("met"), bool):
-        return None
-    return {"met": value["met"], "reason": str(value.get("reason", ""))}
 
 
-async def judge_record(suite: Suite, record: dict[str, Any], grader: Any) -> list[dict[str, Any]]:
+def _grader_name(grader: Any) -> str:
+    return str(getattr(grader, "name", None) or grader)
+
+
+async def judge_record(
+    suite: Suite, record: dict[str, Any], grader: Any
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Judges the items of ``record`` a machine left for review with ``grader`` (an
-    Inspect model) and writes the verdicts into it, recomputing its outcome. An item
-    without a verdict stays pending review: never a pass."""
-    keys = suite.record_keys
-    case_id = record[keys["case_id"]]
-    info = suite.case(case_id)
-    checks: dict[str, str] = record[keys["checks"]]
-    triggered: list[str] = record[keys["triggered"]]
-    pending: list[str] = record.get(keys["pending_review"] or "", [])
-    config = GenerateConfig(temperature=0, seed=0)
+    Inspect model), one request per item as the library builds it (the prompts of
+    ``casec judge``), and gives the judged record (the verdicts written in, its outcome
+    recomputed, a ``judgements`` key) and the judgements. An item without a verdict
+    stays pending review: never a pass."""
+    model = _grader_name(grader)
     judgements = []
-    items: list[tuple[str, Any]] = [
-        ("check", c) for c in info["checks"] if checks.get(c["id"]) == "needs_review"
-    ]
-    items += [("critical_failure", c) for c in info["critical_failures"] if c["id"] in pending]
-    for kind, item in items:
-        prompt = _judge_prompt(kind, item, case_id, record, keys)
-        output = await grader.generate([ChatMessageUser(content=prompt)], config=config)
-        verdict = parse_verdict(output.completion)
-        judgements.append({"item": item["id"], "kind": kind, "verdict": verdict})
-        if verdict is None:
-            continue
-        if kind == "check":
-            checks[item["id"]] = "pass" if verdict["met"] else "fail"
+    for request in suite.judge_requests(record, model=model):
+        if request["missing"]:
+            verdict = {"met": None, "reason": request["missing"]}
         else:
-            pending.remove(item["id"])
-            if verdict["met"]:
-                triggered.append(item["id"])
-    record[keys["outcome"]] = outcome_of(suite, checks, triggered, pending)
-    return judgements
+            verdict = await _ask(grader, request["body"])
+        judgements.append(
+            {
+                "item": request["item"],
+                "kind": request["kind"],
+                "met": verdict["met"],
+                "reason": verdict["reason"],
+                "evidence_digest": request["evidence_digest"],
+                "source": "judge",
+            }
+        )
+    return suite.judged(record, judgements, model=model), judgements
+
+
+async def calibrate(suite: Suite, grader: Any) -> dict[str, Any]:
+    """``casec calibrate`` with an Inspect model as the judge: judges the suite's golden
+    traces (positives) and labelled counter-examples (negatives) and reports agreement
+    with the labels (accuracy, balanced accuracy, Cohen's kappa; overall, per group and
+    per item id), every disagreement, and the cases without a labelled negative."""
+    model = _grader_name(grader)
+    samples = []
+    runs = suite.labelled_runs()
+    for run in runs:
+        requests = {r["item"]: r for r in suite.judge_requests(run["record"], model=model)}
+        for label in run["labels"]:
+            request = requests[label["item"]]
+            verdict = (
+                {"met": None, "reason": request["missing"]}
+                if request["missing"]
+                else await _ask(grader, request["body"])
+            )
+            samples.append(
+                {
+                    "case": run["case_id"],
+                    "run": run["run"],
+                    "item": label["item"],
+                    "kind": label["kind"],
+                    "group": label["group"],
+                    "expected_met": label["expected_met"],
+                    "met": verdict["met"],
+                    "reason": verdict["reason"],
+                }
+            )
+    cases = [c for c in suite.case_ids if suite.case(c)["has_world"]]
+    return native_agreement(samples, cases)
 
 
 def outcome_of(suite: Suite, checks: dict[str, str], triggered: list[str], pending: list[str]) -> str:
@@ -393,7 +464,9 @@ def casec_scorer() -> Scorer:
         grader = model_roles().get("grader")
         if isinstance(grader, list):
             grader = grader[0] if grader else None
-        judgements = await judge_record(suite, record, grader) if grader else []
+        judgements: list[dict[str, Any]] = []
+        if grader:
+            record, judgements = await judge_record(suite, record, grader)
         keys = suite.record_keys
         outcome = record[keys["outcome"]]
         names = suite.outcomes

@@ -7,7 +7,8 @@ They need no API key and no network, so a run of ``casec/suite`` can be tested o
   ``question`` event as a call of ``ask_user``), then its final reply (through
   ``submit`` when the agent offers one, as ``react`` does). As the ``grader`` role it
   answers each judge request from the golden trace's labels: a golden run meets every
-  check and commits no critical failure.
+  check and commits no critical failure, and a question is a scripted follow-up when
+  the golden trace asks it as one.
 * ``casec/idle`` replies once with nothing (under ``react``: submits an empty answer).
 
 Every output carries token usage, so Inspect never counts tokens itself (which would
@@ -78,6 +79,26 @@ def _judge_header(messages: list[ChatMessage]) -> dict[str, Any] | None:
     return None
 
 
+def _golden_verdict(header: dict[str, Any]) -> dict[str, Any]:
+    """How ``casec/golden`` answers a judge request: a golden run meets every check and
+    commits no critical failure; a question is the scripted follow-up N when the golden
+    trace asks it as that follow-up."""
+    kind = header.get("kind")
+    if kind == "followup":
+        state = sample_state()
+        events = golden_trace(state.metadata["case_file"]) if state is not None else []
+        met = any(
+            e.get("type") == "asked"
+            and e.get("content") == header.get("question")
+            and e.get("followup", 1) == header.get("followup")
+            for e in events
+        )
+        return {"met": met, "reason": "as the golden trace asks it" if met else "not a question the golden trace asks as this follow-up"}
+    met = kind == "check"
+    reason = "the golden trace meets every check" if met else "the golden trace commits no critical failure"
+    return {"met": met, "reason": reason}
+
+
 @modelapi(name="casec")
 class CasecModel(ModelAPI):
     """``casec/golden`` and ``casec/idle`` (see the module's text)."""
@@ -107,9 +128,7 @@ class CasecModel(ModelAPI):
         if judged is not None:
             if self.model_name != "golden":
                 return _text(name, "")
-            met = judged.get("kind") == "check"
-            reason = "the golden trace meets every check" if met else "the golden trace commits no critical failure"
-            return _text(name, json.dumps({"met": met, "reason": reason}))
+            return _text(name, json.dumps(_golden_verdict(judged)))
         if self.model_name == "idle":
             return _call(name, 0, SUBMIT, {"answer": ""}) if SUBMIT in offered else _text(name, "")
         state = sample_state()

@@ -21,6 +21,8 @@ use pyo3::types::PyDict;
 use serde_json::{json, Value as Json};
 
 use casec::diag::render::{self, HumanStyle};
+use casec::judge::calibrate::{self, Sample};
+use casec::judge::{prompt, record as judged_record, review_items, verdict, ItemKind, Judgement, Settings, Source};
 use casec::model::expect::Decided;
 use casec::model::shape::{Builtin, Verdict};
 use casec::model::{Case, Suite as Model};
@@ -343,6 +345,115 @@ impl Suite {
         })
     }
 
+    /// The judge's requests for the review items of `record` (a result record of this
+    /// suite): one per item, each a dict with `item`, `kind` (`check` or
+    /// `critical_failure`), `evidence_digest`, `key` (the cache key), `missing` (why the
+    /// item cannot be judged, or None) and `body` (the chat-completions request: its
+    /// `messages`, temperature 0, the seed and the verdict's `response_format`).
+    #[pyo3(signature = (record, model = "judge", seed = 0))]
+    fn judge_requests(
+        &self,
+        py: Python<'_>,
+        record: &Bound<'_, PyAny>,
+        model: &str,
+        seed: u64,
+    ) -> PyResult<PyObject> {
+        let suite = self.loaded.model();
+        let record = to_json(py, record, "the record")?;
+        let case = record_case(suite, &record)?;
+        let settings = Settings {
+            model: model.to_string(),
+            seed,
+        };
+        let requests: Vec<Json> = review_items(suite, case, &record)
+            .iter()
+            .map(|item| {
+                let r = prompt::request(suite, case, item, &record, &settings);
+                json!({
+                    "item": item.id,
+                    "kind": item.kind.as_str(),
+                    "evidence_digest": r.evidence_digest,
+                    "key": r.key,
+                    "missing": r.missing,
+                    "body": r.body,
+                })
+            })
+            .collect();
+        to_py(py, &Json::Array(requests))
+    }
+
+    /// `record` with `judgements` written in and its outcome recomputed: each judgement a
+    /// dict with `item`, `kind`, `met` (True, False or None: no verdict), `reason`,
+    /// `evidence_digest`, and optionally `source` (`judge`, `cache` or `human`; `judge`
+    /// by default) and `author` (for `human`). The judged record of `casec judge`.
+    #[pyo3(signature = (record, judgements, model = "judge", seed = 0))]
+    fn judged(
+        &self,
+        py: Python<'_>,
+        record: &Bound<'_, PyAny>,
+        judgements: &Bound<'_, PyAny>,
+        model: &str,
+        seed: u64,
+    ) -> PyResult<PyObject> {
+        let suite = self.loaded.model();
+        let record = to_json(py, record, "the record")?;
+        record_case(suite, &record)?;
+        let given = to_json(py, judgements, "the judgements")?;
+        let judgements = given
+            .as_array()
+            .ok_or_else(|| PyTypeError::new_err("the judgements must be a list of dicts"))?
+            .iter()
+            .map(judgement_of)
+            .collect::<PyResult<Vec<_>>>()?;
+        let settings = Settings {
+            model: model.to_string(),
+            seed,
+        };
+        to_py(py, &judged_record::judged(suite, &record, &judgements, &settings))
+    }
+
+    /// The suite's labelled runs, replayed: each case's golden trace (every review item
+    /// met) and its labelled counter-examples (the items their `violates` lines name).
+    /// Each a dict with `case_id`, `run` (`golden` or the label), `record` and `labels`
+    /// (`item`, `kind`, `expected_met`, `group`), for calibrating a judge.
+    fn labelled_runs(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let suite = self.loaded.model();
+        let names = &self.loaded.compilation.db;
+        let case_file =
+            |case: &Case| PathBuf::from(&names.file(case.span.file).name);
+        let mut db = casec::source::SourceDb::new();
+        let mut diagnostics = Vec::new();
+        let runs = calibrate::labelled_runs(suite, &case_file, &mut db, &mut diagnostics);
+        if !diagnostics.is_empty() {
+            let found = Json::Array(
+                diagnostics
+                    .iter()
+                    .map(|d| serde_json::from_str(&render::json_line(d, &db)).unwrap_or(Json::Null))
+                    .collect(),
+            );
+            return Err(compile_error(py, "a labelled trace does not parse".into(), &found));
+        }
+        let out: Vec<Json> = runs
+            .iter()
+            .map(|r| {
+                let labels: Vec<Json> =
+                    calibrate::labelled(suite, r.case, &r.record, r.violates.as_deref())
+                        .into_iter()
+                        .map(|(item, expected)| {
+                            json!({
+                                "item": item.id,
+                                "kind": item.kind.as_str(),
+                                "expected_met": expected,
+                                "group": item.dimension.unwrap_or("critical"),
+                            })
+                        })
+                        .collect();
+                json!({ "case_id": r.case.id.as_str(), "run": r.name, "record": r.record, "labels": labels })
+            })
+            .collect();
+        to_py(py, &Json::Array(out))
+    }
+
     fn __repr__(&self) -> String {
         let model = self.loaded.model();
         format!(
@@ -521,6 +632,39 @@ impl Session {
             .to_string())
     }
 
+    /// The requests that ask a judge whether `question` is one of the case's scripted
+    /// follow-ups not asked yet, in order: each a dict with `followup` (its number,
+    /// from 1) and `body` (a chat-completions request whose verdict's `met` says it
+    /// is). A harness asks them in turn and, at the first met, calls `ask(question,
+    /// followup=n)`; when none is met, `question(question)`.
+    #[pyo3(signature = (question, model = "judge", seed = 0))]
+    fn followup_requests(
+        &self,
+        py: Python<'_>,
+        question: &str,
+        model: &str,
+        seed: u64,
+    ) -> PyResult<PyObject> {
+        let settings = Settings {
+            model: model.to_string(),
+            seed,
+        };
+        let asked = self.asked()?;
+        let requests: Vec<Json> = self.live()?.with_dependent(|loaded, _| {
+            let suite = loaded.model();
+            let Some(case) = suite.cases.iter().find(|c| c.id.as_str() == self.case_id) else {
+                return Vec::new();
+            };
+            (asked + 1..=case.followups.len())
+                .filter_map(|n| {
+                    prompt::followup_request(case, n, question, &settings)
+                        .map(|r| json!({ "followup": n, "body": r.body }))
+                })
+                .collect()
+        });
+        to_py(py, &Json::Array(requests))
+    }
+
     /// An unscripted question: answered with the case's unscripted reply.
     fn question(&mut self, question: &str) -> PyResult<String> {
         let result = self.request("sandbox/question", json!({ "question": question }))?;
@@ -584,9 +728,118 @@ impl Session {
     }
 }
 
+
+/// The case a result record names.
+fn record_case<'a>(suite: &'a Model, record: &Json) -> PyResult<&'a Case> {
+    let key = casec::judge::key(suite, Builtin::CaseId);
+    let id = record
+        .get(key)
+        .and_then(Json::as_str)
+        .ok_or_else(|| PyValueError::new_err(format!("the record has no string `{key}`")))?;
+    Ok(find_case(suite, id)?.1)
+}
+
+fn item_kind(text: &str) -> PyResult<ItemKind> {
+    match text {
+        "check" => Ok(ItemKind::Check),
+        "critical_failure" => Ok(ItemKind::CriticalFailure),
+        other => Err(PyValueError::new_err(format!(
+            "`kind` is `check` or `critical_failure`, not `{other}`"
+        ))),
+    }
+}
+
+/// A judgement given from Python.
+fn judgement_of(value: &Json) -> PyResult<Judgement> {
+    let text = |key: &str| -> PyResult<String> {
+        value
+            .get(key)
+            .and_then(Json::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| PyValueError::new_err(format!("a judgement needs a string `{key}`")))
+    };
+    let met = match value.get("met") {
+        None | Some(Json::Null) => None,
+        Some(Json::Bool(b)) => Some(*b),
+        Some(_) => return Err(PyValueError::new_err("`met` is True, False or None")),
+    };
+    let source = match (met, value.get("source").and_then(Json::as_str)) {
+        (None, _) => None,
+        (Some(_), None | Some("judge")) => Some(Source::Judge),
+        (Some(_), Some("cache")) => Some(Source::Cache),
+        (Some(_), Some("human")) => Some(Source::Human {
+            author: text("author")?,
+        }),
+        (Some(_), Some(other)) => {
+            return Err(PyValueError::new_err(format!(
+                "`source` is `judge`, `cache` or `human`, not `{other}`"
+            )))
+        }
+    };
+    Ok(Judgement {
+        kind: item_kind(&text("kind")?)?,
+        item: text("item")?,
+        met,
+        reason: text("reason")?,
+        source,
+        evidence_digest: text("evidence_digest")?,
+    })
+}
+
+/// The verdict in a judge's message text: a dict with `met` and `reason`. Anything but
+/// one clear verdict raises ValueError with what is wrong (fail closed: the item stays
+/// for review).
+#[pyfunction]
+fn parse_verdict(py: Python<'_>, content: &str) -> PyResult<PyObject> {
+    let found = verdict::from_content(content).map_err(PyValueError::new_err)?;
+    to_py(py, &json!({ "met": found.met, "reason": found.reason }))
+}
+
+/// The calibration report (as `casec calibrate --format json` prints it, without the
+/// settings) of `samples`: dicts with `case`, `run`, `item`, `kind`, `group`,
+/// `expected_met`, `met` (True, False or None) and `reason`; `cases` lists the cases
+/// that should have a labelled negative.
+#[pyfunction]
+fn agreement(py: Python<'_>, samples: &Bound<'_, PyAny>, cases: Vec<String>) -> PyResult<PyObject> {
+    let given = to_json(py, samples, "the samples")?;
+    let samples = given
+        .as_array()
+        .ok_or_else(|| PyTypeError::new_err("the samples must be a list of dicts"))?
+        .iter()
+        .map(|s| {
+            let text = |key: &str| {
+                s.get(key)
+                    .and_then(Json::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| PyValueError::new_err(format!("a sample needs a string `{key}`")))
+            };
+            let mut judgement = s.clone();
+            if let Json::Object(map) = &mut judgement {
+                map.entry("evidence_digest").or_insert(json!(""));
+            }
+            Ok(Sample {
+                case: text("case")?,
+                run: text("run")?,
+                item: text("item")?,
+                group: text("group")?,
+                kind: item_kind(&text("kind")?)?,
+                expected: s
+                    .get("expected_met")
+                    .and_then(Json::as_bool)
+                    .ok_or_else(|| PyValueError::new_err("a sample needs a boolean `expected_met`"))?,
+                judgement: judgement_of(&judgement)?,
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let cases: Vec<&str> = cases.iter().map(String::as_str).collect();
+    to_py(py, &calibrate::report(&samples, &cases))
+}
+
 #[pymodule]
 fn _casec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_verdict, m)?)?;
+    m.add_function(wrap_pyfunction!(agreement, m)?)?;
     m.add_class::<Suite>()?;
     m.add_class::<Session>()?;
     m.add("CompileError", m.py().get_type::<CompileError>())?;

@@ -80,7 +80,10 @@ def test_a_grader_without_verdicts_leaves_not_tested(tmp_path):
         score = scores[case_id]
         assert score.answer == "NOT_TESTED"
         judged = score.metadata["judgements"]
-        assert judged and all(j["verdict"] is None for j in judged)
+        assert judged and all(j["met"] is None and j["reason"] for j in judged)
+        assert score.metadata["record"]["judgements"]["items"] == [
+            {**j, "source": None} for j in judged
+        ]
         assert "pass" in score.metadata["record"]["checks"].values()
 
 
@@ -126,7 +129,10 @@ def test_sample_input_is_the_bundle(tujora):
 def test_parse_verdict_fails_closed():
     parse = casec.harness.parse_verdict
     assert parse('{"met": true, "reason": "ok"}') == {"met": True, "reason": "ok"}
-    assert parse('Sure: {"met": false}') == {"met": False, "reason": ""}
+    assert parse('```json\n{"met": false, "reason": "no"}\n```') == {"met": False, "reason": "no"}
+    assert parse('Sure: {"met": false, "reason": "no"}') is None
+    assert parse('{"met": false}') is None
+    assert parse('{"met": true, "met": false, "reason": "?"}') is None
     assert parse("") is None
     assert parse("yes") is None
     assert parse('{"met": "yes"}') is None

@@ -24,12 +24,10 @@ use crate::judge::{review_items, Item, Judge, Judgement, Settings, Tally};
 use crate::load;
 use crate::model::{Case, Suite};
 use crate::parallel;
-use crate::runtime::replay::{findings, result_record, run};
 use crate::runtime::report::read_record_values;
 use crate::source::{Origin, SourceDb, Span};
 use crate::Compilation;
 
-use super::replay::{counter_examples, read_counter, read_trace, TRACE_SUFFIX};
 use super::{
     output, report, report_to_stderr, suite_folder, write_folder_atomically, Format, Report,
     EXIT_ERRORS, EXIT_USAGE,
@@ -333,7 +331,15 @@ pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options:
     else {
         return report_to_stderr(&db, &diagnostics, options).max(EXIT_ERRORS);
     };
-    let runs = labelled_runs(&model, &mut db, &mut diagnostics);
+    // The names of the files read so far, by file id (the traces are added after them).
+    let names: Vec<PathBuf> = db.files().map(|(_, f)| PathBuf::from(&f.name)).collect();
+    let case_file = |case: &Case| {
+        names
+            .get(case.span.file.0 as usize)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let runs = calibrate::labelled_runs(&model, &case_file, &mut db, &mut diagnostics);
     let (endpoint, cache) = match connect(args) {
         Ok(found) => found,
         Err(d) => {
@@ -418,59 +424,6 @@ pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options:
         let _ = io::stderr().write_all(human(&calibration).as_bytes());
     }
     code
-}
-
-/// A run with labels: a golden trace or a labelled counter-example, replayed.
-struct LabelledRun<'a> {
-    case: &'a Case,
-    /// `golden`, or the counter-example's label.
-    name: String,
-    record: Json,
-    /// `None` for the golden run.
-    violates: Option<Vec<String>>,
-}
-
-fn labelled_runs<'a>(
-    suite: &'a Suite,
-    db: &mut SourceDb,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<LabelledRun<'a>> {
-    let mut runs = Vec::new();
-    for case in &suite.cases {
-        let Some(sandbox) = &case.sandbox else {
-            continue;
-        };
-        let case_file = PathBuf::from(&db.file(case.span.file).name);
-        let replayed = |events: &[crate::runtime::trace::TraceEvent]| {
-            let rt = run(suite, case, sandbox, events);
-            result_record(suite, &rt, &findings(&rt))
-        };
-        let golden = case_file.with_file_name(format!("{}{TRACE_SUFFIX}", case.id.as_str()));
-        if golden.is_file() {
-            match read_trace(db, &golden) {
-                Ok(events) => runs.push(LabelledRun {
-                    case,
-                    name: "golden".into(),
-                    record: replayed(&events),
-                    violates: None,
-                }),
-                Err(found) => diagnostics.extend(found),
-            }
-        }
-        for (label, path) in counter_examples(&case_file, case.id.as_str()) {
-            match read_counter(db, &path) {
-                Ok((_, labels)) if labels.is_empty() => {}
-                Ok((events, labels)) => runs.push(LabelledRun {
-                    case,
-                    name: label,
-                    record: replayed(&events),
-                    violates: Some(labels.into_iter().flat_map(|l| l.items).collect()),
-                }),
-                Err(found) => diagnostics.extend(found),
-            }
-        }
-    }
-    runs
 }
 
 /// The calibration report for people: overall, per group, per item, then the

@@ -12,20 +12,13 @@ use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
 use crate::runtime::replay::Findings;
 use crate::runtime::replay::{findings, replay_text, run};
-use crate::runtime::trace::{self, TraceEvent, Violation};
-use crate::source::{Origin, SourceDb};
+use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace};
+use crate::source::SourceDb;
 use crate::Compilation;
 
 use super::{
     output, report, report_to_stderr, suite_folder, write_output, Format, Report, EXIT_ERRORS,
 };
-
-/// The golden trace of a case: `<ID>.trace.jsonl` beside its `.case` file.
-pub const TRACE_SUFFIX: &str = ".trace.jsonl";
-
-/// A counter-example of a case: `<ID>.counter-<LABEL>.trace.jsonl` beside its `.case`
-/// file, a wrong run its machine checks must catch.
-pub const COUNTER_INFIX: &str = ".counter-";
 
 /// What `casec replay` was pointed at.
 pub struct ReplayArgs<'a> {
@@ -118,38 +111,6 @@ fn names_case(case: &Case, wanted: &str, is_file: bool, db: &SourceDb) -> bool {
 fn with_sandbox<'a>(suite: &'a Suite, id: &str) -> Option<(&'a Case, &'a Sandbox)> {
     let case = suite.cases.iter().find(|c| c.id.as_str() == id)?;
     Some((case, case.sandbox.as_ref()?))
-}
-
-/// Reads and parses a trace file, added to `db` so its diagnostics show the line.
-pub(super) fn read_trace(
-    db: &mut SourceDb,
-    path: &Path,
-) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
-    read_with(db, path, trace::parse)
-}
-
-/// Reads and parses a counter-example: its events and its labels.
-pub(super) fn read_counter(
-    db: &mut SourceDb,
-    path: &Path,
-) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
-    read_with(db, path, trace::parse_counter)
-}
-
-fn read_with<T>(
-    db: &mut SourceDb,
-    path: &Path,
-    parse: impl Fn(crate::source::FileId, &str) -> Result<T, Vec<Diagnostic>>,
-) -> Result<T, Vec<Diagnostic>> {
-    let text = fs::read_to_string(path).map_err(|e| {
-        vec![
-            Diagnostic::error(codes::IO, format!("cannot read the trace: {e}"))
-                .at_path(load::display(path))
-                .help("give the path of a JSON Lines trace (docs/traces.md)"),
-        ]
-    })?;
-    let file = db.add(load::display(path), text.as_str(), Origin::User);
-    parse(file, &text)
 }
 
 /// What `casec verify` found for one case.
@@ -246,7 +207,7 @@ fn verify_case(
         out.warnings.push("the do-nothing trace already passes every machine check: the case does not discriminate by state".into());
     }
     let case_file = PathBuf::from(&db.file(case.span.file).name);
-    let path = case_file.with_file_name(format!("{}{TRACE_SUFFIX}", case.id.as_str()));
+    let path = golden_path(&case_file, case.id.as_str());
     if path.is_file() {
         verify_golden(suite, case, sandbox, &path, db, diags, &mut out);
     } else {
@@ -374,27 +335,6 @@ fn label_errors(suite: &Suite, case: &Case, decided: &Findings, counter: &Counte
         }
     }
     errors
-}
-
-/// The counter-examples beside a case file, by label, in label order.
-pub(super) fn counter_examples(case_file: &Path, id: &str) -> Vec<(String, PathBuf)> {
-    let folder = case_file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let prefix = format!("{id}{COUNTER_INFIX}");
-    let mut found: Vec<(String, PathBuf)> = fs::read_dir(folder)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            let label = name.strip_prefix(&prefix)?.strip_suffix(TRACE_SUFFIX)?;
-            (!label.is_empty()).then(|| (label.to_string(), entry.path()))
-        })
-        .collect();
-    found.sort();
-    found
 }
 
 /// The calls of a run that failed, each with its event number (its line in the trace,

@@ -10,12 +10,76 @@
 //! calibrated. The report lists every disagreement and every case without a negative.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde_json::{json, Value as Json};
 
+use crate::diag::Diagnostic;
 use crate::model::{Case, Suite};
+use crate::runtime::replay::{findings, result_record, run};
+use crate::runtime::trace::TraceEvent;
+use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace};
+use crate::source::SourceDb;
 
 use super::{review_items, Item, ItemKind, Judgement};
+
+/// A run with labels: a golden trace or a labelled counter-example, replayed.
+pub struct LabelledRun<'a> {
+    pub case: &'a Case,
+    /// `golden`, or the counter-example's label.
+    pub name: String,
+    pub record: Json,
+    /// `None` for the golden run; else the items its labels name.
+    pub violates: Option<Vec<String>>,
+}
+
+/// The labelled runs of every case with a world (`case_file` gives the file each case
+/// was read from): the golden trace when there is one, then each counter-example with a
+/// label, in label order. Traces are read into `db`; one that does not parse adds its
+/// diagnostics and is left out.
+pub fn labelled_runs<'a>(
+    suite: &'a Suite,
+    case_file: &dyn Fn(&Case) -> PathBuf,
+    db: &mut SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<LabelledRun<'a>> {
+    let mut runs = Vec::new();
+    for case in &suite.cases {
+        let Some(sandbox) = &case.sandbox else {
+            continue;
+        };
+        let case_file = case_file(case);
+        let replayed = |events: &[TraceEvent]| {
+            let rt = run(suite, case, sandbox, events);
+            result_record(suite, &rt, &findings(&rt))
+        };
+        let golden = golden_path(&case_file, case.id.as_str());
+        if golden.is_file() {
+            match read_trace(db, &golden) {
+                Ok(events) => runs.push(LabelledRun {
+                    case,
+                    name: "golden".into(),
+                    record: replayed(&events),
+                    violates: None,
+                }),
+                Err(found) => diagnostics.extend(found),
+            }
+        }
+        for (label, path) in counter_examples(&case_file, case.id.as_str()) {
+            match read_counter(db, &path) {
+                Ok((_, labels)) if labels.is_empty() => {}
+                Ok((events, labels)) => runs.push(LabelledRun {
+                    case,
+                    name: label,
+                    record: replayed(&events),
+                    violates: Some(labels.into_iter().flat_map(|l| l.items).collect()),
+                }),
+                Err(found) => diagnostics.extend(found),
+            }
+        }
+    }
+    runs
+}
 
 /// The review items of one run with the verdict its label expects (`met` in the
 /// judge's sense): every item of a golden run (`violated` is `None`), or the items a

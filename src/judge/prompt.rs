@@ -214,3 +214,64 @@ fn evidence_section(suite: &Suite, item: &Item, record: &Json) -> (String, Optio
     });
     (out, missing)
 }
+
+/// The request that asks whether `question` (the assistant's clarifying question) is
+/// the case's scripted follow-up `followup` (numbered from 1), as the suite's
+/// instructions say to decide it: by meaning, not wording. `met` means it is; a
+/// harness answers it with that follow-up's scripted reply, else with the unscripted
+/// reply. `None` when the case has no such follow-up.
+pub fn followup_request(
+    case: &Case,
+    followup: usize,
+    question: &str,
+    settings: &Settings,
+) -> Option<Request> {
+    let scripted = case.followups.get(followup.checked_sub(1)?)?;
+    let header = json!({
+        "case": case.id.as_str(),
+        "item": format!("followup {followup}"),
+        "kind": "followup",
+        "followup": followup,
+        "question": question,
+    });
+    let user = format!(
+        "{MARKER} {header}\n\n## The item\nThe case scripts a reply for when the assistant asks this clarifying question:\n{}\n\nThe assistant asked:\n{question}\n\nQuestion: is the assistant's question the scripted one, asking for the same missing detail (equivalent wording counts)? \"met\": true when it is, false when it asks something else.\n\nAnswer with JSON only: {{\"met\": true or false, \"reason\": \"one sentence\"}}",
+        scripted.when_asked.as_str(),
+    );
+    let body = json!({
+        "model": settings.model,
+        "messages": [
+            { "role": "system", "content": FOLLOWUP_SYSTEM },
+            { "role": "user", "content": user },
+        ],
+        "temperature": 0,
+        "seed": settings.seed,
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": { "name": "casec_verdict", "strict": true, "schema": verdict_schema() }
+        }
+    });
+    let evidence_digest = digest(question.as_bytes());
+    let key = digest(
+        json!([
+            settings.model,
+            PROMPT_VERSION,
+            scripted.when_asked.as_str(),
+            evidence_digest,
+            digest(body.to_string().as_bytes())
+        ])
+        .to_string()
+        .as_bytes(),
+    );
+    Some(Request {
+        body,
+        key,
+        evidence_digest,
+        missing: None,
+    })
+}
+
+const FOLLOWUP_SYSTEM: &str = "You simulate the user of a benchmark case for a tool-using AI \
+assistant. The case scripts the user's answer to one clarifying question. Decide whether the \
+assistant's question is that question: whether it asks for the same missing detail, whatever \
+its wording. Answer with one JSON object and nothing else: {\"met\": true or false, \"reason\": \"one sentence\"}.";

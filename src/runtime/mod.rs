@@ -12,7 +12,7 @@
 //! Every call goes into the trace with what [`eval`] needs to decide expectations —
 //! its arguments, whether it failed, the records it returned and changed — but not its
 //! full result, so memory and time per call stay flat however long a session runs.
-//! [`replay`] runs a trace file ([`trace`]) and builds the result record; [`report`]
+//! [`replay`] runs a trace file ([`trace`], found by [`trace_files`]) and builds the result record; [`report`]
 //! aggregates result records into the suite's required reporting. The rules are
 //! documented in docs/traces.md and docs/tools.md.
 
@@ -28,6 +28,7 @@ pub mod serve;
 pub mod services;
 pub mod state;
 pub mod trace;
+pub mod trace_files;
 pub mod values;
 
 use std::collections::HashMap;

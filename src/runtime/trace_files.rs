@@ -1,0 +1,80 @@
+//! Where a case's traces live, and reading them: its golden trace `<ID>.trace.jsonl`
+//! and its counter-examples `<ID>.counter-<LABEL>.trace.jsonl`, beside its `.case` file
+//! (docs/traces.md). A trace read is added to the caller's `SourceDb`, so its
+//! diagnostics show the line.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::diag::{codes, Diagnostic};
+use crate::load;
+use crate::source::{FileId, Origin, SourceDb};
+
+use super::trace::{self, TraceEvent, Violation};
+
+/// The golden trace of a case: `<ID>.trace.jsonl` beside its `.case` file.
+pub const TRACE_SUFFIX: &str = ".trace.jsonl";
+
+/// A counter-example of a case: `<ID>.counter-<LABEL>.trace.jsonl` beside its `.case`
+/// file, a wrong run its machine checks must catch or its labels name.
+pub const COUNTER_INFIX: &str = ".counter-";
+
+/// The path of the golden trace of case `id` written in `case_file`.
+pub fn golden_path(case_file: &Path, id: &str) -> PathBuf {
+    case_file.with_file_name(format!("{id}{TRACE_SUFFIX}"))
+}
+
+/// Reads and parses a trace file, added to `db` so its diagnostics show the line.
+pub fn read_trace(
+    db: &mut SourceDb,
+    path: &Path,
+) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
+    read_with(db, path, trace::parse)
+}
+
+/// Reads and parses a counter-example: its events and its labels.
+pub fn read_counter(
+    db: &mut SourceDb,
+    path: &Path,
+) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
+    read_with(db, path, trace::parse_counter)
+}
+
+fn read_with<T>(
+    db: &mut SourceDb,
+    path: &Path,
+    parse: impl Fn(FileId, &str) -> Result<T, Vec<Diagnostic>>,
+) -> Result<T, Vec<Diagnostic>> {
+    let text = fs::read_to_string(path).map_err(|e| {
+        vec![
+            Diagnostic::error(codes::IO, format!("cannot read the trace: {e}"))
+                .at_path(load::display(path))
+                .help("give the path of a JSON Lines trace (docs/traces.md)"),
+        ]
+    })?;
+    let file = db.add(load::display(path), text.as_str(), Origin::User);
+    parse(file, &text)
+}
+
+
+/// The counter-examples beside a case file, by label, in label order.
+pub fn counter_examples(case_file: &Path, id: &str) -> Vec<(String, PathBuf)> {
+    let folder = case_file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let prefix = format!("{id}{COUNTER_INFIX}");
+    let mut found: Vec<(String, PathBuf)> = fs::read_dir(folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let label = name.strip_prefix(&prefix)?.strip_suffix(TRACE_SUFFIX)?;
+            (!label.is_empty()).then(|| (label.to_string(), entry.path()))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
