@@ -98,7 +98,19 @@ fn play_in(suite: &str, case: &str, trace_file: &str) {
         assert!(answer.get("error").is_none(), "{answer}");
     }
     let end = exchange(json!({"jsonrpc": "2.0", "id": 999, "method": "sandbox/end"})).unwrap();
+    // The record is written at the end; the server still answers (an MCP client lists
+    // the tools again) but refuses any further event, until its input ends.
+    let written_at_end = std::fs::read_to_string(&result_out).unwrap();
+    let after = exchange(json!({"jsonrpc": "2.0", "id": 1000, "method": "tools/call", "params": {"name": "get_clock", "arguments": {}}})).unwrap();
+    assert_eq!(after["error"]["code"], -32000, "{after}");
+    let relisted = exchange(json!({"jsonrpc": "2.0", "id": 1001, "method": "tools/list"})).unwrap();
+    assert_eq!(relisted["result"], tools["result"]);
+    drop(stdin);
     assert!(child.wait().unwrap().success());
+    assert_eq!(
+        std::fs::read_to_string(&result_out).unwrap(),
+        written_at_end
+    );
     let replayed = Command::new(env!("CARGO_BIN_EXE_casec"))
         .args(["replay", case, "--trace", trace_file, suite])
         .current_dir(root())

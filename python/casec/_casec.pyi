@@ -117,7 +117,7 @@ def load(path: Union[str, PathLike[str]]) -> Suite:
 def parse_verdict(content: str) -> dict[str, JSON]:
     """The verdict (``met``, ``reason``) in a judge's message text; ValueError with what is wrong otherwise (fail closed)."""
 
-def agreement(samples: list[dict[str, JSON]], cases: list[str]) -> dict[str, JSON]:
+def agreement(samples: list[dict[str, JSON]]) -> dict[str, JSON]:
     """The calibration report of judged labelled samples (as ``casec calibrate --format json``, without settings)."""
 
 class Suite:

@@ -356,7 +356,7 @@ async def calibrate(suite: Suite, grader: Any) -> dict[str, Any]:
     """``casec calibrate`` with an Inspect model as the judge: judges the suite's golden
     traces (positives) and labelled counter-examples (negatives) and reports agreement
     with the labels (accuracy, balanced accuracy, Cohen's kappa; overall, per group and
-    per item id), every disagreement, and the cases without a labelled negative."""
+    per item id), every disagreement, and the cases with review items but no labelled negative."""
     model = _grader_name(grader)
     samples = []
     runs = suite.labelled_runs()
@@ -381,8 +381,7 @@ async def calibrate(suite: Suite, grader: Any) -> dict[str, Any]:
                     "reason": verdict["reason"],
                 }
             )
-    cases = [c for c in suite.case_ids if suite.case(c)["has_world"]]
-    return native_agreement(samples, cases)
+    return native_agreement(samples)
 
 
 def outcome_of(suite: Suite, checks: dict[str, str], triggered: list[str], pending: list[str]) -> str:

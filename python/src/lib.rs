@@ -797,10 +797,9 @@ fn parse_verdict(py: Python<'_>, content: &str) -> PyResult<PyObject> {
 
 /// The calibration report (as `casec calibrate --format json` prints it, without the
 /// settings) of `samples`: dicts with `case`, `run`, `item`, `kind`, `group`,
-/// `expected_met`, `met` (True, False or None) and `reason`; `cases` lists the cases
-/// that should have a labelled negative.
+/// `expected_met`, `met` (True, False or None) and `reason`.
 #[pyfunction]
-fn agreement(py: Python<'_>, samples: &Bound<'_, PyAny>, cases: Vec<String>) -> PyResult<PyObject> {
+fn agreement(py: Python<'_>, samples: &Bound<'_, PyAny>) -> PyResult<PyObject> {
     let given = to_json(py, samples, "the samples")?;
     let samples = given
         .as_array()
@@ -831,8 +830,7 @@ fn agreement(py: Python<'_>, samples: &Bound<'_, PyAny>, cases: Vec<String>) -> 
             })
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let cases: Vec<&str> = cases.iter().map(String::as_str).collect();
-    to_py(py, &calibrate::report(&samples, &cases))
+    to_py(py, &calibrate::report(&samples))
 }
 
 #[pymodule]

@@ -30,7 +30,7 @@ use crate::Compilation;
 
 use super::{
     output, report, report_to_stderr, suite_folder, write_folder_atomically, Format, Report,
-    EXIT_ERRORS, EXIT_USAGE,
+    EXIT_ERRORS, EXIT_OK, EXIT_USAGE,
 };
 
 /// How to reach the judge, shared by both commands.
@@ -151,24 +151,10 @@ pub fn judge_results(
         .iter()
         .flat_map(|i| i.records.iter().map(|(s, j)| (*s, j)))
         .collect();
-    let mut work = Vec::new();
-    for (n, (_, record)) in all.iter().enumerate() {
-        let Some(case) = case_of(&model, record) else {
-            continue;
-        };
-        work.extend(
-            review_items(&model, case, record)
-                .into_iter()
-                .map(|item| Work {
-                    record: n,
-                    case,
-                    item,
-                }),
-        );
-    }
-    let owners: Vec<usize> = work.iter().map(|w| w.record).collect();
-    let owners_count = owners.len();
     let records: Vec<&Json> = all.iter().map(|(_, j)| *j).collect();
+    let work = work_of(&model, &records);
+    let items = work.len();
+    let owners: Vec<usize> = work.iter().map(|w| w.record).collect();
     let (judgements, tally) = judge_all(&judge, &model, &records, work, args.jobs);
     let mut per_record: Vec<Vec<Judgement>> = vec![Vec::new(); all.len()];
     for (owner, j) in owners.into_iter().zip(judgements) {
@@ -177,23 +163,11 @@ pub fn judge_results(
     for ((span, record), judged) in all.iter().zip(&per_record) {
         diagnostics.extend(unjudged(*span, &model, record, judged));
     }
-    let mut files = Vec::new();
-    let mut next = 0;
-    for (input, name) in inputs.iter().zip(names) {
-        let mut text = String::new();
-        for _ in &input.records {
-            let out = judged(&model, all[next].1, &per_record[next], &judge.settings);
-            next += 1;
-            if input.records.len() == 1 {
-                text = serde_json::to_string_pretty(&out).unwrap_or_default();
-            } else {
-                text.push_str(&out.to_string());
-            }
-            text.push('\n');
-        }
-        files.push((name, text.into_bytes()));
-    }
     let code = report_to_stderr(db, &diagnostics, options);
+    if code != EXIT_OK {
+        return code;
+    }
+    let files = judged_files(&model, &inputs, names, &per_record, &judge.settings);
     if let Err(e) = write_folder_atomically(output, &files) {
         let d = Diagnostic::error(codes::IO, format!("cannot write the judged records: {e}"))
             .at_path(load::display(output))
@@ -205,7 +179,7 @@ pub fn judge_results(
             io::stderr(),
             "casec judge: {} record(s), {} review item(s): {} asked of {}, {} from the cache, {} decided by people, {} left for review; wrote {}",
             all.len(),
-            owners_count,
+            items,
             tally.requests,
             endpoint.url(),
             tally.cached,
@@ -215,6 +189,60 @@ pub fn judge_results(
         );
     }
     code
+}
+
+/// The review items of every record, in record order.
+fn work_of<'a>(suite: &'a Suite, records: &[&Json]) -> Vec<Work<'a>> {
+    let mut work = Vec::new();
+    for (n, record) in records.iter().enumerate() {
+        let Some(case) = case_of(suite, record) else {
+            continue;
+        };
+        work.extend(
+            review_items(suite, case, record)
+                .into_iter()
+                .map(|item| Work {
+                    record: n,
+                    case,
+                    item,
+                }),
+        );
+    }
+    work
+}
+
+/// The judged files, one per input under its output name: one record as pretty JSON,
+/// several as JSON Lines, as they were given.
+fn judged_files(
+    suite: &Suite,
+    inputs: &[Input],
+    names: Vec<String>,
+    per_record: &[Vec<Judgement>],
+    settings: &Settings,
+) -> Vec<(String, Vec<u8>)> {
+    let mut judgements = per_record.iter();
+    inputs
+        .iter()
+        .zip(names)
+        .map(|(input, name)| {
+            let mut text = String::new();
+            for (_, record) in &input.records {
+                let out = judged(
+                    suite,
+                    record,
+                    judgements.next().map_or(&[][..], |j| j),
+                    settings,
+                );
+                if input.records.len() == 1 {
+                    text = serde_json::to_string_pretty(&out).unwrap_or_default();
+                } else {
+                    text.push_str(&out.to_string());
+                }
+                text.push('\n');
+            }
+            (name, text.into_bytes())
+        })
+        .collect()
 }
 
 /// One output file name per input; two inputs with one name would overwrite each other.
@@ -393,13 +421,7 @@ pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options:
             judgement,
         })
         .collect();
-    let cases: Vec<&str> = model
-        .cases
-        .iter()
-        .filter(|c| c.sandbox.is_some())
-        .map(|c| c.id.as_str())
-        .collect();
-    let mut calibration = calibrate::report(&samples, &cases);
+    let mut calibration = calibrate::report(&samples);
     if let Json::Object(map) = &mut calibration {
         map.insert("settings".into(), judge.settings.to_json());
     }

@@ -35,10 +35,10 @@ pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
 pub use self::judge::{calibrate, judge_results, JudgeArgs};
 pub use self::output::{write_atomically, write_atomically_with, write_folder_atomically};
 pub use self::replay::{replay, verify, ReplayArgs};
-pub use crate::runtime::trace_files::TRACE_SUFFIX;
 pub use self::report::{record_schema, report_results};
 pub use self::sandbox::{sandbox, stats};
 pub use self::serve::{serve, ServeOutputs};
+pub use crate::runtime::trace_files::TRACE_SUFFIX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {

@@ -4,7 +4,8 @@
 //! A session ends at `sandbox/end`, at the end of input, or when the process is asked
 //! to stop (SIGTERM or SIGINT: the MCP SDK sends SIGTERM after closing the server's
 //! input, and harnesses stop servers that overrun their time); each way it writes its
-//! result record (`--result-out`). Its trace (`--trace-out`) is written as it happens,
+//! result record (`--result-out`). After `sandbox/end` the server answers until its
+//! input ends, refusing any further event. Its trace (`--trace-out`) is written as it happens,
 //! each event appended and synced to disk before the call is answered, so even a
 //! process that is killed outright loses no event it answered; `casec replay` turns
 //! the trace into the result record the session would have written. Either output is
@@ -55,6 +56,7 @@ pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report
         Err(d) => return report(&SourceDb::new(), &[d], 0, options),
     };
     let mut session = Session::new(model, case, sandbox);
+    let mut diagnostics = Vec::new();
     let input = read_input();
     let mut stdout = io::stdout().lock();
     while let Ok(Input::Line(line)) = input.recv() {
@@ -65,8 +67,14 @@ pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report
             Ok(text) => session.handle(text),
             Err(e) => Some(framing::parse_error(&format!("not UTF-8: {e}"))),
         };
-        // The event is on disk before the client learns of its result.
+        // The event is on disk before the client learns of its result, and so is the
+        // result record before `sandbox/end` is answered. The server still answers what
+        // an MCP client sends after it (the SDK lists the tools again) until the input
+        // ends.
         records.append(&session.events);
+        if session.ended && !records.finished {
+            diagnostics.extend(records.finish(&session));
+        }
         if let Some(answer) = answer {
             if writeln!(stdout, "{answer}")
                 .and_then(|()| stdout.flush())
@@ -75,11 +83,10 @@ pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report
                 break;
             }
         }
-        if session.ended {
-            break;
-        }
     }
-    let diagnostics = records.finish(&session);
+    if !records.finished {
+        diagnostics.extend(records.finish(&session));
+    }
     report(&SourceDb::new(), &diagnostics, 0, options)
 }
 
@@ -136,6 +143,8 @@ fn stop_on_signals(_: mpsc::Sender<Input>) {}
 struct Records<'a> {
     trace: Option<TraceOut<'a>>,
     result: Option<&'a Path>,
+    /// The result record is written (once, at the session's end).
+    finished: bool,
     /// The first failure to write the trace; the session goes on without it.
     failed: Option<Diagnostic>,
 }
@@ -176,6 +185,7 @@ impl<'a> Records<'a> {
             trace,
             result: outputs.result,
             failed: None,
+            finished: false,
         })
     }
 
@@ -190,7 +200,8 @@ impl<'a> Records<'a> {
     }
 
     /// Writes the result record; the diagnostics of whatever could not be written.
-    fn finish(mut self, session: &Session) -> Vec<Diagnostic> {
+    fn finish(&mut self, session: &Session) -> Vec<Diagnostic> {
+        self.finished = true;
         self.append(&session.events);
         let mut diagnostics: Vec<Diagnostic> = self.failed.take().into_iter().collect();
         if let Some(path) = self.result {

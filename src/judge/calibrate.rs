@@ -207,8 +207,8 @@ impl Agreement {
 }
 
 /// The calibration report: overall, per item id and per group, the disagreements, and
-/// the cases (of `cases`) that have no labelled negative.
-pub fn report(samples: &[Sample], cases: &[&str]) -> Json {
+/// the cases with review items but no labelled negative (in the order of `samples`).
+pub fn report(samples: &[Sample]) -> Json {
     let mut by_item: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
     let mut by_group: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
     for s in samples {
@@ -236,15 +236,17 @@ pub fn report(samples: &[Sample], cases: &[&str]) -> Json {
             })
         })
         .collect();
-    let without_negative: Vec<&str> = cases
-        .iter()
-        .copied()
-        .filter(|c| {
-            !samples
-                .iter()
-                .any(|s| s.case == *c && s.labelled_violation())
-        })
-        .collect();
+    // Case → whether it has a negative, with the cases in the order first seen.
+    let mut negative: BTreeMap<&str, bool> = BTreeMap::new();
+    let mut order: Vec<&str> = Vec::new();
+    for s in samples {
+        let has = negative.entry(&s.case).or_insert_with(|| {
+            order.push(&s.case);
+            false
+        });
+        *has |= s.labelled_violation();
+    }
+    let without_negative: Vec<&str> = order.into_iter().filter(|c| !negative[c]).collect();
     json!({
         "overall": agreement(samples).to_json(),
         "per_item": table(by_item),

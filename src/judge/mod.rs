@@ -54,15 +54,14 @@ pub struct Item<'a> {
     pub dimension: Option<&'a str>,
     /// A check's own evidence note (Tujora's "assistant response and decision path").
     pub note: Option<&'a str>,
-    /// What the judge reads, from the shape's `judged_on`.
-    pub evidence: &'a [Evidence],
+    /// What the judge reads: the shape's `judged_on`, else what the result layout holds.
+    pub evidence: Vec<Evidence>,
 }
 
 /// The items of `record` (a result record of `case`) left for review: its checks whose
 /// status is `needs_review`, then the critical failures it lists as pending review, in
 /// the case's order.
 pub fn review_items<'a>(suite: &'a Suite, case: &'a Case, record: &Json) -> Vec<Item<'a>> {
-    let grading = &suite.shape.grading;
     let statuses = record.get(key(suite, Builtin::CheckResults));
     let pending = ids(record.get(key(suite, Builtin::PendingReview)));
     let checks = case.checks.iter().filter(|c| {
@@ -78,7 +77,7 @@ pub fn review_items<'a>(suite: &'a Suite, case: &'a Case, record: &Json) -> Vec<
             text: c.requirement.as_str(),
             dimension: Some(c.dimension.as_str()),
             note: c.evidence.as_ref().map(|e| e.as_str()),
-            evidence: grading.evidence_of(Some(c.dimension.as_str())),
+            evidence: suite.shape.evidence_of(Some(c.dimension.as_str())),
         })
         .collect();
     items.extend(
@@ -92,7 +91,7 @@ pub fn review_items<'a>(suite: &'a Suite, case: &'a Case, record: &Json) -> Vec<
                 text: c.text.as_str(),
                 dimension: None,
                 note: None,
-                evidence: grading.evidence_of(None),
+                evidence: suite.shape.evidence_of(None),
             }),
     );
     items

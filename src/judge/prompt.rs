@@ -185,7 +185,7 @@ fn case_section(suite: &Suite, case: &Case) -> String {
 fn evidence_section(suite: &Suite, item: &Item, record: &Json) -> (String, Option<String>) {
     let mut out = String::from("## The run");
     let mut missing = Vec::new();
-    for evidence in item.evidence {
+    for evidence in &item.evidence {
         let key = key(suite, evidence.source());
         let Some(value) = record.get(key) else {
             missing.push(format!("`{key}`"));
@@ -205,6 +205,9 @@ fn evidence_section(suite: &Suite, item: &Item, record: &Json) -> (String, Optio
             text
         };
         out.push_str(&format!("\n\n### {title}\n{text}"));
+    }
+    if item.evidence.is_empty() {
+        missing.push("evidence".to_string());
     }
     let missing = (!missing.is_empty()).then(|| {
         format!(

@@ -291,17 +291,19 @@ pub struct Grading {
     pub outcomes: Vec<Outcome>,
     pub feature_tags: Vec<FeatureTag>,
     /// `judged_on`: what a judge reads for review items, by dimension (or for critical
-    /// failures); where none is given, every kind of [`Evidence`].
+    /// failures); where none is given, every kind of [`Evidence`] the result layout
+    /// holds.
     pub judged_on: Vec<JudgedOn>,
 }
 
 impl Grading {
-    /// What a judge reads for a check of `dimension` (`None`: a critical failure).
-    pub fn evidence_of(&self, dimension: Option<&str>) -> &[Evidence] {
+    /// What the grading's `judged_on` says a judge reads for a check of `dimension`
+    /// (`None`: a critical failure), when it says.
+    pub fn judged_on(&self, dimension: Option<&str>) -> Option<&[Evidence]> {
         self.judged_on
             .iter()
             .find(|j| j.dimension.as_ref().map(Name::as_str) == dimension)
-            .map_or(&Evidence::ALL[..], |j| &j.evidence)
+            .map(|j| j.evidence.as_slice())
     }
 
     pub fn dimension(&self, name: &str) -> Option<&Dimension> {
@@ -355,6 +357,20 @@ impl Evidence {
             Evidence::Reply => Builtin::Replies,
             Evidence::Trace => Builtin::Trace,
             Evidence::FinalState => Builtin::FinalState,
+        }
+    }
+}
+
+impl Shape {
+    /// What a judge reads for a review item of `dimension` (`None`: a critical
+    /// failure): the grading's `judged_on`, else every evidence the result layout holds.
+    pub fn evidence_of(&self, dimension: Option<&str>) -> Vec<Evidence> {
+        match self.grading.judged_on(dimension) {
+            Some(declared) => declared.to_vec(),
+            None => Evidence::ALL
+                .into_iter()
+                .filter(|e| self.result.key_of(e.source()).is_some())
+                .collect(),
         }
     }
 }

@@ -295,8 +295,8 @@ fn read_import(statement: &Statement, diags: &mut Vec<Diagnostic>) -> ImportDefa
 
 /// The result layout holds, at its top level, what `casec report` reads of a record
 /// (the case id, the outcome, the check results and the triggered critical failures)
-/// and what the judge reads (the critical failures pending review, and the evidence of
-/// the grading's `judged_on`).
+/// and what the judge reads (the critical failures pending review, and the evidence the
+/// grading's `judged_on` names).
 fn record_keys(result: &Layout, grading: &Grading, shape: &Name, diags: &mut Vec<Diagnostic>) {
     let mut needed = vec![
         Builtin::CaseId,
@@ -305,12 +305,8 @@ fn record_keys(result: &Layout, grading: &Grading, shape: &Name, diags: &mut Vec
         Builtin::Triggered,
         Builtin::PendingReview,
     ];
-    let judged = grading
-        .dimensions
-        .iter()
-        .map(|d| grading.evidence_of(Some(d.name.as_str())))
-        .chain([grading.evidence_of(None)]);
-    for evidence in judged.flatten() {
+    let declared = grading.judged_on.iter().flat_map(|j| &j.evidence);
+    for evidence in declared {
         if !needed.contains(&evidence.source()) {
             needed.push(evidence.source());
         }
@@ -755,11 +751,19 @@ fn read_judged_on(
     for (value, word) in statement.values.iter().zip(&words).skip(1) {
         let word = word.unwrap_or_default();
         let Some(e) = Evidence::ALL.iter().find(|e| e.as_str() == word) else {
-            diags.push(unknown(
-                &values::text_of(value),
-                "evidence",
-                Evidence::ALL.iter().map(|e| e.as_str()),
-            ));
+            let names = Evidence::ALL.iter().map(|e| e.as_str());
+            let d = shape_error(
+                format!("unknown evidence `{word}`"),
+                value.span,
+                "not something a judge reads",
+            );
+            diags.push(match suggest(word, names.clone()) {
+                Some(near) => d.help(format!("did you mean `{near}`?")),
+                None => d.help(format!(
+                    "a judge reads {}",
+                    names.collect::<Vec<_>>().join(", ")
+                )),
+            });
             return None;
         };
         if !evidence.contains(e) {

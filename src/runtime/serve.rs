@@ -2,11 +2,15 @@
 //! model against a case's sandbox. The tool methods are MCP's (`initialize`,
 //! `tools/list`, `tools/call`); the conversation events MCP has no words for are
 //! casec's own: `sandbox/ask` (the assistant asks the scripted follow-up; the result is
-//! the user's reply), `sandbox/reply`, `sandbox/user` and `sandbox/end` (the result is
-//! the result record). The session keeps the events as a trace, so what was served can
-//! be replayed byte for byte: the sandbox is deterministic, so the live runtime is in
-//! the state a replay of that trace reaches, and each call costs the same however long
-//! the session.
+//! the user's reply), `sandbox/question`, `sandbox/reply`, `sandbox/user` and
+//! `sandbox/end` (the result is the result record). A harness that speaks only MCP calls
+//! the same as tools: `sandbox.ask`, `sandbox.question`, `sandbox.reply`, `sandbox.user`
+//! and `sandbox.end` (their arguments are the methods' params; the answer is in
+//! `structuredContent` and as text). `tools/list` never lists them, so the model is
+//! never offered them, and no case tool can have such a name (tool names have no dot).
+//! The session keeps the events as a trace, so what was served can be replayed byte for
+//! byte: the sandbox is deterministic, so the live runtime is in the state a replay of
+//! that trace reaches, and each call costs the same however long the session.
 
 use serde_json::{json, Value as Json};
 
@@ -17,6 +21,10 @@ use super::framing;
 use super::replay::{findings, result_record};
 use super::trace::TraceEvent;
 use super::Runtime;
+
+/// The JSON-RPC error of an event sent after `sandbox/end` (in the range JSON-RPC leaves
+/// to servers).
+const SESSION_ENDED: i64 = -32000;
 
 /// The MCP protocol revision this server speaks.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -74,6 +82,12 @@ impl<'a> Session<'a> {
     }
 
     fn dispatch(&mut self, method: &str, params: &Json) -> Result<Json, (i64, String)> {
+        if self.ended && (method == "tools/call" || method.starts_with("sandbox/")) {
+            return Err((
+                SESSION_ENDED,
+                "the session has ended (`sandbox/end`): start a new session for another run".into(),
+            ));
+        }
         let text = |key: &str| {
             params
                 .get(key)
@@ -94,6 +108,9 @@ impl<'a> Session<'a> {
                 let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
                 if !arguments.is_object() {
                     return Err((-32602, "`arguments` must be an object".into()));
+                }
+                if let Some(method) = harness_method(&tool) {
+                    return self.harness_tool(method, &arguments);
                 }
                 let result = self.runtime.call(&tool, &arguments);
                 self.events.push(TraceEvent::Call { tool, arguments });
@@ -154,6 +171,22 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// A harness tool (`sandbox.end`, …): its method's answer as an MCP tool result, or
+    /// the method's error as a tool error the client can read.
+    fn harness_tool(&mut self, method: &str, arguments: &Json) -> Result<Json, (i64, String)> {
+        Ok(match self.dispatch(method, arguments) {
+            Ok(result) => json!({
+                "content": [{ "type": "text", "text": result.to_string() }],
+                "structuredContent": result,
+                "isError": false,
+            }),
+            Err((_, message)) => json!({
+                "content": [{ "type": "text", "text": message }],
+                "isError": true,
+            }),
+        })
+    }
+
     pub fn result_record(&self) -> Json {
         result_record(self.suite, &self.runtime, &findings(&self.runtime))
     }
@@ -174,4 +207,21 @@ impl<'a> Session<'a> {
             })
             .collect()
     }
+}
+
+/// The conversation methods a harness may call as MCP tools: `sandbox.NAME` is the
+/// method `sandbox/NAME`.
+const HARNESS_TOOLS: [(&str, &str); 5] = [
+    ("sandbox.ask", "sandbox/ask"),
+    ("sandbox.question", "sandbox/question"),
+    ("sandbox.reply", "sandbox/reply"),
+    ("sandbox.user", "sandbox/user"),
+    ("sandbox.end", "sandbox/end"),
+];
+
+fn harness_method(tool: &str) -> Option<&'static str> {
+    HARNESS_TOOLS
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .map(|(_, method)| *method)
 }

@@ -53,20 +53,20 @@ pub struct Violation {
 /// The events of a trace file, or the diagnostics of every malformed line (a label
 /// among them: only counter-examples carry labels).
 pub fn parse(file: FileId, text: &str) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
-    let (events, labels) = parse_lines(file, text)?;
-    if labels.is_empty() {
-        return Ok(events);
+    let (events, labels, mut diags) = read_lines(file, text);
+    diags.extend(labels.iter().map(|l| {
+        line_error(
+            l.span,
+            "a `violates` label in a run's trace".into(),
+            "labels belong in counter-examples (`<ID>.counter-<LABEL>.trace.jsonl`); remove the line".into(),
+        )
+    }));
+    if diags.is_empty() {
+        Ok(events)
+    } else {
+        diags.sort_by_key(|d| d.primary_span().map(|s| s.start));
+        Err(diags)
     }
-    Err(labels
-        .iter()
-        .map(|l| {
-            line_error(
-                l.span,
-                "a `violates` label in a run's trace".into(),
-                "labels belong in counter-examples (`<ID>.counter-<LABEL>.trace.jsonl`); remove the line".into(),
-            )
-        })
-        .collect())
 }
 
 /// The events and labels of a counter-example, or the diagnostics of every malformed
@@ -75,13 +75,16 @@ pub fn parse_counter(
     file: FileId,
     text: &str,
 ) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
-    parse_lines(file, text)
+    let (events, labels, diags) = read_lines(file, text);
+    if diags.is_empty() {
+        Ok((events, labels))
+    } else {
+        Err(diags)
+    }
 }
 
-fn parse_lines(
-    file: FileId,
-    text: &str,
-) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
+/// Every line read: the events, the labels and the diagnostics of malformed lines.
+fn read_lines(file: FileId, text: &str) -> (Vec<TraceEvent>, Vec<Violation>, Vec<Diagnostic>) {
     let mut events = Vec::new();
     let mut labels = Vec::new();
     let mut diags = Vec::new();
@@ -98,11 +101,7 @@ fn parse_lines(
             Err((label, help)) => diags.push(line_error(span, label, help)),
         }
     }
-    if diags.is_empty() {
-        Ok((events, labels))
-    } else {
-        Err(diags)
-    }
+    (events, labels, diags)
 }
 
 fn line_error(span: Span, label: String, help: String) -> Diagnostic {
@@ -155,7 +154,7 @@ fn event(line: &str) -> Result<Line, (String, String)> {
         "violates" => violates(&object),
         _ => {
             let content = text(&object, "content")?;
-            Ok(match kind {
+            Ok(Line::Event(match kind {
                 "asked" => TraceEvent::Asked {
                     question: content,
                     followup: Some(followup_number(&object)?),
@@ -166,8 +165,7 @@ fn event(line: &str) -> Result<Line, (String, String)> {
                 },
                 "reply" => TraceEvent::Reply(content),
                 _ => TraceEvent::User(content),
-            })
-            .map(Line::Event)
+            }))
         }
     }
 }

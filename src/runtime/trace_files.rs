@@ -25,10 +25,7 @@ pub fn golden_path(case_file: &Path, id: &str) -> PathBuf {
 }
 
 /// Reads and parses a trace file, added to `db` so its diagnostics show the line.
-pub fn read_trace(
-    db: &mut SourceDb,
-    path: &Path,
-) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
+pub fn read_trace(db: &mut SourceDb, path: &Path) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
     read_with(db, path, trace::parse)
 }
 
@@ -56,7 +53,6 @@ fn read_with<T>(
     parse(file, &text)
 }
 
-
 /// The counter-examples beside a case file, by label, in label order.
 pub fn counter_examples(case_file: &Path, id: &str) -> Vec<(String, PathBuf)> {
     let folder = case_file
@@ -77,4 +73,3 @@ pub fn counter_examples(case_file: &Path, id: &str) -> Vec<(String, PathBuf)> {
     found.sort();
     found
 }
-

@@ -109,3 +109,58 @@ def test_the_sdk_runs_a_case_of_another_suite(tmp_path, suite, case, trace, wron
         check=True,
     )
     assert (tmp_path / "result.json").read_text() == replayed.stdout
+
+
+def golden_events(trace):
+    return [json.loads(line) for line in (ROOT / trace).read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize(
+    "suite,case,trace",
+    [
+        ("cases/tujora", "TUJ-022", "cases/tujora/appointments/TUJ-022.trace.jsonl"),
+        ("cases/donnabench", "task-001", "cases/donnabench/personalization/task-001.trace.jsonl"),
+    ],
+    ids=["TUJ-022", "task-001"],
+)
+def test_a_harness_speaking_only_mcp_runs_ends_and_scores_a_case(tmp_path, suite, case, trace):
+    """The SDK plays the whole golden trace — calls, questions, the reply — with tool
+    calls only, ends the session with `sandbox.end`, and gets the record `casec replay`
+    gives; the harness tools are never listed for the model."""
+    events = golden_events(trace)
+    got = {}
+
+    async def session():
+        params = StdioServerParameters(command=CASEC, args=serve_args(suite, case, tmp_path), cwd=str(ROOT))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                got["listed"] = [t.name for t in (await client.list_tools()).tools]
+                for e in events:
+                    if e["type"] == "call":
+                        await client.call_tool(e["tool"], e["arguments"])
+                    elif e["type"] == "asked":
+                        answer = await client.call_tool(
+                            "sandbox.ask", {"question": e["content"], "followup": e.get("followup", 1)}
+                        )
+                        got.setdefault("replies", []).append(answer.structured_content["reply"])
+                    elif e["type"] == "question":
+                        await client.call_tool("sandbox.question", {"question": e["content"]})
+                    else:
+                        await client.call_tool(f"sandbox.{e['type']}", {"content": e["content"]})
+                bad = await client.call_tool("sandbox.ask", {"question": 3})
+                got["bad"] = (bad.is_error, bad.content[0].text)
+                got["record"] = (await client.call_tool("sandbox.end", {})).structured_content
+
+    anyio.run(session)
+
+    assert not any(name.startswith("sandbox.") for name in got["listed"]), got["listed"]
+    assert got["bad"][0] and "question" in got["bad"][1]
+    if any(e["type"] == "asked" for e in events):
+        assert got["replies"] and all(got["replies"])
+    replayed = subprocess.run(
+        [CASEC, "replay", case, "--trace", str(ROOT / trace), str(ROOT / suite)],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    assert got["record"] == json.loads(replayed.stdout)
+    assert got["record"] == json.loads((tmp_path / "result.json").read_text())
