@@ -22,7 +22,9 @@ use serde_json::{json, Value as Json};
 
 use casec::diag::render::{self, HumanStyle};
 use casec::judge::calibrate::{self, Sample};
-use casec::judge::{prompt, record as judged_record, review_items, verdict, ItemKind, Judgement, Settings, Source};
+use casec::judge::{
+    prompt, record as judged_record, review_items, verdict, ItemKind, Judgement, Settings, Source,
+};
 use casec::model::expect::Decided;
 use casec::model::shape::{Builtin, Verdict};
 use casec::model::{Case, Suite as Model};
@@ -409,7 +411,10 @@ impl Suite {
             model: model.to_string(),
             seed,
         };
-        to_py(py, &judged_record::judged(suite, &record, &judgements, &settings))
+        to_py(
+            py,
+            &judged_record::judged(suite, &record, &judgements, &settings),
+        )
     }
 
     /// The suite's labelled runs, replayed: each case's golden trace (every review item
@@ -419,8 +424,7 @@ impl Suite {
     fn labelled_runs(&self, py: Python<'_>) -> PyResult<PyObject> {
         let suite = self.loaded.model();
         let names = &self.loaded.compilation.db;
-        let case_file =
-            |case: &Case| PathBuf::from(&names.file(case.span.file).name);
+        let case_file = |case: &Case| PathBuf::from(&names.file(case.span.file).name);
         let mut db = casec::source::SourceDb::new();
         let mut diagnostics = Vec::new();
         let runs = calibrate::labelled_runs(suite, &case_file, &mut db, &mut diagnostics);
@@ -431,7 +435,11 @@ impl Suite {
                     .map(|d| serde_json::from_str(&render::json_line(d, &db)).unwrap_or(Json::Null))
                     .collect(),
             );
-            return Err(compile_error(py, "a labelled trace does not parse".into(), &found));
+            return Err(compile_error(
+                py,
+                "a labelled trace does not parse".into(),
+                &found,
+            ));
         }
         let out: Vec<Json> = runs
             .iter()
@@ -728,7 +736,6 @@ impl Session {
     }
 }
 
-
 /// The case a result record names.
 fn record_case<'a>(suite: &'a Model, record: &Json) -> PyResult<&'a Case> {
     let key = casec::judge::key(suite, Builtin::CaseId);
@@ -810,7 +817,9 @@ fn agreement(py: Python<'_>, samples: &Bound<'_, PyAny>) -> PyResult<PyObject> {
                 s.get(key)
                     .and_then(Json::as_str)
                     .map(str::to_string)
-                    .ok_or_else(|| PyValueError::new_err(format!("a sample needs a string `{key}`")))
+                    .ok_or_else(|| {
+                        PyValueError::new_err(format!("a sample needs a string `{key}`"))
+                    })
             };
             let mut judgement = s.clone();
             if let Json::Object(map) = &mut judgement {
@@ -825,7 +834,9 @@ fn agreement(py: Python<'_>, samples: &Bound<'_, PyAny>) -> PyResult<PyObject> {
                 expected: s
                     .get("expected_met")
                     .and_then(Json::as_bool)
-                    .ok_or_else(|| PyValueError::new_err("a sample needs a boolean `expected_met`"))?,
+                    .ok_or_else(|| {
+                        PyValueError::new_err("a sample needs a boolean `expected_met`")
+                    })?,
                 judgement: judgement_of(&judgement)?,
             })
         })
