@@ -140,6 +140,13 @@ enum Command {
         /// "author", "reason"} (docs/judge.md).
         #[arg(long, value_name = "FILE")]
         overrides: Option<PathBuf>,
+        /// Let the judge decide only the items this calibration report (`casec calibrate
+        /// -o FILE`, same model) shows it agrees on; the others stay for review.
+        #[arg(long, value_name = "FILE")]
+        calibration: Option<PathBuf>,
+        /// The Cohen's kappa an item needs in the calibration to be decided by the judge.
+        #[arg(long, default_value_t = 0.8, requires = "calibration")]
+        min_kappa: f64,
         /// The folder to create: one judged file per input, under its name (must be
         /// absent or empty).
         #[arg(short, long, value_name = "DIR")]
@@ -440,12 +447,17 @@ fn main() -> ExitCode {
             suite,
             judge,
             overrides,
+            calibration,
+            min_kappa,
             output,
             report,
         } => driver::judge_results(
             &results,
             &suite,
-            overrides.as_deref(),
+            driver::JudgeInputs {
+                overrides: overrides.as_deref(),
+                calibration: calibration.as_deref().map(|c| (c, min_kappa)),
+            },
             &output,
             &judge.args(),
             report.options(),

@@ -7,7 +7,8 @@
 //! suite, read as `casec report` does), `tests/ui/<name>.overrides.jsonl` (judge
 //! overrides, read against the Tujora suite as `casec judge` does) or
 //! `tests/ui/<name>.unjudged.json` (result records of the Tujora suite judged by a judge
-//! that never answers), with expected outputs next to it:
+//! that never answers) or `tests/ui/<name>.calibration.json` (a calibration report, read
+//! to gate a judge of model `test`), with expected outputs next to it:
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
 //!   (absent when the input is clean): those of compiling and, for a suite that
@@ -67,6 +68,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
             || name.ends_with(RESULTS)
             || name.ends_with(OVERRIDES)
             || name.ends_with(UNJUDGED)
+            || name.ends_with(CALIBRATION)
     });
     out.sort();
     out
@@ -88,6 +90,8 @@ const RESULTS: &str = ".result.json";
 const OVERRIDES: &str = ".overrides.jsonl";
 /// Result records judged by a judge that never answers.
 const UNJUDGED: &str = ".unjudged.json";
+/// Calibration reports: read to gate a judge of model `test`.
+const CALIBRATION: &str = ".calibration.json";
 
 fn is_trace(input: &Path) -> bool {
     input.to_string_lossy().ends_with(TRACE)
@@ -102,11 +106,19 @@ fn stem(path: &Path) -> String {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    [".master.json", TRACE, RESULTS, OVERRIDES, UNJUDGED, ".case"]
-        .iter()
-        .find_map(|ext| name.strip_suffix(ext))
-        .unwrap_or(&name)
-        .to_string()
+    [
+        ".master.json",
+        TRACE,
+        RESULTS,
+        OVERRIDES,
+        UNJUDGED,
+        CALIBRATION,
+        ".case",
+    ]
+    .iter()
+    .find_map(|ext| name.strip_suffix(ext))
+    .unwrap_or(&name)
+    .to_string()
 }
 
 /// Paths in diagnostics relative to the repository, with `/` separators.
@@ -308,6 +320,15 @@ fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>
         (db, diagnostics, None, None)
     } else if input.to_string_lossy().ends_with(OVERRIDES) {
         let (db, diagnostics) = read_overrides(input);
+        (db, diagnostics, None, None)
+    } else if input.to_string_lossy().ends_with(CALIBRATION) {
+        let mut db = SourceDb::new();
+        let text = fs::read_to_string(input).expect("readable test input");
+        let file = db.add(relative(input), text.as_str(), Origin::User);
+        let diagnostics = casec::judge::calibrate::read_gate(file, &text, "test", 0.8)
+            .err()
+            .into_iter()
+            .collect();
         (db, diagnostics, None, None)
     } else if input.to_string_lossy().ends_with(UNJUDGED) {
         let (db, diagnostics) = judge_silently(input);

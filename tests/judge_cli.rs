@@ -471,6 +471,31 @@ fn calibrate(fake: &FakeJudge) -> Json {
     serde_json::from_slice(&run.stdout).expect("a JSON report")
 }
 
+/// With a calibration, the judge decides only the items it is calibrated on.
+fn judge_gated(dir: &Path, report: &Json, model: &str) -> Output {
+    let calibration = dir.join("calibration.json");
+    fs::write(&calibration, report.to_string()).unwrap();
+    let record = golden_record(dir, CASE);
+    let approve = fake_judge(approving);
+    casec(
+        &[
+            "judge",
+            record.to_str().unwrap(),
+            "--suite",
+            "cases/tujora",
+            "--endpoint",
+            &approve.url,
+            "--model",
+            model,
+            "--calibration",
+            calibration.to_str().unwrap(),
+            "-o",
+            dir.join(format!("gated-{model}")).to_str().unwrap(),
+        ],
+        &[],
+    )
+}
+
 #[test]
 fn calibrate_reports_agreement_and_shows_an_always_met_judge_failing_the_negatives() {
     let dir = tempfile::tempdir().unwrap();
@@ -508,6 +533,42 @@ fn calibrate_reports_agreement_and_shows_an_always_met_judge_failing_the_negativ
     assert!(report["per_group"]["critical"]["negatives"]
         .as_u64()
         .is_some());
+
+    // Gated by that calibration: R1 (calibrated, κ 1) is decided; an item without a
+    // labelled negative stays for review, with what the judge said.
+    let gated = judge_gated(dir.path(), &report, "m");
+    ok(&gated);
+    let judged = read(&dir.path().join("gated-m/TUJ-021.json"));
+    assert_eq!(judged["checks"]["R1"], "pass");
+    let without_negative: Vec<&str> = report["per_item"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, a)| a["negatives"] == 0)
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let left: Vec<&Json> = judged["judgements"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["met"].is_null())
+        .collect();
+    assert!(!left.is_empty() && !without_negative.is_empty());
+    for item in &left {
+        assert!(
+            without_negative.contains(&item["item"].as_str().unwrap()),
+            "{item}"
+        );
+        assert!(
+            item["reason"].as_str().unwrap().contains("not calibrated"),
+            "{item}"
+        );
+    }
+    assert_eq!(judged["outcome"], "NOT_TESTED");
+    // A calibration of another model gates nothing: it is refused.
+    let other = judge_gated(dir.path(), &report, "another-model");
+    assert_eq!(other.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&other.stderr).contains("calibration"));
 
     let always = fake_judge(|_, _| verdict(true, "looks fine"));
     let report = calibrate(&always);

@@ -133,5 +133,6 @@ codes! {
     TRACE_LINE = "trace_line" (error): "a trace line that is not a JSON trace event";
     RESULT_RECORD = "result_record" (error): "a file given to `casec report` that is not a result record of the suite";
     JUDGE_OVERRIDE = "judge_override" (error): "a line of a judge override file that is not a verdict on an item of the suite";
+    CALIBRATION = "calibration" (error): "a calibration report that cannot gate the judge: not one, or of another judge model or prompt";
     UNJUDGED = "unjudged" (warning): "a review item the judge left without a verdict: its case stays undecided";
 }

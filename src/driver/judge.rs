@@ -100,11 +100,18 @@ struct Input {
     records: Vec<(Span, Json)>,
 }
 
+/// What `casec judge` reads beside the records: people's verdicts, and a calibration
+/// report that gates the judge's (with the κ an item needs).
+pub struct JudgeInputs<'a> {
+    pub overrides: Option<&'a Path>,
+    pub calibration: Option<(&'a Path, f64)>,
+}
+
 /// `casec judge RESULT… --suite DIR … -o DIR`.
 pub fn judge_results(
     results: &[PathBuf],
     suite: &Path,
-    overrides_file: Option<&Path>,
+    inputs_given: JudgeInputs,
     output: &Path,
     args: &JudgeArgs,
     options: Report,
@@ -123,7 +130,10 @@ pub fn judge_results(
         Ok(names) => names,
         Err(d) => return report(db, &[d], 0, options),
     };
-    let people = read_overrides(overrides_file, &model, db, &mut diagnostics);
+    let people = read_overrides(inputs_given.overrides, &model, db, &mut diagnostics);
+    let gate = inputs_given
+        .calibration
+        .and_then(|(path, kappa)| read_calibration(path, kappa, args.model, db, &mut diagnostics));
     let inputs: Vec<Input> = results
         .iter()
         .filter_map(|path| read_input(path, &model, db, &mut diagnostics))
@@ -155,9 +165,14 @@ pub fn judge_results(
     let work = work_of(&model, &records);
     let items = work.len();
     let owners: Vec<usize> = work.iter().map(|w| w.record).collect();
-    let (judgements, tally) = judge_all(&judge, &model, &records, work, args.jobs);
+    let (judgements, mut tally) = judge_all(&judge, &model, &records, work, args.jobs);
     let mut per_record: Vec<Vec<Judgement>> = vec![Vec::new(); all.len()];
-    for (owner, j) in owners.into_iter().zip(judgements) {
+    for (owner, mut j) in owners.into_iter().zip(judgements) {
+        if let Some(gate) = &gate {
+            let decided = j.met.is_some();
+            gate.apply(&mut j);
+            tally.unjudged += usize::from(decided && j.met.is_none());
+        }
         per_record[owner].push(j);
     }
     for ((span, record), judged) in all.iter().zip(&per_record) {
@@ -292,6 +307,30 @@ fn read_overrides(
         diagnostics.extend(found);
         Overrides::default()
     })
+}
+
+fn read_calibration(
+    path: &Path,
+    min_kappa: f64,
+    model: &str,
+    db: &mut SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<calibrate::Gate> {
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => {
+            diagnostics.push(
+                Diagnostic::error(codes::IO, format!("cannot read the calibration: {e}"))
+                    .at_path(load::display(path))
+                    .help("give the JSON report of `casec calibrate … -o FILE`"),
+            );
+            return None;
+        }
+    };
+    let file = db.add(load::display(path), text.as_str(), Origin::User);
+    calibrate::read_gate(file, &text, model, min_kappa)
+        .map_err(|d| diagnostics.push(d))
+        .ok()
 }
 
 fn read_input(

@@ -8,20 +8,22 @@
 //! and Cohen's κ, with a violation as the positive class. An item the judge leaves
 //! without a verdict counts as a wrong answer, so a silent judge never looks
 //! calibrated. The report lists every disagreement and every case without a negative.
+//! A report can then gate a judge ([`Gate`]): only the items it agrees on beyond a κ
+//! threshold are decided by its verdicts; the others stay for review.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde_json::{json, Value as Json};
 
-use crate::diag::Diagnostic;
+use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Suite};
 use crate::runtime::replay::{findings, result_record, run};
 use crate::runtime::trace::TraceEvent;
 use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace};
-use crate::source::SourceDb;
+use crate::source::{FileId, SourceDb, Span};
 
-use super::{review_items, Item, ItemKind, Judgement};
+use super::{review_items, Item, ItemKind, Judgement, Source};
 
 /// A run with labels: a golden trace or a labelled counter-example, replayed.
 pub struct LabelledRun<'a> {
@@ -254,4 +256,125 @@ pub fn report(samples: &[Sample]) -> Json {
         "disagreements": disagreements,
         "cases_without_negative": without_negative,
     })
+}
+
+/// Which items a judge may decide: those its calibration shows it agrees on. An item id
+/// gates when the calibration report judged it on at least one negative and one
+/// positive, left none without a verdict, and reached Cohen's κ of at least `min_kappa`.
+#[derive(Clone, Debug)]
+pub struct Gate {
+    /// The item ids that gate.
+    gating: BTreeSet<String>,
+    /// Item id → why it does not gate.
+    refused: BTreeMap<String, String>,
+    /// The judge model and prompt version the calibration was made with.
+    pub model: String,
+    pub prompt_version: String,
+}
+
+impl Gate {
+    /// The gate of a calibration report (`casec calibrate --format json`).
+    pub fn from_report(report: &Json, min_kappa: f64) -> Result<Gate, String> {
+        let setting = |key: &str| {
+            report
+                .pointer(&format!("/settings/{key}"))
+                .and_then(Json::as_str)
+                .map(str::to_string)
+                .ok_or_else(|| format!("no `settings.{key}`: not a report of `casec calibrate`"))
+        };
+        let per_item = report
+            .get("per_item")
+            .and_then(Json::as_object)
+            .ok_or("no `per_item`: not a report of `casec calibrate`")?;
+        let (mut gating, mut refused) = (BTreeSet::new(), BTreeMap::new());
+        for (item, a) in per_item {
+            let count = |key: &str| a.get(key).and_then(Json::as_u64).unwrap_or(0);
+            let kappa = a.get("kappa").and_then(Json::as_f64);
+            let why = if count("negatives") == 0 {
+                Some("no labelled negative".to_string())
+            } else if count("negatives") == count("samples") {
+                Some("no labelled positive".to_string())
+            } else if count("unjudged") > 0 {
+                Some(format!("{} sample(s) without a verdict", count("unjudged")))
+            } else {
+                match kappa {
+                    Some(k) if k >= min_kappa => None,
+                    Some(k) => Some(format!("κ {k:.2} is below {min_kappa:.2}")),
+                    None => Some("no κ".to_string()),
+                }
+            };
+            match why {
+                Some(why) => {
+                    refused.insert(item.clone(), why);
+                }
+                None => {
+                    gating.insert(item.clone());
+                }
+            }
+        }
+        Ok(Gate {
+            gating,
+            refused,
+            model: setting("model")?,
+            prompt_version: setting("prompt_version")?,
+        })
+    }
+
+    /// Leaves a judge's (or the cache's) verdict on an item the judge is not calibrated
+    /// on for review, saying why and what the judge said; a person's verdict stands.
+    pub fn apply(&self, judgement: &mut Judgement) {
+        if !matches!(judgement.source, Some(Source::Judge | Source::Cache)) {
+            return;
+        }
+        let Some(met) = judgement.met else {
+            return;
+        };
+        if self.gating.contains(&judgement.item) {
+            return;
+        }
+        let why = self
+            .refused
+            .get(&judgement.item)
+            .cloned()
+            .unwrap_or_else(|| "not in the calibration".to_string());
+        judgement.reason = format!(
+            "the judge is not calibrated on {} ({why}); it said met={met}: {}",
+            judgement.item, judgement.reason
+        );
+        judgement.met = None;
+        judgement.source = None;
+    }
+}
+
+/// The gate of the calibration report `text` (file `file`) for a judge of `model`, or
+/// the diagnostic that refuses it: not a report of `casec calibrate`, or a report of
+/// another judge model or prompt version (its agreement says nothing of this judge).
+pub fn read_gate(
+    file: FileId,
+    text: &str,
+    model: &str,
+    min_kappa: f64,
+) -> Result<Gate, Diagnostic> {
+    let whole = Span::new(file, 0..text.trim_end().len());
+    let refuse = |why: String| {
+        Diagnostic::error(codes::CALIBRATION, "this calibration cannot gate the judge")
+            .primary(whole, why)
+            .help("give the report `casec calibrate SUITE --format json` (or `-o FILE`) wrote for the same judge model and prompt version")
+    };
+    let report: Json = serde_json::from_str(text).map_err(|e| refuse(format!("not JSON: {e}")))?;
+    let gate = Gate::from_report(&report, min_kappa).map_err(refuse)?;
+    if gate.model != model {
+        return Err(refuse(format!(
+            "a calibration of `{}`, not of `{model}`",
+            gate.model
+        )));
+    }
+    if gate.prompt_version != super::prompt::PROMPT_VERSION {
+        return Err(refuse(format!(
+            "a calibration of prompt `{}`, not of `{}`",
+            gate.prompt_version,
+            super::prompt::PROMPT_VERSION
+        )));
+    }
+    Ok(gate)
 }
