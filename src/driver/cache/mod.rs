@@ -91,7 +91,7 @@ pub fn check_suite(root: &Path, dir: &Path) -> Checked {
         .as_ref()
         .filter(|old| old.context == context)
         .and_then(|old| survey.warm(old));
-    match warm {
+    let checked = match warm {
         Some((checked, changed)) => {
             if changed {
                 let index = survey.index(identity, root, scanned_ns, context, old.as_ref());
@@ -108,7 +108,11 @@ pub fn check_suite(root: &Path, dir: &Path) -> Checked {
             }
             checked
         }
-    }
+    };
+    // A command's last act: what the survey holds of every file is left to the exit.
+    crate::driver::leave_to_exit((survey, old));
+    crate::driver::leave_to_exit(bytes);
+    checked
 }
 
 /// A check without the cache, as `casec check` does it.
@@ -129,6 +133,8 @@ struct Seen {
     digest: Digest,
     /// The text, when the run read it.
     text: Option<Arc<str>>,
+    /// The index's stamp vouched for the file: it was not read to be surveyed.
+    vouched: bool,
     /// What the file gives: from the index while the file is unchanged, else from this
     /// run's check of it.
     result: Option<FileResult>,
@@ -153,15 +159,27 @@ impl Survey {
     /// Stats every file, and reads those whose stamp does not vouch for them; `None`
     /// when a file cannot be read (a check without the cache reports it).
     fn of(root: &Path, paths: &[PathBuf], old: Option<&Index>) -> Option<Survey> {
-        let by_name: HashMap<&str, &Entry> = old
-            .map(|i| i.entries.iter().map(|e| (e.name, e)).collect())
-            .unwrap_or_default();
+        let entries = old.map_or(&[][..], |i| i.entries.as_slice());
+        // Files are usually where the last run found them: looked up by position first,
+        // by name (a map made once, when needed) after.
+        let by_name: std::sync::OnceLock<HashMap<&str, &Entry>> = std::sync::OnceLock::new();
+        let find = |at: usize, name: &str| -> Option<&Entry> {
+            match entries.get(at).filter(|e| e.name == name) {
+                Some(entry) => Some(entry),
+                None => by_name
+                    .get_or_init(|| entries.iter().map(|e| (e.name, e)).collect())
+                    .get(name)
+                    .copied(),
+            }
+        };
         let scanned = old.map_or(i64::MIN, |i| i.scanned_ns);
         let suite_file = root.join(load::SUITE_FILE);
-        let seen = crate::parallel::map(paths, paths.len() >= PARALLEL_FROM_FILES, |path| {
+        let at: Vec<usize> = (0..paths.len()).collect();
+        let seen = crate::parallel::map(&at, paths.len() >= PARALLEL_FROM_FILES, |&at| {
+            let path = &paths[at];
             let stamp = stamp(&fs::metadata(path).ok()?);
             let name = load::display(path);
-            let entry = by_name.get(name.as_str());
+            let entry = find(at, &name);
             let racy = stamp.mtime_ns >= scanned.saturating_sub(RACY_NS)
                 || stamp.ctime_ns >= scanned.saturating_sub(RACY_NS);
             let mut seen = Seen {
@@ -170,11 +188,15 @@ impl Survey {
                 stamp,
                 digest: [0; 32],
                 text: None,
+                vouched: false,
                 result: None,
                 only_cases: *path != suite_file,
             };
             match entry {
-                Some(entry) if entry.stamp == stamp && !racy => seen.digest = entry.digest,
+                Some(entry) if entry.stamp == stamp && !racy => {
+                    seen.digest = entry.digest;
+                    seen.vouched = true;
+                }
                 _ => {
                     let text: Arc<str> = String::from_utf8(fs::read(path).ok()?).ok()?.into();
                     seen.digest = *blake3::hash(text.as_bytes()).as_bytes();
@@ -245,7 +267,7 @@ impl Survey {
         }
         let checked = self.checked(stored)?;
         let index_changed =
-            self.seen.iter().any(|s| s.text.is_some()) || old.entries.len() != self.seen.len();
+            self.seen.iter().any(|s| !s.vouched) || old.entries.len() != self.seen.len();
         Some((checked, index_changed))
     }
 
