@@ -1,81 +1,96 @@
-//! Scale benchmark: `check` and `build` of suites of 100, 1,000 and 10,000 cases, next
-//! to a serde_json parse and re-serialization of the same master, in the same run; and
-//! the peak memory of a build.
+//! Scale benchmark: `casec check` and `casec build` of suites of 1,000, 10,000 and
+//! (opt-in) 100,000 cases, next to a serde_json parse and re-serialization of the same
+//! master and to jrsonnet evaluating a Jsonnet file of it, on all cores and on one; the
+//! peak memory of each; and a warm `casec check --cache` after a one-file edit.
 //!
-//! Run with `cargo bench --bench scale` (add `-- 10000` for one size). Two corpora:
+//! Run with `cargo bench --bench scale` (1,000 and 10,000 cases; add `-- 10000` for one
+//! size, `-- 100000` or `CASEC_BENCH_LARGE=1` for the 100,000-case suites). Two corpora:
 //!
 //! * `generated`: masters from the test corpus generator (every overridable field
 //!   deviating somewhere, no worlds), imported into a suite folder;
 //! * `tujora`: `cases/tujora` copied N/100 times with renamed case ids (worlds,
 //!   expectations and all), its master built by casec from that folder.
 //!
-//! Every measurement reads from disk: the suite folder for casec, the master file for
-//! serde_json. Figures are medians over several runs. Peak memory is the `VmHWM` of a
-//! child process (this same binary, started with `--peak-build DIR`) that builds one
-//! suite and nothing else.
+//! Every task is a process, timed from spawn to exit and measured by `wait4` (peak
+//! resident memory, `ru_maxrss`) in a small wrapper process (this binary with `--run`): `casec build DIR -o FILE`, `casec check DIR`, this
+//! binary with `--serde MASTER OUT` (read, parse into a `serde_json::Value`, write
+//! compact JSON), and `jrsonnet FILE.jsonnet -o OUT` when jrsonnet is found (`$JRSONNET`,
+//! the `PATH`, or `~/.cargo/bin`). The Jsonnet file evaluates to the master with its
+//! repeated text factored out: every string and every object or list that occurs more
+//! than once is a top-level `local`; its output is checked once to parse to the same
+//! JSON as the master. "One core" runs every process under `taskset -c 0` with
+//! `CASEC_THREADS=1`. A round runs every task once, in turn, and figures are medians
+//! over rounds, so a slow moment of a shared machine slows all tasks alike.
 //!
-//! Targets (issue 2): a 10k-case build within 2× the serde_json round trip, and peak
-//! memory within 3× the master's size.
+//! Targets (issue 14), at 10,000 Tujora cases: a build ≥3× faster than jrsonnet and
+//! within 2× the serde_json round trip, ahead of jrsonnet on one core, with at most a
+//! third of jrsonnet's peak memory; 100,000 cases within 10.5× the time and memory of
+//! 10,000; a warm incremental check of 100,000 cases after one edit under 100 ms.
 
 #[path = "../tests/support/generate.rs"]
 mod generate;
 
-use std::any::Any;
+use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use casec::source::{Origin, SourceDb};
 use casec::Compilation;
+use serde_json::Value;
 
-/// Suite sizes and how many timed runs each gets (fewer for the larger ones, so the
-/// whole benchmark stays within a couple of minutes on two cores).
-const SIZES: &[(usize, usize)] = &[(100, 15), (1_000, 9), (10_000, 7)];
+/// Suite sizes and how many timed rounds each gets (fewer for the larger ones, so the
+/// default run stays within a few minutes on two cores).
+const SIZES: &[(usize, usize)] = &[(1_000, 5), (10_000, 3)];
+/// The opt-in size: one round (a cold 100,000-case check is a minute on two cores).
+const LARGE: (usize, usize) = (100_000, 1);
 const SEED: u64 = 1;
-const PEAK_FLAG: &str = "--peak-build";
+const SERDE_FLAG: &str = "--serde";
+const RUN_FLAG: &str = "--run";
+const CASEC: &str = env!("CARGO_BIN_EXE_casec");
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if let Some(at) = args.iter().position(|a| a == PEAK_FLAG) {
-        let dir = args.get(at + 1).expect("--peak-build DIR");
-        build_and_report_peak(Path::new(dir));
+    if args.get(1).is_some_and(|a| a == RUN_FLAG) {
+        run_and_report(&args[2], &args[3..]);
         return;
     }
-    // `cargo bench --bench scale -- 10000` measures only the sizes given.
-    let only: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    if let Some(at) = args.iter().position(|a| a == SERDE_FLAG) {
+        serde_round_trip(Path::new(&args[at + 1]), Path::new(&args[at + 2]));
+        return;
+    }
+    let asked: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
+    let large = std::env::var_os("CASEC_BENCH_LARGE").is_some_and(|v| v == "1");
+    let sizes: Vec<(usize, usize)> = SIZES
+        .iter()
+        .copied()
+        .chain(std::iter::once(LARGE))
+        .filter(|(n, _)| match asked.is_empty() {
+            true => *n != LARGE.0 || large,
+            false => asked.contains(n),
+        })
+        .collect();
+    let jrsonnet = find_jrsonnet();
+    if jrsonnet.is_none() {
+        println!("jrsonnet not found (set JRSONNET, or `cargo install jrsonnet --version 0.5.0-pre98`): its columns are empty");
+    }
+    let taskset = Command::new("taskset").arg("-V").output().is_ok();
     let work = tempfile::tempdir().expect("a temp dir");
+    println!(
+        "{:>9} {:>7} {:>5} {:>8} | {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} | {:>9} | {:>8} {:>8} {:>8} {:>8}",
+        "corpus", "cases", "cores", "master", "serde", "jrsonnet", "check", "build",
+        "b/serde", "jr/b", "warm chk", "peak:srd", "jrsonnet", "check", "build"
+    );
     for corpus in [Corpus::Generated, Corpus::Tujora] {
-        println!(
-            "{:>9} {:>7} {:>10} {:>10} {:>10} {:>10} {:>7} {:>10} {:>7}",
-            "corpus",
-            "cases",
-            "master",
-            "serde_json",
-            "check",
-            "build",
-            "build/s",
-            "peak",
-            "peak/m"
-        );
-        for &(cases, runs) in SIZES
-            .iter()
-            .filter(|(n, _)| only.is_empty() || only.contains(n))
-        {
+        for &(cases, runs) in &sizes {
             let (suite, master) = corpus.make(work.path(), cases);
-            let row = measure(work.path(), &suite, &master, runs);
-            println!(
-                "{:>9} {:>7} {:>10} {:>10} {:>10} {:>10} {:>6.2}x {:>10} {:>6.2}x",
-                corpus.name(),
-                cases,
-                megabytes(row.master_bytes),
-                millis(row.serde),
-                millis(row.check),
-                millis(row.build),
-                row.build.as_secs_f64() / row.serde.as_secs_f64(),
-                megabytes(row.peak_bytes),
-                row.peak_bytes as f64 / row.master_bytes as f64,
-            );
+            let files = Files::new(work.path(), &suite, &master, jrsonnet.as_deref());
+            let one_core: &[bool] = if taskset { &[false, true] } else { &[false] };
+            for &one in one_core {
+                let row = measure(&files, corpus, jrsonnet.as_deref(), one, runs);
+                print_row(corpus.name(), cases, one, master.len(), &row);
+            }
         }
     }
 }
@@ -176,75 +191,6 @@ fn scale_count(line: &str, copies: usize) -> String {
     }
 }
 
-struct Row {
-    master_bytes: u64,
-    serde: Duration,
-    check: Duration,
-    build: Duration,
-    peak_bytes: u64,
-}
-
-fn measure(work: &Path, suite: &Path, master: &str, runs: usize) -> Row {
-    let master_path = work.join("master.json");
-    fs::write(&master_path, master).expect("writable master");
-
-    let compact_len = master.len() - spaces_of_master_style(master);
-    // Each task returns what it built, dropped after its time is taken: `casec`
-    // leaves its model to the process exit, and freeing serde_json's value is no part
-    // of a parse and re-serialization either.
-    let serde = || -> Box<dyn Any> {
-        let text = fs::read_to_string(&master_path).expect("readable master");
-        let value: serde_json::Value = serde_json::from_str(&text).expect("the master parses");
-        let out = serde_json::to_string(&value).expect("serializable");
-        assert_eq!(out.len(), compact_len);
-        Box::new((text, value, out))
-    };
-    // The generated corpus deviates from the shared defaults in every field, and so
-    // breaks semantic rules on purpose (check lists, tags, coverage): `check` reports
-    // them, and `build` is timed doing all its work (parse, resolve, every check,
-    // lower) and lowering the model whatever the checks said. The Tujora corpus is
-    // clean, and carries worlds the master never shows.
-    let check = || -> Box<dyn Any> {
-        let compilation = Compilation::from_dir(suite);
-        assert!(compilation.suite.is_some(), "the suite resolves");
-        Box::new(compilation)
-    };
-    let build = || -> Box<dyn Any> {
-        let compilation = Compilation::from_dir(suite);
-        let model = compilation.suite.as_ref().expect("the suite resolves");
-        let built = casec::lower::master::master_json(model);
-        assert!(built == master, "the build differs from the corpus master");
-        Box::new((compilation, built))
-    };
-    let [serde, check, build] = medians(runs, [&serde, &check, &build]);
-    Row {
-        master_bytes: master.len() as u64,
-        serde,
-        check,
-        build,
-        peak_bytes: peak_of_build_in_child(suite),
-    }
-}
-
-/// The master style adds one space inside each non-empty container and after each `:`
-/// and `,`; serde_json's compact output has none. Used only to check that the serde_json
-/// round trip wrote the whole master.
-fn spaces_of_master_style(master: &str) -> usize {
-    let value: serde_json::Value = serde_json::from_str(master).expect("the master parses");
-    fn count(v: &serde_json::Value) -> usize {
-        match v {
-            serde_json::Value::Array(items) if !items.is_empty() => {
-                2 + items.len() - 1 + items.iter().map(count).sum::<usize>()
-            }
-            serde_json::Value::Object(map) if !map.is_empty() => {
-                2 + (map.len() - 1) + map.len() + map.values().map(count).sum::<usize>()
-            }
-            _ => 0,
-        }
-    }
-    count(&value)
-}
-
 fn import_into(master: &str, suite: &Path) {
     let mut db = SourceDb::new();
     let file = db.add("master.json", master, Origin::User);
@@ -256,67 +202,375 @@ fn import_into(master: &str, suite: &Path) {
     casec::driver::write_folder_atomically(suite, &files).expect("writable suite folder");
 }
 
-/// The median time of each task over `runs` rounds. A round runs every task once, in
-/// turn, so that a slow moment of a shared machine slows all of them alike and their
-/// ratios stay meaningful. What a task returns is dropped after its time is taken.
-fn medians<const N: usize>(runs: usize, tasks: [&dyn Fn() -> Box<dyn Any>; N]) -> [Duration; N] {
-    for task in &tasks {
-        drop(task()); // Warm the page cache and the allocator.
+/// The files of one measurement.
+struct Files {
+    suite: PathBuf,
+    master: PathBuf,
+    jsonnet: PathBuf,
+    out: PathBuf,
+    cache: PathBuf,
+    /// The case file the warm check edits.
+    edited: PathBuf,
+}
+
+impl Files {
+    fn new(work: &Path, suite: &Path, master: &str, jrsonnet: Option<&Path>) -> Files {
+        let files = Files {
+            suite: suite.to_path_buf(),
+            master: work.join("master.json"),
+            jsonnet: work.join("master.jsonnet"),
+            out: work.join("out.json"),
+            cache: work.join("cache"),
+            edited: first_case_file(suite),
+        };
+        fs::write(&files.master, master).expect("writable master");
+        let value: Value = serde_json::from_str(master).expect("the master parses");
+        if let Some(jrsonnet) = jrsonnet {
+            fs::write(&files.jsonnet, jsonnet_of(&value)).expect("writable jsonnet");
+            let run = Command::new(jrsonnet)
+                .arg(&files.jsonnet)
+                .arg("-o")
+                .arg(&files.out)
+                .output()
+                .expect("jrsonnet runs");
+            let stderr = String::from_utf8_lossy(&run.stderr);
+            assert!(run.status.success(), "jrsonnet fails: {stderr}");
+            let out: Value = serde_json::from_slice(&fs::read(&files.out).expect("its output"))
+                .expect("jrsonnet writes JSON");
+            assert!(same_json(&out, &value), "jrsonnet's output is the master");
+        }
+        let _ = fs::remove_dir_all(&files.cache);
+        files
     }
-    let mut times = [(); N].map(|_| Vec::with_capacity(runs));
-    for _ in 0..runs {
-        for (task, times) in tasks.iter().zip(&mut times) {
-            let start = Instant::now();
-            let built = task();
-            times.push(start.elapsed());
-            drop(built);
+}
+
+/// The first case file of the suite (in path order), not suite.case.
+fn first_case_file(suite: &Path) -> PathBuf {
+    let mut diags = Vec::new();
+    casec::load::case_files(suite, &mut diags)
+        .into_iter()
+        .find(|p| !p.ends_with("suite.case"))
+        .expect("a case file")
+}
+
+#[derive(Default)]
+struct Row {
+    serde: Option<(Duration, u64)>,
+    jrsonnet: Option<(Duration, u64)>,
+    check: Option<(Duration, u64)>,
+    build: Option<(Duration, u64)>,
+    warm: Option<(Duration, u64)>,
+}
+
+fn measure(
+    files: &Files,
+    corpus: Corpus,
+    jrsonnet: Option<&Path>,
+    one_core: bool,
+    runs: usize,
+) -> Row {
+    let process = |program: &Path, args: &[&dyn AsRef<std::ffi::OsStr>]| {
+        let mut command = if one_core {
+            let mut c = Command::new("taskset");
+            c.args(["-c", "0"]).arg(program).env("CASEC_THREADS", "1");
+            c
+        } else {
+            let mut c = Command::new(program);
+            c.env_remove("CASEC_THREADS");
+            c
+        };
+        for a in args {
+            command.arg(a);
+        }
+        command.env_remove("CASEC_CACHE");
+        command
+    };
+    let bench = std::env::current_exe().expect("the bench binary");
+    let casec = Path::new(CASEC);
+    let serde = || process(&bench, &[&SERDE_FLAG, &files.master, &files.out]);
+    let jrsonnet_run = |j: &Path| process(j, &[&files.jsonnet, &"-o", &files.out]);
+    let check = || process(casec, &[&"check", &files.suite]);
+    // The generated corpus breaks semantic rules on purpose, and `casec build` writes
+    // no master over errors: it is built with `--no-check` (parse, resolve, lower),
+    // and its checks are timed by `check`. The Tujora corpus is clean: every check runs.
+    let build = || match corpus {
+        Corpus::Generated => process(
+            casec,
+            &[&"build", &files.suite, &"--no-check", &"-o", &files.out],
+        ),
+        Corpus::Tujora => process(casec, &[&"build", &files.suite, &"-o", &files.out]),
+    };
+    let warm = || process(casec, &[&"check", &files.suite, &"--cache", &files.cache]);
+
+    // The warm check: one cold run fills the cache, one more settles the entries the
+    // cold run found racily clean (files written less than 2 s before it); each timed
+    // run follows an edit of one case file's prose, undone before the next round.
+    let _ = fs::remove_dir_all(&files.cache);
+    timed(&mut warm());
+    timed(&mut warm());
+    let original = fs::read_to_string(&files.edited).expect("the edited case");
+    let mut edits = 0;
+    let mut edit = || {
+        edits += 1;
+        let quote = original.find('"').expect("a string in the case");
+        let text = format!(
+            "{}\"edit {edits} {}",
+            &original[..quote],
+            &original[quote + 1..]
+        );
+        fs::write(&files.edited, text).expect("writable case");
+    };
+
+    let mut times: HashMap<&str, Vec<(Duration, u64)>> = HashMap::new();
+    for _ in 0..runs.max(1) {
+        let mut round: Vec<(&str, Command)> =
+            vec![("serde", serde()), ("check", check()), ("build", build())];
+        if let Some(j) = jrsonnet {
+            round.insert(1, ("jrsonnet", jrsonnet_run(j)));
+        }
+        for (name, mut command) in round {
+            times.entry(name).or_default().push(timed(&mut command));
+        }
+        edit();
+        times.entry("warm").or_default().push(timed(&mut warm()));
+        // The next round builds the corpus's master again.
+        fs::write(&files.edited, &original).expect("writable case");
+    }
+    let built = fs::read_to_string(&files.out).expect("the built master");
+    assert!(
+        built == fs::read_to_string(&files.master).expect("the master"),
+        "the build is the master"
+    );
+    let mut median = |name: &str| {
+        let mut t = times.remove(name)?;
+        t.sort();
+        Some(t[t.len() / 2])
+    };
+    Row {
+        serde: median("serde"),
+        jrsonnet: median("jrsonnet"),
+        check: median("check"),
+        build: median("build"),
+        warm: median("warm"),
+    }
+}
+
+/// Runs `command` to its end: its wall time and peak resident memory (bytes), as
+/// measured by a fresh process of this binary ([`run_and_report`]): a child's peak
+/// counts the memory of the process that spawned it, and this one holds masters.
+fn timed(command: &mut Command) -> (Duration, u64) {
+    let mut wrapper = Command::new(std::env::current_exe().expect("the bench binary"));
+    wrapper
+        .arg(RUN_FLAG)
+        .arg(command.get_program())
+        .args(command.get_args());
+    for (key, value) in command.get_envs() {
+        match value {
+            Some(value) => wrapper.env(key, value),
+            None => wrapper.env_remove(key),
+        };
+    }
+    let output = wrapper
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("the wrapper runs");
+    let report = String::from_utf8_lossy(&output.stdout);
+    let mut numbers = report.split_whitespace().map(|n| n.parse::<u64>().ok());
+    match (
+        output.status.success(),
+        numbers.next().flatten(),
+        numbers.next().flatten(),
+    ) {
+        (true, Some(ns), Some(bytes)) => (Duration::from_nanos(ns), bytes),
+        _ => panic!("{command:?} failed: {report}"),
+    }
+}
+
+/// In the wrapper: runs the command given and prints its wall time (ns) and peak
+/// resident memory (bytes). The child is reaped with `wait4`, the one call that gives
+/// one child's own peak.
+fn run_and_report(program: &str, args: &[String]) {
+    let start = Instant::now();
+    let child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the task starts");
+    let mut status = 0;
+    // SAFETY: `rusage` is plain data, filled by the kernel; the pid is our child's,
+    // reaped here and never waited on again (the `Child` is forgotten).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    std::mem::forget(child);
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = start.elapsed();
+    assert_eq!(reaped, pid, "the task is reaped");
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    // `casec check` of the generated corpus reports its rule breaking: exit 1.
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "{program} {args:?} failed: {status}"
+    );
+    println!("{} {}", elapsed.as_nanos(), usage.ru_maxrss as u64 * 1024);
+}
+
+/// In the child: what a JSON tool does with the master, from disk to disk.
+fn serde_round_trip(master: &Path, out: &Path) {
+    let text = fs::read_to_string(master).expect("readable master");
+    let value: Value = serde_json::from_str(&text).expect("the master parses");
+    let written = serde_json::to_string(&value).expect("serializable");
+    fs::write(out, written).expect("writable output");
+    // As `casec` does: what was built is left to the process exit.
+    std::mem::forget((text, value));
+}
+
+fn find_jrsonnet() -> Option<PathBuf> {
+    let works = |p: &Path| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let named = std::env::var_os("JRSONNET").map(PathBuf::from);
+    let home = std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo/bin/jrsonnet"));
+    [named, Some(PathBuf::from("jrsonnet")), home]
+        .into_iter()
+        .flatten()
+        .find(|p| works(p))
+}
+
+/// A Jsonnet program that evaluates to `master`, its repeated text factored out: each
+/// string, object or list that occurs more than once (and is not tiny) is a `local`,
+/// written once and named wherever it occurs.
+fn jsonnet_of(master: &Value) -> String {
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    count_repeats(master, &mut counts);
+    let shared = |v: &Value, text: &str| {
+        let big = match v {
+            Value::String(s) => s.len() >= 12,
+            Value::Object(m) => !m.is_empty() && text.len() >= 24,
+            Value::Array(a) => !a.is_empty() && text.len() >= 24,
+            _ => false,
+        };
+        big && counts.get(text).copied().unwrap_or(0) > 1
+    };
+    let mut locals: Vec<String> = Vec::new();
+    let mut names: HashMap<String, String> = HashMap::new();
+    let body = emit(master, &shared, &mut locals, &mut names, true);
+    // One `local` with every binding: a chain of thousands of `local`s nests as deep,
+    // and overflows jrsonnet's stack.
+    let mut out = String::with_capacity(body.len() * 2);
+    if !locals.is_empty() {
+        out.push_str("local\n");
+        out.push_str(&locals.join(",\n"));
+        out.push_str(";\n");
+    }
+    out.push_str(&body);
+    out.push('\n');
+    out
+}
+
+fn count_repeats(v: &Value, counts: &mut HashMap<String, usize>) {
+    *counts.entry(v.to_string()).or_default() += 1;
+    match v {
+        Value::Object(m) => m.values().for_each(|x| count_repeats(x, counts)),
+        Value::Array(a) => a.iter().for_each(|x| count_repeats(x, counts)),
+        _ => {}
+    }
+}
+
+/// `v` as Jsonnet; shared parts become locals (their own parts factored too), defined
+/// before their first use.
+fn emit(
+    v: &Value,
+    shared: &dyn Fn(&Value, &str) -> bool,
+    locals: &mut Vec<String>,
+    names: &mut HashMap<String, String>,
+    top: bool,
+) -> String {
+    let text = v.to_string();
+    if !top {
+        if let Some(name) = names.get(&text) {
+            return name.clone();
         }
     }
-    times.map(|mut times| {
-        times.sort();
-        times[runs / 2]
-    })
+    let written = match v {
+        Value::Object(m) => {
+            let fields: Vec<String> = m
+                .iter()
+                .map(|(k, x)| {
+                    format!(
+                        "{}: {}",
+                        Value::String(k.clone()),
+                        emit(x, shared, locals, names, false)
+                    )
+                })
+                .collect();
+            format!("{{{}}}", fields.join(", "))
+        }
+        Value::Array(a) => {
+            let items: Vec<String> = a
+                .iter()
+                .map(|x| emit(x, shared, locals, names, false))
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        _ => text.clone(),
+    };
+    if top || !shared(v, &text) {
+        return written;
+    }
+    let name = format!("s{}", names.len());
+    locals.push(format!("  {name} = {written}"));
+    names.insert(text, name.clone());
+    name
 }
 
-fn peak_of_build_in_child(suite: &Path) -> u64 {
-    let output = Command::new(std::env::current_exe().expect("the bench binary"))
-        .arg(PEAK_FLAG)
-        .arg(suite)
-        .output()
-        .expect("the child runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+/// JSON equality, numbers compared by value (Jsonnet has one number type).
+fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn print_row(corpus: &str, cases: usize, one_core: bool, master: usize, row: &Row) {
+    let ms = |t: Option<(Duration, u64)>| {
+        t.map_or("-".into(), |(d, _)| format!("{:.1}", d.as_secs_f64() * 1e3))
+    };
+    let mb = |t: Option<(Duration, u64)>| {
+        t.map_or("-".into(), |(_, b)| format!("{:.1}", b as f64 / 1e6))
+    };
+    let ratio = |a: Option<(Duration, u64)>, b: Option<(Duration, u64)>| match (a, b) {
+        (Some((a, _)), Some((b, _))) => format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64()),
+        _ => "-".into(),
+    };
+    println!(
+        "{:>9} {:>7} {:>5} {:>6.1}MB | {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} | {:>9} | {:>8} {:>8} {:>8} {:>8}",
+        corpus,
+        cases,
+        if one_core { "1" } else { "all" },
+        master as f64 / 1e6,
+        ms(row.serde),
+        ms(row.jrsonnet),
+        ms(row.check),
+        ms(row.build),
+        ratio(row.build, row.serde),
+        ratio(row.jrsonnet, row.build),
+        ms(row.warm),
+        mb(row.serde),
+        mb(row.jrsonnet),
+        mb(row.check),
+        mb(row.build),
     );
-    String::from_utf8_lossy(&output.stdout)
-        .trim()
-        .parse()
-        .expect("the child prints its peak in bytes")
-}
-
-/// In the child: build the suite as `casec build SUITE -o FILE` does (every check run,
-/// the master streamed to the file), print `VmHWM`.
-fn build_and_report_peak(suite: &Path) {
-    let out = suite.with_extension("built.json");
-    let compilation = Compilation::from_dir(suite);
-    let model = compilation.suite.as_ref().expect("the suite resolves");
-    let mut file = std::io::BufWriter::new(fs::File::create(&out).expect("writable output"));
-    casec::lower::master::write_master_json(model, &mut file).expect("the master is written");
-    std::io::Write::flush(&mut file).expect("the master is written");
-    let status = fs::read_to_string("/proc/self/status").expect("Linux /proc");
-    let kilobytes: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmHWM in /proc/self/status");
-    println!("{}", kilobytes * 1024);
-}
-
-fn millis(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
-fn megabytes(bytes: u64) -> String {
-    format!("{:.1} MB", bytes as f64 / 1_000_000.0)
 }

@@ -159,6 +159,15 @@ impl Compilation {
         Compilation::run(sources, Vec::new(), Depth::Check, Some(cache))
     }
 
+    /// Like [`Compilation::from_sources_cached`], with `sources` in the order given: a
+    /// suite folder's files in the order [`load::suite_sources`] reads them, so that
+    /// what depends on file order (which of two cases with one id comes first) is what
+    /// [`Compilation::from_dir`] gives. For `casec check --cache`, which reads the
+    /// folder itself.
+    pub fn from_suite_sources_cached(sources: Vec<Source>, cache: &mut Recheck) -> Compilation {
+        Compilation::run(sources, Vec::new(), Depth::Check, Some(cache))
+    }
+
     /// Compiles loose files that belong to no suite: profiles are validated, and cases
     /// are reported as needing a suite.
     pub fn from_files(paths: &[&Path]) -> Compilation {
@@ -301,13 +310,14 @@ fn parse_files(
 ) -> Vec<std::sync::Arc<syntax::Parsed>> {
     match cache {
         Some(cache) => {
-            let trees = ids
+            let files: Vec<(source::FileId, &str, &std::sync::Arc<str>)> = ids
                 .iter()
                 .map(|(id, _)| {
                     let file = db.file(*id);
-                    cache.parse(*id, &file.name, &file.text)
+                    (*id, file.name.as_str(), &file.text)
                 })
                 .collect();
+            let trees = cache.parse_all(&files);
             let names: Vec<&str> = db.files().map(|(_, f)| f.name.as_str()).collect();
             cache.retain(&names);
             trees

@@ -93,8 +93,27 @@ pub fn case_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
         Err(e) => diags.push(io_error(dir, "cannot read folder", &e)),
     }
     walk.follow_links(diags);
-    walk.files.sort();
+    sort_paths(&mut walk.files);
     walk.files
+}
+
+/// Sorts paths in [`Path`] order. The walk's paths are normalised (joined one name at a
+/// time), so comparing their bytes with the separator below every other byte gives the
+/// order of comparing their components, without parsing components at every
+/// comparison (which was a tenth of a warm `casec check --cache` of 100,000 files).
+fn sort_paths(paths: &mut [PathBuf]) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        paths.sort_by_cached_key(|p| {
+            let bytes = p.as_os_str().as_bytes().iter();
+            bytes
+                .map(|&b| if b == b'/' { 0 } else { b })
+                .collect::<Vec<u8>>()
+        });
+    }
+    #[cfg(not(unix))]
+    paths.sort();
 }
 
 /// The state of one folder walk: what was read, by which path.

@@ -23,6 +23,12 @@ enum Command {
     /// Parse and validate files or suite folders (default: the current folder).
     Check {
         paths: Vec<PathBuf>,
+        /// Keep what each check found in DIR and reuse it for files unchanged since
+        /// (the same answer, faster on a large suite; see docs/performance.md). Also
+        /// CASEC_CACHE=DIR. A hidden folder in the suite, `.casec-cache`, is never read
+        /// as part of it.
+        #[arg(long, value_name = "DIR")]
+        cache: Option<PathBuf>,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -387,7 +393,19 @@ fn main() -> ExitCode {
         }
     };
     let code = match cli.command {
-        Command::Check { paths, report } => driver::check(&paths, report.options()),
+        Command::Check {
+            paths,
+            cache,
+            report,
+        } => {
+            let from_env = || {
+                std::env::var_os(driver::cache::CACHE_VAR)
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+            };
+            let cache = cache.or_else(from_env);
+            driver::check(&paths, cache.as_deref(), report.options())
+        }
         Command::Build {
             suite,
             output,

@@ -11,9 +11,19 @@ use std::sync::Mutex;
 /// pest's stack guard accepts does not depend on which thread parses a file.
 const WORKER_STACK_BYTES: usize = 8 << 20;
 
-/// How many parts to split work into: one per core.
+/// The environment variable that caps how many threads casec uses (a positive whole
+/// number; `1` runs everything on the calling thread). Results do not depend on it; it
+/// is for measuring casec on fewer cores than the machine has, or sharing a machine.
+pub const THREADS_VAR: &str = "CASEC_THREADS";
+
+/// How many parts to split work into: one per core, or as many as `CASEC_THREADS` says.
 pub fn part_count() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    let cores = || std::thread::available_parallelism().map_or(1, |n| n.get());
+    std::env::var(THREADS_VAR)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(cores)
 }
 
 /// `f` applied to every item, on several threads when `worth_threads` (the caller

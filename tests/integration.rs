@@ -17,6 +17,7 @@ mod bundle_blinding;
 mod bundle_cli;
 mod bundle_tujora;
 mod check;
+mod check_cache;
 mod cli;
 mod cli_contract;
 mod diagnostic_docs;

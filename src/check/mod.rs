@@ -156,7 +156,14 @@ impl CheckCache {
         let changed: Vec<usize> = (0..keys.len())
             .filter(|&i| !self.cases.contains_key(&keys[i]))
             .collect();
-        let checked = check_own(changed.iter().map(|&i| &suite.cases[i]), cx);
+        // A first run checks every case: on all cores, as a run without a cache does.
+        let cases: Vec<&Case> = changed.iter().map(|&i| &suite.cases[i]).collect();
+        let worth_threads = cases.len() >= PARALLEL_FROM_CASES;
+        let checked = crate::parallel::map_chunks(&cases, worth_threads, |cases| {
+            check_own(cases.iter().copied(), cx)
+        })
+        .into_iter()
+        .flatten();
         for (i, own) in changed.into_iter().zip(checked) {
             self.cases.insert(keys[i].clone(), own);
         }
@@ -169,6 +176,17 @@ impl CheckCache {
         }
         // Cases no longer in the suite are forgotten.
         self.cases = fresh;
+    }
+}
+
+impl CheckCache {
+    /// The own diagnostics of each case of the last run (those it reports, less those
+    /// it allows), with the file the case is in: what `casec check --cache` keeps per
+    /// file.
+    pub fn own(&self) -> impl Iterator<Item = (FileId, &[Diagnostic])> {
+        self.cases
+            .iter()
+            .map(|((file, _, _), own)| (*file, own.as_slice()))
     }
 }
 

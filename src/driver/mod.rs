@@ -8,6 +8,7 @@
 //! the large things it built are left to the exit rather than freed (`leave_to_exit`).
 
 mod bundle;
+pub mod cache;
 mod export;
 mod fmt;
 mod judge;
@@ -207,92 +208,142 @@ pub(crate) fn user_files(db: &SourceDb) -> usize {
     db.files().filter(|(_, f)| f.origin == Origin::User).count()
 }
 
-/// `casec check [PATH…]`: diagnostics of every suite and file, sorted by file and
-/// position across the whole run, then the summary.
-pub fn check(paths: &[PathBuf], options: Report) -> u8 {
-    let compilations = compile_paths(paths);
-    let mut ordered: Vec<(&Diagnostic, &SourceDb)> = compilations
+/// `casec check [PATH…] [--cache DIR]`: diagnostics of every suite and file, sorted by
+/// file and position across the whole run, then the summary. With a cache folder,
+/// suites are checked through it ([`cache`]), with the same result.
+pub fn check(paths: &[PathBuf], cache: Option<&Path>, options: Report) -> u8 {
+    let groups = Groups::of(paths);
+    let mut checked: Vec<cache::Checked> = Vec::new();
+    let mut compilations = Vec::new();
+    match cache {
+        Some(dir) => {
+            checked.extend(groups.roots.iter().map(|r| cache::check_suite(r, dir)));
+            compilations.extend(groups.rest());
+        }
+        None => compilations.extend(groups.compile()),
+    }
+    checked.extend(compilations.into_iter().map(|c| {
+        // The model is left to the exit, as the command's last act.
+        leave_to_exit(c.suite);
+        cache::Checked {
+            files: user_files(&c.db),
+            db: c.db,
+            diagnostics: c.diagnostics,
+        }
+    }));
+    let mut ordered: Vec<(&Diagnostic, &SourceDb)> = checked
         .iter()
         .flat_map(|c| c.diagnostics.iter().map(move |d| (d, &c.db)))
         .collect();
     ordered.sort_by(|(a, a_db), (b, b_db)| {
         crate::diag::sort_key(a, a_db).cmp(&crate::diag::sort_key(b, b_db))
     });
-    let files = compilations
-        .iter()
-        .map(|c| user_files(&c.db))
-        .sum::<usize>();
+    let files = checked.iter().map(|c| c.files).sum::<usize>();
     reported().check_summary = true;
     emit(ordered.iter().copied(), files, options);
     let all: Vec<&Diagnostic> = ordered.into_iter().map(|(d, _)| d).collect();
     let code = exit_code(&all, options);
-    leave_to_exit(compilations);
+    leave_to_exit(checked);
     code
 }
 
 /// Groups paths into suites (by the nearest folder holding suite.case) and loose files,
 /// and compiles each group once.
 pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
-    let default = [PathBuf::from(".")];
-    let paths = if paths.is_empty() {
-        &default[..]
-    } else {
-        paths
-    };
-    let mut roots: Vec<PathBuf> = Vec::new();
-    let mut loose: Vec<PathBuf> = Vec::new();
-    let mut missing: Vec<Diagnostic> = Vec::new();
-    for path in paths {
-        if !path.exists() {
-            missing.push(
-                Diagnostic::error(codes::IO, "no such file or folder")
-                    .at_path(load::display(path))
-                    .help("check the path"),
-            );
-            continue;
-        }
-        if let Some(root) = load::suite_root_of(path) {
-            roots.push(root);
-            continue;
-        }
-        if path.is_dir() {
-            let mut diags = Vec::new();
-            for file in load::case_files(path, &mut diags) {
-                match load::suite_root_of(&file) {
-                    Some(root) => roots.push(root),
-                    None => loose.push(file),
-                }
-            }
-            missing.extend(diags);
+    Groups::of(paths).compile()
+}
+
+/// The paths of a command, grouped: suite folders, loose files, and paths that do
+/// not exist.
+struct Groups {
+    roots: Vec<PathBuf>,
+    loose: Vec<PathBuf>,
+    missing: Vec<Diagnostic>,
+}
+
+impl Groups {
+    fn of(paths: &[PathBuf]) -> Groups {
+        let default = [PathBuf::from(".")];
+        let paths = if paths.is_empty() {
+            &default[..]
         } else {
-            loose.push(path.clone());
+            paths
+        };
+        let mut roots: Vec<PathBuf> = Vec::new();
+        let mut loose: Vec<PathBuf> = Vec::new();
+        let mut missing: Vec<Diagnostic> = Vec::new();
+        for path in paths {
+            if !path.exists() {
+                missing.push(
+                    Diagnostic::error(codes::IO, "no such file or folder")
+                        .at_path(load::display(path))
+                        .help("check the path"),
+                );
+                continue;
+            }
+            if let Some(root) = load::suite_root_of(path) {
+                roots.push(root);
+                continue;
+            }
+            if path.is_dir() {
+                let mut diags = Vec::new();
+                for file in load::case_files(path, &mut diags) {
+                    match load::suite_root_of(&file) {
+                        Some(root) => roots.push(root),
+                        None => loose.push(file),
+                    }
+                }
+                missing.extend(diags);
+            } else {
+                loose.push(path.clone());
+            }
+        }
+        roots.sort();
+        roots.dedup();
+        loose.sort();
+        loose.dedup();
+        Groups {
+            roots,
+            loose,
+            missing,
         }
     }
-    roots.sort();
-    roots.dedup();
-    loose.sort();
-    loose.dedup();
-    let mut out: Vec<Compilation> = roots.iter().map(|r| Compilation::from_dir(r)).collect();
-    // A loose file that declares its own suite is a one-file suite; the other loose
-    // files (profiles, stray cases) are checked together.
-    let mut members: Vec<&Path> = Vec::new();
-    for path in &loose {
-        match one_file_suite(path) {
-            Some(text) => out.push(Compilation::from_single_file(&load::display(path), &text)),
-            None => members.push(path),
+
+    /// Every group compiled.
+    fn compile(self) -> Vec<Compilation> {
+        let mut out: Vec<Compilation> = self
+            .roots
+            .iter()
+            .map(|r| Compilation::from_dir(r))
+            .collect();
+        out.extend(self.rest());
+        out
+    }
+
+    /// The groups other than suite folders, compiled: loose files and missing paths.
+    fn rest(self) -> Vec<Compilation> {
+        let mut out = Vec::new();
+        // A loose file that declares its own suite is a one-file suite; the other loose
+        // files (profiles, stray cases) are checked together.
+        let mut members: Vec<&Path> = Vec::new();
+        for path in &self.loose {
+            match one_file_suite(path) {
+                Some(text) => out.push(Compilation::from_single_file(&load::display(path), &text)),
+                None => members.push(path),
+            }
         }
+        if !members.is_empty() {
+            out.push(Compilation::from_files(&members));
+        }
+        if !self.missing.is_empty() {
+            out.push(Compilation {
+                db: SourceDb::new(),
+                suite: None,
+                diagnostics: self.missing,
+            });
+        }
+        out
     }
-    if !members.is_empty() {
-        out.push(Compilation::from_files(&members));
-    }
-    if !missing.is_empty() {
-        out.push(Compilation {
-            db: SourceDb::new(),
-            suite: None,
-            diagnostics: missing,
-        });
-    }
-    out
 }
 
 /// Compiles the suite a command was pointed at (to `depth`) and reports its

@@ -44,6 +44,33 @@ impl ParseCache {
         parsed
     }
 
+    /// The trees of `files` (id, name, text), in order, as [`ParseCache::parse`] gives
+    /// them one by one; the files not cached are parsed together, on all cores when
+    /// there is enough text (a first check of a large suite parses every file).
+    pub fn parse_all(&mut self, files: &[(FileId, &str, &Arc<str>)]) -> Vec<Arc<Parsed>> {
+        let missing: Vec<&(FileId, &str, &Arc<str>)> = files
+            .iter()
+            .filter(|(id, name, text)| {
+                self.entries
+                    .get(*name)
+                    .is_none_or(|e| e.id != *id || e.text != **text)
+            })
+            .collect();
+        let texts: Vec<(FileId, &str)> = missing.iter().map(|(id, _, t)| (*id, &***t)).collect();
+        for ((id, name, text), tree) in missing.iter().zip(super::parse_all(&texts)) {
+            let entry = Entry {
+                id: *id,
+                text: Arc::clone(text),
+                parsed: Arc::new(tree),
+            };
+            self.entries.insert(name.to_string(), entry);
+        }
+        files
+            .iter()
+            .map(|(id, name, text)| self.parse(*id, name, text))
+            .collect()
+    }
+
     /// The last tree parsed for the file `name`.
     pub fn parsed(&self, name: &str) -> Option<&Parsed> {
         self.entries.get(name).map(|e| e.parsed.as_ref())
