@@ -40,7 +40,7 @@ impl Cache {
     }
 
     fn path(&self, key: &str) -> PathBuf {
-        let name = key.strip_prefix("sha256:").unwrap_or(key);
+        let name = key.strip_prefix("blake3:").unwrap_or(key);
         self.dir.join(format!("{name}.json"))
     }
 

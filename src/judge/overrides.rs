@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! {"case": "TUJ-021", "item": "R1", "met": true, "author": "ana", "reason": "…"}
-//! {"case": "TUJ-021", "item": "F3", "met": false, "author": "ana", "reason": "…", "evidence": "sha256:…"}
+//! {"case": "TUJ-021", "item": "F3", "met": false, "author": "ana", "reason": "…", "evidence": "blake3:…"}
 //! ```
 //!
 //! `met` has the judge's meaning (a check met, a critical failure committed). Without
@@ -121,8 +121,8 @@ fn parse_line(line: &str) -> Result<Override, String> {
 fn evidence(object: &Map<String, Json>) -> Result<Option<String>, String> {
     match object.get("evidence") {
         None => Ok(None),
-        Some(Json::String(s)) if s.starts_with("sha256:") => Ok(Some(s.clone())),
-        Some(_) => Err("`evidence` is not an evidence digest (`sha256:…`)".into()),
+        Some(Json::String(s)) if s.starts_with("blake3:") => Ok(Some(s.clone())),
+        Some(_) => Err("`evidence` is not an evidence digest (`blake3:…`)".into()),
     }
 }
 

@@ -12,7 +12,6 @@
 //! failure was committed: the prompt says so in as many words.
 
 use serde_json::{json, Value as Json};
-use sha2::{Digest, Sha256};
 
 use crate::model::shape::{Evidence, Kind};
 use crate::model::texts::case_texts;
@@ -110,9 +109,10 @@ pub fn request(
     }
 }
 
-/// `sha256:` and the hex digest of `bytes`.
+/// `blake3:` and the hex digest of `bytes` (the crate's one content hash, as the check
+/// cache's).
 pub fn digest(bytes: &[u8]) -> String {
-    format!("sha256:{:x}", Sha256::digest(bytes))
+    format!("blake3:{}", blake3::hash(bytes).to_hex())
 }
 
 /// The item and the question, with the polarity of a critical failure stated.

@@ -212,7 +212,7 @@ fn judgements_schema() -> Json {
                         "reason": { "type": "string" },
                         "source": { "enum": ["judge", "cache", "human", null] },
                         "author": { "type": "string", "description": "Who decided it, for a person's verdict." },
-                        "evidence_digest": { "type": "string", "pattern": "^sha256:[0-9a-f]{64}$" },
+                        "evidence_digest": { "type": "string", "pattern": "^blake3:[0-9a-f]{64}$" },
                     },
                     "if": { "properties": { "source": { "const": "human" } } },
                     "then": { "required": ["author"] },
