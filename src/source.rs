@@ -2,11 +2,12 @@
 //!
 //! Every phase refers to text through a [`Span`]: a file id plus a byte range. The
 //! [`SourceDb`] owns the text of every file of a run (suite files, stdlib, in-memory
-//! sources) and a [`LineIndex`] per file, so turning a byte offset into a line and
-//! column is a binary search rather than a rescan of the file.
+//! sources) and a [`LineIndex`] per file, made the first time a position in it is asked
+//! for, so turning a byte offset into a line and column is a binary search rather than a
+//! rescan of the file.
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Identifies one file inside a [`SourceDb`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -132,8 +133,17 @@ fn clamp_to_char_boundary(text: &str, offset: usize) -> usize {
 pub struct SourceFile {
     pub name: String,
     pub text: Arc<str>,
-    pub lines: LineIndex,
+    /// Made the first time a position in the file is asked for: a build without
+    /// diagnostics never needs one, and a large suite has one per file.
+    lines: OnceLock<LineIndex>,
     pub origin: Origin,
+}
+
+impl SourceFile {
+    /// The file's line index.
+    pub fn lines(&self) -> &LineIndex {
+        self.lines.get_or_init(|| LineIndex::new(&self.text))
+    }
 }
 
 /// What a file is to its suite (set when it is loaded, read when it is resolved).
@@ -175,7 +185,7 @@ impl SourceDb {
         let id = FileId(self.files.len() as u32);
         self.files.push(SourceFile {
             name: name.into(),
-            lines: LineIndex::new(&text),
+            lines: OnceLock::new(),
             text,
             origin,
         });
@@ -200,7 +210,7 @@ impl SourceDb {
 
     pub fn line_col(&self, file: FileId, offset: usize) -> LineCol {
         let f = self.file(file);
-        f.lines.line_col(&f.text, offset)
+        f.lines().line_col(&f.text, offset)
     }
 }
 

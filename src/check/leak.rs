@@ -21,6 +21,7 @@
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -99,11 +100,31 @@ type Shared = HashMap<TextKey, Rc<Tokens>, FixedState>;
 
 /// A text by its span and the address and length of its value: cases that inherit a
 /// text hold the same value, and the strings of a data block share one span.
-type TextKey = (Span, usize, usize);
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct TextKey {
+    span: Span,
+    value: usize,
+    len: usize,
+}
+
+/// Two words hashed instead of five: every text of every case is looked up by its key.
+impl Hash for TextKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let span = self.span;
+        state.write_u64(
+            (u64::from(span.start) << 32 | u64::from(span.end))
+                ^ u64::from(span.file.0).rotate_right(7),
+        );
+        state.write_u64(self.value as u64 ^ (self.len as u64).rotate_right(23));
+    }
+}
 
 fn key_of(text: &Text) -> TextKey {
-    let value = Arc::as_ptr(&text.value) as *const u8 as usize;
-    (text.span, value, text.value.len())
+    TextKey {
+        span: text.span,
+        value: Arc::as_ptr(&text.value) as *const u8 as usize,
+        len: text.value.len(),
+    }
 }
 
 /// Whether a text lives in the model, the same value for every case that has it.
@@ -129,7 +150,8 @@ impl<'a> Sides<'a> {
         texts: &[Labelled<'a>],
         model: &'a SuiteModelTexts<'a>,
     ) -> Sides<'a> {
-        let mut seen: HashSet<TextKey, FixedState> = HashSet::default();
+        let mut seen: HashSet<TextKey, FixedState> =
+            HashSet::with_capacity_and_hasher(texts.len(), FixedState::default());
         let mut hidden: Vec<Described> = texts
             .iter()
             .filter(|t| t.visibility.hidden() && !t.name)
@@ -137,8 +159,10 @@ impl<'a> Sides<'a> {
             .filter(|(_, t)| seen.insert(key_of(t)))
             .collect();
         hidden.sort_by_key(|(_, t)| !written_in(case, t.span));
-        let mut seen: HashSet<TextKey, FixedState> = HashSet::default();
-        let visible = model_texts_of(suite, case, texts, model)
+        let visible = model_texts_of(suite, case, texts, model);
+        let mut seen: HashSet<TextKey, FixedState> =
+            HashSet::with_capacity_and_hasher(visible.len(), FixedState::default());
+        let visible = visible
             .into_iter()
             .filter(|(_, t)| seen.insert(key_of(t)))
             .collect();

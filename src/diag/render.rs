@@ -115,9 +115,9 @@ fn capped(d: &Diagnostic) -> Option<Diagnostic> {
 
 /// The byte range of the line `line` of a file (without its line break).
 fn line_range(file: &crate::source::SourceFile, line: usize) -> std::ops::Range<usize> {
-    let start = file.lines.line_start(line);
-    let end = if line + 1 < file.lines.line_count() {
-        file.lines.line_start(line + 1)
+    let start = file.lines().line_start(line);
+    let end = if line + 1 < file.lines().line_count() {
+        file.lines().line_start(line + 1)
     } else {
         file.text.len()
     };
@@ -127,7 +127,7 @@ fn line_range(file: &crate::source::SourceFile, line: usize) -> std::ops::Range<
 /// The lines a label covers (its first to its last).
 fn label_lines(db: &SourceDb, label: &Label) -> std::ops::RangeInclusive<usize> {
     let file = db.file(label.span.file);
-    file.lines.line_of(label.span.start as usize)..=file.lines.line_of(label.span.end as usize)
+    file.lines().line_of(label.span.start as usize)..=file.lines().line_of(label.span.end as usize)
 }
 
 fn too_long_line(file: &crate::source::SourceFile, line: usize) -> bool {
@@ -164,7 +164,7 @@ fn long_context(d: &Diagnostic, db: &SourceDb) -> bool {
         let file = db.file(label.span.file);
         let lines = label_lines(db, label);
         let before = lines.start().checked_sub(1);
-        let after = Some(lines.end() + 1).filter(|&l| l < file.lines.line_count());
+        let after = Some(lines.end() + 1).filter(|&l| l < file.lines().line_count());
         [before, after]
             .into_iter()
             .flatten()

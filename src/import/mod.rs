@@ -184,8 +184,8 @@ pub fn import_lines(
     {
         let at = db
             .file(file)
-            .lines
-            .line_start(i.min(db.file(file).lines.line_count() - 1));
+            .lines()
+            .line_start(i.min(db.file(file).lines().line_count() - 1));
         match serde_json::from_str(line) {
             Ok(value) => lines.push((i + 1, value)),
             Err(e) => diags.push(
@@ -396,8 +396,8 @@ fn json_error(db: &SourceDb, file: FileId, e: &serde_json::Error) -> Diagnostic 
     let offset = if e.line() == 0 {
         0
     } else {
-        let line = (e.line() - 1).min(f.lines.line_count() - 1);
-        let start = f.lines.line_start(line);
+        let line = (e.line() - 1).min(f.lines().line_count() - 1);
+        let start = f.lines().line_start(line);
         let column_bytes: usize = f.text[start..]
             .chars()
             .take(e.column().saturating_sub(1))

@@ -30,7 +30,7 @@
 pub mod tokens;
 
 use std::borrow::Borrow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ops::Range;
 
 use foldhash::fast::FixedState;
@@ -152,12 +152,17 @@ pub fn leaks_of(sets: &[Set], visible: &[Item], fresh: &[bool], allowed: &[&str]
     while at < stream.words.len() {
         let mut offset = 0;
         let mut best: Option<(usize, Unit, usize)> = None;
+        // The key of the two words from here, which every unit that starts here has.
+        let Some(start) = stream.window(at, 2).map(|w| key(w.iter().map(|w| w.hash))) else {
+            at += 1;
+            continue;
+        };
         for set in sets {
             let wanted = !set.only_near_fresh || stream.near_fresh[at];
             if let Some((unit, len)) = wanted
                 .then(|| {
                     set.units
-                        .longest_at(set.items, &stream, at, &lengths, visible)
+                        .longest_at(set.items, &stream, (at, start), &lengths, visible)
                 })
                 .flatten()
             {
@@ -220,7 +225,7 @@ pub struct Units {
     units: HashMap<u64, u32, FixedState>,
     /// The keys of the first two words of every unit: most positions of a stream start
     /// no unit, and one look-up here tells, before any unit length is tried.
-    starts: HashSet<u64, FixedState>,
+    starts: Starts,
     all: Vec<Unit>,
     /// The unit lengths that occur, shortest first.
     lengths: Vec<usize>,
@@ -231,7 +236,7 @@ impl Units {
     pub fn of(items: &[Item]) -> Units {
         let mut set = Units {
             units: HashMap::default(),
-            starts: HashSet::default(),
+            starts: Starts::for_units(items.iter().map(|i| i.tokens.len()).sum()),
             all: Vec::new(),
             lengths: Vec::new(),
         };
@@ -283,19 +288,18 @@ impl Units {
         })
     }
 
-    /// The longest confirmed match starting at stream position `at`, trying the unit
-    /// lengths `lengths`: the unit and how many words match (a run unit extended as far
-    /// as its text and the stream agree).
+    /// The longest confirmed match starting at stream position `at` (whose first two
+    /// words have the key `start`), trying the unit lengths `lengths`: the unit and how
+    /// many words match (a run unit extended as far as its text and the stream agree).
     fn longest_at(
         &self,
         items: &[Item],
         stream: &Stream,
-        at: usize,
+        (at, start): (usize, u64),
         lengths: &[usize],
         visible: &[Item],
     ) -> Option<(Unit, usize)> {
-        let starts = stream.window(at, 2)?;
-        if !self.starts.contains(&key(starts.iter().map(|w| w.hash))) {
+        if !self.starts.may_contain(start) {
             return None;
         }
         let mut best: Option<(Unit, usize)> = None;
@@ -328,6 +332,41 @@ impl Units {
             }
         }
         best
+    }
+}
+
+/// The keys that start units, as a bit set: a position whose key's bit is clear starts
+/// no unit. A set bit may be another key's (the units confirm), so a look-up is one bit
+/// test instead of a hash-table probe at every position of every stream, most of which
+/// start nothing.
+struct Starts {
+    bits: Vec<u64>,
+}
+
+impl Starts {
+    /// Room for the units of this many words: about 1 in 64 bits set, so that few
+    /// positions that start nothing pass.
+    fn for_units(words: usize) -> Starts {
+        let bits = (words.max(1) * 64).next_power_of_two();
+        Starts {
+            bits: vec![0; bits.div_ceil(64)],
+        }
+    }
+
+    /// The bit of key `k`: its high bits, which the fold of [`key`] mixes best.
+    fn bit(&self, k: u64) -> usize {
+        let len = self.bits.len() * 64;
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & (len - 1)
+    }
+
+    fn insert(&mut self, k: u64) {
+        let b = self.bit(k);
+        self.bits[b / 64] |= 1 << (b % 64);
+    }
+
+    fn may_contain(&self, k: u64) -> bool {
+        let b = self.bit(k);
+        self.bits[b / 64] & (1 << (b % 64)) != 0
     }
 }
 
@@ -449,6 +488,9 @@ fn mask(words: &mut [StreamWord], allowed: &[&str]) {
         })
         .filter(|s| !s.is_empty())
         .collect();
+    if sequences.is_empty() {
+        return;
+    }
     let mut by_first: HashMap<u64, Vec<&[u64]>, FixedState> = HashMap::default();
     for s in &sequences {
         by_first.entry(s[0]).or_default().push(s);

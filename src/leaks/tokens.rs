@@ -56,6 +56,11 @@ pub struct Tokens {
 }
 
 fn is_word_char(c: char) -> bool {
+    // Most prose is ASCII, where no character is a combining mark or invisible: the
+    // table look-ups are for the rest.
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric();
+    }
     c.is_alphanumeric() || is_combining_mark(c) || is_ignorable(c)
 }
 
@@ -101,6 +106,10 @@ fn split_chunk(text: &str, from: usize, to: usize, scratch: &mut String, words: 
 /// between word characters (`/outputs/q1_summary.csv`, `notes.md`, `example.com/a`).
 /// A number with a decimal point is not a path.
 fn path_in(chunk: &str) -> Option<&str> {
+    // Most chunks are plain words, with neither separator to look at.
+    if !chunk.bytes().any(|b| b == b'/' || b == b'.') {
+        return None;
+    }
     let trimmed = chunk
         .trim_start_matches(|c: char| !is_word_char(c) && c != '/')
         .trim_end_matches(|c: char| !is_word_char(c));

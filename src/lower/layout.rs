@@ -149,7 +149,7 @@ impl SlotView<'_> {
                     ..
                 },
                 Some(item),
-            ) => part_value(item, *part, self.cx.suite).is_some(),
+            ) => part_value(item, *part).is_some(),
             _ => true,
         }
     }
@@ -185,8 +185,8 @@ fn source_value<S: Serializer>(
             suite_field(decl, *id, items, cx, s)
         }
         Source::Builtin(builtin) => builtin_value(*builtin, items, cx, s),
-        Source::Part(part) => match cx.item.and_then(|item| part_value(item, *part, cx.suite)) {
-            Some(value) => value.serialize(s),
+        Source::Part(part) => match cx.item.and_then(|item| part_value(item, *part)) {
+            Some(value) => value.serialize(s, cx.suite),
             None => s.serialize_none(),
         },
     }
@@ -258,21 +258,21 @@ impl Serialize for ItemView<'_> {
                 cx: self.cx.with_item(self.item),
             }
             .serialize(s),
-            None => main_text(self.item).serialize(s),
+            None => main_text(self.item, s),
         }
     }
 }
 
 /// What an item shows without an item layout.
-fn main_text(item: ItemRef) -> Json {
+fn main_text<S: Serializer>(item: ItemRef, s: S) -> Result<S::Ok, S::Error> {
     match item {
-        ItemRef::Tool(t) => Json::String(t.name.as_str().to_string()),
-        ItemRef::Category(c) => Json::Number(c.count.value.clone()),
-        ItemRef::Check(c) => Json::String(c.requirement.as_str().to_string()),
-        ItemRef::Override(o) => Json::String(o.result.as_str().to_string()),
-        ItemRef::Followup(f) => Json::String(f.reply.as_str().to_string()),
-        ItemRef::Turn(t) => Json::String(t.content.as_str().to_string()),
-        ItemRef::Revision(r) => Json::String(r.change.as_str().to_string()),
+        ItemRef::Tool(t) => s.serialize_str(t.name.as_str()),
+        ItemRef::Category(c) => c.count.value.serialize(s),
+        ItemRef::Check(c) => s.serialize_str(c.requirement.as_str()),
+        ItemRef::Override(o) => s.serialize_str(o.result.as_str()),
+        ItemRef::Followup(f) => s.serialize_str(f.reply.as_str()),
+        ItemRef::Turn(t) => s.serialize_str(t.content.as_str()),
+        ItemRef::Revision(r) => s.serialize_str(r.change.as_str()),
     }
 }
 
@@ -480,18 +480,40 @@ fn run_value<S: Serializer>(builtin: Builtin, run: &Run, s: S) -> Result<S::Ok, 
     }
 }
 
+/// The value of one part of an item: its text, borrowed, or what a tool's declaration
+/// gives, made only when written (whether a part is present is asked first).
+enum PartValue<'a> {
+    Text(&'a str),
+    Number(&'a serde_json::Number),
+    ArgumentList(&'a Tool),
+    InputSchema(&'a Tool),
+}
+
+impl PartValue<'_> {
+    fn serialize<S: Serializer>(&self, s: S, suite: &Suite) -> Result<S::Ok, S::Error> {
+        match self {
+            PartValue::Text(text) => s.serialize_str(text),
+            PartValue::Number(n) => n.serialize(s),
+            PartValue::ArgumentList(t) => argument_list(t).serialize(s),
+            PartValue::InputSchema(t) => {
+                input_schema(t, suite.world_schema.as_deref()).serialize(s)
+            }
+        }
+    }
+}
+
 /// The value of one part of an item, `None` when the item does not have it.
-fn part_value(item: ItemRef, part: Part, suite: &Suite) -> Option<Json> {
-    let text = |t: &Text| Some(Json::String(t.as_str().to_string()));
+fn part_value(item: ItemRef<'_>, part: Part) -> Option<PartValue<'_>> {
+    fn text(t: &Text) -> Option<PartValue<'_>> {
+        Some(PartValue::Text(t.as_str()))
+    }
     match (item, part) {
         (ItemRef::Tool(t), Part::Name) => text(&t.name),
         (ItemRef::Tool(t), Part::Behavior) => text(&t.behavior),
-        (ItemRef::Tool(t), Part::ArgumentList) => Some(Json::from(argument_list(t))),
-        (ItemRef::Tool(t), Part::InputSchema) => {
-            Some(input_schema(t, suite.world_schema.as_deref()))
-        }
+        (ItemRef::Tool(t), Part::ArgumentList) => Some(PartValue::ArgumentList(t)),
+        (ItemRef::Tool(t), Part::InputSchema) => Some(PartValue::InputSchema(t)),
         (ItemRef::Category(c), Part::Name) => text(&c.name),
-        (ItemRef::Category(c), Part::Count) => Some(Json::Number(c.count.value.clone())),
+        (ItemRef::Category(c), Part::Count) => Some(PartValue::Number(&c.count.value)),
         (ItemRef::Check(c), Part::Id) => text(&c.id),
         (ItemRef::Check(c), Part::Dimension) => text(&c.dimension),
         (ItemRef::Check(c), Part::Requirement) => text(&c.requirement),

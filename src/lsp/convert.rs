@@ -54,7 +54,7 @@ pub fn range(db: &SourceDb, span: Span) -> Range {
     let file = db.file(span.file);
     text_range(
         &file.text,
-        &file.lines,
+        file.lines(),
         span.start as usize,
         span.end as usize,
     )

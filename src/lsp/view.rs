@@ -36,7 +36,7 @@ impl<'a> View<'a> {
             unit,
             file,
             text: &source.text,
-            lines: &source.lines,
+            lines: source.lines(),
             index: Index::new(&unit.compilation.db, &unit.cache.trees),
             workspace,
             cache_dir,

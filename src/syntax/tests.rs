@@ -183,3 +183,125 @@ fn an_invisible_character_is_named_by_its_code_point() {
     assert_eq!(d.message, "unexpected invisible character U+200B");
     assert!(d.help.as_deref().unwrap().contains("invisible"));
 }
+
+/// Both parsers' results, for the differential tests: the hand-written one (`None` when
+/// it gives up) and pest's.
+fn both(text: &str) -> (Option<String>, Parsed) {
+    let direct = direct::parse(FileId(3), text).map(|(file, diagnostics)| {
+        format!(
+            "{:?}",
+            Parsed {
+                file: Some(file),
+                diagnostics
+            }
+        )
+    });
+    (direct, parse_with_pest(FileId(3), text))
+}
+
+/// The hand-written parser accepts exactly what pest accepts, with the same tree,
+/// comments and diagnostics. Files nested too deep are refused before either parser runs.
+fn assert_same(text: &str) {
+    if nesting::too_deep(FileId(3), text).is_some() {
+        return;
+    }
+    let (direct, pest) = both(text);
+    match direct {
+        Some(direct) => assert_eq!(direct, format!("{pest:?}"), "{text:?}"),
+        None => assert!(pest.file.is_none(), "only pest parses {text:?}"),
+    }
+}
+
+#[test]
+fn the_direct_parser_agrees_with_pest_on_every_case_file() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "case") {
+                out.push(path);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["cases", "stdlib", "tests", "docs", "editors"] {
+        walk(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 200, "{}", files.len());
+    let mut parsed = 0;
+    for path in files {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let (direct, _) = both(&text);
+        parsed += usize::from(direct.is_some());
+        assert_same(&text);
+    }
+    assert!(parsed > 200, "{parsed}");
+}
+
+#[test]
+fn the_direct_parser_agrees_with_pest_on_tricky_inputs() {
+    for text in [
+        "",
+        "\u{FEFF}",
+        " \u{FEFF} a",
+        "a # c\r\nb",
+        "a #\r\r\n",
+        "a\r",
+        "\"\"\"x\"\"\" 1",
+        "a \"\"\"x\"\"\"",
+        "a \"\"\"\n x\n\"\"\" \"\"\"",
+        "a \"\\\r\n\"",
+        "a \"\\\r\"",
+        "a \"\\é\" \"\\",
+        "a 1abc -2.5e+3x 1.e 1e",
+        "a -",
+        "a [ # c\n 1 , # d\n { b 1 } ,\n ]",
+        "a [,]",
+        "a [1,,2]",
+        "a [1 2]",
+        "a { ; b 1 ;; c { } }\n}",
+        "a{b}c",
+        "a {}\n\n# end",
+        "a 1 b { }\nc \"x\" \"y\" {\n} d",
+        "\"k\"v [] {}",
+        "a \"\\u{zz}\" \"\\q\"",
+        "a \"\"\"\n one \\q\n\"\"\"",
+    ] {
+        assert_same(text);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn the_direct_parser_agrees_with_pest_on_generated_inputs(
+        tokens in proptest::collection::vec(proptest::sample::select(vec![
+            "a", "b1", "_x", "x.y-z", "-", "1", "2.5", "1e5", ".", "e", "\"", "\"\"\"",
+            "\\", "\\n", "\\\"", "\\u{41}", "{", "}", "[", "]", ",", ";", "\n", "\r\n",
+            "\r", " ", "\t", "#", "# c ", "é", "\u{FEFF}", "\"s\"", "\"\"\"\nline\n\"\"\"",
+            "\u{200B}",
+        ]), 0..40)
+    ) {
+        assert_same(&tokens.concat());
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+
+    /// Tokens that mostly make files that parse, so that trees (not only errors) are
+    /// compared.
+    #[test]
+    fn the_direct_parser_agrees_with_pest_on_generated_files(
+        tokens in proptest::collection::vec(proptest::sample::select(vec![
+            "a ", "k.x-1 ", "\"s\\t\" ", "\"\" ", "-1.5e3 ", "7", "{\n", "{ ", "}\n", "} ",
+            "[", "]", ", ", "\n", ";", "# c\n", " ", "\t", "\"\"\"\n t \\q\n\n u\n\"\"\" ",
+            "\"\"\" x\"\"\"", "\r\n", "\"\\u{110000}\" ",
+        ]), 0..30)
+    ) {
+        assert_same(&tokens.concat());
+    }
+}
