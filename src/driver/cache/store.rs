@@ -40,7 +40,7 @@ pub struct Entry<'a> {
     /// The file holds only cases (or did not parse); else it is part of the context.
     pub only_cases: bool,
     pub facts: Digest,
-    /// Its diagnostics, encoded by [`encode_diagnostics`].
+    /// Its diagnostics, encoded by [`encode_diagnostic`] (one after another).
     pub diagnostics: &'a [u8],
 }
 
