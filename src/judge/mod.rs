@@ -3,14 +3,15 @@
 //!
 //! A run leaves some items for a reader: checks whose status is `needs_review` and
 //! critical failures pending review. For each, [`prompt`] builds one request,
-//! deterministically, from the item's text, the case's evaluator-only context and the
-//! evidence the shape's `judged_on` gives the item's dimension (reply, trace, final
-//! state). [`verdict`] reads the answer and fails closed: a missing, unparsable or
+//! deterministically, from the item's text, the case's hidden context (its harness and
+//! evaluator texts) and the evidence the shape's `judged_on` gives the item's dimension
+//! (reply, trace, final state). [`verdict`] reads the answer and fails closed: a missing, unparsable or
 //! contradictory verdict leaves the item for review, with the reason, never a pass.
 //! [`overrides`] (a person's verdicts) take precedence over the [`cache`], which takes
 //! precedence over the [`endpoint`]. [`record`] writes the verdicts into the record and
 //! recomputes its outcome with replay's rule; [`calibrate`] measures a judge against
-//! the suite's labelled runs. Nothing here knows a suite's item ids or record keys:
+//! the suite's labelled runs, and its report can gate the judge to the items it agrees
+//! on. Nothing here knows a suite's item ids or record keys:
 //! they come from the shape.
 
 pub mod cache;
