@@ -490,16 +490,18 @@ pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options:
 /// The calibration report for people: overall, per group, per item, then the
 /// disagreements and the cases without a negative.
 fn human(report: &Json) -> String {
+    // A negative zero (a kappa of -0.0) prints as 0.
     let figure = |a: &Json, key: &str| match a.get(key).and_then(Json::as_f64) {
-        Some(x) => format!("{x:.3}"),
+        Some(x) => format!("{:.3}", x + 0.0),
         None => "-".into(),
     };
+    let count = |a: &Json, key: &str| a.get(key).and_then(Json::as_u64).unwrap_or(0);
     let row = |name: &str, a: &Json| {
         format!(
             "{name:<24} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}\n",
-            a["samples"],
-            a["negatives"],
-            a["unjudged"],
+            count(a, "samples"),
+            count(a, "negatives"),
+            count(a, "unjudged"),
             figure(a, "accuracy"),
             figure(a, "balanced_accuracy"),
             figure(a, "kappa")
@@ -507,13 +509,14 @@ fn human(report: &Json) -> String {
     };
     let mut out = format!(
         "{:<24} {:>7} {:>9} {:>8} {:>8} {:>8} {:>8}\n",
-        "items", "samples", "negatives", "unjudged", "accuracy", "balanced", "kappa"
+        "", "samples", "negatives", "unjudged", "accuracy", "balanced", "kappa"
     );
     out.push_str(&row("overall", &report["overall"]));
-    for section in ["per_group", "per_item"] {
+    for (section, title) in [("per_group", "by group"), ("per_item", "by item")] {
         if let Some(map) = report[section].as_object() {
+            out.push_str(&format!("{title}\n"));
             for (name, a) in map {
-                out.push_str(&row(name, a));
+                out.push_str(&row(&format!("  {name}"), a));
             }
         }
     }

@@ -196,7 +196,8 @@ pub fn agreement<'a>(samples: impl IntoIterator<Item = &'a Sample>) -> Agreement
 
 impl Agreement {
     pub fn to_json(&self) -> Json {
-        let round = |x: Option<f64>| x.map(|x| (x * 10_000.0).round() / 10_000.0);
+        // Four decimals; a negative zero (a kappa of -0.0) is 0.
+        let round = |x: Option<f64>| x.map(|x| (x * 10_000.0).round() / 10_000.0 + 0.0);
         json!({
             "samples": self.samples,
             "negatives": self.negatives,
