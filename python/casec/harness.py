@@ -13,7 +13,6 @@ sample's session and offers its tools), :class:`CaseTools` (the same tools as a
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
