@@ -21,7 +21,28 @@ pub struct Span {
     pub end: u32,
 }
 
+/// The lines of `text` that are not blank, each with its span in `file` (up to its last
+/// character that is not a space): how line-by-line inputs (traces, overrides) are read.
+pub fn nonblank_lines(file: FileId, text: &str) -> impl Iterator<Item = (Span, &str)> + '_ {
+    let mut offset = 0;
+    text.split_inclusive('\n').filter_map(move |line| {
+        let span = Span::new(file, offset..offset + line.trim_end().len());
+        offset += line.len();
+        (!line.trim().is_empty()).then_some((span, line))
+    })
+}
+
 impl Span {
+    /// The first line of this span in `text` (its file's): where a message about a whole
+    /// multi-line value (a JSON record) points.
+    pub fn first_line(self, text: &str) -> Span {
+        let end = text
+            .get(self.start as usize..self.end as usize)
+            .and_then(|t| t.find('\n'))
+            .map_or(self.end as usize, |n| self.start as usize + n);
+        Span::new(self.file, self.start as usize..end)
+    }
+
     pub fn new(file: FileId, range: Range<usize>) -> Span {
         Span {
             file,

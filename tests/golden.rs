@@ -238,10 +238,7 @@ fn judge_silently(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
             .iter()
             .map(|item| judge.judge(&suite, case, item, record).0)
             .collect();
-        let head = text[read.span.start as usize..]
-            .find('\n')
-            .map_or(read.span.end, |n| read.span.start + n as u32);
-        let span = casec::source::Span::new(file, read.span.start as usize..head as usize);
+        let span = read.span.first_line(&text);
         diagnostics.extend(casec::judge::record::unjudged(
             span,
             &suite,

@@ -747,13 +747,11 @@ fn record_case<'a>(suite: &'a Model, record: &Json) -> PyResult<&'a Case> {
 }
 
 fn item_kind(text: &str) -> PyResult<ItemKind> {
-    match text {
-        "check" => Ok(ItemKind::Check),
-        "critical_failure" => Ok(ItemKind::CriticalFailure),
-        other => Err(PyValueError::new_err(format!(
-            "`kind` is `check` or `critical_failure`, not `{other}`"
-        ))),
-    }
+    ItemKind::named(text).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "`kind` is `check` or `critical_failure`, not `{text}`"
+        ))
+    })
 }
 
 /// A judgement given from Python.

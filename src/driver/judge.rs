@@ -7,7 +7,6 @@
 //! results come back in input order, so the outputs do not depend on the threads.
 
 use std::collections::BTreeSet;
-use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -25,12 +24,12 @@ use crate::load;
 use crate::model::{Case, Suite};
 use crate::parallel;
 use crate::runtime::report::read_record_values;
-use crate::source::{Origin, SourceDb, Span};
+use crate::source::{SourceDb, Span};
 use crate::Compilation;
 
 use super::{
-    output, report, report_to_stderr, suite_folder, write_folder_atomically, Format, Report,
-    EXIT_ERRORS, EXIT_OK, EXIT_USAGE,
+    output, read_given, report, report_to_stderr, suite_folder, write_folder_atomically, Format,
+    Report, EXIT_ERRORS, EXIT_OK, EXIT_USAGE,
 };
 
 /// How to reach the judge, shared by both commands.
@@ -291,18 +290,15 @@ fn read_overrides(
     let Some(path) = path else {
         return Overrides::default();
     };
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => {
-            diagnostics.push(
-                Diagnostic::error(codes::IO, format!("cannot read the overrides: {e}"))
-                    .at_path(load::display(path))
-                    .help("give a JSON Lines file of verdicts (docs/judge.md)"),
-            );
-            return Overrides::default();
-        }
+    let Some((file, text)) = read_given(
+        path,
+        "the overrides",
+        "give a JSON Lines file of verdicts (docs/judge.md)",
+        db,
+        diagnostics,
+    ) else {
+        return Overrides::default();
     };
-    let file = db.add(load::display(path), text.as_str(), Origin::User);
     overrides::read(file, &text, suite).unwrap_or_else(|found| {
         diagnostics.extend(found);
         Overrides::default()
@@ -316,18 +312,13 @@ fn read_calibration(
     db: &mut SourceDb,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<calibrate::Gate> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => {
-            diagnostics.push(
-                Diagnostic::error(codes::IO, format!("cannot read the calibration: {e}"))
-                    .at_path(load::display(path))
-                    .help("give the JSON report of `casec calibrate … -o FILE`"),
-            );
-            return None;
-        }
-    };
-    let file = db.add(load::display(path), text.as_str(), Origin::User);
+    let (file, text) = read_given(
+        path,
+        "the calibration",
+        "give the JSON report of `casec calibrate … -o FILE`",
+        db,
+        diagnostics,
+    )?;
     calibrate::read_gate(file, &text, model, min_kappa)
         .map_err(|d| diagnostics.push(d))
         .ok()
@@ -339,23 +330,18 @@ fn read_input(
     db: &mut SourceDb,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Input> {
-    let text = match fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) => {
-            diagnostics.push(
-                Diagnostic::error(codes::IO, format!("cannot read the result record: {e}"))
-                    .at_path(load::display(path))
-                    .help("give the paths of result records written by `casec replay`, `casec serve` or a harness"),
-            );
-            return None;
-        }
-    };
-    let file = db.add(load::display(path), text.as_str(), Origin::User);
+    let (file, text) = read_given(
+        path,
+        "the result record",
+        "give the paths of result records written by `casec replay`, `casec serve` or a harness",
+        db,
+        diagnostics,
+    )?;
     match read_record_values(file, &text, suite) {
         Ok(found) => Some(Input {
             records: found
                 .into_iter()
-                .map(|(r, j)| (first_line(r.span, &text), j))
+                .map(|(r, j)| (r.span.first_line(&text), j))
                 .collect(),
         }),
         Err(found) => {
@@ -363,15 +349,6 @@ fn read_input(
             None
         }
     }
-}
-
-/// The first line of `span` in `text`: where a message about a whole record points.
-fn first_line(span: Span, text: &str) -> Span {
-    let line = text
-        .get(span.start as usize..span.end as usize)
-        .and_then(|t| t.find('\n'))
-        .map_or(span.end, |n| span.start + n as u32);
-    Span::new(span.file, span.start as usize..line as usize)
 }
 
 /// The case a record names (read_record_values has checked that it exists).

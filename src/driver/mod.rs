@@ -401,6 +401,31 @@ pub fn suite_folder(path: &Path) -> PathBuf {
     load::suite_root_of(path).unwrap_or_else(|| path.to_path_buf())
 }
 
+/// Reads a file a command is given into `db`, so its diagnostics show its lines: its
+/// id and text, or an `io` error naming `what` it should be, with `help`.
+pub(crate) fn read_given(
+    path: &Path,
+    what: &str,
+    help: &str,
+    db: &mut SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(crate::source::FileId, String)> {
+    match fs::read_to_string(path) {
+        Ok(text) => Some((
+            db.add(load::display(path), text.as_str(), Origin::User),
+            text,
+        )),
+        Err(e) => {
+            diagnostics.push(
+                Diagnostic::error(codes::IO, format!("cannot read {what}: {e}"))
+                    .at_path(load::display(path))
+                    .help(help),
+            );
+            None
+        }
+    }
+}
+
 /// Runs `write` into the output `path` (see [`output`]), or into stdout without a
 /// path or for `-`; an output that is one of the run's inputs (a user file of `db`,
 /// or one of `more`) is refused first.

@@ -2,17 +2,15 @@
 //! records, as one JSON document; and `casec schema [SUITE]`, the JSON Schema of those
 //! records.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::diag::{codes, Diagnostic};
-use crate::load;
 use crate::lower::record_schema::{record_schema as schema_of, Record};
 use crate::runtime::report::{duplicates, read_records, report as aggregate};
-use crate::source::Origin;
 use crate::Compilation;
 
-use super::{report_to_stderr, suite_folder, write_output, Report, EXIT_ERRORS, EXIT_OK};
+use super::{
+    read_given, report_to_stderr, suite_folder, write_output, Report, EXIT_ERRORS, EXIT_OK,
+};
 
 pub fn report_results(
     results: &[PathBuf],
@@ -31,20 +29,15 @@ pub fn report_results(
     };
     let mut records = Vec::new();
     for path in results {
-        let text = match fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) => {
-                diagnostics.push(
-                    Diagnostic::error(codes::IO, format!("cannot read the result record: {e}"))
-                        .at_path(load::display(path))
-                        .help("give the paths of result records written by `casec replay`"),
-                );
-                continue;
-            }
+        let Some((file, text)) = read_given(
+            path,
+            "the result record",
+            "give the paths of result records written by `casec replay`",
+            &mut compilation.db,
+            &mut diagnostics,
+        ) else {
+            continue;
         };
-        let file = compilation
-            .db
-            .add(load::display(path), text.as_str(), Origin::User);
         match read_records(file, &text, &model) {
             Ok(found) => records.extend(found),
             Err(found) => diagnostics.extend(found),

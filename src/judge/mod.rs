@@ -36,11 +36,18 @@ pub enum ItemKind {
 }
 
 impl ItemKind {
+    pub const ALL: [ItemKind; 2] = [ItemKind::Check, ItemKind::CriticalFailure];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ItemKind::Check => "check",
             ItemKind::CriticalFailure => "critical_failure",
         }
+    }
+
+    /// The kind named `name` (`check`, `critical_failure`).
+    pub fn named(name: &str) -> Option<ItemKind> {
+        ItemKind::ALL.into_iter().find(|k| k.as_str() == name)
     }
 }
 

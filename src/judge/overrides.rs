@@ -12,11 +12,13 @@
 //! line is checked against the suite: a case it has, an item of that case, each
 //! verdict given once. A judged record keeps the author and the reason.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value as Json};
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::Suite;
-use crate::source::{FileId, Span};
+use crate::source::{nonblank_lines, FileId, Span};
 
 /// One person's verdict on one item.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,22 +32,21 @@ pub struct Override {
     pub evidence: Option<String>,
 }
 
-/// Every override of a run of `casec judge`.
+/// Every override of a run of `casec judge`, by case and item.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
-    pub items: Vec<Override>,
+    by_item: HashMap<(String, String), Vec<Override>>,
 }
 
 impl Overrides {
     /// The verdict for `item` of `case` judged on `evidence`: one limited to that
     /// evidence first, else one for every run.
     pub fn find(&self, case: &str, item: &str, evidence: &str) -> Option<&Override> {
-        let of = |o: &&Override| o.case == case && o.item == item;
-        self.items
+        let given = self.by_item.get(&(case.to_string(), item.to_string()))?;
+        given
             .iter()
-            .filter(of)
             .find(|o| o.evidence.as_deref() == Some(evidence))
-            .or_else(|| self.items.iter().filter(of).find(|o| o.evidence.is_none()))
+            .or_else(|| given.iter().find(|o| o.evidence.is_none()))
     }
 }
 
@@ -55,19 +56,22 @@ const HELP: &str = "write one JSON object per line: {\"case\": ID, \"item\": ID,
 pub fn read(file: FileId, text: &str, suite: &Suite) -> Result<Overrides, Vec<Diagnostic>> {
     let mut out = Overrides::default();
     let mut diags = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let span = Span::new(file, offset..offset + line.trim_end().len());
-        offset += line.len();
-        if line.trim().is_empty() {
-            continue;
-        }
+    for (span, line) in nonblank_lines(file, text) {
         match parse_line(line).and_then(|o| known(o, suite)) {
-            Ok(o) if out.items.iter().any(|p| same_target(p, &o)) => diags.push(
-                bad(span, format!("a second verdict on `{}` of `{}`", o.item, o.case))
-                    .help("keep one verdict per item (and evidence digest): delete or merge the other line"),
-            ),
-            Ok(o) => out.items.push(o),
+            Ok(o) => {
+                let given = out
+                    .by_item
+                    .entry((o.case.clone(), o.item.clone()))
+                    .or_default();
+                if given.iter().any(|g| g.evidence == o.evidence) {
+                    diags.push(
+                        bad(span, format!("a second verdict on `{}` of `{}`", o.item, o.case))
+                            .help("keep one verdict per item (and evidence digest): delete or merge the other line"),
+                    );
+                } else {
+                    given.push(o);
+                }
+            }
             Err(why) => diags.push(bad(span, why).help(HELP)),
         }
     }
@@ -76,10 +80,6 @@ pub fn read(file: FileId, text: &str, suite: &Suite) -> Result<Overrides, Vec<Di
     } else {
         Err(diags)
     }
-}
-
-fn same_target(a: &Override, b: &Override) -> bool {
-    a.case == b.case && a.item == b.item && a.evidence == b.evidence
 }
 
 fn bad(span: Span, why: String) -> Diagnostic {

@@ -77,35 +77,50 @@ pub fn request(
         item_section(item),
         case_section(suite, case),
     );
-    let body = json!({
-        "model": settings.model,
-        "messages": [
-            { "role": "system", "content": SYSTEM },
-            { "role": "user", "content": user },
-        ],
-        "temperature": 0,
-        "seed": settings.seed,
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": { "name": "casec_verdict", "strict": true, "schema": verdict_schema() }
-        }
-    });
-    let key = digest(
-        json!([
-            settings.model,
-            PROMPT_VERSION,
-            item.text,
+    Request::new(settings, SYSTEM, user, item.text, evidence_digest, missing)
+}
+
+impl Request {
+    /// The chat-completions request of `system` and `user` under `settings`, keyed by
+    /// what the item is (`item_text`) and what it is judged on (`evidence_digest`).
+    fn new(
+        settings: &Settings,
+        system: &str,
+        user: String,
+        item_text: &str,
+        evidence_digest: String,
+        missing: Option<String>,
+    ) -> Request {
+        let body = json!({
+            "model": settings.model,
+            "messages": [
+                { "role": "system", "content": system },
+                { "role": "user", "content": user },
+            ],
+            "temperature": 0,
+            "seed": settings.seed,
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": { "name": "casec_verdict", "strict": true, "schema": verdict_schema() }
+            }
+        });
+        let key = digest(
+            json!([
+                settings.model,
+                PROMPT_VERSION,
+                item_text,
+                evidence_digest,
+                digest(body.to_string().as_bytes())
+            ])
+            .to_string()
+            .as_bytes(),
+        );
+        Request {
+            body,
+            key,
             evidence_digest,
-            digest(body.to_string().as_bytes())
-        ])
-        .to_string()
-        .as_bytes(),
-    );
-    Request {
-        body,
-        key,
-        evidence_digest,
-        missing,
+            missing,
+        }
     }
 }
 
@@ -241,37 +256,14 @@ pub fn followup_request(
         "{MARKER} {header}\n\n## The item\nThe case scripts a reply for when the assistant asks this clarifying question:\n{}\n\nThe assistant asked:\n{question}\n\nQuestion: is the assistant's question the scripted one, asking for the same missing detail (equivalent wording counts)? \"met\": true when it is, false when it asks something else.\n\nAnswer with JSON only: {{\"met\": true or false, \"reason\": \"one sentence\"}}",
         scripted.when_asked.as_str(),
     );
-    let body = json!({
-        "model": settings.model,
-        "messages": [
-            { "role": "system", "content": FOLLOWUP_SYSTEM },
-            { "role": "user", "content": user },
-        ],
-        "temperature": 0,
-        "seed": settings.seed,
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": { "name": "casec_verdict", "strict": true, "schema": verdict_schema() }
-        }
-    });
-    let evidence_digest = digest(question.as_bytes());
-    let key = digest(
-        json!([
-            settings.model,
-            PROMPT_VERSION,
-            scripted.when_asked.as_str(),
-            evidence_digest,
-            digest(body.to_string().as_bytes())
-        ])
-        .to_string()
-        .as_bytes(),
-    );
-    Some(Request {
-        body,
-        key,
-        evidence_digest,
-        missing: None,
-    })
+    Some(Request::new(
+        settings,
+        FOLLOWUP_SYSTEM,
+        user,
+        scripted.when_asked.as_str(),
+        digest(question.as_bytes()),
+        None,
+    ))
 }
 
 const FOLLOWUP_SYSTEM: &str = "You simulate the user of a benchmark case for a tool-using AI \

@@ -21,7 +21,7 @@
 use serde_json::{Map, Value as Json};
 
 use crate::diag::{codes, Diagnostic};
-use crate::source::{FileId, Span};
+use crate::source::{nonblank_lines, FileId, Span};
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TraceEvent {
@@ -88,13 +88,7 @@ fn read_lines(file: FileId, text: &str) -> (Vec<TraceEvent>, Vec<Violation>, Vec
     let mut events = Vec::new();
     let mut labels = Vec::new();
     let mut diags = Vec::new();
-    let mut offset = 0;
-    for line in text.split_inclusive('\n') {
-        let span = Span::new(file, offset..offset + line.trim_end().len());
-        offset += line.len();
-        if line.trim().is_empty() {
-            continue;
-        }
+    for (span, line) in nonblank_lines(file, text) {
         match event(line) {
             Ok(Line::Event(e)) => events.push(e),
             Ok(Line::Violates { items, why }) => labels.push(Violation { items, why, span }),
