@@ -14,6 +14,12 @@ use serde_json::{json, Value};
 
 const ROUNDS: usize = 400;
 
+/// The allocator `casec lsp` runs with (see `src/main.rs`), so that the figures are
+/// the server's.
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
     let path = root.join("appointments/TUJ-034.case");

@@ -4,7 +4,8 @@
 //! peak memory of each; and a warm `casec check --cache` after a one-file edit.
 //!
 //! Run with `cargo bench --bench scale` (1,000 and 10,000 cases; add `-- 10000` for one
-//! size, `-- 100000` or `CASEC_BENCH_LARGE=1` for the 100,000-case suites). Two corpora:
+//! size, `-- 100000` or `CASEC_BENCH_LARGE=1` for the 100,000-case suites;
+//! `-- --make-tujora FOLDER COPIES` only writes a scaled Tujora suite). Two corpora:
 //!
 //! * `generated`: masters from the test corpus generator (every overridable field
 //!   deviating somewhere, no worlds), imported into a suite folder;
@@ -15,10 +16,12 @@
 //! resident memory, `ru_maxrss`) in a small wrapper process (this binary with `--run`): `casec build DIR -o FILE`, `casec check DIR`, this
 //! binary with `--serde MASTER OUT` (read, parse into a `serde_json::Value`, write
 //! compact JSON), and `jrsonnet FILE.jsonnet -o OUT` when jrsonnet is found (`$JRSONNET`,
-//! the `PATH`, or `~/.cargo/bin`). The Jsonnet file evaluates to the master with its
-//! repeated text factored out: every string and every object or list that occurs more
-//! than once is a top-level `local`; its output is checked once to parse to the same
-//! JSON as the master. "One core" runs every process under `taskset -c 0` with
+//! the `PATH`, or `~/.cargo/bin`), on two Jsonnet files that evaluate to the master,
+//! each checked once to give the same JSON: `text`, its shared text factored out (every
+//! string that occurs more than once is a top-level `local`, as issue 14 describes the
+//! comparison), and `values`, every repeated value factored out (objects and lists
+//! too: the most compact Jsonnet a tool could write, and far less for jrsonnet to
+//! evaluate, since a shared object is evaluated once). "One core" runs every process under `taskset -c 0` with
 //! `CASEC_THREADS=1`. A round runs every task once, in turn, and figures are medians
 //! over rounds, so a slow moment of a shared machine slows all tasks alike.
 //!
@@ -48,6 +51,9 @@ const LARGE: (usize, usize) = (100_000, 1);
 const SEED: u64 = 1;
 const SERDE_FLAG: &str = "--serde";
 const RUN_FLAG: &str = "--run";
+/// `--make-tujora FOLDER COPIES`: only writes a scaled copy of `cases/tujora` (for
+/// measuring by hand, as docs/performance.md does at 100,000 cases).
+const MAKE_TUJORA_FLAG: &str = "--make-tujora";
 const CASEC: &str = env!("CARGO_BIN_EXE_casec");
 
 fn main() {
@@ -58,6 +64,15 @@ fn main() {
     }
     if let Some(at) = args.iter().position(|a| a == SERDE_FLAG) {
         serde_round_trip(Path::new(&args[at + 1]), Path::new(&args[at + 2]));
+        return;
+    }
+    if let Some(at) = args.iter().position(|a| a == MAKE_TUJORA_FLAG) {
+        let (Some(folder), Some(copies)) = (args.get(at + 1), args.get(at + 2)) else {
+            panic!("usage: {MAKE_TUJORA_FLAG} FOLDER COPIES");
+        };
+        let copies = copies.parse().expect("COPIES: a whole number");
+        scaled_tujora(copies, Path::new(folder));
+        println!("{folder}: cases/tujora copied {copies} times");
         return;
     }
     let asked: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
@@ -78,9 +93,9 @@ fn main() {
     let taskset = Command::new("taskset").arg("-V").output().is_ok();
     let work = tempfile::tempdir().expect("a temp dir");
     println!(
-        "{:>9} {:>7} {:>5} {:>8} | {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} | {:>9} | {:>8} {:>8} {:>8} {:>8}",
-        "corpus", "cases", "cores", "master", "serde", "jrsonnet", "check", "build",
-        "b/serde", "jr/b", "warm chk", "peak:srd", "jrsonnet", "check", "build"
+        "{:>9} {:>7} {:>5} {:>8} | {:>9} {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "corpus", "cases", "cores", "master", "serde", "jr text", "jr values", "check", "build",
+        "b/serde", "jt/b", "jv/b", "warm chk", "peak:srd", "jr text", "jr value", "check", "build"
     );
     for corpus in [Corpus::Generated, Corpus::Tujora] {
         for &(cases, runs) in &sizes {
@@ -206,7 +221,8 @@ fn import_into(master: &str, suite: &Path) {
 struct Files {
     suite: PathBuf,
     master: PathBuf,
-    jsonnet: PathBuf,
+    /// The Jsonnet file of each [`Factoring`].
+    jsonnet: [PathBuf; 2],
     out: PathBuf,
     cache: PathBuf,
     /// The case file the warm check edits.
@@ -218,17 +234,20 @@ impl Files {
         let files = Files {
             suite: suite.to_path_buf(),
             master: work.join("master.json"),
-            jsonnet: work.join("master.jsonnet"),
+            jsonnet: FACTORINGS.map(|f| work.join(format!("master-{}.jsonnet", f.name()))),
             out: work.join("out.json"),
             cache: work.join("cache"),
             edited: first_case_file(suite),
         };
         fs::write(&files.master, master).expect("writable master");
         let value: Value = serde_json::from_str(master).expect("the master parses");
-        if let Some(jrsonnet) = jrsonnet {
-            fs::write(&files.jsonnet, jsonnet_of(&value)).expect("writable jsonnet");
+        for (factoring, jsonnet) in FACTORINGS.iter().zip(&files.jsonnet) {
+            let Some(jrsonnet) = jrsonnet else {
+                break;
+            };
+            fs::write(jsonnet, jsonnet_of(&value, *factoring)).expect("writable jsonnet");
             let run = Command::new(jrsonnet)
-                .arg(&files.jsonnet)
+                .arg(jsonnet)
                 .arg("-o")
                 .arg(&files.out)
                 .output()
@@ -256,7 +275,8 @@ fn first_case_file(suite: &Path) -> PathBuf {
 #[derive(Default)]
 struct Row {
     serde: Option<(Duration, u64)>,
-    jrsonnet: Option<(Duration, u64)>,
+    jr_text: Option<(Duration, u64)>,
+    jr_values: Option<(Duration, u64)>,
     check: Option<(Duration, u64)>,
     build: Option<(Duration, u64)>,
     warm: Option<(Duration, u64)>,
@@ -288,7 +308,7 @@ fn measure(
     let bench = std::env::current_exe().expect("the bench binary");
     let casec = Path::new(CASEC);
     let serde = || process(&bench, &[&SERDE_FLAG, &files.master, &files.out]);
-    let jrsonnet_run = |j: &Path| process(j, &[&files.jsonnet, &"-o", &files.out]);
+    let jrsonnet_run = |j: &Path, f: usize| process(j, &[&files.jsonnet[f], &"-o", &files.out]);
     let check = || process(casec, &[&"check", &files.suite]);
     // The generated corpus breaks semantic rules on purpose, and `casec build` writes
     // no master over errors: it is built with `--no-check` (parse, resolve, lower),
@@ -326,7 +346,8 @@ fn measure(
         let mut round: Vec<(&str, Command)> =
             vec![("serde", serde()), ("check", check()), ("build", build())];
         if let Some(j) = jrsonnet {
-            round.insert(1, ("jrsonnet", jrsonnet_run(j)));
+            round.insert(1, ("jr text", jrsonnet_run(j, 0)));
+            round.insert(2, ("jr values", jrsonnet_run(j, 1)));
         }
         for (name, mut command) in round {
             times.entry(name).or_default().push(timed(&mut command));
@@ -348,7 +369,8 @@ fn measure(
     };
     Row {
         serde: median("serde"),
-        jrsonnet: median("jrsonnet"),
+        jr_text: median("jr text"),
+        jr_values: median("jr values"),
         check: median("check"),
         build: median("build"),
         warm: median("warm"),
@@ -441,17 +463,38 @@ fn find_jrsonnet() -> Option<PathBuf> {
         .find(|p| works(p))
 }
 
-/// A Jsonnet program that evaluates to `master`, its repeated text factored out: each
-/// string, object or list that occurs more than once (and is not tiny) is a `local`,
-/// written once and named wherever it occurs.
-fn jsonnet_of(master: &Value) -> String {
+/// What a Jsonnet file of a master binds once as a `local`.
+#[derive(Clone, Copy)]
+enum Factoring {
+    /// Every string that occurs more than once.
+    Text,
+    /// Every string, object or list that occurs more than once.
+    Values,
+}
+
+const FACTORINGS: [Factoring; 2] = [Factoring::Text, Factoring::Values];
+
+impl Factoring {
+    fn name(self) -> &'static str {
+        match self {
+            Factoring::Text => "text",
+            Factoring::Values => "values",
+        }
+    }
+}
+
+/// A Jsonnet program that evaluates to `master`, its repeats factored out: each string
+/// (and, by `factoring`, object or list) that occurs more than once and is not tiny is
+/// a `local`, written once and named wherever it occurs.
+fn jsonnet_of(master: &Value, factoring: Factoring) -> String {
     let mut counts: HashMap<String, usize> = HashMap::new();
     count_repeats(master, &mut counts);
+    let values = matches!(factoring, Factoring::Values);
     let shared = |v: &Value, text: &str| {
         let big = match v {
             Value::String(s) => s.len() >= 12,
-            Value::Object(m) => !m.is_empty() && text.len() >= 24,
-            Value::Array(a) => !a.is_empty() && text.len() >= 24,
+            Value::Object(m) => values && !m.is_empty() && text.len() >= 24,
+            Value::Array(a) => values && !a.is_empty() && text.len() >= 24,
             _ => false,
         };
         big && counts.get(text).copied().unwrap_or(0) > 1
@@ -556,20 +599,23 @@ fn print_row(corpus: &str, cases: usize, one_core: bool, master: usize, row: &Ro
         _ => "-".into(),
     };
     println!(
-        "{:>9} {:>7} {:>5} {:>6.1}MB | {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} | {:>9} | {:>8} {:>8} {:>8} {:>8}",
+        "{:>9} {:>7} {:>5} {:>6.1}MB | {:>9} {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8}",
         corpus,
         cases,
         if one_core { "1" } else { "all" },
         master as f64 / 1e6,
         ms(row.serde),
-        ms(row.jrsonnet),
+        ms(row.jr_text),
+        ms(row.jr_values),
         ms(row.check),
         ms(row.build),
         ratio(row.build, row.serde),
-        ratio(row.jrsonnet, row.build),
+        ratio(row.jr_text, row.build),
+        ratio(row.jr_values, row.build),
         ms(row.warm),
         mb(row.serde),
-        mb(row.jrsonnet),
+        mb(row.jr_text),
+        mb(row.jr_values),
         mb(row.check),
         mb(row.build),
     );

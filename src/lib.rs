@@ -62,6 +62,7 @@ pub mod model;
 mod parallel;
 pub mod resolve;
 pub mod runtime;
+pub mod scope;
 pub mod source;
 pub mod syntax;
 mod unicode;
@@ -202,7 +203,7 @@ impl Compilation {
         for tree in &parsed {
             diagnostics.extend(tree.diagnostics.iter().cloned());
         }
-        let scope = cache.is_some().then(|| check::Scope::new(&db, &parsed));
+        let scope = cache.is_some().then(|| scope::Scope::new(&db, &parsed));
         // Resolution takes the trees and drops them as it goes; the checks read the
         // model and the source text only.
         let inputs: Vec<resolve::Input> = parsed
@@ -211,7 +212,10 @@ impl Compilation {
             .filter(|(tree, _)| tree.file.is_some())
             .map(|(tree, (_, role))| resolve::Input { tree, role: *role })
             .collect();
-        let (suite, resolve_diagnostics) = resolve::resolve(inputs);
+        let (suite, resolve_diagnostics) = match (cache.as_deref_mut(), &scope) {
+            (Some(cache), Some(scope)) => resolve::resolve_reusing(inputs, &mut cache.cases, scope),
+            _ => resolve::resolve(inputs),
+        };
         diagnostics.extend(resolve_diagnostics);
         if let (Some(suite), Depth::Check) = (&suite, depth) {
             let reuse = cache.map(|c| &mut c.checks).zip(scope.as_ref());
@@ -223,6 +227,15 @@ impl Compilation {
             db,
             suite,
             diagnostics,
+        }
+    }
+
+    /// A compilation of nothing: no sources, no suite, no diagnostics.
+    pub fn empty() -> Compilation {
+        Compilation {
+            db: SourceDb::new(),
+            suite: None,
+            diagnostics: Vec::new(),
         }
     }
 
@@ -294,11 +307,24 @@ fn in_memory<N: AsRef<str>, T: AsRef<str>>(
 }
 
 /// What a re-check of the same suite can reuse from the last run: the trees of
-/// unchanged files, and the checks of cases whose file and context are unchanged.
+/// unchanged files, and the resolved cases and the checks of cases whose file and
+/// context ([`scope::Scope`]) are unchanged.
 #[derive(Default)]
 pub struct Recheck {
     pub trees: ParseCache,
+    pub cases: resolve::CaseCache,
     pub checks: check::CheckCache,
+}
+
+impl Recheck {
+    /// Takes over the cases of the compilation this cache last made, so that the next
+    /// re-check reuses them instead of resolving them again (without this, it
+    /// resolves every case).
+    pub fn keep(&mut self, last: Compilation) {
+        if let Some(suite) = last.suite {
+            self.cases.keep(suite);
+        }
+    }
 }
 
 /// The trees of the files `ids` of `db`, in order: through `cache` when there is one

@@ -7,6 +7,12 @@ use casec::driver::{self, FmtMode, Format, Report};
 use casec::Depth;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// jemalloc: casec's phases allocate on every core at once, which glibc's allocator
+/// serializes (see the note in Cargo.toml and docs/performance.md).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(
     name = "casec",

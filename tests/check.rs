@@ -250,9 +250,15 @@ fn rendered(c: &Compilation) -> Vec<String> {
     c.diagnostics.iter().map(|d| format!("{d:?}")).collect()
 }
 
-/// An editor re-checks after every edit, reusing the checks of unchanged cases: after
-/// each of these edits (a case, the suite a case inherits from, a file gone) the result
-/// is what a fresh check of the same sources gives.
+/// The whole model, as the master lays it out (a suite with errors too).
+fn model(c: &Compilation) -> Option<String> {
+    c.suite.as_ref().map(casec::lower::master::master_json)
+}
+
+/// An editor re-checks after every edit, reusing the resolved cases and the checks of
+/// unchanged cases: after each of these edits (a case, the suite a case inherits from,
+/// a file gone) the diagnostics and the model are what a fresh check of the same
+/// sources gives.
 #[test]
 fn a_recheck_reports_what_a_fresh_check_does_after_each_edit() {
     let leak_in_case = (
@@ -284,6 +290,20 @@ fn a_recheck_reports_what_a_fresh_check_does_after_each_edit() {
         let fresh = Compilation::from_sources_cached(sources.clone(), &mut Default::default());
         let reused = Compilation::from_sources_cached(sources, &mut recheck);
         assert_eq!(rendered(&reused), rendered(&fresh), "step {step}");
+        assert_eq!(model(&reused), model(&fresh), "step {step}");
+        assert_eq!(
+            reused.suite.as_ref().map(|s| s.cases.len()),
+            Some(100 - usize::from(step == 5)),
+            "step {step}"
+        );
+        // An edit of one case file alone (steps 1, 2 and 4) resolves that file's case
+        // alone; an edit of the suite, or a file gone or back, resolves every case.
+        let taken_over = match step {
+            1 | 2 | 4 => 99,
+            _ => 0,
+        };
+        assert_eq!(recheck.cases.reused(), taken_over, "step {step}");
+        recheck.keep(reused);
         let leaks = codes(&fresh).iter().filter(|c| **c == "leak").count();
         assert_eq!(leaks, edits.len(), "step {step}: one leak per edit");
     }

@@ -40,12 +40,12 @@ mod words;
 pub mod world;
 
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasher, Hash, Hasher};
 
 use crate::diag::Diagnostic;
 use crate::model::shape::{FieldDecl, Visibility};
 use crate::model::texts::{case_texts, suite_texts, Labelled};
 use crate::model::{Case, Suite, Text};
+use crate::scope::Scope;
 use crate::source::{FileId, Origin, SourceDb, Span};
 
 /// Suites from this many cases check their cases on all cores.
@@ -89,41 +89,6 @@ pub fn check(
     out
 }
 
-/// What the own diagnostics of a case depend on besides its own file: every file that
-/// declares something other than cases (the suite, profiles, the stdlib), and where
-/// each file is in the run (spans name files by position).
-pub struct Scope {
-    key: u64,
-    /// The hash of each file's text, by file id.
-    file_hashes: Vec<u64>,
-}
-
-impl Scope {
-    /// The scope of a run over `db`, whose files parsed into `trees` (in file order).
-    pub fn new(db: &SourceDb, trees: &[std::sync::Arc<crate::syntax::Parsed>]) -> Scope {
-        let hasher = foldhash::fast::FixedState::default();
-        let file_hashes: Vec<u64> = db
-            .files()
-            .map(|(_, file)| hasher.hash_one(&*file.text))
-            .collect();
-        let mut key = hasher.build_hasher();
-        for ((id, file), tree) in db.files().zip(trees) {
-            file.name.hash(&mut key);
-            let only_cases = tree
-                .file
-                .as_ref()
-                .is_some_and(|f| f.statements.iter().all(|s| s.name() == "case"));
-            if !only_cases {
-                file_hashes[id.0 as usize].hash(&mut key);
-            }
-        }
-        Scope {
-            key: key.finish(),
-            file_hashes,
-        }
-    }
-}
-
 /// The own diagnostics of the cases of the last run, by case file, its text's hash,
 /// and case id; valid for one [`Scope`].
 #[derive(Default)]
@@ -149,7 +114,7 @@ impl CheckCache {
             .iter()
             .map(|case| {
                 let file = case.extent.file;
-                let hash = scope.file_hashes.get(file.0 as usize).copied().unwrap_or(0);
+                let hash = scope.file_hash(file);
                 (file, hash, case.id.as_str().to_string())
             })
             .collect();

@@ -40,6 +40,9 @@ pub struct Cx<'a> {
     pub case: Option<&'a Case>,
     pub run: Option<&'a Run<'a>>,
     item: Option<ItemRef<'a>>,
+    /// Whether the suite's cases are rendered ahead, on every core, as master-style
+    /// text ([`Cx::master_writer`]).
+    cases_ahead: bool,
 }
 
 impl<'a> Cx<'a> {
@@ -49,24 +52,34 @@ impl<'a> Cx<'a> {
             case: None,
             run: None,
             item: None,
+            cases_ahead: false,
+        }
+    }
+
+    /// The suite, for a serializer of the master style
+    /// ([`super::json_style::write_master`]) and no other: a large suite's cases are
+    /// rendered in batches on every core, each case into master-style text the writer
+    /// then copies. The bytes are those of rendering them in turn, since a case's text
+    /// does not depend on what the writer wrote before it.
+    pub fn master_writer(suite: &'a Suite) -> Cx<'a> {
+        Cx {
+            cases_ahead: true,
+            ..Cx::suite(suite)
         }
     }
 
     pub fn case(suite: &'a Suite, case: &'a Case) -> Cx<'a> {
         Cx {
-            suite,
             case: Some(case),
-            run: None,
-            item: None,
+            ..Cx::suite(suite)
         }
     }
 
     pub fn run(suite: &'a Suite, case: &'a Case, run: &'a Run<'a>) -> Cx<'a> {
         Cx {
-            suite,
             case: Some(case),
             run: Some(run),
-            item: None,
+            ..Cx::suite(suite)
         }
     }
 
@@ -410,13 +423,26 @@ fn builtin_value<'a, S: Serializer>(
         },
         Builtin::Cases => {
             let mut out = s.serialize_seq(Some(suite.cases.len()))?;
-            for case in &suite.cases {
-                match items {
-                    Some(layout) => out.serialize_element(&View {
-                        layout,
-                        cx: cx.with_case(case),
-                    })?,
-                    None => out.serialize_element(case.id.as_str())?,
+            match items {
+                Some(layout) if cx.cases_ahead && suite.cases.len() >= AHEAD_FROM_CASES => {
+                    for batch in suite.cases.chunks(AHEAD_BATCH) {
+                        for text in cases_ahead(layout, cx, batch) {
+                            out.serialize_element(&text.map_err(serde::ser::Error::custom)?)?;
+                        }
+                    }
+                }
+                Some(layout) => {
+                    for case in &suite.cases {
+                        out.serialize_element(&View {
+                            layout,
+                            cx: cx.with_case(case),
+                        })?;
+                    }
+                }
+                None => {
+                    for case in &suite.cases {
+                        out.serialize_element(case.id.as_str())?;
+                    }
                 }
             }
             out.end()
@@ -439,6 +465,37 @@ fn builtin_value<'a, S: Serializer>(
             None => s.serialize_none(),
         },
     }
+}
+
+/// Suites from this many cases have their cases rendered ahead of the master writer.
+const AHEAD_FROM_CASES: usize = 256;
+
+/// How many cases are rendered ahead at a time: enough to keep every core busy, few
+/// enough that their text (a few megabytes) is all the writer holds beyond the model.
+const AHEAD_BATCH: usize = 1024;
+
+/// The cases of `batch` laid out by `layout`, rendered on every core into master-style
+/// JSON for the writer to copy.
+fn cases_ahead(
+    layout: &Layout,
+    cx: Cx,
+    batch: &[Case],
+) -> Vec<serde_json::Result<Box<serde_json::value::RawValue>>> {
+    let one = Cx {
+        cases_ahead: false,
+        ..cx
+    };
+    crate::parallel::map(batch, true, |case| {
+        let mut text = Vec::with_capacity(4096);
+        let view = View {
+            layout,
+            cx: one.with_case(case),
+        };
+        super::json_style::write_master(&view, &mut text).map_err(serde_json::Error::io)?;
+        // The serializer wrote UTF-8 JSON; `from_string` checks it once more.
+        let text = String::from_utf8(text).map_err(serde::ser::Error::custom)?;
+        serde_json::value::RawValue::from_string(text)
+    })
 }
 
 /// The tools a case offers, by name, each laid out by `items`, in the suite's order.

@@ -28,7 +28,11 @@ pub fn master_json(suite: &Suite) -> String {
 
 /// Writes the master JSON of a suite to `writer`, without holding it in memory.
 pub fn write_master_json(suite: &Suite, writer: impl io::Write) -> io::Result<()> {
-    write_master(&view(suite), writer)
+    let view = View {
+        layout: &suite.shape.master,
+        cx: Cx::master_writer(suite),
+    };
+    write_master(&view, writer)
 }
 
 /// The master as a JSON value (key order preserved).

@@ -21,7 +21,7 @@ use lsp_types::{PublishDiagnosticsParams, Url};
 use crate::diag::Diagnostic;
 use crate::load::{self, Source};
 use crate::source::Role;
-use crate::source::{FileId, Origin, SourceDb};
+use crate::source::{FileId, Origin};
 use crate::{Compilation, Recheck};
 
 use super::convert;
@@ -161,11 +161,7 @@ impl Workspace {
             disk: BTreeMap::new(),
             load_errors: Vec::new(),
             cache: Recheck::default(),
-            compilation: Compilation {
-                db: SourceDb::new(),
-                suite: None,
-                diagnostics: Vec::new(),
-            },
+            compilation: Compilation::empty(),
             published: BTreeMap::new(),
         });
         let UnitKey::Suite(root) = key else {
@@ -188,6 +184,8 @@ impl Workspace {
         let Some(unit) = self.units.get_mut(key) else {
             return Vec::new();
         };
+        let last = std::mem::replace(&mut unit.compilation, Compilation::empty());
+        unit.cache.keep(last);
         unit.compilation = Compilation::from_sources_cached(sources, &mut unit.cache);
         let documents = &self.documents;
         let mut fresh = diagnostics_by_file(unit, &|name| uri_for(documents, name));

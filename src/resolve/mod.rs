@@ -27,6 +27,7 @@ use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::tool::Tool;
 use crate::model::world::WorldSchema;
 use crate::model::{Case, Category, Name, Suite};
+use crate::scope::Scope;
 use crate::source::{FileId, Span};
 use crate::syntax::ast::Statement;
 use crate::syntax::Parsed;
@@ -66,11 +67,70 @@ const PARALLEL_FROM_CASES: usize = 256;
 /// The suite (absent when there is none, or when its own block has errors) and every
 /// diagnostic of resolution.
 pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
-    resolve_in_parts(inputs, crate::parallel::part_count())
+    resolve_in_parts(inputs, crate::parallel::part_count(), None)
+}
+
+/// [`resolve`], taking over from `cache` the cases of files unchanged in `scope` instead
+/// of resolving them again, and leaving this run's per-case diagnostics in it.
+pub fn resolve_reusing(
+    inputs: Vec<Input>,
+    cache: &mut CaseCache,
+    scope: &Scope,
+) -> (Option<Suite>, Vec<Diagnostic>) {
+    resolve_in_parts(inputs, crate::parallel::part_count(), Some((cache, scope)))
+}
+
+/// Cases resolved by the last run of a re-check ([`crate::Recheck`]), to reuse for the
+/// case statements of files unchanged since: a case reads its own statement and the
+/// context of [`Scope`] only, so in the same scope the same statement resolves to the
+/// same case, with the same diagnostics.
+#[derive(Default)]
+pub struct CaseCache {
+    /// The scope of the last run: its key and its files' hashes.
+    scope: Option<Scope>,
+    /// The last run's cases, by where their statement starts (given back with
+    /// [`CaseCache::keep`]).
+    cases: HashMap<(FileId, u32), Case>,
+    /// What resolving each case statement of the last run reported, by where it starts.
+    diagnostics: HashMap<(FileId, u32), Vec<Diagnostic>>,
+    /// How many cases the last run took over.
+    reused: usize,
+}
+
+impl CaseCache {
+    /// Takes over the cases of the suite the last run resolved, for the next run to
+    /// reuse instead of resolving them again.
+    pub fn keep(&mut self, suite: Suite) {
+        self.cases.clear();
+        for case in suite.cases {
+            self.cases
+                .insert((case.extent.file, case.extent.start), case);
+        }
+    }
+
+    /// How many cases the last run took over instead of resolving them.
+    pub fn reused(&self) -> usize {
+        self.reused
+    }
+
+    /// The case of the statement at `at` and what resolving it reported, when the last
+    /// run resolved it in this scope from the same file.
+    fn take(&mut self, at: (FileId, u32), scope: &Scope) -> Option<(Case, Vec<Diagnostic>)> {
+        let last = self.scope.as_ref()?;
+        if last.key != scope.key || last.file_hash(at.0) != scope.file_hash(at.0) {
+            return None;
+        }
+        let diagnostics = self.diagnostics.get(&at)?.clone();
+        Some((self.cases.remove(&at)?, diagnostics))
+    }
 }
 
 /// [`resolve`], with the cases of a large suite split into at most `parts` parts.
-fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Diagnostic>) {
+fn resolve_in_parts(
+    inputs: Vec<Input>,
+    parts: usize,
+    cache: Option<(&mut CaseCache, &Scope)>,
+) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut profile_statements: Vec<(&Statement, bool)> = Vec::new();
     let mut suites: Vec<&Statement> = Vec::new();
@@ -216,7 +276,17 @@ fn resolve_in_parts(inputs: Vec<Input>, parts: usize) -> (Option<Suite>, Vec<Dia
     } else {
         1
     };
-    let mut resolved = resolve_cases(jobs, parts, &cx, &worlds, &profiles, &mut diags);
+    let context = CaseContext {
+        cx: &cx,
+        worlds: &worlds,
+        profiles: &profiles,
+    };
+    let mut resolved = match cache {
+        Some((cache, scope)) => {
+            resolve_cases_reusing(jobs, parts, &context, &mut diags, (cache, scope))
+        }
+        None => resolve_cases(jobs, parts, &context, &mut diags),
+    };
     order_cases(&mut resolved, header.order.as_deref(), &mut diags);
     let suite = Suite {
         shape: shape.clone(),
@@ -374,9 +444,7 @@ fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<
 fn resolve_cases(
     jobs: Vec<CasePlace>,
     parts: usize,
-    cx: &case::Context,
-    worlds: &world::SuiteWorld,
-    profiles: &Profiles,
+    context: &CaseContext,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Case> {
     let job_parts = crate::parallel::split(jobs, parts);
@@ -386,7 +454,7 @@ fn resolve_cases(
         for place in jobs {
             let case = place
                 .statement()
-                .and_then(|statement| resolve_case(statement, cx, worlds, profiles, &mut found));
+                .and_then(|statement| context.resolve(statement, &mut found));
             cases.extend(case);
         }
         (cases, found)
@@ -407,17 +475,75 @@ fn resolve_cases(
     resolved
 }
 
-/// One case, resolved against its defaults and world.
-fn resolve_case(
-    statement: &Statement,
-    cx: &case::Context,
-    worlds: &world::SuiteWorld,
-    profiles: &Profiles,
+/// [`resolve_cases`], taking the cases of unchanged files from `cache`; remembers in
+/// it what resolving each case reported, and this run's scope.
+fn resolve_cases_reusing(
+    jobs: Vec<CasePlace>,
+    parts: usize,
+    context: &CaseContext,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Case> {
-    let mut case = case::case(statement, cx, profiles, diags)?;
-    case.sandbox = worlds.sandbox(statement, &case, diags);
-    Some(case)
+    (cache, scope): (&mut CaseCache, &Scope),
+) -> Vec<Case> {
+    // A case statement is known by where it starts (its case's `extent`).
+    let at = |place: &CasePlace| place.statement().map(|s| (s.span.file, s.span.start));
+    let places: Vec<Option<(FileId, u32)>> = jobs.iter().map(at).collect();
+    let mut resolved: Vec<Option<(Option<Case>, Vec<Diagnostic>)>> = Vec::new();
+    let mut fresh: Vec<(usize, CasePlace)> = Vec::new();
+    for (i, place) in jobs.into_iter().enumerate() {
+        let taken = places[i].and_then(|at| cache.take(at, scope));
+        if taken.is_none() {
+            fresh.push((i, place));
+        }
+        resolved.push(taken.map(|(case, found)| (Some(case), found)));
+    }
+    cache.reused = resolved.len() - fresh.len();
+    let fresh_parts = crate::parallel::split(fresh, parts);
+    let resolved_parts = crate::parallel::each_part(fresh_parts, |jobs| {
+        jobs.into_iter()
+            .map(|(i, place)| {
+                let mut found = Vec::new();
+                let case = place
+                    .statement()
+                    .and_then(|statement| context.resolve(statement, &mut found));
+                (i, (case, found))
+            })
+            .collect::<Vec<_>>()
+    });
+    for (i, done) in resolved_parts.into_iter().flatten() {
+        resolved[i] = Some(done);
+    }
+    cache.cases.clear();
+    cache.diagnostics.clear();
+    let mut cases = Vec::with_capacity(resolved.len());
+    for (at, done) in places.into_iter().zip(resolved) {
+        let Some((case, found)) = done else {
+            continue;
+        };
+        diags.extend(found.iter().cloned());
+        if let Some(at) = at {
+            cache.diagnostics.insert(at, found);
+        }
+        cases.extend(case);
+    }
+    cache.scope = Some(scope.clone());
+    cases
+}
+
+/// What resolving a case reads besides its statement: the suite's defaults and names,
+/// its world, its profiles.
+struct CaseContext<'a> {
+    cx: &'a case::Context<'a>,
+    worlds: &'a world::SuiteWorld<'a>,
+    profiles: &'a Profiles,
+}
+
+impl CaseContext<'_> {
+    /// One case, resolved against its defaults and world.
+    fn resolve(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Case> {
+        let mut case = case::case(statement, self.cx, self.profiles, diags)?;
+        case.sandbox = self.worlds.sandbox(statement, &case, diags);
+        Some(case)
+    }
 }
 
 fn misplaced(statement: &Statement, key: &str, role: Role) -> Diagnostic {
@@ -573,7 +699,7 @@ pub fn stdlib_schema(name: &str) -> Option<WorldSchema> {
 
 #[cfg(test)]
 mod tests {
-    use super::{resolve_in_parts, Input};
+    use super::{resolve_in_parts, CaseCache, Input, Scope};
     use crate::source::SourceDb;
     use std::sync::Arc;
 
@@ -595,29 +721,49 @@ mod tests {
         let mut sources = crate::load::stdlib_sources();
         sources.extend(crate::in_memory(files));
         let ids = crate::load::add_all(&mut db, sources);
-        let resolve = |parts| {
+        let trees: Vec<Arc<crate::syntax::Parsed>> = ids
+            .iter()
+            .map(|&(id, _)| Arc::new(crate::syntax::parse(id, &db.file(id).text)))
+            .collect();
+        let scope = Scope::new(&db, &trees);
+        let mut cache = CaseCache::default();
+        let resolve = |parts, reuse: bool, cache: &mut CaseCache| {
             let inputs = ids
                 .iter()
-                .map(|&(id, role)| Input {
-                    tree: Arc::new(crate::syntax::parse(id, &db.file(id).text)),
+                .zip(&trees)
+                .map(|(&(_, role), tree)| Input {
+                    tree: Arc::clone(tree),
                     role,
                 })
                 .collect();
-            let (suite, diagnostics) = resolve_in_parts(inputs, parts);
+            let reusing = reuse.then_some((&mut *cache, &scope));
+            let (suite, diagnostics) = resolve_in_parts(inputs, parts, reusing);
             let cases = suite.as_ref().map_or(0, |s| s.cases.len());
-            (
-                format!("{suite:#?}\n{diagnostics:#?}"),
-                cases,
-                diagnostics.len(),
-            )
+            let text = format!("{suite:#?}\n{diagnostics:#?}");
+            if let (Some(suite), true) = (suite, reuse) {
+                cache.keep(suite);
+            }
+            (text, cases, diagnostics.len())
         };
-        let at_once = resolve(1);
+        let at_once = resolve(1, false, &mut cache);
         assert!(
             at_once.1 >= 256 && at_once.2 > 0,
             "a large suite with resolution errors"
         );
         for parts in [2, 3, 7] {
-            assert!(resolve(parts) == at_once, "{parts} parts");
+            assert!(
+                resolve(parts, false, &mut cache) == at_once,
+                "{parts} parts"
+            );
+        }
+        // Through a cache: the first run resolves every case, the next take them over
+        // (with the diagnostics resolving them gave), on any number of parts.
+        for (parts, reused) in [(1, 0), (2, at_once.1), (3, at_once.1)] {
+            assert!(
+                resolve(parts, true, &mut cache) == at_once,
+                "{parts} parts, reusing"
+            );
+            assert_eq!(cache.reused(), reused, "{parts} parts, reusing");
         }
     }
 }
