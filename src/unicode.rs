@@ -118,14 +118,42 @@ const LOOK_ALIKES: &[(char, char)] = &[
 
 /// The Latin letter `c` looks like, or `c` itself. `c` is lowercase.
 pub fn fold_look_alike(c: char) -> char {
-    if c.is_ascii_lowercase() {
-        return c;
+    if c.is_ascii() {
+        return char::from(fold_look_alike_ascii(c as u8));
     }
     LOOK_ALIKES
         .iter()
         .find(|(from, _)| *from == c)
         .map_or(c, |&(_, to)| to)
 }
+
+/// [`fold_look_alike`] of an ASCII byte (which is always ASCII), by table: most prose
+/// is ASCII, and a digit or punctuation mark would otherwise search the whole list.
+pub fn fold_look_alike_ascii(b: u8) -> u8 {
+    ASCII_FOLDED[usize::from(b & 0x7f)]
+}
+
+/// The look-alike folding of every ASCII character; a look-alike list that folded an
+/// ASCII character to another script would not compile.
+const ASCII_FOLDED: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        table[i] = i as u8;
+        i += 1;
+    }
+    // Backwards, so that the first entry for a character wins, as in the list search.
+    let mut j = LOOK_ALIKES.len();
+    while j > 0 {
+        j -= 1;
+        let (from, to) = LOOK_ALIKES[j];
+        if from.is_ascii() && !from.is_ascii_lowercase() {
+            assert!(to.is_ascii(), "an ASCII look-alike folds to ASCII");
+            table[from as usize] = to as u8;
+        }
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -141,6 +169,17 @@ mod tests {
             assert!(!is_ignorable(c), "{c:?}");
         }
         assert!(is_invisible('\u{00A0}') && is_invisible('\u{7}') && !is_invisible('x'));
+    }
+
+    #[test]
+    fn the_ascii_table_folds_as_the_list_does() {
+        for b in 0..128u8 {
+            let listed = LOOK_ALIKES
+                .iter()
+                .find(|(from, _)| *from == char::from(b) && !b.is_ascii_lowercase())
+                .map_or(char::from(b), |&(_, to)| to);
+            assert_eq!(char::from(fold_look_alike_ascii(b)), listed, "{b}");
+        }
     }
 
     #[test]

@@ -61,6 +61,21 @@ fn the_generated_master_round_trips_through_the_library() {
     assert!(build(&files).as_deref() == Some(master));
 }
 
+/// The master writer renders a large suite's cases on every core (`casec build`'s
+/// path); the bytes are those of rendering them in turn (`master_json`).
+#[test]
+fn the_streamed_master_is_the_rendered_one() {
+    let files = import(generated());
+    let compilation =
+        Compilation::resolve_sources(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let suite = compilation.suite.as_ref().expect("the suite resolves");
+    assert!(suite.cases.len() >= 256, "enough cases to render ahead");
+    let mut streamed = Vec::new();
+    casec::lower::master::write_master_json(suite, &mut streamed).expect("written");
+    assert!(streamed == casec::lower::master::master_json(suite).into_bytes());
+    assert!(streamed == generated().as_bytes());
+}
+
 /// Import and build through the command line, writing real folders and files.
 #[test]
 fn the_generated_master_round_trips_through_the_cli() {

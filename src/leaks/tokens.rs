@@ -28,7 +28,7 @@ use foldhash::fast::FixedState;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::unicode::{fold_look_alike, is_ignorable};
+use crate::unicode::{fold_look_alike, fold_look_alike_ascii, is_ignorable};
 
 /// One word of a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,16 +182,36 @@ impl Tokens {
 
 /// Adds the word at `range` of `text`, unless it is only invisible characters.
 fn push_word(text: &str, range: Range<usize>, scratch: &mut String, words: &mut Vec<Word>) {
-    normalize_into(&text[range.clone()], scratch);
-    if scratch.is_empty() {
-        return;
-    }
+    let word = &text[range.clone()];
+    let hash = match short_ascii_hash(word.as_bytes()) {
+        Some(hash) => hash,
+        None => {
+            normalize_into(word, scratch);
+            if scratch.is_empty() {
+                return;
+            }
+            FixedState::default().hash_one(scratch.as_bytes())
+        }
+    };
     words.push(Word {
-        hash: FixedState::default().hash_one(scratch.as_bytes()),
+        hash,
         start: range.start as u32,
         end: range.end as u32,
         ends_sentence: false,
     });
+}
+
+/// The hash of a short ASCII word's normal form (the hash [`normalize_into`] and
+/// `hash_one` give), normalised on the stack: most words of prose are.
+fn short_ascii_hash(word: &[u8]) -> Option<u64> {
+    let mut normal = [0u8; 32];
+    if word.len() > normal.len() || !word.is_ascii() {
+        return None;
+    }
+    for (slot, &b) in normal.iter_mut().zip(word) {
+        *slot = fold_look_alike_ascii(b.to_ascii_lowercase());
+    }
+    Some(FixedState::default().hash_one(&normal[..word.len()]))
 }
 
 /// The normal form of one word, as it compares.
@@ -207,7 +227,7 @@ fn normalize_into(word: &str, out: &mut String) {
         // Most prose: no invisible characters, nothing for NFKC to change.
         out.extend(
             word.bytes()
-                .map(|b| fold_look_alike(char::from(b.to_ascii_lowercase()))),
+                .map(|b| char::from(fold_look_alike_ascii(b.to_ascii_lowercase()))),
         );
         return;
     }
@@ -292,6 +312,29 @@ mod tests {
             ends,
             [false, false, true, false, false, false, false, true, true, true]
         );
+    }
+
+    #[test]
+    fn short_ascii_words_hash_as_their_normal_form() {
+        let words = [
+            "Reminder",
+            "Q1",
+            "20",
+            "/outputs/a.csv",
+            "x",
+            "DENIED",
+            &"w".repeat(32),
+        ];
+        for word in words {
+            let normal = normal_form(word);
+            assert_eq!(
+                short_ascii_hash(word.as_bytes()),
+                Some(FixedState::default().hash_one(normal.as_bytes())),
+                "{word}"
+            );
+        }
+        assert_eq!(short_ascii_hash("w".repeat(33).as_bytes()), None);
+        assert_eq!(short_ascii_hash("été".as_bytes()), None);
     }
 
     #[test]
