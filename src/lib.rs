@@ -299,6 +299,7 @@ fn in_memory<N: AsRef<str>, T: AsRef<str>>(
                 name,
                 text: text.as_ref().to_string(),
                 role,
+                disk: None,
             }
         })
         .collect();

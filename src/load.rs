@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::diag::{codes, Diagnostic};
 use crate::source::Role;
-use crate::source::{Origin, SourceDb};
+use crate::source::{DiskId, Origin, SourceDb};
 
 /// The stdlib, embedded so that casec works from any directory.
 pub const STDLIB: &[(&str, &str)] = &[
@@ -46,6 +46,8 @@ pub struct Source {
     pub name: String,
     pub text: String,
     pub role: Role,
+    /// The file it was read from, when it was read from disk.
+    pub disk: Option<DiskId>,
 }
 
 impl Source {
@@ -63,6 +65,7 @@ impl Source {
             } else {
                 Role::Member
             },
+            disk: None,
         }
     }
 }
@@ -75,6 +78,7 @@ pub fn stdlib_sources() -> Vec<Source> {
             name: format!("<stdlib>/{name}"),
             text: text.to_string(),
             role: Role::Stdlib,
+            disk: None,
         })
         .collect()
 }
@@ -252,12 +256,13 @@ pub fn read(path: &Path, role: Role, diags: &mut Vec<Diagnostic>) -> Option<Sour
 }
 
 fn read_source(path: &Path, role: Role) -> Result<Source, Diagnostic> {
-    match fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
+    match read_with_identity(path) {
+        Ok((bytes, disk)) => match String::from_utf8(bytes) {
             Ok(text) => Ok(Source {
                 name: display(path),
                 text,
                 role,
+                disk,
             }),
             Err(e) => Err(Diagnostic::error(
                 codes::IO,
@@ -268,6 +273,19 @@ fn read_source(path: &Path, role: Role) -> Result<Source, Diagnostic> {
         },
         Err(e) => Err(io_error(path, "cannot read file", &e)),
     }
+}
+
+/// A file's bytes and which file it is, as `fs::read` reads them: the size for the
+/// buffer and the identity come from one `fstat` of the open file.
+fn read_with_identity(path: &Path) -> std::io::Result<(Vec<u8>, Option<DiskId>)> {
+    use std::io::Read;
+    let mut file = fs::File::open(path)?;
+    let metadata = file.metadata()?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    // Through `take`: `File::read_to_end` would `fstat` the file again to size the
+    // buffer that is sized already.
+    (&mut file).take(u64::MAX).read_to_end(&mut bytes)?;
+    Ok((bytes, DiskId::of(&metadata)))
 }
 
 pub fn io_error(path: &Path, what: &str, error: &std::io::Error) -> Diagnostic {
@@ -363,7 +381,7 @@ pub fn add_all(db: &mut SourceDb, sources: Vec<Source>) -> Vec<(crate::source::F
             } else {
                 Origin::User
             };
-            (db.add(s.name, s.text, origin), s.role)
+            (db.add_read(s.name, s.text, origin, s.disk), s.role)
         })
         .collect()
 }

@@ -42,12 +42,13 @@ pub fn map<T: Sync, R: Send>(
 }
 
 /// `f` applied to consecutive chunks of `items`, one chunk per core when
-/// `worth_threads`, else to all the items at once; results in chunk order. For work
-/// that keeps state from item to item, such as a cache of what earlier items shared.
-pub fn map_chunks<T: Sync, R: Send>(
-    items: &[T],
+/// `worth_threads`, else to all the items at once; results in chunk order (and may
+/// borrow from the items). For work that keeps state from item to item, such as a
+/// cache of what earlier items shared.
+pub fn map_chunks<'a, T: Sync, R: Send>(
+    items: &'a [T],
     worth_threads: bool,
-    f: impl Fn(&[T]) -> R + Sync,
+    f: impl Fn(&'a [T]) -> R + Sync,
 ) -> Vec<R> {
     if !worth_threads || items.is_empty() {
         return vec![f(items)];

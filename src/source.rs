@@ -158,6 +158,36 @@ pub struct SourceFile {
     /// diagnostics never needs one, and a large suite has one per file.
     lines: OnceLock<LineIndex>,
     pub origin: Origin,
+    /// The file on disk the text was read from, when it was.
+    pub disk: Option<DiskId>,
+}
+
+/// Which file on disk a source was read from: its device and inode, taken from the
+/// open file as it was read (no other system call), so that a command can refuse an
+/// output that is one of its inputs without a `stat` of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiskId {
+    pub device: u64,
+    pub inode: u64,
+}
+
+impl DiskId {
+    /// The identity of an open file's metadata (none where the platform gives none).
+    pub fn of(metadata: &std::fs::Metadata) -> Option<DiskId> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(DiskId {
+                device: metadata.dev(),
+                inode: metadata.ino(),
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = metadata;
+            None
+        }
+    }
 }
 
 impl SourceFile {
@@ -202,6 +232,17 @@ impl SourceDb {
         text: impl Into<Arc<str>>,
         origin: Origin,
     ) -> FileId {
+        self.add_read(name, text, origin, None)
+    }
+
+    /// [`SourceDb::add`], for a text read from the file `disk`.
+    pub fn add_read(
+        &mut self,
+        name: impl Into<String>,
+        text: impl Into<Arc<str>>,
+        origin: Origin,
+        disk: Option<DiskId>,
+    ) -> FileId {
         let text = text.into();
         let id = FileId(self.files.len() as u32);
         self.files.push(SourceFile {
@@ -209,6 +250,7 @@ impl SourceDb {
             lines: OnceLock::new(),
             text,
             origin,
+            disk,
         });
         id
     }

@@ -48,15 +48,20 @@ fn an_output_that_is_an_input_is_refused_and_left_alone() {
     )
     .unwrap();
     let before = fs::read(&suite_file).unwrap();
-    let output = casec(&[
-        "build",
-        suite.to_str().unwrap(),
-        "-o",
-        suite_file.to_str().unwrap(),
-    ]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    assert!(stderr(&output).contains("the output is an input of this run"));
-    assert_eq!(fs::read(&suite_file).unwrap(), before);
+    // By its own name, and by another: a hard link is the same file.
+    let alias = dir.path().join("alias.json");
+    fs::hard_link(&suite_file, &alias).unwrap();
+    for output_path in [&suite_file, &alias] {
+        let output = casec(&[
+            "build",
+            suite.to_str().unwrap(),
+            "-o",
+            output_path.to_str().unwrap(),
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+        assert!(stderr(&output).contains("the output is an input of this run"));
+        assert_eq!(fs::read(&suite_file).unwrap(), before);
+    }
 
     let case = "cases/tujora/medication/TUJ-011.case";
     let copy = dir.path().join("TUJ-011.trace.jsonl");

@@ -76,6 +76,35 @@ fn the_streamed_master_is_the_rendered_one() {
     assert!(streamed == generated().as_bytes());
 }
 
+/// Checking a suite's cases in chunks on several threads (what cases share, each
+/// case's own checks) reports what checking them in turn does, byte for byte: the
+/// generated suite breaks rules in every part of it.
+#[test]
+fn a_check_on_any_number_of_threads_reports_the_same() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let suite = dir.path().join("suite");
+    let files: Vec<(String, Vec<u8>)> = import(generated())
+        .into_iter()
+        .map(|(p, t)| (p, t.into_bytes()))
+        .collect();
+    casec::driver::write_folder_atomically(&suite, &files).expect("writable");
+    let check = |threads: &str| {
+        let output = casec()
+            .args(["check", "--format", "json"])
+            .arg(&suite)
+            .env("CASEC_THREADS", threads)
+            .output()
+            .expect("casec runs");
+        (output.status.code(), output.stdout, output.stderr)
+    };
+    let in_turn = check("1");
+    assert_eq!(in_turn.0, Some(1), "the generated suite breaks rules");
+    assert!(in_turn.2.len() > 10_000, "many diagnostics");
+    for threads in ["2", "3", "7"] {
+        assert!(check(threads) == in_turn, "{threads} threads");
+    }
+}
+
 /// Import and build through the command line, writing real folders and files.
 #[test]
 fn the_generated_master_round_trips_through_the_cli() {

@@ -133,6 +133,27 @@ fn lives_in_model(text: &Cow<Text>) -> bool {
     matches!(text, Cow::Borrowed(_))
 }
 
+/// What a case inherits that its bundle shows: the texts it does not write (its
+/// turns among them), and its tools.
+type Inherits<'a> = (Vec<TextKey>, Vec<&'a str>);
+
+fn inherits<'a>(suite: &'a Suite, case: &'a Case) -> Inherits<'a> {
+    let texts = crate::model::texts::case_texts(suite, case);
+    let inherited: Vec<TextKey> = texts
+        .iter()
+        .filter(|t| !t.name && !written_in(case, t.text.span) && lives_in_model(&t.text))
+        .map(|t| key_of(&t.text))
+        .chain(
+            case.conversation
+                .iter()
+                .filter(|turn| !written_in(case, turn.content.span))
+                .map(|turn| key_of(&turn.content)),
+        )
+        .collect();
+    let tools = case.tools.iter().map(|t| t.as_str()).collect();
+    (inherited, tools)
+}
+
 /// Both sides of a case, in the order the rule reads them: the case's hidden texts
 /// (the suite's follow, in [`Prepared`]) and everything its bundle is built from, in
 /// reading order, each text once.
@@ -216,25 +237,26 @@ impl Guard {
     ) {
         let mut done: HashSet<Vec<TextKey>, FixedState> = HashSet::default();
         // Most cases inherit what an earlier case did: their inherited texts (and the
-        // tools and turns their bundle shows) tell, before their sides are built.
-        let mut seen: HashSet<(Vec<TextKey>, Vec<&str>), FixedState> = HashSet::default();
-        for case in &suite.cases {
-            let texts = crate::model::texts::case_texts(suite, case);
-            let inherited: Vec<TextKey> = texts
+        // tools and turns their bundle shows) tell, before their sides are built. The
+        // first case of each, found on all cores: each chunk keeps its own first ones,
+        // and the first of those in case order is the first in the suite.
+        let worth_threads = suite.cases.len() >= super::PARALLEL_FROM_CASES;
+        let firsts = crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
+            let mut seen: HashSet<Inherits, FixedState> = HashSet::default();
+            cases
                 .iter()
-                .filter(|t| !t.name && !written_in(case, t.text.span) && lives_in_model(&t.text))
-                .map(|t| key_of(&t.text))
-                .chain(
-                    case.conversation
-                        .iter()
-                        .filter(|turn| !written_in(case, turn.content.span))
-                        .map(|turn| key_of(&turn.content)),
-                )
-                .collect();
-            let tools = case.tools.iter().map(|t| t.as_str()).collect();
-            if !seen.insert((inherited, tools)) {
+                .filter_map(|case| {
+                    let inherits = inherits(suite, case);
+                    seen.insert(inherits.clone()).then_some((case, inherits))
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut seen: HashSet<Inherits, FixedState> = HashSet::default();
+        for (case, inherits) in firsts.into_iter().flatten() {
+            if !seen.insert(inherits) {
                 continue;
             }
+            let texts = crate::model::texts::case_texts(suite, case);
             let mut sides = Sides::of(suite, case, &texts, &prepared.model);
             sides.hidden.retain(|(_, t)| !written_in(case, t.span));
             sides.visible.retain(|(_, t)| !written_in(case, t.span));

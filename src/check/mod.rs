@@ -173,13 +173,28 @@ fn check_shared(cx: &Cx, out: &mut Vec<Diagnostic>) {
     for labelled in suite_texts(suite) {
         hygiene.check(suite, &labelled, db, out);
     }
+    // The texts each case inherits, on all cores: each chunk of cases keeps a text at
+    // its first case only, so the checks below, which keep the first of each text in
+    // the whole run, see every text's first case as a run in order would.
+    let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
+    let inherited = crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
+        let mut seen = HashSet::new();
+        cases
+            .iter()
+            .map(|case| {
+                let mut texts = case_texts(suite, case);
+                texts.retain(|t| !written_in(case, t.text.span) && seen.insert(t.text.span));
+                // Most cases keep none: all their lists are held until the checks run.
+                texts.shrink_to_fit();
+                texts
+            })
+            .collect::<Vec<_>>()
+    });
     let mut clocks = clock::Clocks::default();
-    for case in &suite.cases {
+    for (case, texts) in suite.cases.iter().zip(inherited.into_iter().flatten()) {
         clocks.check(case, db, out);
-        for labelled in case_texts(suite, case) {
-            if !written_in(case, labelled.text.span) {
-                hygiene.check(suite, &labelled, db, out);
-            }
+        for labelled in &texts {
+            hygiene.check(suite, labelled, db, out);
         }
     }
 }

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use crate::diag::{codes, Diagnostic};
 use crate::load;
-use crate::source::{Origin, SourceDb};
+use crate::source::{DiskId, Origin, SourceDb};
 
 /// The marker between a target's name and the PID in a temporary name.
 const TEMP_MARK: &str = ".casec-tmp-";
@@ -373,13 +373,21 @@ pub fn refuse_input(output: &Path, db: &SourceDb, more: &[&Path]) -> Result<(), 
     let Ok(written) = fs::metadata(output) else {
         return Ok(());
     };
+    let written_id = DiskId::of(&written);
+    // An input read from disk is known by the identity taken as it was read; the
+    // others are looked up by path.
+    let is_written = |input: &(PathBuf, Option<DiskId>)| match (input.1, written_id) {
+        (Some(read), Some(written)) => read == written,
+        _ => fs::metadata(&input.0).is_ok_and(|read| same_file(&written, &read)),
+    };
     let inputs = db
         .files()
         .filter(|(_, f)| f.origin == Origin::User)
-        .map(|(_, f)| PathBuf::from(&f.name))
-        .chain(more.iter().map(|p| p.to_path_buf()));
+        .map(|(_, f)| (PathBuf::from(&f.name), f.disk))
+        .chain(more.iter().map(|p| (p.to_path_buf(), None)));
     for input in inputs {
-        if fs::metadata(&input).is_ok_and(|read| same_file(&written, &read)) {
+        if is_written(&input) {
+            let input = input.0;
             return Err(Diagnostic::error(
                 codes::IO,
                 format!(

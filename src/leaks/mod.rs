@@ -153,10 +153,20 @@ pub fn leaks_of(sets: &[Set], visible: &[Item], fresh: &[bool], allowed: &[&str]
         let mut offset = 0;
         let mut best: Option<(usize, Unit, usize)> = None;
         // The key of the two words from here, which every unit that starts here has.
-        let Some(start) = stream.window(at, 2).map(|w| key(w.iter().map(|w| w.hash))) else {
+        let Some(start) = stream.window(at, 2).map(|w| pair_key(w[0].hash, w[1].hash)) else {
             at += 1;
             continue;
         };
+        // Most positions start no unit of any set they are looked for in: one bit test
+        // per set tells, before anything else is tried.
+        let near_fresh = stream.near_fresh[at];
+        let may_start = sets
+            .iter()
+            .any(|set| (near_fresh || !set.only_near_fresh) && set.units.starts.may_contain(start));
+        if !may_start {
+            at += 1;
+            continue;
+        }
         for set in sets {
             let wanted = !set.only_near_fresh || stream.near_fresh[at];
             if let Some((unit, len)) = wanted
@@ -219,6 +229,11 @@ fn key(hashes: impl Iterator<Item = u64>) -> u64 {
     folded ^ len.wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
+/// [`key`] of two word hashes, as every position of a stream computes it.
+fn pair_key(first: u64, second: u64) -> u64 {
+    (first.rotate_left(17) ^ second) ^ 2u64.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
 /// The units of some hidden texts, by key: what matching looks up.
 pub struct Units {
     /// Key → the first unit with it.
@@ -262,7 +277,7 @@ impl Units {
 
     fn add(&mut self, h: usize, words: &[Word], start: usize, len: usize, run: bool) {
         let words = &words[start..start + len];
-        self.starts.insert(key(words[..2].iter().map(|w| w.hash)));
+        self.starts.insert(pair_key(words[0].hash, words[1].hash));
         let slot = self
             .units
             .entry(key(words.iter().map(|w| w.hash)))
@@ -341,6 +356,8 @@ impl Units {
 /// start nothing.
 struct Starts {
     bits: Vec<u64>,
+    /// The number of bits less one (a power of two less one).
+    mask: usize,
 }
 
 impl Starts {
@@ -350,13 +367,13 @@ impl Starts {
         let bits = (words.max(1) * 64).next_power_of_two();
         Starts {
             bits: vec![0; bits.div_ceil(64)],
+            mask: bits - 1,
         }
     }
 
     /// The bit of key `k`: its high bits, which the fold of [`key`] mixes best.
     fn bit(&self, k: u64) -> usize {
-        let len = self.bits.len() * 64;
-        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & (len - 1)
+        (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & self.mask
     }
 
     fn insert(&mut self, k: u64) {

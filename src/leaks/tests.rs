@@ -170,3 +170,15 @@ fn nothing_to_match_is_no_leak() {
     assert!(found(&["two words"], &["two words"], &[]).is_empty());
     assert!(found(&[FACTS], &[], &[]).is_empty());
 }
+
+#[test]
+fn the_pair_key_is_the_key_of_two_words() {
+    for (a, b) in [
+        (0, 0),
+        (1, 2),
+        (u64::MAX, 7),
+        (0x9E37_79B9, 0xDEAD_BEEF_0000_0001),
+    ] {
+        assert_eq!(pair_key(a, b), key([a, b].into_iter()));
+    }
+}

@@ -247,6 +247,7 @@ fn suite_source(root: &Path, path: &Path, text: &str) -> Source {
         name: load::display(path),
         text: text.to_string(),
         role,
+        disk: None,
     }
 }
 

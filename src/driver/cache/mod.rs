@@ -342,6 +342,7 @@ impl Survey {
                     name: seen.name.clone(),
                     text: seen.text.as_deref().unwrap_or_default().to_string(),
                     role,
+                    disk: None,
                 }
             })
             .collect();
