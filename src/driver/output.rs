@@ -404,8 +404,7 @@ pub fn refuse_input(output: &Path, db: &SourceDb, more: &[&Path]) -> Result<(), 
 
 #[cfg(unix)]
 fn same_file(a: &Metadata, b: &Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
+    DiskId::of(a) == DiskId::of(b)
 }
 
 #[cfg(not(unix))]
