@@ -25,10 +25,9 @@ use crate::model::{Case, Suite};
 use crate::parallel;
 use crate::runtime::report::read_record_values;
 use crate::source::{SourceDb, Span};
-use crate::Compilation;
 
 use super::{
-    output, read_given, report, report_to_stderr, suite_folder, write_folder_atomically, Format,
+    clean_suite, output, read_given, report, report_to_stderr, write_folder_atomically, Format,
     Report, EXIT_ERRORS, EXIT_OK, EXIT_USAGE,
 };
 
@@ -59,6 +58,41 @@ fn connect(args: &JudgeArgs) -> Result<(OpenAi, Option<Cache>), Diagnostic> {
         })?),
     };
     Ok((endpoint, cache))
+}
+
+/// The endpoint and cache of the arguments, once the inputs read without errors
+/// (`diagnostics`); else the exit code: a usage error when the cache cannot be opened
+/// (its diagnostic added), an error when an input had one.
+fn connect_after(
+    args: &JudgeArgs,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<(OpenAi, Option<Cache>), u8> {
+    let found = connect(args).map_err(|d| {
+        diagnostics.push(d);
+        EXIT_USAGE
+    })?;
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(EXIT_ERRORS);
+    }
+    Ok(found)
+}
+
+/// The judge the arguments describe, over a connection and people's verdicts.
+fn judge_of<'a>(
+    args: &JudgeArgs,
+    endpoint: &'a OpenAi,
+    cache: Option<&'a Cache>,
+    overrides: &'a Overrides,
+) -> Judge<'a> {
+    Judge {
+        settings: Settings {
+            model: args.model.to_string(),
+            seed: args.seed,
+        },
+        endpoint,
+        cache,
+        overrides,
+    }
 }
 
 /// One item to judge: which record it belongs to.
@@ -115,16 +149,11 @@ pub fn judge_results(
     args: &JudgeArgs,
     options: Report,
 ) -> u8 {
-    let mut compilation = Compilation::from_dir(&suite_folder(suite));
-    let mut diagnostics = compilation.diagnostics.clone();
-    let Some(model) = compilation
-        .suite
-        .take()
-        .filter(|_| !compilation.has_errors())
-    else {
-        return report_to_stderr(&compilation.db, &diagnostics, options).max(EXIT_ERRORS);
+    let (mut db, model, mut diagnostics) = match clean_suite(suite, options) {
+        Ok(clean) => clean,
+        Err(code) => return code,
     };
-    let db = &mut compilation.db;
+    let db = &mut db;
     let names = match output_names(results) {
         Ok(names) => names,
         Err(d) => return report(db, &[d], 0, options),
@@ -137,25 +166,11 @@ pub fn judge_results(
         .iter()
         .filter_map(|path| read_input(path, &model, db, &mut diagnostics))
         .collect();
-    let (endpoint, cache) = match connect(args) {
+    let (endpoint, cache) = match connect_after(args, &mut diagnostics) {
         Ok(found) => found,
-        Err(d) => {
-            diagnostics.push(d);
-            return report_to_stderr(db, &diagnostics, options).max(EXIT_USAGE);
-        }
+        Err(code) => return report_to_stderr(db, &diagnostics, options).max(code),
     };
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return report_to_stderr(db, &diagnostics, options).max(EXIT_ERRORS);
-    }
-    let judge = Judge {
-        settings: Settings {
-            model: args.model.to_string(),
-            seed: args.seed,
-        },
-        endpoint: &endpoint,
-        cache: cache.as_ref(),
-        overrides: &people,
-    };
+    let judge = judge_of(args, &endpoint, cache.as_ref(), &people);
     let all: Vec<(Span, &Json)> = inputs
         .iter()
         .flat_map(|i| i.records.iter().map(|(s, j)| (*s, j)))
@@ -366,14 +381,9 @@ fn case_of<'a>(suite: &'a Suite, record: &Json) -> Option<&'a Case> {
 /// traces (positives) and the labelled counter-examples (negatives) of every case
 /// with a world, and reports agreement with the labels.
 pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(&suite_folder(suite));
-    let mut db = compilation.db;
-    let mut diagnostics = compilation.diagnostics;
-    let Some(model) = compilation
-        .suite
-        .filter(|_| !diagnostics.iter().any(Diagnostic::is_error))
-    else {
-        return report_to_stderr(&db, &diagnostics, options).max(EXIT_ERRORS);
+    let (mut db, model, mut diagnostics) = match clean_suite(suite, options) {
+        Ok(clean) => clean,
+        Err(code) => return code,
     };
     // The names of the files read so far, by file id (the traces are added after them).
     let names: Vec<PathBuf> = db.files().map(|(_, f)| PathBuf::from(&f.name)).collect();
@@ -384,26 +394,12 @@ pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options:
             .unwrap_or_default()
     };
     let runs = calibrate::labelled_runs(&model, &case_file, &mut db, &mut diagnostics);
-    let (endpoint, cache) = match connect(args) {
+    let (endpoint, cache) = match connect_after(args, &mut diagnostics) {
         Ok(found) => found,
-        Err(d) => {
-            diagnostics.push(d);
-            return report_to_stderr(&db, &diagnostics, options).max(EXIT_USAGE);
-        }
+        Err(code) => return report_to_stderr(&db, &diagnostics, options).max(code),
     };
-    if diagnostics.iter().any(Diagnostic::is_error) {
-        return report_to_stderr(&db, &diagnostics, options).max(EXIT_ERRORS);
-    }
     let people = Overrides::default();
-    let judge = Judge {
-        settings: Settings {
-            model: args.model.to_string(),
-            seed: args.seed,
-        },
-        endpoint: &endpoint,
-        cache: cache.as_ref(),
-        overrides: &people,
-    };
+    let judge = judge_of(args, &endpoint, cache.as_ref(), &people);
     let records: Vec<&Json> = runs.iter().map(|r| &r.record).collect();
     let mut work = Vec::new();
     let mut labels = Vec::new();

@@ -180,6 +180,24 @@ pub(crate) fn report_to_stderr(db: &SourceDb, diagnostics: &[Diagnostic], option
     report(db, diagnostics, user_files(db), options)
 }
 
+/// A suite that compiled without errors, for the commands that grade its runs: its
+/// sources, its model and its diagnostics (warnings at most).
+pub(crate) type CleanSuite = (SourceDb, crate::model::Suite, Vec<Diagnostic>);
+
+/// The suite `path` is in, compiled: a [`CleanSuite`], or the exit code once its
+/// errors are reported.
+pub(crate) fn clean_suite(path: &Path, options: Report) -> Result<CleanSuite, u8> {
+    let Compilation {
+        db,
+        suite,
+        diagnostics,
+    } = Compilation::from_dir(&suite_folder(path));
+    match suite.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) {
+        Some(model) => Ok((db, model, diagnostics)),
+        None => Err(report_to_stderr(&db, &diagnostics, options).max(EXIT_ERRORS)),
+    }
+}
+
 fn summary_line(errors: usize, warnings: usize) -> String {
     format!(
         "{}, {}",

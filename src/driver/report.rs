@@ -6,11 +6,8 @@ use std::path::{Path, PathBuf};
 
 use crate::lower::record_schema::{record_schema as schema_of, Record};
 use crate::runtime::report::{duplicates, read_records, report as aggregate};
-use crate::Compilation;
 
-use super::{
-    read_given, report_to_stderr, suite_folder, write_output, Report, EXIT_ERRORS, EXIT_OK,
-};
+use super::{clean_suite, read_given, report_to_stderr, write_output, Report, EXIT_OK};
 
 pub fn report_results(
     results: &[PathBuf],
@@ -18,14 +15,9 @@ pub fn report_results(
     output: Option<&Path>,
     options: Report,
 ) -> u8 {
-    let mut compilation = Compilation::from_dir(&suite_folder(suite));
-    let mut diagnostics = compilation.diagnostics.clone();
-    let Some(model) = compilation
-        .suite
-        .take()
-        .filter(|_| !compilation.has_errors())
-    else {
-        return report_to_stderr(&compilation.db, &diagnostics, options).max(EXIT_ERRORS);
+    let (mut db, model, mut diagnostics) = match clean_suite(suite, options) {
+        Ok(clean) => clean,
+        Err(code) => return code,
     };
     let mut records = Vec::new();
     for path in results {
@@ -33,7 +25,7 @@ pub fn report_results(
             path,
             "the result record",
             "give the paths of result records written by `casec replay`",
-            &mut compilation.db,
+            &mut db,
             &mut diagnostics,
         ) else {
             continue;
@@ -44,7 +36,7 @@ pub fn report_results(
         }
     }
     diagnostics.extend(duplicates(&records));
-    let code = report_to_stderr(&compilation.db, &diagnostics, options);
+    let code = report_to_stderr(&db, &diagnostics, options);
     if code != EXIT_OK {
         return code;
     }
@@ -53,7 +45,7 @@ pub fn report_results(
     let inputs: Vec<&Path> = results.iter().map(PathBuf::as_path).collect();
     write_output(
         output,
-        (&compilation.db, &inputs),
+        (&db, &inputs),
         |w| w.write_all(text.as_bytes()),
         options,
     )
@@ -61,21 +53,16 @@ pub fn report_results(
 
 /// `casec schema [SUITE] [--record result|judged] [-o FILE]`.
 pub fn record_schema(suite: &Path, record: Record, output: Option<&Path>, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(&suite_folder(suite));
-    let Some(model) = compilation
-        .suite
-        .as_ref()
-        .filter(|_| !compilation.has_errors())
-    else {
-        return report_to_stderr(&compilation.db, &compilation.diagnostics, options)
-            .max(EXIT_ERRORS);
+    let (db, model, diagnostics) = match clean_suite(suite, options) {
+        Ok(clean) => clean,
+        Err(code) => return code,
     };
-    let code = report_to_stderr(&compilation.db, &compilation.diagnostics, options);
-    let mut text = serde_json::to_string_pretty(&schema_of(model, record)).unwrap_or_default();
+    let code = report_to_stderr(&db, &diagnostics, options);
+    let mut text = serde_json::to_string_pretty(&schema_of(&model, record)).unwrap_or_default();
     text.push('\n');
     let written = write_output(
         output,
-        (&compilation.db, &[]),
+        (&db, &[]),
         |out| out.write_all(text.as_bytes()),
         options,
     );

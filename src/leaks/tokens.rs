@@ -209,9 +209,14 @@ fn short_ascii_hash(word: &[u8]) -> Option<u64> {
         return None;
     }
     for (slot, &b) in normal.iter_mut().zip(word) {
-        *slot = fold_look_alike_ascii(b.to_ascii_lowercase());
+        *slot = ascii_normal(b);
     }
     Some(FixedState::default().hash_one(&normal[..word.len()]))
+}
+
+/// The normal form of an ASCII character of a word: lowercased, look-alikes folded.
+fn ascii_normal(b: u8) -> u8 {
+    fold_look_alike_ascii(b.to_ascii_lowercase())
 }
 
 /// The normal form of one word, as it compares.
@@ -225,10 +230,7 @@ fn normalize_into(word: &str, out: &mut String) {
     out.clear();
     if word.is_ascii() {
         // Most prose: no invisible characters, nothing for NFKC to change.
-        out.extend(
-            word.bytes()
-                .map(|b| char::from(fold_look_alike_ascii(b.to_ascii_lowercase()))),
-        );
+        out.extend(word.bytes().map(|b| char::from(ascii_normal(b))));
         return;
     }
     let visible = word.chars().filter(|&c| !is_ignorable(c));
