@@ -1,7 +1,9 @@
 //! Scale benchmark: `casec check` and `casec build` of suites of 1,000, 10,000 and
 //! (opt-in) 100,000 cases, next to a serde_json parse and re-serialization of the same
 //! master and to jrsonnet evaluating a Jsonnet file of it, on all cores and on one; the
-//! peak memory of each; and a warm `casec check --cache` after a one-file edit.
+//! peak memory of each; and a warm `casec check --cache` after a one-file edit, of the
+//! working tree and (the suite made a git repository, when git is installed) of the
+//! staged files after `git add` of the edit (`--staged`).
 //!
 //! Run with `cargo bench --bench scale` (1,000 and 10,000 cases; add `-- 10000` for one
 //! size, `-- 100000` or `CASEC_BENCH_LARGE=1` for the 100,000-case suites;
@@ -93,9 +95,9 @@ fn main() {
     let taskset = Command::new("taskset").arg("-V").output().is_ok();
     let work = tempfile::tempdir().expect("a temp dir");
     println!(
-        "{:>9} {:>7} {:>5} {:>8} | {:>9} {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "{:>9} {:>7} {:>5} {:>8} | {:>9} {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>9} {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8}",
         "corpus", "cases", "cores", "master", "serde", "jr text", "jr values", "check", "build",
-        "b/serde", "jt/b", "jv/b", "warm chk", "peak:srd", "jr text", "jr value", "check", "build"
+        "b/serde", "jt/b", "jv/b", "warm chk", "staged", "peak:srd", "jr text", "jr value", "check", "build"
     );
     for corpus in [Corpus::Generated, Corpus::Tujora] {
         for &(cases, runs) in &sizes {
@@ -225,8 +227,11 @@ struct Files {
     jsonnet: [PathBuf; 2],
     out: PathBuf,
     cache: PathBuf,
+    staged_cache: PathBuf,
     /// The case file the warm check edits.
     edited: PathBuf,
+    /// The suite is a git repository of its own, its files committed.
+    git: bool,
 }
 
 impl Files {
@@ -237,7 +242,9 @@ impl Files {
             jsonnet: FACTORINGS.map(|f| work.join(format!("master-{}.jsonnet", f.name()))),
             out: work.join("out.json"),
             cache: work.join("cache"),
+            staged_cache: work.join("staged-cache"),
             edited: first_case_file(suite),
+            git: commit_all(suite),
         };
         fs::write(&files.master, master).expect("writable master");
         let value: Value = serde_json::from_str(master).expect("the master parses");
@@ -259,8 +266,40 @@ impl Files {
             assert!(same_json(&out, &value), "jrsonnet's output is the master");
         }
         let _ = fs::remove_dir_all(&files.cache);
+        let _ = fs::remove_dir_all(&files.staged_cache);
         files
     }
+}
+
+/// Makes `suite` a git repository of its own with every file committed; false when
+/// git cannot (not installed): the staged check is then not measured.
+fn commit_all(suite: &Path) -> bool {
+    let _ = fs::remove_dir_all(suite.join(".git"));
+    let commands: [&[&str]; 3] = [
+        &["init", "-q"],
+        &["add", "-A"],
+        &["commit", "-q", "--no-verify", "-m", "corpus"],
+    ];
+    commands.iter().all(|args| git(suite, args))
+}
+
+/// `git args` in `dir`, without the user's configuration: whether it succeeded.
+fn git(dir: &Path, args: &[&str]) -> bool {
+    Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.com",
+        ])
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// The first case file of the suite (in path order), not suite.case.
@@ -280,6 +319,7 @@ struct Row {
     check: Option<(Duration, u64)>,
     build: Option<(Duration, u64)>,
     warm: Option<(Duration, u64)>,
+    warm_staged: Option<(Duration, u64)>,
 }
 
 fn measure(
@@ -321,6 +361,19 @@ fn measure(
         Corpus::Tujora => process(casec, &[&"build", &files.suite, &"-o", &files.out]),
     };
     let warm = || process(casec, &[&"check", &files.suite, &"--cache", &files.cache]);
+    let staged_cache = &files.staged_cache;
+    let warm_staged = || {
+        process(
+            casec,
+            &[
+                &"check",
+                &"--staged",
+                &files.suite,
+                &"--cache",
+                staged_cache,
+            ],
+        )
+    };
 
     // The warm check: one cold run fills the cache, one more settles the entries the
     // cold run found racily clean (files written less than 2 s before it); each timed
@@ -328,6 +381,10 @@ fn measure(
     let _ = fs::remove_dir_all(&files.cache);
     timed(&mut warm());
     timed(&mut warm());
+    if files.git {
+        let _ = fs::remove_dir_all(&files.staged_cache);
+        timed(&mut warm_staged());
+    }
     let original = fs::read_to_string(&files.edited).expect("the edited case");
     let mut edits = 0;
     let mut edit = || {
@@ -354,6 +411,11 @@ fn measure(
         }
         edit();
         times.entry("warm").or_default().push(timed(&mut warm()));
+        let edited = files.edited.as_os_str().to_str().expect("a UTF-8 path");
+        if files.git && git(&files.suite, &["add", edited]) {
+            let staged = timed(&mut warm_staged());
+            times.entry("warm staged").or_default().push(staged);
+        }
         // The next round builds the corpus's master again.
         fs::write(&files.edited, &original).expect("writable case");
     }
@@ -374,6 +436,7 @@ fn measure(
         check: median("check"),
         build: median("build"),
         warm: median("warm"),
+        warm_staged: median("warm staged"),
     }
 }
 
@@ -599,7 +662,7 @@ fn print_row(corpus: &str, cases: usize, one_core: bool, master: usize, row: &Ro
         _ => "-".into(),
     };
     println!(
-        "{:>9} {:>7} {:>5} {:>6.1}MB | {:>9} {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "{:>9} {:>7} {:>5} {:>6.1}MB | {:>9} {:>9} {:>9} {:>9} {:>9} | {:>7} {:>7} {:>7} | {:>9} {:>9} | {:>8} {:>8} {:>8} {:>8} {:>8}",
         corpus,
         cases,
         if one_core { "1" } else { "all" },
@@ -613,6 +676,7 @@ fn print_row(corpus: &str, cases: usize, one_core: bool, master: usize, row: &Ro
         ratio(row.jr_text, row.build),
         ratio(row.jr_values, row.build),
         ms(row.warm),
+        ms(row.warm_staged),
         mb(row.serde),
         mb(row.jr_text),
         mb(row.jr_values),

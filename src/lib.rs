@@ -169,6 +169,21 @@ impl Compilation {
         Compilation::run(sources, Vec::new(), Depth::Check, Some(cache))
     }
 
+    /// Compiles a suite's `sources` in the order given (a suite folder's files in the
+    /// order [`load::suite_sources`] reads them), as [`Compilation::from_dir`] would
+    /// compile the folder, with the `diagnostics` of reading them. For `casec check
+    /// --staged`, which reads git's index.
+    pub fn from_suite_sources(sources: Vec<Source>, diagnostics: Vec<Diagnostic>) -> Compilation {
+        Compilation::run(sources, diagnostics, Depth::Check, None)
+    }
+
+    /// Compiles loose files that belong to no suite, from their `sources` (members),
+    /// as [`Compilation::from_files`] compiles them from disk.
+    pub fn from_loose_sources(mut sources: Vec<Source>) -> Compilation {
+        load::sort_paths_by(&mut sources, |s| Path::new(&s.name));
+        Compilation::compile(sources, Vec::new())
+    }
+
     /// Compiles loose files that belong to no suite: profiles are validated, and cases
     /// are reported as needing a suite.
     pub fn from_files(paths: &[&Path]) -> Compilation {

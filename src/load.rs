@@ -106,18 +106,24 @@ pub fn case_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
 /// order of comparing their components, without parsing components at every
 /// comparison (which was a tenth of a warm `casec check --cache` of 100,000 files).
 fn sort_paths(paths: &mut [PathBuf]) {
+    sort_paths_by(paths, |p| p);
+}
+
+/// Sorts `items` by their paths `path_of` (normalised as the walk's are), in the
+/// order of [`case_files`].
+pub fn sort_paths_by<T>(items: &mut [T], path_of: impl Fn(&T) -> &Path) {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
-        paths.sort_by_cached_key(|p| {
-            let bytes = p.as_os_str().as_bytes().iter();
+        items.sort_by_cached_key(|item| {
+            let bytes = path_of(item).as_os_str().as_bytes().iter();
             bytes
                 .map(|&b| if b == b'/' { 0 } else { b })
                 .collect::<Vec<u8>>()
         });
     }
     #[cfg(not(unix))]
-    paths.sort();
+    items.sort_by(|a, b| path_of(a).cmp(path_of(b)));
 }
 
 /// The state of one folder walk: what was read, by which path.
@@ -264,15 +270,18 @@ fn read_source(path: &Path, role: Role) -> Result<Source, Diagnostic> {
                 role,
                 disk,
             }),
-            Err(e) => Err(Diagnostic::error(
-                codes::IO,
-                format!("not valid UTF-8 at byte {}", e.utf8_error().valid_up_to()),
-            )
-            .at_path(display(path))
-            .help("save the file as UTF-8")),
+            Err(e) => Err(not_utf8(&display(path), &e)),
         },
         Err(e) => Err(io_error(path, "cannot read file", &e)),
     }
+}
+
+/// The file `name` (as shown) is not UTF-8: it is left out of the check.
+pub fn not_utf8(name: &str, error: &std::string::FromUtf8Error) -> Diagnostic {
+    let at = error.utf8_error().valid_up_to();
+    Diagnostic::error(codes::IO, format!("not valid UTF-8 at byte {at}"))
+        .at_path(name)
+        .help("save the file as UTF-8")
 }
 
 /// A file's bytes and which file it is, as `fs::read` reads them: the size for the

@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 
 use casec::Compilation;
 
+use crate::support::files::copy_dir;
+
 fn casec(args: &[&Path]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_casec"))
         .args(args)
@@ -34,19 +36,6 @@ fn names_in(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("copy target");
-    for entry in fs::read_dir(from).expect("readable suite") {
-        let path = entry.expect("entry").path();
-        let target = to.join(path.file_name().expect("named entry"));
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            fs::copy(&path, &target).expect("copied file");
-        }
-    }
 }
 
 fn arg(s: &str) -> &Path {

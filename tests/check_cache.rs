@@ -8,23 +8,7 @@ use std::process::{Command, Output};
 
 use casec::source::{Origin, SourceDb};
 
-/// A fresh folder under the system's temporary folder, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("casec-cache-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("temporary folder");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
+use crate::support::files::{copy_dir, edit, Scratch};
 
 fn run(suite: &Path, cache: Option<&Path>, format: &str) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_casec"));
@@ -66,25 +50,6 @@ fn assert_same(suite: &Path, cache: &Path, what: &str) {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("a folder");
-    for entry in fs::read_dir(from).expect("a readable folder") {
-        let path = entry.expect("an entry").path();
-        let target = to.join(path.file_name().expect("a name"));
-        if path.is_dir() {
-            copy_dir(&path, &target);
-        } else {
-            fs::copy(&path, &target).expect("a copy");
-        }
-    }
-}
-
-fn edit(path: &Path, from: &str, to: &str) {
-    let text = fs::read_to_string(path).expect("a case file");
-    assert!(text.contains(from), "{} holds {from:?}", path.display());
-    fs::write(path, text.replacen(from, to, 1)).expect("writable");
-}
-
 /// Every file of the cache folder overwritten by `damage`.
 fn damage_cache(cache: &Path, damage: impl Fn(Vec<u8>) -> Vec<u8>) {
     for entry in fs::read_dir(cache).expect("the cache folder") {
@@ -115,7 +80,7 @@ fn damage_every_way(suite: &Path, cache: &Path) {
 /// out, so the counts are not checked), stray spaces (warnings).
 #[test]
 fn a_tujora_copy_with_mistakes_checks_the_same_through_the_cache() {
-    let scratch = Scratch::new("tujora");
+    let scratch = Scratch::new("cache", "tujora");
     let suite = scratch.0.join("tujora");
     let cache = scratch.0.join("cache");
     copy_dir(
@@ -198,7 +163,7 @@ fn a_tujora_copy_with_mistakes_checks_the_same_through_the_cache() {
 /// profiles: an edit of a profile reaches every case that applies it.
 #[test]
 fn a_rule_breaking_suite_checks_the_same_through_the_cache() {
-    let scratch = Scratch::new("generated");
+    let scratch = Scratch::new("cache", "generated");
     let suite = scratch.0.join("generated");
     let cache = scratch.0.join("cache");
     let mut db = SourceDb::new();
@@ -259,7 +224,7 @@ fn a_rule_breaking_suite_checks_the_same_through_the_cache() {
 /// use or ignore: none gives another answer.
 #[test]
 fn concurrent_runs_through_one_cache_agree() {
-    let scratch = Scratch::new("concurrent");
+    let scratch = Scratch::new("cache", "concurrent");
     let suite = scratch.0.join("tujora");
     let cache = scratch.0.join("cache");
     copy_dir(

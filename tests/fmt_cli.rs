@@ -7,6 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::support::files::copy_dir;
+
 const TUJORA_MASTER: &str = "tests/data/tujora-benchmark-1.0.1.json";
 /// The files mangled in the round-trip test: the suite, and two cases with text blocks.
 const MANGLED: &[&str] = &[
@@ -37,18 +39,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).expect("scratch folder");
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("folder");
-    for entry in fs::read_dir(from).expect("readable folder").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).expect("copy");
-        }
-    }
 }
 
 /// The same source with other indentation on every line, extra spaces after keys,

@@ -18,6 +18,7 @@ mod bundle_cli;
 mod bundle_tujora;
 mod check;
 mod check_cache;
+mod check_staged;
 mod cli;
 mod cli_contract;
 mod diagnostic_docs;

@@ -6,6 +6,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::support::files::copy_dir;
+
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Runs casec in `dir` (relative to the repository).
@@ -156,18 +158,6 @@ fn a_missing_path_exits_2_for_every_command() {
 /// `cases/tujora` copied to `to`.
 fn copy_tujora(to: &Path) {
     copy_dir(&Path::new(ROOT).join("cases/tujora"), to);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 #[cfg(unix)]

@@ -17,6 +17,7 @@ mod replay;
 mod report;
 mod sandbox;
 mod serve;
+mod staged;
 
 use std::borrow::Borrow;
 use std::fs;
@@ -226,20 +227,26 @@ pub(crate) fn user_files(db: &SourceDb) -> usize {
     db.files().filter(|(_, f)| f.origin == Origin::User).count()
 }
 
-/// `casec check [PATH…] [--cache DIR]`: diagnostics of every suite and file, sorted by
-/// file and position across the whole run, then the summary. With a cache folder,
-/// suites are checked through it ([`cache`]), with the same result.
-pub fn check(paths: &[PathBuf], cache: Option<&Path>, options: Report) -> u8 {
+/// `casec check [PATH…] [--cache DIR] [--staged]`: diagnostics of every suite and
+/// file, sorted by file and position across the whole run, then the summary. With a
+/// cache folder, suites are checked through it ([`cache`]), with the same result; with
+/// `--staged`, as git's index holds them ([`staged`]).
+pub fn check(
+    paths: &[PathBuf],
+    cache: Option<&Path>,
+    snapshot: cache::Snapshot,
+    options: Report,
+) -> u8 {
     let groups = Groups::of(paths);
-    let mut checked: Vec<cache::Checked> = Vec::new();
-    let mut compilations = Vec::new();
-    match cache {
-        Some(dir) => {
-            checked.extend(groups.roots.iter().map(|r| cache::check_suite(r, dir)));
-            compilations.extend(groups.rest());
-        }
-        None => compilations.extend(groups.compile()),
-    }
+    let mut checked: Vec<cache::Checked> = groups
+        .roots
+        .iter()
+        .map(|r| cache::check_suite(r, cache, snapshot))
+        .collect();
+    let compilations = match snapshot {
+        cache::Snapshot::WorkingTree => groups.rest(),
+        cache::Snapshot::Staged => groups.rest_staged(),
+    };
     checked.extend(compilations.into_iter().map(|c| {
         // The model is left to the exit, as the command's last act.
         leave_to_exit(c.suite);
@@ -338,6 +345,26 @@ impl Groups {
         out
     }
 
+    /// The groups other than suite folders, compiled from git's index: loose files as
+    /// staged (an error for one the index does not hold), and missing paths.
+    fn rest_staged(mut self) -> Vec<Compilation> {
+        let mut out = Vec::new();
+        let mut members = Vec::new();
+        for path in &self.loose {
+            match staged::read_file(path) {
+                Ok(text) => match load::Source::lone(&load::display(path), &text) {
+                    lone if lone.role == crate::source::Role::SuiteFile => {
+                        out.push(Compilation::from_single_file(&lone.name, &lone.text));
+                    }
+                    member => members.push(member),
+                },
+                Err(diagnostic) => self.missing.push(diagnostic),
+            }
+        }
+        let members = (!members.is_empty()).then(|| Compilation::from_loose_sources(members));
+        with_the_rest(out, members, self.missing)
+    }
+
     /// The groups other than suite folders, compiled: loose files and missing paths.
     fn rest(self) -> Vec<Compilation> {
         let mut out = Vec::new();
@@ -350,18 +377,27 @@ impl Groups {
                 None => members.push(path),
             }
         }
-        if !members.is_empty() {
-            out.push(Compilation::from_files(&members));
-        }
-        if !self.missing.is_empty() {
-            out.push(Compilation {
-                db: SourceDb::new(),
-                suite: None,
-                diagnostics: self.missing,
-            });
-        }
-        out
+        let members = (!members.is_empty()).then(|| Compilation::from_files(&members));
+        with_the_rest(out, members, self.missing)
     }
+}
+
+/// The compilations `out` of one-file suites, then the loose `members` compiled
+/// together, then the diagnostics of paths that do not exist.
+fn with_the_rest(
+    mut out: Vec<Compilation>,
+    members: Option<Compilation>,
+    missing: Vec<Diagnostic>,
+) -> Vec<Compilation> {
+    out.extend(members);
+    if !missing.is_empty() {
+        out.push(Compilation {
+            db: SourceDb::new(),
+            suite: None,
+            diagnostics: missing,
+        });
+    }
+    out
 }
 
 /// Compiles the suite a command was pointed at (to `depth`) and reports its

@@ -1,5 +1,6 @@
 //! Helpers shared by integration tests.
 
 pub mod case_gen;
+pub mod files;
 pub mod machine_parts;
 pub mod tree;

@@ -36,18 +36,20 @@
 
 mod store;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::diag::Diagnostic;
+use crate::diag::{codes, Diagnostic};
+use crate::driver::staged::{self, ObjectId};
 use crate::load::{self, Source};
 use crate::source::{FileId, Origin, Role, SourceDb};
 use crate::syntax::ast::{ListItem, Statement, ValueKind};
 use crate::{Compilation, Recheck};
 
-use self::store::{Digest, Entry, Index, Stamp, Stored};
+use self::store::{Digest, Entry, Head, Index, StagedBase, Stamp, StatStamp, Stored};
 
 /// The environment variable naming a cache folder for `casec check`, as `--cache` does.
 pub const CACHE_VAR: &str = "CASEC_CACHE";
@@ -71,8 +73,27 @@ pub struct Checked {
     pub files: usize,
 }
 
-/// Checks the suite at `root` through the cache in `dir`.
-pub fn check_suite(root: &Path, dir: &Path) -> Checked {
+/// Which state of a suite a check reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Snapshot {
+    /// The files in the folder, as `casec check` reads them.
+    WorkingTree,
+    /// The files staged in git's index (`casec check --staged`, see [`staged`]).
+    Staged,
+}
+
+/// Checks the suite at `root` as `snapshot` holds it, through the cache in `cache`
+/// when there is one.
+pub fn check_suite(root: &Path, cache: Option<&Path>, snapshot: Snapshot) -> Checked {
+    match (snapshot, cache) {
+        (Snapshot::WorkingTree, None) => uncached(root),
+        (Snapshot::WorkingTree, Some(dir)) => check_working_tree(root, dir),
+        (Snapshot::Staged, cache) => check_staged(root, cache),
+    }
+}
+
+/// The suite's files in the folder, through the cache in `dir`.
+fn check_working_tree(root: &Path, dir: &Path) -> Checked {
     let scanned_ns = now_ns();
     let mut walk_errors = Vec::new();
     let paths = load::case_files(root, &mut walk_errors);
@@ -80,39 +101,348 @@ pub fn check_suite(root: &Path, dir: &Path) -> Checked {
     let (Some(identity), true) = (identity, walk_errors.is_empty()) else {
         return uncached(root);
     };
-    let store_path = dir.join(store_name(root));
-    let bytes = fs::read(&store_path).unwrap_or_default();
-    let old = Index::parse(&bytes, &identity).filter(|i| i.root == load::display(root));
-    let Some(mut survey) = Survey::of(root, &paths, old.as_ref()) else {
+    let store = Store::new(dir, root, Snapshot::WorkingTree, identity, scanned_ns);
+    let bytes = fs::read(&store.path).unwrap_or_default();
+    let old = store.parse(&bytes).filter(|i| i.head.staged.is_none());
+    let Some(mut survey) = Survey::of(root, Listed::Walked(paths), None, old.as_ref()) else {
         return uncached(root);
     };
-    let context = survey.context(&identity);
-    let warm = old
-        .as_ref()
-        .filter(|old| old.context == context)
-        .and_then(|old| survey.warm(old));
-    let checked = match warm {
-        Some((checked, changed)) => {
-            if changed {
-                let index = survey.index(identity, root, scanned_ns, context, old.as_ref());
-                write_index(dir, &store_path, &index);
-            }
-            checked
-        }
-        None => {
-            let (checked, shared) = survey.cold();
-            if let Some(shared) = shared {
-                let mut index = survey.index(identity, root, scanned_ns, context, None);
-                index.shared = &shared;
-                write_index(dir, &store_path, &index);
-            }
-            checked
-        }
-    };
+    let checked = survey.check_through(old.as_ref(), &store, None);
+    let checked = checked.unwrap_or_else(|| uncached(root));
     // A command's last act: what the survey holds of every file is left to the exit.
     crate::driver::leave_to_exit((survey, old));
     crate::driver::leave_to_exit(bytes);
     checked
+}
+
+/// The suite's files as staged in git's index, through the cache in `cache` when there
+/// is one; the listing of the index starts from the one the cache recorded.
+fn check_staged(root: &Path, cache: Option<&Path>) -> Checked {
+    let identity = identity();
+    let store = cache
+        .zip(identity)
+        .map(|(dir, identity)| Store::new(dir, root, Snapshot::Staged, identity, now_ns()));
+    let bytes = store
+        .as_ref()
+        .and_then(|s| fs::read(&s.path).ok())
+        .unwrap_or_default();
+    let old = store.as_ref().and_then(|s| s.parse(&bytes));
+    let old = old.filter(|i| i.entries.iter().all(|e| matches!(e.stamp, Stamp::Blob(_))));
+    let blobs = staged::Blobs::new(root);
+    if let Some(checked) = old.as_ref().and_then(|old| quick_staged(root, old, &blobs)) {
+        crate::driver::leave_to_exit(old);
+        crate::driver::leave_to_exit(bytes);
+        return checked;
+    }
+    let known = old.as_ref().and_then(|old| known_base(old, root));
+    let listing = match staged::list(root, known) {
+        Ok(listing) => listing,
+        Err(diagnostic) => return failed(diagnostic),
+    };
+    if !listing.files.iter().any(|f| f.below == load::SUITE_FILE) {
+        return failed(
+            Diagnostic::error(
+                codes::MISSING_SUITE,
+                format!("no {} staged in this folder", load::SUITE_FILE),
+            )
+            .at_path(load::display(root))
+            .help(format!(
+                "`git add` its {}, or check the working tree: casec check without --staged",
+                load::SUITE_FILE
+            )),
+        );
+    }
+    let Some(store) = store else {
+        return uncached_staged(root, &listing, &blobs);
+    };
+    let survey = Survey::of(
+        root,
+        Listed::Staged(&listing.files),
+        Some(blobs),
+        old.as_ref(),
+    );
+    let base = listing.reusable.then(|| StagedBase {
+        base: listing.base,
+        changes: listing
+            .changes
+            .iter()
+            .map(|(below, old)| (below.as_str(), *old))
+            .collect(),
+    });
+    let checked = match survey {
+        Some(mut survey) => {
+            let checked = survey.check_through(old.as_ref(), &store, base);
+            // Done with git: the reader's process ends; the rest is left to the exit.
+            let blobs = survey.blobs.take();
+            crate::driver::leave_to_exit(survey);
+            checked.ok_or(blobs)
+        }
+        None => Err(None),
+    };
+    // A file the cache cannot take (not UTF-8): the check without it reports it.
+    let checked = checked.unwrap_or_else(|blobs| {
+        let blobs = blobs.unwrap_or_else(|| staged::Blobs::new(root));
+        uncached_staged(root, &listing, &blobs)
+    });
+    crate::driver::leave_to_exit((old, listing));
+    crate::driver::leave_to_exit(bytes);
+    checked
+}
+
+/// The staged files compiled as `casec check` compiles a folder, without a cache: a
+/// file that is not UTF-8 is reported and left out, as the folder walk does.
+fn uncached_staged(root: &Path, listing: &staged::Listing, blobs: &staged::Blobs) -> Checked {
+    let shown_root = staged::shown_root(root);
+    let suite_name = load::display(&root.join(load::SUITE_FILE));
+    let ids: Vec<ObjectId> = listing.files.iter().map(|f| f.blob).collect();
+    let mut sources = Vec::with_capacity(ids.len());
+    let mut diagnostics = Vec::new();
+    for (file, bytes) in listing.files.iter().zip(blobs.read_all(&ids)) {
+        let Some(bytes) = bytes else {
+            return failed(unreadable_blobs(root));
+        };
+        let name = file.name(&shown_root);
+        match String::from_utf8(bytes) {
+            Ok(text) => sources.push(Source {
+                role: match name == suite_name {
+                    true => Role::SuiteFile,
+                    false => Role::Member,
+                },
+                name,
+                text,
+                disk: None,
+            }),
+            Err(e) => diagnostics.push(load::not_utf8(&name, &e)),
+        }
+    }
+    let compilation = Compilation::from_suite_sources(sources, diagnostics);
+    crate::driver::leave_to_exit(compilation.suite);
+    Checked {
+        files: crate::driver::user_files(&compilation.db),
+        db: compilation.db,
+        diagnostics: compilation.diagnostics,
+    }
+}
+
+/// Files changed since the index was written that a warm check of staged files
+/// re-checks without a survey; beyond, it surveys every file and writes the index.
+const QUICK_FROM_CHANGED: usize = 8;
+
+/// The warm check of staged files from the index `old` and git's diff alone: only the
+/// files whose blob is not the one the index holds are read and checked, against the
+/// context. It writes nothing: the index's entries of those files stay as they were,
+/// and the next run checks them again, until a survey writes the index.
+///
+/// `None` when that cannot give the answer a survey would: a file added or removed,
+/// more than [`QUICK_FROM_CHANGED`] changed, a changed file that is part of the context
+/// or whose facts changed (the suite-wide diagnostics may change), or git failing
+/// (the survey reports it).
+fn quick_staged(root: &Path, old: &Index, blobs: &staged::Blobs) -> Option<Checked> {
+    let base = old.head.staged.as_ref()?;
+    let changes = staged::changes_since(root, base.base).ok()?;
+    // The blob of each path that may differ from the entries: the index's where it
+    // differs from the base, else the base's where the index differed from it when
+    // the entries were written.
+    let mut now: Vec<(&str, Option<ObjectId>)> =
+        changes.iter().map(|(b, n)| (b.as_str(), *n)).collect();
+    for &(below, base_blob) in &base.changes {
+        if changes
+            .binary_search_by(|(b, _)| b.as_str().cmp(below))
+            .is_err()
+        {
+            now.push((below, base_blob));
+        }
+    }
+    let shown_root = staged::shown_root(root);
+    let mut changed: Vec<(usize, ObjectId)> = Vec::new();
+    for (below, blob) in now {
+        let file = staged::StagedFile {
+            below: Cow::Borrowed(below),
+            blob: blob.unwrap_or_default(),
+        };
+        let name = file.name(&shown_root);
+        let at = old
+            .entries
+            .binary_search_by(|e| staged::walk_order_of(e.name, &name));
+        match (at, blob) {
+            (Ok(at), Some(blob)) if old.entries[at].stamp != Stamp::Blob(blob) => {
+                changed.push((at, blob));
+            }
+            (Ok(_), Some(_)) | (Err(_), None) => {}
+            // A file added or removed.
+            (Ok(_), None) | (Err(_), Some(_)) => return None,
+        }
+    }
+    if changed.len() > QUICK_FROM_CHANGED
+        || changed.iter().any(|&(at, _)| !old.entries[at].only_cases)
+    {
+        return None;
+    }
+    changed.sort_unstable_by_key(|c| c.0);
+    let context: Vec<usize> = (0..old.entries.len())
+        .filter(|&at| !old.entries[at].only_cases)
+        .collect();
+    let blob_of = |at: usize| match old.entries[at].stamp {
+        Stamp::Blob(blob) => Some(blob),
+        Stamp::Stat(_) => None,
+    };
+    // The texts of the context and of the changed files, asked of git at once.
+    let mut wanted: Vec<(usize, ObjectId)> = Vec::with_capacity(context.len() + changed.len());
+    for &at in &context {
+        wanted.push((at, blob_of(at)?));
+    }
+    wanted.extend(changed.iter().copied());
+    let mut texts = read_texts(blobs, &wanted)?;
+    let suite_name = load::display(&root.join(load::SUITE_FILE));
+    let mut which: Vec<usize> = context
+        .iter()
+        .copied()
+        .chain(changed.iter().map(|c| c.0))
+        .collect();
+    which.sort_unstable();
+    let sources = which
+        .iter()
+        .map(|&at| {
+            let name = old.entries[at].name;
+            Source {
+                name: name.to_string(),
+                text: texts[&at].to_string(),
+                role: if name == suite_name {
+                    Role::SuiteFile
+                } else {
+                    Role::Member
+                },
+                disk: None,
+            }
+        })
+        .collect();
+    let mut recheck = Recheck::default();
+    let compilation = Compilation::from_suite_sources_cached(sources, &mut recheck);
+    let (mut results, _) = results(&compilation, &recheck, &suite_name);
+    let mut replaced: HashMap<usize, FileResult> = HashMap::new();
+    for &(at, _) in &changed {
+        let entry = &old.entries[at];
+        let result = results.remove(entry.name)?;
+        let still_cases = recheck.trees.parsed(entry.name).is_none_or(only_cases);
+        if result.facts != entry.facts || !still_cases {
+            return None;
+        }
+        replaced.insert(at, result);
+    }
+    crate::driver::leave_to_exit((compilation, recheck));
+    let mut stored = store::decode_diagnostics(old.head.shared)?;
+    for (at, entry) in old.entries.iter().enumerate() {
+        if !entry.only_cases {
+            continue;
+        }
+        let diagnostics = replaced
+            .get(&at)
+            .map_or(entry.diagnostics, |r| &r.diagnostics);
+        if !diagnostics.is_empty() {
+            stored.extend(store::decode_diagnostics(diagnostics)?);
+        }
+    }
+    let named: HashSet<&str> = stored.iter().flat_map(Stored::files).collect();
+    let needed: Vec<usize> = (0..old.entries.len())
+        .filter(|&at| !old.entries[at].only_cases || named.contains(old.entries[at].name))
+        .collect();
+    let mut unread = Vec::new();
+    for &at in needed.iter().filter(|at| !texts.contains_key(at)) {
+        unread.push((at, blob_of(at)?));
+    }
+    texts.extend(read_texts(blobs, &unread)?);
+    let mut sources = Vec::with_capacity(needed.len());
+    for at in needed {
+        sources.push((old.entries[at].name, texts.remove(&at)?));
+    }
+    assemble(stored, sources, old.entries.len())
+}
+
+/// The texts of the blobs `wanted`, by the entry each is for; `None` if one cannot be
+/// read or is not UTF-8.
+fn read_texts(
+    blobs: &staged::Blobs,
+    wanted: &[(usize, ObjectId)],
+) -> Option<HashMap<usize, Arc<str>>> {
+    let ids: Vec<ObjectId> = wanted.iter().map(|w| w.1).collect();
+    let mut texts = HashMap::with_capacity(wanted.len());
+    for (&(at, _), text) in wanted.iter().zip(blobs.read_all(&ids)) {
+        texts.insert(at, utf8(text?)?);
+    }
+    Some(texts)
+}
+
+/// The tree an index of staged files was listed against, with its blob at every path:
+/// where it differed from the index, as recorded; elsewhere, the entries' blobs.
+fn known_base<'a>(old: &Index<'a>, root: &Path) -> Option<staged::KnownBase<'a>> {
+    let staged = old.head.staged.as_ref()?;
+    let prefix = staged::shown_root(root);
+    let mut files = Vec::with_capacity(old.entries.len());
+    for entry in &old.entries {
+        let Stamp::Blob(blob) = entry.stamp else {
+            return None;
+        };
+        let below = Cow::Borrowed(entry.name.strip_prefix(prefix.as_str())?);
+        files.push(staged::StagedFile { below, blob });
+    }
+    let patches = staged
+        .changes
+        .iter()
+        .map(|&(below, base_blob)| (Cow::Borrowed(below), base_blob));
+    staged::patch(&mut files, patches);
+    Some(staged::KnownBase {
+        base: staged.base,
+        files,
+    })
+}
+
+/// A suite's check that could not start: the one diagnostic that says why.
+fn failed(diagnostic: Diagnostic) -> Checked {
+    Checked {
+        db: SourceDb::new(),
+        diagnostics: vec![diagnostic],
+        files: 0,
+    }
+}
+
+fn unreadable_blobs(root: &Path) -> Diagnostic {
+    Diagnostic::error(codes::IO, "cannot read the staged files from git")
+        .at_path(load::display(root))
+        .help("check the repository with `git fsck`, or check without --staged")
+}
+
+/// Where a run reads and writes the index of its suite.
+struct Store<'a> {
+    dir: &'a Path,
+    path: PathBuf,
+    identity: Digest,
+    /// The suite's root, as shown in diagnostics.
+    root: String,
+    /// When the run started, in the file system's time (racily clean files).
+    scanned_ns: i64,
+}
+
+impl<'a> Store<'a> {
+    fn new(
+        dir: &'a Path,
+        root: &'a Path,
+        snapshot: Snapshot,
+        identity: Digest,
+        scanned_ns: i64,
+    ) -> Store<'a> {
+        Store {
+            dir,
+            path: dir.join(store_name(root, snapshot)),
+            identity,
+            root: load::display(root),
+            scanned_ns,
+        }
+    }
+
+    /// The index in `bytes` when it was written by this casec for this suite.
+    fn parse<'b>(&self, bytes: &'b [u8]) -> Option<Index<'b>> {
+        Index::parse(bytes, &self.identity).filter(|i| i.head.root == self.root)
+    }
 }
 
 /// A check without the cache, as `casec check` does it.
@@ -126,8 +456,10 @@ fn uncached(root: &Path) -> Checked {
 }
 
 /// What a run found of one file of the suite.
+#[derive(Clone)]
 struct Seen {
-    path: PathBuf,
+    /// Its place in the run's listing.
+    at: usize,
     name: String,
     stamp: Stamp,
     digest: Digest,
@@ -141,6 +473,43 @@ struct Seen {
     only_cases: bool,
 }
 
+impl Seen {
+    /// The file's text, read: with its digest.
+    fn take_text(&mut self, text: Arc<str>) {
+        self.digest = *blake3::hash(text.as_bytes()).as_bytes();
+        self.text = Some(text);
+    }
+
+    /// The blob of a staged file.
+    fn blob(&self) -> Option<ObjectId> {
+        match self.stamp {
+            Stamp::Blob(id) => Some(id),
+            Stamp::Stat(_) => None,
+        }
+    }
+}
+
+/// What `seen` takes from its entry of the last index when its content is the same
+/// (its result, whether it is context); else, when read, whether it holds only cases.
+fn settle(seen: &mut Seen, entry: Option<&Entry>) {
+    if let Some(entry) = entry.filter(|e| e.digest == seen.digest) {
+        seen.only_cases &= entry.only_cases;
+        if entry.only_cases {
+            seen.result = Some(FileResult {
+                facts: entry.facts,
+                diagnostics: entry.diagnostics.to_vec(),
+            });
+        }
+    } else if let Some(text) = &seen.text {
+        seen.only_cases &= only_cases(&crate::syntax::parse(FileId(0), text));
+    }
+}
+
+/// Bytes read as a file's text: `None` unless UTF-8.
+fn utf8(bytes: Vec<u8>) -> Option<Arc<str>> {
+    String::from_utf8(bytes).ok().map(Arc::<str>::from)
+}
+
 /// A case file's contribution to a check.
 #[derive(Clone)]
 struct FileResult {
@@ -148,17 +517,38 @@ struct FileResult {
     diagnostics: Vec<u8>,
 }
 
+/// The files of a suite as a run lists them.
+enum Listed<'a> {
+    /// By the folder walk: their stamps are `stat`ed.
+    Walked(Vec<PathBuf>),
+    /// From git's index: their stamps are their blobs, read through the survey's
+    /// reader.
+    Staged(&'a [staged::StagedFile<'a>]),
+}
+
 /// Every file of the suite, as found by a run.
 struct Survey {
-    /// The suite file's path, as the folder walk gives it.
-    suite_file: PathBuf,
+    /// The suite file's name, as diagnostics show it.
+    suite_name: String,
     seen: Vec<Seen>,
+    /// The files of the folder walk, for a survey of the working tree.
+    walked: Vec<PathBuf>,
+    /// The reader of the staged files' blobs, for a survey of the index.
+    blobs: Option<staged::Blobs>,
+    /// The [`aggregate`] of `seen`, once a warm check found it (the index needs it).
+    aggregate: Option<Digest>,
 }
 
 impl Survey {
-    /// Stats every file, and reads those whose stamp does not vouch for them; `None`
-    /// when a file cannot be read (a check without the cache reports it).
-    fn of(root: &Path, paths: &[PathBuf], old: Option<&Index>) -> Option<Survey> {
+    /// Stamps every file (a `stat`, or its blob from the listing), and reads those
+    /// whose stamp does not vouch for them; `None` when a file cannot be read (a check
+    /// without the cache reports it).
+    fn of(
+        root: &Path,
+        listed: Listed,
+        blobs: Option<staged::Blobs>,
+        old: Option<&Index>,
+    ) -> Option<Survey> {
         let entries = old.map_or(&[][..], |i| i.entries.as_slice());
         // Files are usually where the last run found them: looked up by position first,
         // by name (a map made once, when needed) after.
@@ -172,54 +562,134 @@ impl Survey {
                     .copied(),
             }
         };
-        let scanned = old.map_or(i64::MIN, |i| i.scanned_ns);
-        let suite_file = root.join(load::SUITE_FILE);
-        let at: Vec<usize> = (0..paths.len()).collect();
-        let seen = crate::parallel::map(&at, paths.len() >= PARALLEL_FROM_FILES, |&at| {
-            let path = &paths[at];
-            let stamp = stamp(&fs::metadata(path).ok()?);
-            let name = load::display(path);
+        let scanned = old.map_or(i64::MIN, |i| i.head.scanned_ns);
+        let (walked, staged) = match listed {
+            Listed::Walked(paths) => (paths, &[][..]),
+            Listed::Staged(files) => (Vec::new(), files),
+        };
+        let count = walked.len().max(staged.len());
+        let shown_root = staged::shown_root(root);
+        let mut survey = Survey {
+            suite_name: load::display(&root.join(load::SUITE_FILE)),
+            seen: Vec::new(),
+            walked,
+            blobs,
+            aggregate: None,
+        };
+        let at: Vec<usize> = (0..count).collect();
+        let found = crate::parallel::map(&at, count >= PARALLEL_FROM_FILES, |&at| {
+            let (name, stamp) = match survey.walked.get(at) {
+                Some(path) => (
+                    load::display(path),
+                    Stamp::Stat(stamp(&fs::metadata(path).ok()?)),
+                ),
+                None => (staged[at].name(&shown_root), Stamp::Blob(staged[at].blob)),
+            };
             let entry = find(at, &name);
-            let racy = stamp.mtime_ns >= scanned.saturating_sub(RACY_NS)
-                || stamp.ctime_ns >= scanned.saturating_sub(RACY_NS);
+            let racy = match stamp {
+                Stamp::Stat(stat) => {
+                    stat.mtime_ns >= scanned.saturating_sub(RACY_NS)
+                        || stat.ctime_ns >= scanned.saturating_sub(RACY_NS)
+                }
+                Stamp::Blob(_) => false,
+            };
+            let not_suite = name != survey.suite_name;
             let mut seen = Seen {
-                path: path.clone(),
+                at,
                 name,
                 stamp,
                 digest: [0; 32],
                 text: None,
                 vouched: false,
                 result: None,
-                only_cases: *path != suite_file,
+                only_cases: not_suite,
             };
             match entry {
                 Some(entry) if entry.stamp == stamp && !racy => {
                     seen.digest = entry.digest;
                     seen.vouched = true;
                 }
-                _ => {
-                    let text: Arc<str> = String::from_utf8(fs::read(path).ok()?).ok()?.into();
-                    seen.digest = *blake3::hash(text.as_bytes()).as_bytes();
-                    seen.text = Some(text);
-                }
+                // Read with the others through one request to git, below.
+                _ if matches!(stamp, Stamp::Blob(_)) => return Some((seen, entry)),
+                _ => seen.take_text(survey.read_file(&seen)?),
             }
-            if let Some(entry) = entry.filter(|e| e.digest == seen.digest) {
-                seen.only_cases &= entry.only_cases;
-                if entry.only_cases {
-                    seen.result = Some(FileResult {
-                        facts: entry.facts,
-                        diagnostics: entry.diagnostics.to_vec(),
-                    });
-                }
-            } else if let Some(text) = &seen.text {
-                seen.only_cases &= only_cases(&crate::syntax::parse(FileId(0), text));
-            }
-            Some(seen)
+            settle(&mut seen, entry);
+            Some((seen, entry))
         });
-        Some(Survey {
-            suite_file,
-            seen: seen.into_iter().collect::<Option<Vec<Seen>>>()?,
-        })
+        let mut found = found.into_iter().collect::<Option<Vec<_>>>()?;
+        // The staged files the index does not vouch for.
+        let unread: Vec<usize> = (0..found.len())
+            .filter(|&i| !found[i].0.vouched && found[i].0.text.is_none())
+            .collect();
+        let ids: Vec<ObjectId> = unread.iter().filter_map(|&i| found[i].0.blob()).collect();
+        let texts = survey
+            .blobs
+            .as_ref()
+            .map(|b| b.read_all(&ids))
+            .unwrap_or_default();
+        if texts.len() != unread.len() {
+            return None;
+        }
+        for (&i, text) in unread.iter().zip(texts) {
+            found[i].0.take_text(utf8(text?)?);
+        }
+        let settled = crate::parallel::map(&unread, unread.len() >= PARALLEL_FROM_FILES, |&i| {
+            let (seen, entry) = &found[i];
+            let mut seen = seen.clone();
+            settle(&mut seen, *entry);
+            (seen.only_cases, seen.result)
+        });
+        for (&i, (only_cases, result)) in unread.iter().zip(settled) {
+            found[i].0.only_cases = only_cases;
+            found[i].0.result = result;
+        }
+        survey.seen = found.into_iter().map(|(seen, _)| seen).collect();
+        Some(survey)
+    }
+
+    /// The text of a file of the survey, from the folder or from git; `None` if it
+    /// cannot be read or is not UTF-8.
+    fn read_file(&self, seen: &Seen) -> Option<Arc<str>> {
+        let bytes = match (seen.stamp, &self.blobs) {
+            (Stamp::Blob(id), Some(blobs)) => blobs.read(id)?,
+            (Stamp::Blob(_), None) => return None,
+            (Stamp::Stat(_), _) => fs::read(self.walked.get(seen.at)?).ok()?,
+        };
+        utf8(bytes)
+    }
+
+    /// The check of the survey through the index `old` of the last run: warm when the
+    /// index still holds, else cold; the index written again when it changed (with
+    /// `staged`, the base of a listing of staged files). `None` when a file cannot be
+    /// read, or changed under the run.
+    fn check_through(
+        &mut self,
+        old: Option<&Index>,
+        store: &Store,
+        staged: Option<StagedBase>,
+    ) -> Option<Checked> {
+        let context = self.context(&store.identity);
+        let base_changed =
+            old.is_none_or(|old| !same_base(old.head.staged.as_ref(), staged.as_ref()));
+        let warm = old
+            .filter(|old| old.head.context == context)
+            .and_then(|old| self.warm(old));
+        match warm {
+            Some((checked, changed)) => {
+                if changed || base_changed {
+                    let shared = old.map_or(&[][..], |o| o.head.shared);
+                    self.write_index(store, context, shared, staged);
+                }
+                Some(checked)
+            }
+            None => {
+                let (checked, shared) = self.cold()?;
+                if let Some(shared) = shared {
+                    self.write_index(store, context, &shared, staged);
+                }
+                Some(checked)
+            }
+        }
     }
 
     /// The digest of everything a case file's result depends on besides the file.
@@ -237,7 +707,7 @@ impl Survey {
     /// of the index still hold (the context is unchanged); with whether the index
     /// needs writing again.
     fn warm(&mut self, old: &Index) -> Option<(Checked, bool)> {
-        let shared = store::decode_diagnostics(old.shared)?;
+        let shared = store::decode_diagnostics(old.head.shared)?;
         let changed: Vec<usize> = (0..self.seen.len())
             .filter(|&i| self.seen[i].only_cases && self.seen[i].result.is_none())
             .collect();
@@ -249,15 +719,17 @@ impl Survey {
             files.sort_unstable();
             self.read(&files)?;
             let (compilation, recheck) = self.compile(&files);
-            let (mut results, _) = results(&compilation, &recheck, &self.suite_name());
+            let (mut results, _) = results(&compilation, &recheck, &self.suite_name);
             for &i in &changed {
                 let name = self.seen[i].name.as_str();
                 self.seen[i].result = Some(results.remove(name)?);
             }
         }
-        if aggregate(&self.seen) != old.aggregate {
+        let found = aggregate(&self.seen);
+        if found != old.head.aggregate {
             return None;
         }
+        self.aggregate = Some(found);
         let mut stored = shared;
         for seen in &self.seen {
             let result = seen.result.as_ref().filter(|_| seen.only_cases);
@@ -272,18 +744,18 @@ impl Survey {
     }
 
     /// The whole suite checked afresh; with its suite-wide diagnostics, encoded, when
-    /// the cache can hold the result (the suite resolved).
-    fn cold(&mut self) -> (Checked, Option<Vec<u8>>) {
+    /// the cache can hold the result (the suite resolved). `None` when a file cannot
+    /// be read now: it changed under the run.
+    fn cold(&mut self) -> Option<(Checked, Option<Vec<u8>>)> {
+        // The results change: a warm attempt's aggregate no longer holds.
+        self.aggregate = None;
         let all: Vec<usize> = (0..self.seen.len()).collect();
-        if self.read(&all).is_none() {
-            // A file changed under the run: whatever it reads now is the answer.
-            return (uncached_of(self), None);
-        }
+        self.read(&all)?;
         let (compilation, recheck) = self.compile(&all);
-        let (mut results, shared) = results(&compilation, &recheck, &self.suite_name());
+        let (mut results, shared) = results(&compilation, &recheck, &self.suite_name);
         for seen in &mut self.seen {
             let parsed = recheck.trees.parsed(&seen.name);
-            seen.only_cases = seen.path != self.suite_file && parsed.is_none_or(only_cases);
+            seen.only_cases = seen.name != self.suite_name && parsed.is_none_or(only_cases);
             seen.result = results.remove(seen.name.as_str());
         }
         let cacheable = compilation.suite.is_some();
@@ -294,7 +766,7 @@ impl Survey {
             db: compilation.db,
             diagnostics: compilation.diagnostics,
         };
-        (checked, cacheable.then_some(shared))
+        Some((checked, cacheable.then_some(shared)))
     }
 
     /// Reads the files `which` that this run has not read: `None` if one cannot be, else
@@ -306,10 +778,23 @@ impl Survey {
             .copied()
             .filter(|&i| self.seen[i].text.is_none())
             .collect();
-        let texts = crate::parallel::map(&missing, missing.len() >= PARALLEL_FROM_FILES, |&i| {
-            let bytes = fs::read(&self.seen[i].path).ok()?;
-            String::from_utf8(bytes).ok().map(Arc::<str>::from)
-        });
+        let texts = match &self.blobs {
+            // Staged files: their blobs asked for all at once.
+            Some(blobs) => {
+                let ids: Vec<ObjectId> = missing
+                    .iter()
+                    .filter_map(|&i| self.seen[i].blob())
+                    .collect();
+                let texts = blobs.read_all(&ids);
+                texts.into_iter().map(|t| t.and_then(utf8)).collect()
+            }
+            None => crate::parallel::map(&missing, missing.len() >= PARALLEL_FROM_FILES, |&i| {
+                self.read_file(&self.seen[i])
+            }),
+        };
+        if texts.len() != missing.len() {
+            return None;
+        }
         let mut changed = 0;
         for (i, text) in missing.into_iter().zip(texts) {
             let text = text?;
@@ -324,17 +809,13 @@ impl Survey {
         Some(changed)
     }
 
-    fn suite_name(&self) -> String {
-        load::display(&self.suite_file)
-    }
-
-    /// The files `which` (read), compiled as the suite, in folder order.
-    fn compile(&self, which: &[usize]) -> (Compilation, Recheck) {
-        let sources = which
+    /// The files `which` (read), as sources of the suite, in folder order.
+    fn sources(&self, which: &[usize]) -> Vec<Source> {
+        which
             .iter()
             .map(|&i| {
                 let seen = &self.seen[i];
-                let role = match seen.path == self.suite_file {
+                let role = match seen.name == self.suite_name {
                     true => Role::SuiteFile,
                     false => Role::Member,
                 };
@@ -345,9 +826,13 @@ impl Survey {
                     disk: None,
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// The files `which` (read), compiled as the suite, in folder order.
+    fn compile(&self, which: &[usize]) -> (Compilation, Recheck) {
         let mut recheck = Recheck::default();
-        let compilation = Compilation::from_suite_sources_cached(sources, &mut recheck);
+        let compilation = Compilation::from_suite_sources_cached(self.sources(which), &mut recheck);
         (compilation, recheck)
     }
 
@@ -365,73 +850,33 @@ impl Survey {
         if self.read(&needed)? > 0 {
             return None;
         }
-        let mut db = SourceDb::new();
-        let mut ids: HashMap<String, FileId> = HashMap::new();
-        for source in load::stdlib_sources() {
-            ids.insert(
-                source.name.clone(),
-                db.add(source.name, source.text, Origin::Stdlib),
-            );
-        }
+        let mut sources = Vec::with_capacity(needed.len());
         for &i in &needed {
             let seen = &self.seen[i];
-            let text = Arc::clone(seen.text.as_ref()?);
-            ids.insert(
-                seen.name.clone(),
-                db.add(seen.name.clone(), text, Origin::User),
-            );
+            sources.push((seen.name.as_str(), Arc::clone(seen.text.as_ref()?)));
         }
-        let mut diagnostics = Vec::with_capacity(stored.len());
-        for s in stored {
-            diagnostics.push(s.diagnostic(&|name| ids.get(name).copied())?);
-        }
-        crate::diag::sort(&mut diagnostics, &db);
-        Some(Checked {
-            db,
-            diagnostics,
-            files: self.seen.len(),
-        })
+        assemble(stored, sources, self.seen.len())
     }
 
-    /// The index of this run: every file's stamp and digest, and the results of the
-    /// case files.
-    fn index<'a>(
-        &'a self,
-        identity: Digest,
-        root: &Path,
-        scanned_ns: i64,
+    /// Writes the index of this run: every file's stamp and digest, the results of the
+    /// case files, the suite-wide diagnostics `shared`.
+    fn write_index(
+        &self,
+        store: &Store,
         context: Digest,
-        old: Option<&'a Index>,
-    ) -> OwnedIndex<'a> {
-        OwnedIndex {
-            identity,
-            root: load::display(root),
-            scanned_ns,
+        shared: &[u8],
+        staged: Option<StagedBase>,
+    ) {
+        let head = Head {
+            identity: store.identity,
+            root: &store.root,
+            scanned_ns: store.scanned_ns,
             context,
-            aggregate: aggregate(&self.seen),
-            shared: old.map_or(&[][..], |o| o.shared),
-            seen: &self.seen,
-        }
-    }
-}
-
-/// An index to write, over a run's survey.
-struct OwnedIndex<'a> {
-    identity: Digest,
-    root: String,
-    scanned_ns: i64,
-    context: Digest,
-    aggregate: Digest,
-    shared: &'a [u8],
-    seen: &'a [Seen],
-}
-
-/// Writes the index atomically; a failure is not reported (see the module header).
-fn write_index(dir: &Path, path: &Path, index: &OwnedIndex) {
-    let entries = index
-        .seen
-        .iter()
-        .map(|s| {
+            aggregate: self.aggregate.unwrap_or_else(|| aggregate(&self.seen)),
+            shared,
+            staged,
+        };
+        let entries = self.seen.iter().map(|s| {
             let result = s.result.as_ref().filter(|_| s.only_cases);
             Entry {
                 name: &s.name,
@@ -441,26 +886,52 @@ fn write_index(dir: &Path, path: &Path, index: &OwnedIndex) {
                 facts: result.map_or([0; 32], |r| r.facts),
                 diagnostics: result.map_or(&[][..], |r| &r.diagnostics),
             }
-        })
-        .collect();
-    let bytes = Index {
-        identity: index.identity,
-        root: &index.root,
-        scanned_ns: index.scanned_ns,
-        context: index.context,
-        aggregate: index.aggregate,
-        shared: index.shared,
-        entries,
-    }
-    .encode();
-    if fs::create_dir_all(dir).is_ok() {
-        let _ = crate::driver::write_atomically(path, &bytes);
+        });
+        // A failure is not reported (see the module header).
+        if fs::create_dir_all(store.dir).is_ok() {
+            let write = |w: &mut dyn std::io::Write| head.write_to(entries, w);
+            let _ = crate::driver::write_atomically_with(&store.path, write);
+        }
     }
 }
 
-/// A check without the cache, of a survey whose files changed under the run.
-fn uncached_of(survey: &Survey) -> Checked {
-    uncached(load::parent_or_dot(&survey.suite_file))
+/// The check of `files` files whose diagnostics are `stored`: with the sources they
+/// point into (`sources`, the context and every file a diagnostic names, in folder
+/// order) after the stdlib, sorted. `None` if a diagnostic names a file not there.
+fn assemble(stored: Vec<Stored>, sources: Vec<(&str, Arc<str>)>, files: usize) -> Option<Checked> {
+    let mut db = SourceDb::new();
+    let mut ids: HashMap<String, FileId> = HashMap::new();
+    for source in load::stdlib_sources() {
+        ids.insert(
+            source.name.clone(),
+            db.add(source.name, source.text, Origin::Stdlib),
+        );
+    }
+    for (name, text) in sources {
+        ids.insert(
+            name.to_string(),
+            db.add(name.to_string(), text, Origin::User),
+        );
+    }
+    let mut diagnostics = Vec::with_capacity(stored.len());
+    for s in stored {
+        diagnostics.push(s.diagnostic(&|name| ids.get(name).copied())?);
+    }
+    crate::diag::sort(&mut diagnostics, &db);
+    Some(Checked {
+        db,
+        diagnostics,
+        files,
+    })
+}
+
+/// Whether two indexes of staged files were listed against the same base, alike.
+fn same_base(a: Option<&StagedBase>, b: Option<&StagedBase>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.base == b.base && a.changes == b.changes,
+        _ => false,
+    }
 }
 
 /// Whether a file holds only cases (or did not parse): no part of the context.
@@ -647,23 +1118,27 @@ fn identity() -> Option<Digest> {
     Some(*h.finalize().as_bytes())
 }
 
-/// The index file of the suite at `root`: one per suite folder, so that one cache
-/// folder can serve several suites.
-fn store_name(root: &Path) -> String {
+/// The index file of the suite at `root`: one per suite folder and snapshot, so that
+/// one cache folder can serve several suites, and checks of the working tree and of
+/// the staged files do not replace each other's.
+fn store_name(root: &Path, snapshot: Snapshot) -> String {
     let absolute = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
     let hash = blake3::hash(absolute.to_string_lossy().as_bytes());
     let hex: String = hash.as_bytes()[..8]
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    format!("suite-{hex}.index")
+    match snapshot {
+        Snapshot::WorkingTree => format!("suite-{hex}.index"),
+        Snapshot::Staged => format!("suite-{hex}.staged.index"),
+    }
 }
 
-fn stamp(meta: &fs::Metadata) -> Stamp {
+fn stamp(meta: &fs::Metadata) -> StatStamp {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        Stamp {
+        StatStamp {
             size: meta.size(),
             mtime_ns: meta.mtime().saturating_mul(1_000_000_000) + meta.mtime_nsec(),
             ctime_ns: meta.ctime().saturating_mul(1_000_000_000) + meta.ctime_nsec(),
@@ -678,7 +1153,7 @@ fn stamp(meta: &fs::Metadata) -> Stamp {
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_nanos() as i64)
         };
-        Stamp {
+        StatStamp {
             size: meta.len(),
             mtime_ns: ns(meta.modified()),
             ctime_ns: ns(meta.created()),

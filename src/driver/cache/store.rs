@@ -2,29 +2,40 @@
 //!
 //! One file rather than one per case file, because a warm check of a 100,000-case
 //! suite has about 100 ms: opening 100,000 files would take most of it. The index holds,
-//! per case file, its path, the `stat` fields that tell it is unchanged (git's index
-//! does the same), its content digest, a digest of what it tells the rest of the suite
-//! ([`Entry::facts`]) and its diagnostics, still encoded (most are passed through
-//! untouched); and, for the suite, the digests its diagnostics were valid for and the
-//! diagnostics that belong to no case file.
+//! per case file, its path, its [`Stamp`] (the `stat` fields that tell it is unchanged,
+//! as git's index keeps them, or for staged files its blob id), its content digest, a
+//! digest of what it tells the rest of the suite ([`Entry::facts`]) and its
+//! diagnostics, still encoded (most are passed through untouched); and, for the suite,
+//! the digests its diagnostics were valid for, the diagnostics that belong to no case
+//! file and, for staged files, the tree they were listed against ([`StagedBase`]).
 //!
-//! Guarantee: [`Index::parse`] never panics and accepts only what [`Index::encode`]
+//! Guarantee: [`Index::parse`] never panics and accepts only what [`Head::write_to`]
 //! wrote for the same casec: a bad magic, another identity, a truncated or altered
 //! file (its closing blake3 checksum) gives `None`, and the caller checks afresh.
 //! Diagnostics are stored with file names, not file ids, since ids change between runs.
 
 use crate::diag::{codes, Diagnostic, Fix, Label, Severity};
+use crate::driver::staged::ObjectId;
 use crate::source::{FileId, SourceDb, Span};
 
 /// The first bytes of an index; the last byte is the format's version.
-const MAGIC: &[u8; 8] = b"CASECIX\x01";
+const MAGIC: &[u8; 8] = b"CASECIX\x02";
 
 pub type Digest = [u8; 32];
 
-/// What `stat` says of a file. A file whose stamp is unchanged since its digest was
-/// taken is taken as unchanged, unless it is racily clean (see `cache`).
+/// What tells a file unchanged since its digest was taken, without reading it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stamp {
+    /// What `stat` says of a file of the working tree: unchanged, unless it is racily
+    /// clean (see `cache`).
+    Stat(StatStamp),
+    /// The blob git's index holds for it (`--staged`): content-addressed, so exact.
+    Blob(ObjectId),
+}
+
+/// The `stat` fields of a file that change when it is written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stamp {
+pub struct StatStamp {
     pub size: u64,
     pub mtime_ns: i64,
     pub ctime_ns: i64,
@@ -33,6 +44,7 @@ pub struct Stamp {
 }
 
 /// One case file's record (or a context file's: only its digest is then used).
+#[derive(Clone, Copy)]
 pub struct Entry<'a> {
     pub name: &'a str,
     pub stamp: Stamp,
@@ -46,6 +58,12 @@ pub struct Entry<'a> {
 
 /// A suite's index, borrowing from the bytes it was read from.
 pub struct Index<'a> {
+    pub head: Head<'a>,
+    pub entries: Vec<Entry<'a>>,
+}
+
+/// Everything an index holds but its entries.
+pub struct Head<'a> {
     pub identity: Digest,
     pub root: &'a str,
     /// When the run that wrote it started, in the file system's time (racy entries).
@@ -54,12 +72,37 @@ pub struct Index<'a> {
     pub aggregate: Digest,
     /// The suite's diagnostics that belong to no case file, encoded.
     pub shared: &'a [u8],
-    pub entries: Vec<Entry<'a>>,
+    /// For an index of staged files: the tree their listing was made against.
+    pub staged: Option<StagedBase<'a>>,
 }
 
-impl<'a> Index<'a> {
-    pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + self.entries.len() * 160 + self.shared.len());
+/// What an index of staged files keeps of the tree their listing was made against:
+/// its id, and its blob at every path (below the suite root) where the index differed
+/// from it, sorted by path; at every other path, the tree holds what the entries record.
+pub struct StagedBase<'a> {
+    pub base: ObjectId,
+    pub changes: Vec<(&'a str, Option<ObjectId>)>,
+}
+
+/// Bytes encoded before they are hashed and written out.
+const CHUNK: usize = 1 << 16;
+
+impl Head<'_> {
+    /// Writes the index of this head and `entries` to `sink`, encoded a chunk at a
+    /// time: a run's entries are written as they are made, never whole in memory.
+    pub fn write_to<'e>(
+        &self,
+        entries: impl ExactSizeIterator<Item = Entry<'e>>,
+        sink: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        let mut sum = blake3::Hasher::new();
+        let mut out = Vec::with_capacity(CHUNK + 4096);
+        let mut flush = |out: &mut Vec<u8>| -> std::io::Result<()> {
+            sum.update(out);
+            sink.write_all(out)?;
+            out.clear();
+            Ok(())
+        };
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.identity);
         put_str(&mut out, self.root);
@@ -67,26 +110,66 @@ impl<'a> Index<'a> {
         out.extend_from_slice(&self.context);
         out.extend_from_slice(&self.aggregate);
         put_bytes(&mut out, self.shared);
-        out.extend_from_slice(&(self.entries.len() as u64).to_le_bytes());
-        for e in &self.entries {
+        match &self.staged {
+            None => out.push(0),
+            Some(staged) => {
+                out.push(1);
+                put_id(&mut out, staged.base);
+                out.extend_from_slice(&(staged.changes.len() as u64).to_le_bytes());
+                for (below, old) in &staged.changes {
+                    put_str(&mut out, below);
+                    match old {
+                        Some(id) => {
+                            out.push(1);
+                            put_id(&mut out, *id);
+                        }
+                        None => out.push(0),
+                    }
+                }
+            }
+        }
+        out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+        for e in entries {
             put_str(&mut out, e.name);
-            let s = e.stamp;
-            for n in [
-                s.size,
-                s.mtime_ns as u64,
-                s.ctime_ns as u64,
-                s.inode,
-                s.device,
-            ] {
-                out.extend_from_slice(&n.to_le_bytes());
+            match e.stamp {
+                Stamp::Stat(s) => {
+                    out.push(0);
+                    for n in [
+                        s.size,
+                        s.mtime_ns as u64,
+                        s.ctime_ns as u64,
+                        s.inode,
+                        s.device,
+                    ] {
+                        out.extend_from_slice(&n.to_le_bytes());
+                    }
+                }
+                Stamp::Blob(id) => {
+                    out.push(1);
+                    put_id(&mut out, id);
+                }
             }
             out.extend_from_slice(&e.digest);
             out.push(u8::from(e.only_cases));
             out.extend_from_slice(&e.facts);
             put_bytes(&mut out, e.diagnostics);
+            if out.len() >= CHUNK {
+                flush(&mut out)?;
+            }
         }
-        let sum = blake3::hash(&out);
-        out.extend_from_slice(sum.as_bytes());
+        flush(&mut out)?;
+        sink.write_all(sum.finalize().as_bytes())
+    }
+}
+
+impl<'a> Index<'a> {
+    #[cfg(test)]
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let entries = self.entries.iter().copied();
+        self.head
+            .write_to(entries, &mut out)
+            .expect("writing to memory does not fail");
         out
     }
 
@@ -106,17 +189,38 @@ impl<'a> Index<'a> {
         let context = r.digest()?;
         let aggregate = r.digest()?;
         let shared = r.bytes()?;
+        let staged = match r.take(1)?[0] {
+            0 => None,
+            _ => {
+                let base = r.id()?;
+                let count = usize::try_from(r.u64()?).ok()?;
+                let mut changes = Vec::with_capacity(count.min(r.bytes.len() / 9));
+                for _ in 0..count {
+                    let below = r.str()?;
+                    let old = match r.take(1)?[0] {
+                        0 => None,
+                        _ => Some(r.id()?),
+                    };
+                    changes.push((below, old));
+                }
+                Some(StagedBase { base, changes })
+            }
+        };
         let count = usize::try_from(r.u64()?).ok()?;
         // Each entry takes more than 64 bytes: a count beyond that is corrupt.
         let mut entries = Vec::with_capacity(count.min(body.len() / 64));
         for _ in 0..count {
             let name = r.str()?;
-            let stamp = Stamp {
-                size: r.u64()?,
-                mtime_ns: r.u64()? as i64,
-                ctime_ns: r.u64()? as i64,
-                inode: r.u64()?,
-                device: r.u64()?,
+            let stamp = match r.take(1)?[0] {
+                0 => Stamp::Stat(StatStamp {
+                    size: r.u64()?,
+                    mtime_ns: r.u64()? as i64,
+                    ctime_ns: r.u64()? as i64,
+                    inode: r.u64()?,
+                    device: r.u64()?,
+                }),
+                1 => Stamp::Blob(r.id()?),
+                _ => return None,
             };
             entries.push(Entry {
                 name,
@@ -127,16 +231,21 @@ impl<'a> Index<'a> {
                 diagnostics: r.bytes()?,
             });
         }
-        r.bytes.is_empty().then_some(Index {
+        let head = Head {
             identity: *identity,
             root,
             scanned_ns,
             context,
             aggregate,
             shared,
-            entries,
-        })
+            staged,
+        };
+        r.bytes.is_empty().then_some(Index { head, entries })
     }
+}
+
+fn put_id(out: &mut Vec<u8>, id: ObjectId) {
+    put_bytes(out, id.as_bytes());
 }
 
 fn put_str(out: &mut Vec<u8>, s: &str) {
@@ -177,6 +286,10 @@ impl<'a> Reader<'a> {
     fn bytes(&mut self) -> Option<&'a [u8]> {
         let n = usize::try_from(self.u64()?).ok()?;
         self.take(n)
+    }
+
+    fn id(&mut self) -> Option<ObjectId> {
+        ObjectId::from_bytes(self.bytes()?)
     }
 
     fn str(&mut self) -> Option<&'a str> {
@@ -333,28 +446,29 @@ mod tests {
     use super::*;
 
     fn index(entries: Vec<Entry<'_>>) -> Index<'_> {
-        Index {
+        let head = Head {
             identity: [7; 32],
             root: "suite",
             scanned_ns: 42,
             context: [1; 32],
             aggregate: [2; 32],
             shared: b"",
-            entries,
-        }
+            staged: None,
+        };
+        Index { head, entries }
     }
 
     #[test]
     fn an_index_reads_back_and_refuses_any_damage() {
         let entry = Entry {
             name: "a/b.case",
-            stamp: Stamp {
+            stamp: Stamp::Stat(StatStamp {
                 size: 3,
                 mtime_ns: -5,
                 ctime_ns: 9,
                 inode: 11,
                 device: 13,
-            },
+            }),
             digest: [3; 32],
             only_cases: true,
             facts: [4; 32],
@@ -363,7 +477,7 @@ mod tests {
         let bytes = index(vec![entry]).encode();
         let back = Index::parse(&bytes, &[7; 32]).expect("it reads back");
         assert_eq!(back.entries[0].name, "a/b.case");
-        assert_eq!(back.entries[0].stamp.mtime_ns, -5);
+        assert!(matches!(back.entries[0].stamp, Stamp::Stat(s) if s.mtime_ns == -5));
         assert_eq!(back.entries[0].diagnostics, b"xyz");
         assert!(Index::parse(&bytes, &[8; 32]).is_none(), "another casec");
         for cut in 0..bytes.len() {
@@ -378,6 +492,36 @@ mod tests {
             assert!(
                 Index::parse(&flipped, &[7; 32]).is_none(),
                 "flipped at {at}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_index_of_staged_files_reads_back_with_its_base() {
+        let id = |n: u8| ObjectId::from_bytes(&[n; 20]).expect("20 bytes");
+        let entry = Entry {
+            name: "s/a.case",
+            stamp: Stamp::Blob(id(1)),
+            digest: [3; 32],
+            only_cases: true,
+            facts: [4; 32],
+            diagnostics: b"",
+        };
+        let mut staged = index(vec![entry]);
+        staged.head.staged = Some(StagedBase {
+            base: id(2),
+            changes: vec![("a.case", Some(id(5))), ("gone.case", None)],
+        });
+        let bytes = staged.encode();
+        let back = Index::parse(&bytes, &[7; 32]).expect("it reads back");
+        assert_eq!(back.entries[0].stamp, Stamp::Blob(id(1)));
+        let base = back.head.staged.expect("a base");
+        assert_eq!(base.base, id(2));
+        assert_eq!(base.changes, [("a.case", Some(id(5))), ("gone.case", None)]);
+        for cut in 0..bytes.len() {
+            assert!(
+                Index::parse(&bytes[..cut], &[7; 32]).is_none(),
+                "cut at {cut}"
             );
         }
     }
