@@ -117,13 +117,26 @@ pub fn sort_paths_by<T>(items: &mut [T], path_of: impl Fn(&T) -> &Path) {
         use std::os::unix::ffi::OsStrExt;
         items.sort_by_cached_key(|item| {
             let bytes = path_of(item).as_os_str().as_bytes().iter();
-            bytes
-                .map(|&b| if b == b'/' { 0 } else { b })
-                .collect::<Vec<u8>>()
+            bytes.map(|&b| walk_byte(b)).collect::<Vec<u8>>()
         });
     }
     #[cfg(not(unix))]
     items.sort_by(|a, b| path_of(a).cmp(path_of(b)));
+}
+
+/// The order of [`case_files`] between two normalised `/`-separated paths: by
+/// components, which is by bytes with the separator below every other byte.
+pub fn walk_order(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    let key = |b: &u8| walk_byte(*b);
+    a.iter().map(key).cmp(b.iter().map(key))
+}
+
+fn walk_byte(b: u8) -> u8 {
+    if b == b'/' {
+        0
+    } else {
+        b
+    }
 }
 
 /// The state of one folder walk: what was read, by which path.

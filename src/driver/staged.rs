@@ -94,14 +94,19 @@ pub struct StagedFile<'a> {
 impl StagedFile<'_> {
     /// The file's name in diagnostics: the one the folder walk gives it, shown.
     pub fn name(&self, shown_root: &str) -> String {
-        let mut name = String::with_capacity(shown_root.len() + self.below.len());
-        name.push_str(shown_root);
-        name.push_str(&self.below);
-        match name.contains('\\') {
-            // `load::display` turns a backslash into a separator.
-            true => load::display(Path::new(&name)),
-            false => name,
-        }
+        name_of(shown_root, &self.below)
+    }
+}
+
+/// The name in diagnostics of the file `below` the root shown as `shown_root`.
+pub fn name_of(shown_root: &str, below: &str) -> String {
+    let mut name = String::with_capacity(shown_root.len() + below.len());
+    name.push_str(shown_root);
+    name.push_str(below);
+    match name.contains('\\') {
+        // `load::display` turns a backslash into a separator.
+        true => load::display(Path::new(&name)),
+        false => name,
     }
 }
 
@@ -267,18 +272,13 @@ pub fn find_in_walk_order(files: &[StagedFile], below: &str) -> Result<usize, us
     files.binary_search_by(|file| walk_order_of(&file.below, below))
 }
 
-/// The order of the folder walk: by components, which is by bytes with the separator
-/// below every other byte.
+/// The order of the folder walk ([`load::walk_order`]).
 fn walk_order(a: &StagedFile, b: &StagedFile) -> std::cmp::Ordering {
     walk_order_of(&a.below, &b.below)
 }
 
 pub fn walk_order_of(a: &str, b: &str) -> std::cmp::Ordering {
-    let key = |c: &u8| if *c == b'/' { 0 } else { *c };
-    a.as_bytes()
-        .iter()
-        .map(key)
-        .cmp(b.as_bytes().iter().map(key))
+    load::walk_order(a.as_bytes(), b.as_bytes())
 }
 
 /// What a path of the index is to a check of the suite.
@@ -445,13 +445,7 @@ pub fn read_file(path: &Path) -> Result<String, Diagnostic> {
     let object = format!(":./{}", name.unwrap_or_default());
     let bytes = git(load::parent_or_dot(path), &["cat-file", "blob", &object])
         .map_err(|d| d.at_path(load::display(path)))?;
-    String::from_utf8(bytes).map_err(|_| {
-        git_error(
-            path,
-            "the staged file is not UTF-8",
-            "save the file as UTF-8 and `git add` it",
-        )
-    })
+    String::from_utf8(bytes).map_err(|e| load::not_utf8(&load::display(path), &e))
 }
 
 /// Reads blobs through one `git cat-file --batch`, started when first needed.
@@ -472,12 +466,6 @@ impl Blobs {
             root: root.to_path_buf(),
             process: Mutex::new(None),
         }
-    }
-
-    /// The content of the blob `id`; `None` if git cannot give it (the caller reports
-    /// the file as unreadable).
-    pub fn read(&self, id: ObjectId) -> Option<Vec<u8>> {
-        self.read_all(&[id]).pop().flatten()
     }
 
     /// The contents of the blobs `ids`, asked for all at once (a writer thread feeds

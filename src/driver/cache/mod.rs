@@ -126,8 +126,8 @@ fn check_staged(root: &Path, cache: Option<&Path>) -> Checked {
         .as_ref()
         .and_then(|s| fs::read(&s.path).ok())
         .unwrap_or_default();
+    // An index of the working tree is another file: its stat stamps never match a blob.
     let old = store.as_ref().and_then(|s| s.parse(&bytes));
-    let old = old.filter(|i| i.entries.iter().all(|e| matches!(e.stamp, Stamp::Blob(_))));
     let blobs = staged::Blobs::new(root);
     if let Some(checked) = old.as_ref().and_then(|old| quick_staged(root, old, &blobs)) {
         crate::driver::leave_to_exit(old);
@@ -203,15 +203,7 @@ fn uncached_staged(root: &Path, listing: &staged::Listing, blobs: &staged::Blobs
         };
         let name = file.name(&shown_root);
         match String::from_utf8(bytes) {
-            Ok(text) => sources.push(Source {
-                role: match name == suite_name {
-                    true => Role::SuiteFile,
-                    false => Role::Member,
-                },
-                name,
-                text,
-                disk: None,
-            }),
+            Ok(text) => sources.push(suite_source(name, text, &suite_name)),
             Err(e) => diagnostics.push(load::not_utf8(&name, &e)),
         }
     }
@@ -256,11 +248,7 @@ fn quick_staged(root: &Path, old: &Index, blobs: &staged::Blobs) -> Option<Check
     let shown_root = staged::shown_root(root);
     let mut changed: Vec<(usize, ObjectId)> = Vec::new();
     for (below, blob) in now {
-        let file = staged::StagedFile {
-            below: Cow::Borrowed(below),
-            blob: blob.unwrap_or_default(),
-        };
-        let name = file.name(&shown_root);
+        let name = staged::name_of(&shown_root, below);
         let at = old
             .entries
             .binary_search_by(|e| staged::walk_order_of(e.name, &name));
@@ -282,10 +270,7 @@ fn quick_staged(root: &Path, old: &Index, blobs: &staged::Blobs) -> Option<Check
     let context: Vec<usize> = (0..old.entries.len())
         .filter(|&at| !old.entries[at].only_cases)
         .collect();
-    let blob_of = |at: usize| match old.entries[at].stamp {
-        Stamp::Blob(blob) => Some(blob),
-        Stamp::Stat(_) => None,
-    };
+    let blob_of = |at: usize| old.entries[at].stamp.blob();
     // The texts of the context and of the changed files, asked of git at once.
     let mut wanted: Vec<(usize, ObjectId)> = Vec::with_capacity(context.len() + changed.len());
     for &at in &context {
@@ -303,17 +288,8 @@ fn quick_staged(root: &Path, old: &Index, blobs: &staged::Blobs) -> Option<Check
     let sources = which
         .iter()
         .map(|&at| {
-            let name = old.entries[at].name;
-            Source {
-                name: name.to_string(),
-                text: texts[&at].to_string(),
-                role: if name == suite_name {
-                    Role::SuiteFile
-                } else {
-                    Role::Member
-                },
-                disk: None,
-            }
+            let name = old.entries[at].name.to_string();
+            suite_source(name, texts[&at].to_string(), &suite_name)
         })
         .collect();
     let mut recheck = Recheck::default();
@@ -379,9 +355,7 @@ fn known_base<'a>(old: &Index<'a>, root: &Path) -> Option<staged::KnownBase<'a>>
     let prefix = staged::shown_root(root);
     let mut files = Vec::with_capacity(old.entries.len());
     for entry in &old.entries {
-        let Stamp::Blob(blob) = entry.stamp else {
-            return None;
-        };
+        let blob = entry.stamp.blob()?;
         let below = Cow::Borrowed(entry.name.strip_prefix(prefix.as_str())?);
         files.push(staged::StagedFile { below, blob });
     }
@@ -394,6 +368,20 @@ fn known_base<'a>(old: &Index<'a>, root: &Path) -> Option<staged::KnownBase<'a>>
         base: staged.base,
         files,
     })
+}
+
+/// A file of the suite as a source: the suite file when it is `suite_name`.
+fn suite_source(name: String, text: String, suite_name: &str) -> Source {
+    let role = match name == suite_name {
+        true => Role::SuiteFile,
+        false => Role::Member,
+    };
+    Source {
+        name,
+        text,
+        role,
+        disk: None,
+    }
 }
 
 /// A suite's check that could not start: the one diagnostic that says why.
@@ -482,10 +470,7 @@ impl Seen {
 
     /// The blob of a staged file.
     fn blob(&self) -> Option<ObjectId> {
-        match self.stamp {
-            Stamp::Blob(id) => Some(id),
-            Stamp::Stat(_) => None,
-        }
+        self.stamp.blob()
     }
 }
 
@@ -611,7 +596,7 @@ impl Survey {
                 }
                 // Read with the others through one request to git, below.
                 _ if matches!(stamp, Stamp::Blob(_)) => return Some((seen, entry)),
-                _ => seen.take_text(survey.read_file(&seen)?),
+                _ => seen.take_text(survey.read_walked(&seen)?),
             }
             settle(&mut seen, entry);
             Some((seen, entry))
@@ -647,15 +632,10 @@ impl Survey {
         Some(survey)
     }
 
-    /// The text of a file of the survey, from the folder or from git; `None` if it
-    /// cannot be read or is not UTF-8.
-    fn read_file(&self, seen: &Seen) -> Option<Arc<str>> {
-        let bytes = match (seen.stamp, &self.blobs) {
-            (Stamp::Blob(id), Some(blobs)) => blobs.read(id)?,
-            (Stamp::Blob(_), None) => return None,
-            (Stamp::Stat(_), _) => fs::read(self.walked.get(seen.at)?).ok()?,
-        };
-        utf8(bytes)
+    /// The text of a file of the folder walk; `None` if it cannot be read or is not
+    /// UTF-8. (Staged files are read in batches, through [`staged::Blobs::read_all`].)
+    fn read_walked(&self, seen: &Seen) -> Option<Arc<str>> {
+        utf8(fs::read(self.walked.get(seen.at)?).ok()?)
     }
 
     /// The check of the survey through the index `old` of the last run: warm when the
@@ -789,7 +769,7 @@ impl Survey {
                 texts.into_iter().map(|t| t.and_then(utf8)).collect()
             }
             None => crate::parallel::map(&missing, missing.len() >= PARALLEL_FROM_FILES, |&i| {
-                self.read_file(&self.seen[i])
+                self.read_walked(&self.seen[i])
             }),
         };
         if texts.len() != missing.len() {
@@ -815,16 +795,8 @@ impl Survey {
             .iter()
             .map(|&i| {
                 let seen = &self.seen[i];
-                let role = match seen.name == self.suite_name {
-                    true => Role::SuiteFile,
-                    false => Role::Member,
-                };
-                Source {
-                    name: seen.name.clone(),
-                    text: seen.text.as_deref().unwrap_or_default().to_string(),
-                    role,
-                    disk: None,
-                }
+                let text = seen.text.as_deref().unwrap_or_default().to_string();
+                suite_source(seen.name.clone(), text, &self.suite_name)
             })
             .collect()
     }

@@ -33,6 +33,16 @@ pub enum Stamp {
     Blob(ObjectId),
 }
 
+impl Stamp {
+    /// The blob of a staged file's stamp.
+    pub fn blob(self) -> Option<ObjectId> {
+        match self {
+            Stamp::Blob(id) => Some(id),
+            Stamp::Stat(_) => None,
+        }
+    }
+}
+
 /// The `stat` fields of a file that change when it is written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StatStamp {
