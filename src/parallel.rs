@@ -4,8 +4,18 @@
 //! resolving and checking its cases; on a machine with several cores they take most of
 //! a build. Results always come back in the order of the input, so nothing downstream
 //! depends on the threads.
+//!
+//! Work is handed out in batches, several per core, each worker taking the next one
+//! (the calling thread is a worker too): cases differ in cost (one category's carry
+//! more text), and a fixed half per core would leave one core idle while the other
+//! finishes its harder half. The master writer streams ([`map_streamed`]): cases are
+//! rendered on the other cores while it copies out the ones before. `each_part` gives
+//! every part a thread of its own, for work that waits (a judge's requests) rather than
+//! computes.
 
-use std::sync::Mutex;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 /// Stack of each worker: the main thread's usual size, so that the nesting depth
 /// pest's stack guard accepts does not depend on which thread parses a file.
@@ -26,37 +36,268 @@ pub fn part_count() -> usize {
         .unwrap_or_else(cores)
 }
 
-/// `f` applied to every item, on several threads when `worth_threads` (the caller
-/// knows whether there is enough work to repay starting them).
-pub fn map<T: Sync, R: Send>(
-    items: &[T],
+/// How many batches each worker gets on average. Work is handed out a batch at a time,
+/// so a worker whose batches cost more (one category's cases carry more text than
+/// another's) is helped by the others instead of finishing alone while they idle.
+const BATCHES_PER_WORKER: usize = 8;
+
+/// Below this many items a batch is not split further: handing out a batch costs a
+/// lock, which must stay small beside the work in it.
+const MIN_BATCH: usize = 8;
+
+/// `f` applied to every item, on every core when `worth_threads` (the caller knows
+/// whether there is enough work to repay starting threads); results in item order.
+pub fn map<'a, T: Sync, R: Send>(
+    items: &'a [T],
     worth_threads: bool,
-    f: impl Fn(&T) -> R + Sync,
+    f: impl Fn(&'a T) -> R + Sync,
 ) -> Vec<R> {
-    map_chunks(items, worth_threads, |part| {
-        part.iter().map(&f).collect::<Vec<R>>()
+    map_with(items, worth_threads, || (), |(), item| f(item))
+}
+
+/// `f` applied to every item with a state of the worker it runs on, made by `init`
+/// once per worker: for work that keeps what earlier items shared (a cache of texts
+/// split into words). A worker takes batches in item order, so its state has only seen
+/// items before the current one. Results in item order.
+pub fn map_with<'a, T: Sync, S, R: Send>(
+    items: &'a [T],
+    worth_threads: bool,
+    init: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &'a T) -> R + Sync,
+) -> Vec<R> {
+    let workers = workers_for(worth_threads);
+    let batches: Vec<&'a [T]> = items.chunks(batch_size(items.len(), workers)).collect();
+    pooled(batches.len(), workers, init, |state, i| {
+        batches[i]
+            .iter()
+            .map(|item| f(state, item))
+            .collect::<Vec<R>>()
     })
     .into_iter()
     .flatten()
     .collect()
 }
 
-/// `f` applied to consecutive chunks of `items`, one chunk per core when
-/// `worth_threads`, else to all the items at once; results in chunk order (and may
-/// borrow from the items). For work that keeps state from item to item, such as a
-/// cache of what earlier items shared.
-pub fn map_chunks<'a, T: Sync, R: Send>(
-    items: &'a [T],
-    worth_threads: bool,
-    f: impl Fn(&'a [T]) -> R + Sync,
+/// `f` applied to consecutive batches of `items`, each moved into it (so that what an
+/// item holds can be dropped as soon as it is done), on up to `workers` threads (`1`:
+/// on the calling thread, all at once); results in batch order.
+pub fn map_batches<T: Send, R: Send>(
+    items: Vec<T>,
+    workers: usize,
+    f: impl Fn(Vec<T>) -> R + Sync,
 ) -> Vec<R> {
-    if !worth_threads || items.is_empty() {
-        return vec![f(items)];
-    }
-    each_part(
-        items.chunks(part_size(items.len(), part_count())).collect(),
-        f,
+    let batch = batch_size(items.len(), workers);
+    let slots: Vec<Mutex<Option<Vec<T>>>> = chunks_owned(items, batch)
+        .into_iter()
+        .map(|b| Mutex::new(Some(b)))
+        .collect();
+    pooled(
+        slots.len(),
+        workers,
+        || (),
+        |(), i| f(lock(&slots[i]).take().unwrap_or_default()),
     )
+}
+
+/// How many workers to use: every core when threads are worth it, else one.
+fn workers_for(worth_threads: bool) -> usize {
+    if worth_threads {
+        part_count()
+    } else {
+        1
+    }
+}
+
+/// The size of the batches `len` items are handed out to `workers` in: all at once for
+/// one worker.
+fn batch_size(len: usize, workers: usize) -> usize {
+    if workers < 2 {
+        return len.max(1);
+    }
+    len.div_ceil(workers * BATCHES_PER_WORKER).max(MIN_BATCH)
+}
+
+/// `items` in consecutive batches of `size` (the last may be smaller), in order.
+fn chunks_owned<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
+    let mut out = Vec::with_capacity(items.len().div_ceil(size.max(1)));
+    let mut items = items.into_iter();
+    loop {
+        let batch: Vec<T> = items.by_ref().take(size.max(1)).collect();
+        if batch.is_empty() {
+            return out;
+        }
+        out.push(batch);
+    }
+}
+
+/// `run` applied to each task `0..tasks` on up to `workers` threads (the calling
+/// thread among them), each taking the next task not yet taken and keeping a state
+/// made by `init`; results in task order. A panic in `run` is resumed here.
+fn pooled<S, R: Send>(
+    tasks: usize,
+    workers: usize,
+    init: impl Fn() -> S + Sync,
+    run: impl Fn(&mut S, usize) -> R + Sync,
+) -> Vec<R> {
+    let workers = workers.min(tasks);
+    if workers < 2 {
+        let mut state = init();
+        return (0..tasks).map(|i| run(&mut state, i)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut state = init();
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= tasks {
+                return done;
+            }
+            done.push((i, run(&mut state, i)));
+        }
+    };
+    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..workers)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(WORKER_STACK_BYTES)
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        // The calling thread works too; a helper that could not start leaves its share
+        // to the others.
+        let mut done = work();
+        for helper in helpers {
+            match helper.join() {
+                Ok(theirs) => done.extend(theirs),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        done
+    });
+    done.sort_unstable_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
+}
+
+/// Batches of items waiting for [`map_streamed`]'s consumer, at most this many per
+/// worker: enough that the workers never wait on a consumer that keeps up, few enough
+/// that what waits stays small.
+const STREAM_AHEAD_PER_WORKER: usize = 4;
+
+/// What [`map_streamed`]'s workers and its consumer share.
+struct Stream<R> {
+    /// The next batch to render.
+    next: usize,
+    /// The batches the consumer has taken.
+    taken: usize,
+    /// Rendered batches not yet taken, by index.
+    ready: BTreeMap<usize, Vec<R>>,
+    /// The consumer stopped, or a worker panicked: no more batches.
+    stop: bool,
+}
+
+/// `render` applied to every item on up to [`part_count`] other threads, in batches of
+/// `batch`, while the calling thread `consume`s the results in item order as they come:
+/// a writer that copies rendered text out while the next is rendered. At most a few
+/// batches per worker wait ahead of the consumer, so memory does not grow with
+/// `items`. Stops at `consume`'s first error, which it returns; a panic in `render`
+/// is resumed here. On one core, renders and consumes each item in turn.
+pub fn map_streamed<T: Sync, R: Send, E>(
+    items: &[T],
+    batch: usize,
+    render: impl Fn(&T) -> R + Sync,
+    mut consume: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
+    let workers = part_count();
+    let batches: Vec<&[T]> = items.chunks(batch.max(1)).collect();
+    if workers < 2 || batches.len() < 2 {
+        return items.iter().try_for_each(|item| consume(render(item)));
+    }
+    let ahead = workers * STREAM_AHEAD_PER_WORKER;
+    let shared = Mutex::new(Stream {
+        next: 0,
+        taken: 0,
+        ready: BTreeMap::new(),
+        stop: false,
+    });
+    let changed = Condvar::new();
+    let work = || {
+        // Whatever ends this worker (a panic included) wakes the consumer.
+        let _wake = StopOnPanic(&shared, &changed);
+        loop {
+            let i = {
+                let mut s = lock(&shared);
+                while !s.stop && s.next < batches.len() && s.next >= s.taken + ahead {
+                    s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
+                }
+                if s.stop || s.next >= batches.len() {
+                    return;
+                }
+                s.next += 1;
+                s.next - 1
+            };
+            let rendered: Vec<R> = batches[i].iter().map(&render).collect();
+            lock(&shared).ready.insert(i, rendered);
+            changed.notify_all();
+        }
+    };
+    std::thread::scope(|scope| {
+        let helpers: Vec<_> = (0..workers)
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(WORKER_STACK_BYTES)
+                    .spawn_scoped(scope, work)
+                    .ok()
+            })
+            .collect();
+        if helpers.is_empty() {
+            return items.iter().try_for_each(|item| consume(render(item)));
+        }
+        let result = (0..batches.len()).try_for_each(|i| {
+            let rendered = {
+                let mut s = lock(&shared);
+                loop {
+                    if let Some(rendered) = s.ready.remove(&i) {
+                        s.taken = i + 1;
+                        break Some(rendered);
+                    }
+                    if s.stop {
+                        break None;
+                    }
+                    s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            changed.notify_all();
+            // No batch and stopped: a worker panicked, which the scope resumes.
+            rendered.into_iter().flatten().try_for_each(&mut consume)
+        });
+        lock(&shared).stop = true;
+        changed.notify_all();
+        for helper in helpers {
+            if let Err(panic) = helper.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        result
+    })
+}
+
+/// Sets a stream's `stop` when a worker ends by a panic, and wakes the consumer.
+struct StopOnPanic<'a, R>(&'a Mutex<Stream<R>>, &'a Condvar);
+
+impl<R> Drop for StopOnPanic<'_, R> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            lock(self.0).stop = true;
+            self.1.notify_all();
+        }
+    }
+}
+
+/// A lock on `m`, even if a thread panicked holding it (the data is only ever whole).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// `items` as at most `parts` consecutive parts of (nearly) equal size, in order; one
@@ -114,7 +355,9 @@ pub fn each_part<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(P) -> R + Sync) -> 
 
 #[cfg(test)]
 mod tests {
-    use super::{each_part, map, map_chunks, split};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::{each_part, map, map_batches, map_streamed, map_with, part_count, split};
 
     #[test]
     fn results_keep_the_input_order() {
@@ -127,14 +370,104 @@ mod tests {
     }
 
     #[test]
-    fn chunks_cover_the_items_in_order() {
+    fn a_workers_state_has_seen_only_earlier_items() {
         let items: Vec<usize> = (0..1001).collect();
+        let starts = AtomicUsize::new(0);
         for worth_threads in [false, true] {
-            let chunks = map_chunks(&items, worth_threads, <[usize]>::to_vec);
-            assert_eq!(chunks.concat(), items);
+            let seen = map_with(
+                &items,
+                worth_threads,
+                || {
+                    starts.fetch_add(1, Ordering::Relaxed);
+                    None::<usize>
+                },
+                |last, &n| {
+                    let before = last.replace(n);
+                    assert!(before.is_none_or(|b| b < n), "{before:?} then {n}");
+                    n
+                },
+            );
+            assert_eq!(seen, items);
         }
-        let empty = map_chunks(&[] as &[usize], true, <[usize]>::len);
-        assert_eq!(empty, [0]);
+        // One state per worker, not per batch.
+        assert!(starts.load(Ordering::Relaxed) <= 1 + part_count());
+    }
+
+    #[test]
+    fn batches_take_every_item_once_in_order() {
+        for workers in [1, 2, 3, 8] {
+            for len in [0, 1, 7, 100, 1001] {
+                let items: Vec<String> = (0..len).map(|i| i.to_string()).collect();
+                let batches = map_batches(items.clone(), workers, |batch| batch);
+                assert_eq!(batches.concat(), items, "{len} items on {workers} workers");
+                if workers == 1 {
+                    assert_eq!(batches.len(), usize::from(len > 0));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_stream_is_consumed_in_order() {
+        let items: Vec<usize> = (0..5000).collect();
+        for batch in [1, 64, 10_000] {
+            let mut out = Vec::new();
+            let done: Result<(), ()> = map_streamed(
+                &items,
+                batch,
+                |n| n * 3,
+                |n| {
+                    out.push(n);
+                    Ok(())
+                },
+            );
+            assert_eq!(done, Ok(()));
+            assert_eq!(out, items.iter().map(|n| n * 3).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_stream_stops_at_the_consumers_first_error() {
+        let items: Vec<usize> = (0..5000).collect();
+        let rendered = AtomicUsize::new(0);
+        let mut consumed = 0;
+        let done = map_streamed(
+            &items,
+            8,
+            |&n| {
+                rendered.fetch_add(1, Ordering::Relaxed);
+                n
+            },
+            |n| {
+                consumed += 1;
+                if n == 100 {
+                    Err(n)
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(done, Err(100));
+        assert_eq!(consumed, 101);
+        // Workers render a few batches ahead at most, not the rest of the items.
+        assert!(rendered.load(Ordering::Relaxed) < 1000);
+    }
+
+    #[test]
+    fn a_panic_while_streaming_is_resumed() {
+        let items: Vec<usize> = (0..5000).collect();
+        let run = std::panic::AssertUnwindSafe(|| {
+            map_streamed(
+                &items,
+                8,
+                |&n| {
+                    assert_ne!(n, 777, "render fails");
+                    n
+                },
+                |_| Ok::<(), ()>(()),
+            )
+        });
+        assert!(std::panic::catch_unwind(run).is_err());
     }
 
     #[test]

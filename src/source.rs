@@ -21,6 +21,10 @@ pub struct Span {
     pub end: u32,
 }
 
+/// A set of spans. Spans are hashed often (each text of each case, to see it once) and
+/// come from the sources, not from an adversary: a fast hash, not a DoS-resistant one.
+pub type SpanSet = std::collections::HashSet<Span, foldhash::fast::FixedState>;
+
 /// The lines of `text` that are not blank, each with its span in `file` (up to its last
 /// character that is not a space): how line-by-line inputs (traces, overrides) are read.
 pub fn nonblank_lines(file: FileId, text: &str) -> impl Iterator<Item = (Span, &str)> + '_ {

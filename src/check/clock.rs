@@ -17,16 +17,16 @@ use chrono_tz::Tz;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Case, Text};
-use crate::source::{SourceDb, Span};
+use crate::source::{SourceDb, Span, SpanSet};
 
 use super::words;
 
 /// What has been checked so far in a run.
 #[derive(Default)]
 pub struct Clocks {
-    clocks: HashSet<Span>,
-    zones: HashSet<Span>,
-    pairs: HashSet<(Span, Span)>,
+    clocks: SpanSet,
+    zones: SpanSet,
+    pairs: HashSet<(Span, Span), foldhash::fast::FixedState>,
 }
 
 /// The case clock as a time with its written offset, when it is valid.

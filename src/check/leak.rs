@@ -238,19 +238,19 @@ impl Guard {
         let mut done: HashSet<Vec<TextKey>, FixedState> = HashSet::default();
         // Most cases inherit what an earlier case did: their inherited texts (and the
         // tools and turns their bundle shows) tell, before their sides are built. The
-        // first case of each, found on all cores: each chunk keeps its own first ones,
-        // and the first of those in case order is the first in the suite.
+        // first case of each, found on all cores: each worker keeps the first ones it
+        // sees (it sees cases in order), and the first of those in case order is the
+        // first in the suite.
         let worth_threads = suite.cases.len() >= super::PARALLEL_FROM_CASES;
-        let firsts = crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
-            let mut seen: HashSet<Inherits, FixedState> = HashSet::default();
-            cases
-                .iter()
-                .filter_map(|case| {
-                    let inherits = inherits(suite, case);
-                    seen.insert(inherits.clone()).then_some((case, inherits))
-                })
-                .collect::<Vec<_>>()
-        });
+        let firsts = crate::parallel::map_with(
+            &suite.cases,
+            worth_threads,
+            HashSet::<Inherits, FixedState>::default,
+            |seen, case| {
+                let inherits = inherits(suite, case);
+                seen.insert(inherits.clone()).then_some((case, inherits))
+            },
+        );
         let mut seen: HashSet<Inherits, FixedState> = HashSet::default();
         for (case, inherits) in firsts.into_iter().flatten() {
             if !seen.insert(inherits) {

@@ -39,14 +39,14 @@ mod weekday;
 mod words;
 pub mod world;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use crate::diag::Diagnostic;
 use crate::model::shape::{FieldDecl, Visibility};
 use crate::model::texts::{case_texts, suite_texts, Labelled};
 use crate::model::{Case, Suite, Text};
 use crate::scope::Scope;
-use crate::source::{FileId, Origin, SourceDb, Span};
+use crate::source::{FileId, Origin, SourceDb, Span, SpanSet};
 
 /// Suites from this many cases check their cases on all cores.
 const PARALLEL_FROM_CASES: usize = 256;
@@ -81,11 +81,13 @@ pub fn check(
         return out;
     }
     let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
-    for own in
-        crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| check_own(cases, &cx))
-    {
-        out.extend(own.into_iter().flatten());
-    }
+    let own = crate::parallel::map_with(
+        &suite.cases,
+        worth_threads,
+        leak::Guard::default,
+        |leaks, case| check_own(case, &cx, leaks),
+    );
+    out.extend(own.into_iter().flatten());
     out
 }
 
@@ -124,11 +126,12 @@ impl CheckCache {
         // A first run checks every case: on all cores, as a run without a cache does.
         let cases: Vec<&Case> = changed.iter().map(|&i| &suite.cases[i]).collect();
         let worth_threads = cases.len() >= PARALLEL_FROM_CASES;
-        let checked = crate::parallel::map_chunks(&cases, worth_threads, |cases| {
-            check_own(cases.iter().copied(), cx)
-        })
-        .into_iter()
-        .flatten();
+        let checked = crate::parallel::map_with(
+            &cases,
+            worth_threads,
+            leak::Guard::default,
+            |leaks, case| check_own(case, cx, leaks),
+        );
         for (i, own) in changed.into_iter().zip(checked) {
             self.cases.insert(keys[i].clone(), own);
         }
@@ -173,25 +176,25 @@ fn check_shared(cx: &Cx, out: &mut Vec<Diagnostic>) {
     for labelled in suite_texts(suite) {
         hygiene.check(suite, &labelled, db, out);
     }
-    // The texts each case inherits, on all cores: each chunk of cases keeps a text at
-    // its first case only, so the checks below, which keep the first of each text in
-    // the whole run, see every text's first case as a run in order would.
+    // The texts each case inherits, on all cores: each worker keeps a text at the
+    // first case it sees it in only (it sees cases in order), so the checks below,
+    // which keep the first of each text in the whole run, see every text's first case
+    // as a run in order would.
     let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
-    let inherited = crate::parallel::map_chunks(&suite.cases, worth_threads, |cases| {
-        let mut seen = HashSet::new();
-        cases
-            .iter()
-            .map(|case| {
-                let mut texts = case_texts(suite, case);
-                texts.retain(|t| !written_in(case, t.text.span) && seen.insert(t.text.span));
-                // Most cases keep none: all their lists are held until the checks run.
-                texts.shrink_to_fit();
-                texts
-            })
-            .collect::<Vec<_>>()
-    });
+    let inherited = crate::parallel::map_with(
+        &suite.cases,
+        worth_threads,
+        SpanSet::default,
+        |seen, case| {
+            let mut texts = case_texts(suite, case);
+            texts.retain(|t| !written_in(case, t.text.span) && seen.insert(t.text.span));
+            // Most cases keep none: all their lists are held until the checks run.
+            texts.shrink_to_fit();
+            texts
+        },
+    );
     let mut clocks = clock::Clocks::default();
-    for (case, texts) in suite.cases.iter().zip(inherited.into_iter().flatten()) {
+    for (case, texts) in suite.cases.iter().zip(inherited) {
         clocks.check(case, db, out);
         for labelled in &texts {
             hygiene.check(suite, labelled, db, out);
@@ -199,31 +202,26 @@ fn check_shared(cx: &Cx, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Each case's own diagnostics, less those it allows. Independent of the other cases
-/// (a leak guard only remembers inherited texts to split them once), so a suite's
-/// cases can be checked in chunks on several threads.
-fn check_own<'a>(cases: impl IntoIterator<Item = &'a Case>, cx: &Cx) -> Vec<Vec<Diagnostic>> {
+/// A case's own diagnostics, less those it allows. Independent of the other cases (a
+/// leak guard only remembers inherited texts to split them once), so a suite's cases
+/// can be checked on several threads, a guard each.
+fn check_own(case: &Case, cx: &Cx, leaks: &mut leak::Guard) -> Vec<Diagnostic> {
     let (suite, db) = (cx.suite, cx.db);
-    let mut leaks = leak::Guard::default();
-    let mut out = Vec::new();
-    for case in cases {
-        let mut own = Vec::new();
-        let texts = case_texts(suite, case);
-        check_case(case, suite, &texts, db, &mut own);
-        world::check_case(case, suite, &texts, db, &mut own);
-        leaks.check(suite, case, &texts, &cx.hidden, db, &mut own);
-        let mut seen = HashSet::new();
-        for labelled in &texts {
-            let text = labelled.text.as_ref();
-            if written_in(case, text.span) && seen.insert(text.span) {
-                prose::check(text, db, declared_field(suite, labelled.field), &mut own);
-            }
+    let mut own = Vec::new();
+    let texts = case_texts(suite, case);
+    check_case(case, suite, &texts, db, &mut own);
+    world::check_case(case, suite, &texts, db, &mut own);
+    leaks.check(suite, case, &texts, &cx.hidden, db, &mut own);
+    let mut seen = SpanSet::default();
+    for labelled in &texts {
+        let text = labelled.text.as_ref();
+        if written_in(case, text.span) && seen.insert(text.span) {
+            prose::check(text, db, declared_field(suite, labelled.field), &mut own);
         }
-        let mut reported = Vec::new();
-        allow::apply(case, own, cx.stopped.within(case.extent), &mut reported);
-        out.push(reported);
     }
-    out
+    let mut reported = Vec::new();
+    allow::apply(case, own, cx.stopped.within(case.extent), &mut reported);
+    reported
 }
 
 /// Where earlier phases reported errors, to tell which cases lost checks to them.
@@ -286,7 +284,7 @@ fn check_case(
 /// it, and its own tests keep it clean).
 #[derive(Default)]
 struct Hygiene {
-    seen: HashSet<Span>,
+    seen: SpanSet,
 }
 
 impl Hygiene {
@@ -327,7 +325,7 @@ fn written_texts<'t>(
     texts: &'t [Labelled],
     keep: impl Fn(&Labelled) -> bool,
 ) -> Vec<&'t Text> {
-    let mut seen = HashSet::new();
+    let mut seen = SpanSet::default();
     texts
         .iter()
         .filter(|t| keep(t) && written_in(case, t.text.span) && seen.insert(t.text.span))
@@ -355,10 +353,10 @@ mod tests {
         Compilation::resolve_sources(files)
     }
 
-    /// Threads get consecutive chunks of cases: what a case reports must not depend on
-    /// where its chunk starts.
+    /// Workers take batches of cases, each with a leak guard that has seen some earlier
+    /// batches: what a case reports must not depend on what its guard saw before.
     #[test]
-    fn checking_cases_in_chunks_reports_what_checking_them_together_does() {
+    fn checking_cases_in_batches_reports_what_checking_them_together_does() {
         let compilation = rule_breaking_suite(120);
         let suite = compilation.suite.as_ref().expect("the suite resolves");
         let db = &compilation.db;
@@ -369,15 +367,29 @@ mod tests {
             stopped: Stopped::new(&compilation.diagnostics),
             hidden: suite_hidden.prepare(suite),
         };
-        let together: Vec<Diagnostic> = check_own(&suite.cases, &cx).concat();
+        let mut guard = leak::Guard::default();
+        let together: Vec<Diagnostic> = suite
+            .cases
+            .iter()
+            .flat_map(|case| check_own(case, &cx, &mut guard))
+            .collect();
         assert!(together.len() > 100, "the corpus breaks rules");
-        for chunk in [1, 7, 64] {
+        for (batch, workers) in [(1, 1), (7, 1), (7, 2), (64, 3)] {
+            let mut guards: Vec<leak::Guard> =
+                (0..workers).map(|_| leak::Guard::default()).collect();
             let split: Vec<Diagnostic> = suite
                 .cases
-                .chunks(chunk)
-                .flat_map(|cases| check_own(cases, &cx).concat())
+                .chunks(batch)
+                .enumerate()
+                .flat_map(|(k, cases)| {
+                    let guard = &mut guards[k % workers];
+                    cases
+                        .iter()
+                        .flat_map(|case| check_own(case, &cx, guard))
+                        .collect::<Vec<_>>()
+                })
                 .collect();
-            assert_eq!(split, together, "chunks of {chunk}");
+            assert_eq!(split, together, "batches of {batch} on {workers} workers");
         }
     }
 }

@@ -32,6 +32,7 @@ pub mod tokens;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Arc;
 
 use foldhash::fast::FixedState;
 
@@ -94,9 +95,9 @@ pub fn reading_order<W, T: Borrow<Text>>(case: &Case, texts: Vec<(W, T)>) -> Vec
         .chain(case.conversation.iter().map(|turn| &turn.content))
         .collect();
     let place = |t: &Text| {
-        conversation
-            .iter()
-            .position(|c| c.span == t.span && c.value == t.value)
+        conversation.iter().position(|c| {
+            c.span == t.span && (Arc::ptr_eq(&c.value, &t.value) || c.value == t.value)
+        })
     };
     let mut texts: Vec<(Option<usize>, (W, T))> = texts
         .into_iter()

@@ -64,6 +64,47 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || is_combining_mark(c) || is_ignorable(c)
 }
 
+/// A text being split into words, a character at a time.
+struct Splitter<'t> {
+    text: &'t str,
+    words: Vec<Word>,
+    scratch: String,
+    /// Where the whitespace-free chunk being read starts.
+    chunk_start: Option<usize>,
+}
+
+impl Splitter<'_> {
+    /// Reads the character `c` at byte `i`.
+    #[inline]
+    fn step(&mut self, i: usize, c: char) {
+        if !c.is_whitespace() {
+            self.chunk_start.get_or_insert(i);
+            return;
+        }
+        if let Some(s) = self.chunk_start.take() {
+            split_chunk(self.text, s, i, &mut self.scratch, &mut self.words);
+        }
+        if c == '\n' {
+            self.end_sentence();
+        }
+    }
+
+    fn end_sentence(&mut self) {
+        if let Some(last) = self.words.last_mut() {
+            last.ends_sentence = true;
+        }
+    }
+
+    fn finish(mut self) -> Tokens {
+        if let Some(s) = self.chunk_start.take() {
+            let end = self.text.len();
+            split_chunk(self.text, s, end, &mut self.scratch, &mut self.words);
+        }
+        self.end_sentence();
+        Tokens { words: self.words }
+    }
+}
+
 /// Adds the words of the whitespace-free chunk `text[from..to]`: the chunk as one word
 /// if it is a path, else its runs of word characters.
 fn split_chunk(text: &str, from: usize, to: usize, scratch: &mut String, words: &mut Vec<Word>) {
@@ -81,6 +122,10 @@ fn split_chunk(text: &str, from: usize, to: usize, scratch: &mut String, words: 
         }
         return;
     }
+    if chunk.is_ascii() {
+        split_ascii_chunk(text, from, to, scratch, words);
+        return;
+    }
     let mut start: Option<usize> = None;
     let mut chars = chunk.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
@@ -92,6 +137,37 @@ fn split_chunk(text: &str, from: usize, to: usize, scratch: &mut String, words: 
             push_word(text, from + s..from + i, scratch, words);
         }
         if ends_sentence(c, chars.peek().map(|&(_, n)| n)) {
+            if let Some(last) = words.last_mut() {
+                last.ends_sentence = true;
+            }
+        }
+    }
+    if let Some(s) = start {
+        push_word(text, from + s..to, scratch, words);
+    }
+}
+
+/// [`split_chunk`] of an ASCII chunk that is not a path, byte by byte: most chunks of
+/// prose are, and no byte of them needs decoding.
+fn split_ascii_chunk(
+    text: &str,
+    from: usize,
+    to: usize,
+    scratch: &mut String,
+    words: &mut Vec<Word>,
+) {
+    let bytes = &text.as_bytes()[from..to];
+    let mut start: Option<usize> = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b.is_ascii_alphanumeric() {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            push_word(text, from + s..from + i, scratch, words);
+        }
+        // Inside a chunk, only its end is followed by whitespace.
+        if ends_sentence(char::from(b), bytes.get(i + 1).map(|&n| char::from(n))) {
             if let Some(last) = words.last_mut() {
                 last.ends_sentence = true;
             }
@@ -143,32 +219,24 @@ fn ends_sentence(c: char, next: Option<char>) -> bool {
 impl Tokens {
     /// Splits and normalises `text`. Linear in its length.
     pub fn of(text: &str) -> Tokens {
-        // Prose averages five to six bytes a word.
-        let mut words = Vec::with_capacity(text.len() / 5 + 1);
-        let mut scratch = String::new();
-        let mut chunk_start: Option<usize> = None;
-        for (i, c) in text.char_indices() {
-            if !c.is_whitespace() {
-                chunk_start.get_or_insert(i);
-                continue;
+        let mut splitter = Splitter {
+            text,
+            // Prose averages five to six bytes a word.
+            words: Vec::with_capacity(text.len() / 5 + 1),
+            scratch: String::new(),
+            chunk_start: None,
+        };
+        if text.is_ascii() {
+            // Most prose: no character to decode.
+            for (i, &b) in text.as_bytes().iter().enumerate() {
+                splitter.step(i, char::from(b));
             }
-            if let Some(s) = chunk_start.take() {
-                split_chunk(text, s, i, &mut scratch, &mut words);
-            }
-            if c == '\n' {
-                if let Some(last) = words.last_mut() {
-                    last.ends_sentence = true;
-                }
+        } else {
+            for (i, c) in text.char_indices() {
+                splitter.step(i, c);
             }
         }
-        if let Some(s) = chunk_start {
-            split_chunk(text, s, text.len(), &mut scratch, &mut words);
-        }
-        if let Some(last) = words.last_mut() {
-            last.ends_sentence = true;
-        }
-        words.shrink_to_fit();
-        Tokens { words }
+        splitter.finish()
     }
 
     pub fn len(&self) -> usize {

@@ -425,11 +425,16 @@ fn builtin_value<'a, S: Serializer>(
             let mut out = s.serialize_seq(Some(suite.cases.len()))?;
             match items {
                 Some(layout) if cx.cases_ahead && suite.cases.len() >= AHEAD_FROM_CASES => {
-                    for batch in suite.cases.chunks(AHEAD_BATCH) {
-                        for text in cases_ahead(layout, cx, batch) {
-                            out.serialize_element(&text.map_err(serde::ser::Error::custom)?)?;
-                        }
-                    }
+                    let one = Cx {
+                        cases_ahead: false,
+                        ..cx
+                    };
+                    crate::parallel::map_streamed(
+                        &suite.cases,
+                        AHEAD_BATCH,
+                        |case| render_case(layout, one.with_case(case)),
+                        |text| out.serialize_element(&text.map_err(serde::ser::Error::custom)?),
+                    )?;
                 }
                 Some(layout) => {
                     for case in &suite.cases {
@@ -470,32 +475,18 @@ fn builtin_value<'a, S: Serializer>(
 /// Suites from this many cases have their cases rendered ahead of the master writer.
 const AHEAD_FROM_CASES: usize = 256;
 
-/// How many cases are rendered ahead at a time: enough to keep every core busy, few
-/// enough that their text (a few megabytes) is all the writer holds beyond the model.
-const AHEAD_BATCH: usize = 1024;
+/// How many cases a worker renders ahead at a time: enough that handing them over
+/// costs little, few enough that what waits for the writer stays small.
+const AHEAD_BATCH: usize = 64;
 
-/// The cases of `batch` laid out by `layout`, rendered on every core into master-style
-/// JSON for the writer to copy.
-fn cases_ahead(
-    layout: &Layout,
-    cx: Cx,
-    batch: &[Case],
-) -> Vec<serde_json::Result<Box<serde_json::value::RawValue>>> {
-    let one = Cx {
-        cases_ahead: false,
-        ..cx
-    };
-    crate::parallel::map(batch, true, |case| {
-        let mut text = Vec::with_capacity(4096);
-        let view = View {
-            layout,
-            cx: one.with_case(case),
-        };
-        super::json_style::write_master(&view, &mut text).map_err(serde_json::Error::io)?;
-        // The serializer wrote UTF-8 JSON; `from_string` checks it once more.
-        let text = String::from_utf8(text).map_err(serde::ser::Error::custom)?;
-        serde_json::value::RawValue::from_string(text)
-    })
+/// A case laid out by `layout`, rendered into master-style JSON for the writer to copy.
+fn render_case(layout: &Layout, cx: Cx) -> serde_json::Result<Box<serde_json::value::RawValue>> {
+    let mut text = Vec::with_capacity(4096);
+    let view = View { layout, cx };
+    super::json_style::write_master(&view, &mut text).map_err(serde_json::Error::io)?;
+    // The serializer wrote UTF-8 JSON; `from_string` checks it once more.
+    let text = String::from_utf8(text).map_err(serde::ser::Error::custom)?;
+    serde_json::value::RawValue::from_string(text)
 }
 
 /// The tools a case offers, by name, each laid out by `items`, in the suite's order.

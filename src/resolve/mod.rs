@@ -125,7 +125,7 @@ impl CaseCache {
     }
 }
 
-/// [`resolve`], with the cases of a large suite split into at most `parts` parts.
+/// [`resolve`], with the cases of a large suite resolved on up to `parts` threads.
 fn resolve_in_parts(
     inputs: Vec<Input>,
     parts: usize,
@@ -438,17 +438,16 @@ fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<
     out
 }
 
-/// Resolves every case against its defaults and world, in `parts` parts on as many
-/// threads; cases come back in the order of `jobs`, diagnostics in that order too. Each
-/// place is dropped once resolved, and with a file's last case its tree.
+/// Resolves every case against its defaults and world, in batches on up to `parts`
+/// threads; cases come back in the order of `jobs`, diagnostics in that order
+/// too. Each place is dropped once resolved, and with a file's last case its tree.
 fn resolve_cases(
     jobs: Vec<CasePlace>,
     parts: usize,
     context: &CaseContext,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Case> {
-    let job_parts = crate::parallel::split(jobs, parts);
-    let resolved_parts = crate::parallel::each_part(job_parts, |jobs| {
+    let resolved_parts = crate::parallel::map_batches(jobs, parts, |jobs| {
         let mut cases = Vec::with_capacity(jobs.len());
         let mut found = Vec::new();
         for place in jobs {
@@ -497,8 +496,7 @@ fn resolve_cases_reusing(
         resolved.push(taken.map(|(case, found)| (Some(case), found)));
     }
     cache.reused = resolved.len() - fresh.len();
-    let fresh_parts = crate::parallel::split(fresh, parts);
-    let resolved_parts = crate::parallel::each_part(fresh_parts, |jobs| {
+    let resolved_parts = crate::parallel::map_batches(fresh, parts, |jobs| {
         jobs.into_iter()
             .map(|(i, place)| {
                 let mut found = Vec::new();

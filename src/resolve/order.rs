@@ -12,9 +12,12 @@ use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Name};
 
 pub(super) fn order_cases(cases: &mut [Case], order: Option<&[Name]>, diags: &mut Vec<Diagnostic>) {
-    // Cases are large: sort their indices, then move each case once.
+    // Cases are large: sort their indices, then move each case once. Their ids are
+    // gathered first, so that comparing two does not reach into two cases.
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     let mut sorted: Vec<usize> = (0..cases.len()).collect();
-    sorted.sort_unstable_by(|&a, &b| natural_cmp(cases[a].id.as_str(), cases[b].id.as_str()));
+    sorted.sort_unstable_by(|&a, &b| natural_cmp(ids[a], ids[b]));
+    drop(ids);
     if let Some(order) = order {
         let position = order_positions(cases, order, diags);
         let rank: Vec<usize> = cases
@@ -99,40 +102,45 @@ fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
     }
 }
 
-/// Compares ids so that digit runs compare as numbers: `A2 < A10`.
+/// Compares ids so that digit runs compare as numbers: `A2 < A10`. Works on bytes
+/// (UTF-8 bytes order as the characters do, and no byte of a multi-byte character is an
+/// ASCII digit): a large suite sorts its ids with it once per build.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
-    let (mut x, mut y) = (a, b);
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    let (mut i, mut j) = (0, 0);
     loop {
-        match (x.is_empty(), y.is_empty()) {
+        match (i == x.len(), j == y.len()) {
             (true, true) => return a.cmp(b),
             (true, false) => return Ordering::Less,
             (false, true) => return Ordering::Greater,
             _ => {}
         }
-        let (cx, rx) = split_chunk(x);
-        let (cy, ry) = split_chunk(y);
-        let both_digits = cx.starts_with(|c: char| c.is_ascii_digit())
-            && cy.starts_with(|c: char| c.is_ascii_digit());
-        let ord = if both_digits {
-            let (tx, ty) = (cx.trim_start_matches('0'), cy.trim_start_matches('0'));
+        let (dx, dy) = (x[i].is_ascii_digit(), y[j].is_ascii_digit());
+        let (ex, ey) = (run_end(x, i, dx), run_end(y, j, dy));
+        let ord = if dx && dy {
+            let (tx, ty) = (trim_zeros(&x[i..ex]), trim_zeros(&y[j..ey]));
             tx.len().cmp(&ty.len()).then(tx.cmp(ty))
         } else {
-            cx.cmp(cy)
+            x[i..ex].cmp(&y[j..ey])
         };
         if ord != Ordering::Equal {
             return ord;
         }
-        x = rx;
-        y = ry;
+        (i, j) = (ex, ey);
     }
 }
 
-fn split_chunk(s: &str) -> (&str, &str) {
-    let digits = s.starts_with(|c: char| c.is_ascii_digit());
-    let end = s
-        .find(|c: char| c.is_ascii_digit() != digits)
-        .unwrap_or(s.len());
-    s.split_at(end)
+/// Where the run of digits (or of other bytes) that starts at `from` ends.
+fn run_end(bytes: &[u8], from: usize, digits: bool) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|b| b.is_ascii_digit() != digits)
+        .map_or(bytes.len(), |n| from + n)
+}
+
+fn trim_zeros(digits: &[u8]) -> &[u8] {
+    let zeros = digits.iter().take_while(|&&b| b == b'0').count();
+    &digits[zeros..]
 }
 
 #[cfg(test)]
@@ -166,5 +174,54 @@ mod tests {
         assert_eq!(natural_cmp("b1", "a2"), Ordering::Greater);
         assert_eq!(natural_cmp("A01", "A1"), Ordering::Less);
         assert_eq!(natural_cmp("x", "x"), Ordering::Equal);
+        // Runs of other characters compare as text: `A-` comes after `A`.
+        assert_eq!(natural_cmp("A-1", "A1"), Ordering::Greater);
+        assert_eq!(natural_cmp("A", "A0"), Ordering::Less);
+        assert_eq!(natural_cmp("é9", "é10"), Ordering::Less);
+        assert_eq!(natural_cmp("é10", "ê1"), Ordering::Less);
+    }
+
+    #[test]
+    fn natural_order_is_a_total_order() {
+        let ids = [
+            "",
+            "0",
+            "00",
+            "1",
+            "01",
+            "10",
+            "9",
+            "A",
+            "A0",
+            "A00",
+            "A1",
+            "A01",
+            "A1b",
+            "A10",
+            "A-1",
+            "a1",
+            "TUJ-099",
+            "TUJ-100",
+            "TUJ-100-2",
+            "TUJ-100-10",
+            "é1",
+            "é01",
+            "ê",
+            "x9y",
+            "x10y",
+            "x9z",
+        ];
+        for a in ids {
+            for b in ids {
+                let ab = natural_cmp(a, b);
+                assert_eq!(ab, natural_cmp(b, a).reverse(), "{a} {b}");
+                assert_eq!(ab == Ordering::Equal, a == b, "{a} {b}");
+                for c in ids {
+                    if ab != Ordering::Greater && natural_cmp(b, c) != Ordering::Greater {
+                        assert_ne!(natural_cmp(a, c), Ordering::Greater, "{a} {b} {c}");
+                    }
+                }
+            }
+        }
     }
 }
