@@ -180,20 +180,20 @@ fn pooled<S, R: Send>(
     done.into_iter().map(|(_, r)| r).collect()
 }
 
-/// Batches of items waiting for [`map_streamed`]'s consumer, at most this many per
-/// worker: enough that the workers never wait on a consumer that keeps up, few enough
-/// that what waits stays small.
+/// Tasks done ahead of [`stream`]'s consumer, at most this many per worker: enough
+/// that the workers never wait on a consumer that keeps up, few enough that what waits
+/// stays small.
 const STREAM_AHEAD_PER_WORKER: usize = 4;
 
-/// What [`map_streamed`]'s workers and its consumer share.
+/// What [`stream`]'s workers and its consumer share.
 struct Stream<R> {
-    /// The next batch to render.
+    /// The next task to run.
     next: usize,
-    /// The batches the consumer has taken.
+    /// The tasks the consumer has taken.
     taken: usize,
-    /// Rendered batches not yet taken, by index.
-    ready: BTreeMap<usize, Vec<R>>,
-    /// The consumer stopped, or a worker panicked: no more batches.
+    /// Results not yet taken, by task.
+    ready: BTreeMap<usize, R>,
+    /// The consumer stopped, or a worker panicked: no more tasks.
     stop: bool,
 }
 
@@ -209,10 +209,30 @@ pub fn map_streamed<T: Sync, R: Send, E>(
     render: impl Fn(&T) -> R + Sync,
     mut consume: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E> {
-    let workers = part_count();
-    let batches: Vec<&[T]> = items.chunks(batch.max(1)).collect();
-    if workers < 2 || batches.len() < 2 {
+    if part_count() < 2 {
         return items.iter().try_for_each(|item| consume(render(item)));
+    }
+    let batches: Vec<&[T]> = items.chunks(batch.max(1)).collect();
+    let run = |i: usize| batches[i].iter().map(&render).collect::<Vec<R>>();
+    stream(batches.len(), part_count(), run, |rendered| {
+        rendered.into_iter().try_for_each(&mut consume)
+    })
+}
+
+/// `run` applied to each task `0..tasks` on up to `workers` other threads, each taking
+/// the next task not yet taken, while the calling thread `consume`s the results in
+/// task order as they come, with at most [`STREAM_AHEAD_PER_WORKER`] per worker
+/// waiting. Stops at `consume`'s first error, which it returns; a panic in `run` is
+/// resumed here. With one worker, or one task, or no thread to be had, runs and
+/// consumes each task in turn on the calling thread.
+fn stream<R: Send, E>(
+    tasks: usize,
+    workers: usize,
+    run: impl Fn(usize) -> R + Sync,
+    mut consume: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
+    if workers < 2 || tasks < 2 {
+        return (0..tasks).try_for_each(|i| consume(run(i)));
     }
     let ahead = workers * STREAM_AHEAD_PER_WORKER;
     let shared = Mutex::new(Stream {
@@ -228,22 +248,22 @@ pub fn map_streamed<T: Sync, R: Send, E>(
         loop {
             let i = {
                 let mut s = lock(&shared);
-                while !s.stop && s.next < batches.len() && s.next >= s.taken + ahead {
+                while !s.stop && s.next < tasks && s.next >= s.taken + ahead {
                     s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
                 }
-                if s.stop || s.next >= batches.len() {
+                if s.stop || s.next >= tasks {
                     return;
                 }
                 s.next += 1;
                 s.next - 1
             };
-            let rendered: Vec<R> = batches[i].iter().map(&render).collect();
-            lock(&shared).ready.insert(i, rendered);
+            let done = run(i);
+            lock(&shared).ready.insert(i, done);
             changed.notify_all();
         }
     };
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (0..workers)
+        let helpers: Vec<_> = (0..workers.min(tasks))
             .filter_map(|_| {
                 std::thread::Builder::new()
                     .stack_size(WORKER_STACK_BYTES)
@@ -252,15 +272,15 @@ pub fn map_streamed<T: Sync, R: Send, E>(
             })
             .collect();
         if helpers.is_empty() {
-            return items.iter().try_for_each(|item| consume(render(item)));
+            return (0..tasks).try_for_each(|i| consume(run(i)));
         }
-        let result = (0..batches.len()).try_for_each(|i| {
-            let rendered = {
+        let result = (0..tasks).try_for_each(|i| {
+            let done = {
                 let mut s = lock(&shared);
                 loop {
-                    if let Some(rendered) = s.ready.remove(&i) {
+                    if let Some(done) = s.ready.remove(&i) {
                         s.taken = i + 1;
-                        break Some(rendered);
+                        break Some(done);
                     }
                     if s.stop {
                         break None;
@@ -269,8 +289,8 @@ pub fn map_streamed<T: Sync, R: Send, E>(
                 }
             };
             changed.notify_all();
-            // No batch and stopped: a worker panicked, which the scope resumes.
-            rendered.into_iter().flatten().try_for_each(&mut consume)
+            // No result and stopped: a worker panicked, which is resumed below.
+            done.map_or(Ok(()), &mut consume)
         });
         lock(&shared).stop = true;
         changed.notify_all();
