@@ -1,6 +1,10 @@
 //! The master JSON style: compact, one space inside non-empty braces and brackets,
 //! `", "` between items, `": "` after keys, raw UTF-8, no trailing newline:
 //! `{ "a": [ 1, 2 ], "b": {} }`.
+//!
+//! A value rendered in this style ahead of time ([`Rendered`]) is copied out as it is:
+//! serde's bytes are this formatter's pre-rendered JSON, since the master holds no
+//! byte arrays.
 
 use std::io;
 
@@ -35,7 +39,28 @@ impl MasterFormatter {
     }
 }
 
+/// A value already rendered in the master style, for [`write_master`] to copy out
+/// unchanged (a large master's cases are rendered on every core, then written in
+/// order). Only for a serializer of [`MasterFormatter`]: any other would write the
+/// bytes as an array of numbers.
+pub struct Rendered(pub Vec<u8>);
+
+impl Serialize for Rendered {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
 impl Formatter for MasterFormatter {
+    /// Bytes are JSON rendered by this formatter ([`Rendered`]): copied as they are.
+    fn write_byte_array<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        value: &[u8],
+    ) -> io::Result<()> {
+        writer.write_all(value)
+    }
+
     fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
         self.begin(writer, b"[")
     }
@@ -98,6 +123,20 @@ mod tests {
     fn writes_the_contract_example() {
         let v = json!({ "a": [1, 2], "b": {} });
         assert_eq!(to_master_string(&v), r#"{ "a": [ 1, 2 ], "b": {} }"#);
+    }
+
+    #[test]
+    fn rendered_values_are_copied_as_they_are() {
+        let inner = to_master_string(&json!({ "x": [1, "é\n"] }));
+        let outer = [
+            Rendered(inner.clone().into_bytes()),
+            Rendered(b"{}".to_vec()),
+        ];
+        let mut out = Vec::new();
+        write_master(&outer, &mut out).expect("writes to memory");
+        let written = String::from_utf8(out).expect("UTF-8");
+        assert_eq!(written, format!("[ {inner}, {{}} ]"));
+        assert_eq!(written, to_master_string(&json!([{ "x": [1, "é\n"] }, {}])));
     }
 
     #[test]

@@ -10,6 +10,8 @@
 //! left out, as masters write them. Layouts are checked when their shape is read, so
 //! rendering cannot fail.
 
+use std::io;
+
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value as Json;
 
@@ -19,6 +21,7 @@ use crate::model::{
     Case, Category, Check, Followup, RevisionNote, Suite, Text, ToolOverride, Turn, Value,
 };
 
+use super::json_style::Rendered;
 use super::tools::{argument_list, input_schema};
 
 /// What a run decided, for a result record's layout.
@@ -480,13 +483,10 @@ const AHEAD_FROM_CASES: usize = 256;
 const AHEAD_BATCH: usize = 64;
 
 /// A case laid out by `layout`, rendered into master-style JSON for the writer to copy.
-fn render_case(layout: &Layout, cx: Cx) -> serde_json::Result<Box<serde_json::value::RawValue>> {
+fn render_case(layout: &Layout, cx: Cx) -> io::Result<Rendered> {
     let mut text = Vec::with_capacity(4096);
-    let view = View { layout, cx };
-    super::json_style::write_master(&view, &mut text).map_err(serde_json::Error::io)?;
-    // The serializer wrote UTF-8 JSON; `from_string` checks it once more.
-    let text = String::from_utf8(text).map_err(serde::ser::Error::custom)?;
-    serde_json::value::RawValue::from_string(text)
+    super::json_style::write_master(&View { layout, cx }, &mut text)?;
+    Ok(Rendered(text))
 }
 
 /// The tools a case offers, by name, each laid out by `items`, in the suite's order.
