@@ -99,13 +99,21 @@ pub fn reading_order<W, T: Borrow<Text>>(case: &Case, texts: Vec<(W, T)>) -> Vec
             c.span == t.span && (Arc::ptr_eq(&c.value, &t.value) || c.value == t.value)
         })
     };
-    let mut texts: Vec<(Option<usize>, (W, T))> = texts
-        .into_iter()
-        .map(|entry| (place(entry.1.borrow()), entry))
-        .collect();
-    // Stable: the conversation by its place, the rest as given.
-    texts.sort_by_key(|(place, _)| place.unwrap_or(usize::MAX));
-    texts.into_iter().map(|(_, entry)| entry).collect()
+    // The conversation by its place (stable), then the rest as given: the few turns
+    // are sorted, not every tool text a case shows.
+    let mut turns: Vec<(usize, (W, T))> = Vec::new();
+    let mut rest: Vec<(W, T)> = Vec::with_capacity(texts.len());
+    for entry in texts {
+        match place(entry.1.borrow()) {
+            Some(at) => turns.push((at, entry)),
+            None => rest.push(entry),
+        }
+    }
+    turns.sort_by_key(|(at, _)| *at);
+    let mut ordered: Vec<(W, T)> = Vec::with_capacity(turns.len() + rest.len());
+    ordered.extend(turns.into_iter().map(|(_, entry)| entry));
+    ordered.extend(rest);
+    ordered
 }
 
 /// The byte range of the words `words` of `item`.
