@@ -243,7 +243,7 @@ fn stream<R: Send, E>(
     });
     let changed = Condvar::new();
     let work = || {
-        // Whatever ends this worker (a panic included) wakes the consumer.
+        // A panic in `run` stops the stream and wakes the consumer.
         let _wake = StopOnPanic(&shared, &changed);
         loop {
             let i = {
@@ -274,6 +274,9 @@ fn stream<R: Send, E>(
         if helpers.is_empty() {
             return (0..tasks).try_for_each(|i| consume(run(i)));
         }
+        // A panic in `consume` stops the workers too, or the scope would wait for
+        // them forever.
+        let _stop = StopOnPanic(&shared, &changed);
         let result = (0..tasks).try_for_each(|i| {
             let done = {
                 let mut s = lock(&shared);
@@ -303,7 +306,7 @@ fn stream<R: Send, E>(
     })
 }
 
-/// Sets a stream's `stop` when a worker ends by a panic, and wakes the consumer.
+/// Sets a stream's `stop` when its thread unwinds from a panic, and wakes the others.
 struct StopOnPanic<'a, R>(&'a Mutex<Stream<R>>, &'a Condvar);
 
 impl<R> Drop for StopOnPanic<'_, R> {
@@ -487,6 +490,24 @@ mod tests {
                 |_| Ok::<(), ()>(()),
             )
         });
+        assert!(std::panic::catch_unwind(run).is_err());
+    }
+
+    #[test]
+    fn a_panic_of_the_consumer_stops_the_stream() {
+        let items: Vec<usize> = (0..5000).collect();
+        let run = std::panic::AssertUnwindSafe(|| {
+            map_streamed(
+                &items,
+                8,
+                |&n| n,
+                |n| {
+                    assert_ne!(n, 100, "consume fails");
+                    Ok::<(), ()>(())
+                },
+            )
+        });
+        // Returns (the workers are not left waiting for a consumer that is gone).
         assert!(std::panic::catch_unwind(run).is_err());
     }
 
