@@ -312,11 +312,11 @@ fn override_without_machine_part(statement: &Statement) -> Diagnostic {
 pub fn id_mentions<'t>(text: &'t str, schema: &WorldSchema) -> Vec<(usize, &'t str)> {
     let mut out = Vec::new();
     let mut start = None;
-    for (i, c) in text
-        .char_indices()
-        .chain(std::iter::once((text.len(), ' ')))
-    {
-        match (c.is_ascii_alphanumeric(), start) {
+    // Bytes, not characters: no byte of a multi-byte character is ASCII alphanumeric,
+    // so the words and their offsets are the same, without decoding every text.
+    let bytes = text.bytes().chain(std::iter::once(b' '));
+    for (i, b) in bytes.enumerate() {
+        match (b.is_ascii_alphanumeric(), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
                 let word = &text[s..i];
