@@ -157,23 +157,11 @@ fn pooled<S, R: Send>(
         }
     };
     let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..workers)
-            .filter_map(|_| {
-                std::thread::Builder::new()
-                    .stack_size(WORKER_STACK_BYTES)
-                    .spawn_scoped(scope, work)
-                    .ok()
-            })
-            .collect();
+        let helpers = spawn_helpers(scope, workers - 1, work);
         // The calling thread works too; a helper that could not start leaves its share
         // to the others.
         let mut done = work();
-        for helper in helpers {
-            match helper.join() {
-                Ok(theirs) => done.extend(theirs),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
+        done.extend(join_helpers(helpers).into_iter().flatten());
         done
     });
     done.sort_unstable_by_key(|(i, _)| *i);
@@ -263,14 +251,7 @@ fn stream<R: Send, E>(
         }
     };
     std::thread::scope(|scope| {
-        let helpers: Vec<_> = (0..workers.min(tasks))
-            .filter_map(|_| {
-                std::thread::Builder::new()
-                    .stack_size(WORKER_STACK_BYTES)
-                    .spawn_scoped(scope, work)
-                    .ok()
-            })
-            .collect();
+        let helpers = spawn_helpers(scope, workers.min(tasks), work);
         if helpers.is_empty() {
             return (0..tasks).try_for_each(|i| consume(run(i)));
         }
@@ -297,13 +278,38 @@ fn stream<R: Send, E>(
         });
         lock(&shared).stop = true;
         changed.notify_all();
-        for helper in helpers {
-            if let Err(panic) = helper.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
+        join_helpers(helpers);
         result
     })
+}
+
+/// Up to `count` threads of `scope` running `work`, each with a worker's stack: fewer
+/// when the system has no more threads to give.
+fn spawn_helpers<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    count: usize,
+    work: impl FnOnce() -> T + Send + Copy + 'scope,
+) -> Vec<std::thread::ScopedJoinHandle<'scope, T>> {
+    (0..count)
+        .filter_map(|_| {
+            std::thread::Builder::new()
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn_scoped(scope, work)
+                .ok()
+        })
+        .collect()
+}
+
+/// What each helper returned, in order; a helper's panic is resumed here.
+fn join_helpers<T>(helpers: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
+    helpers
+        .into_iter()
+        .map(|helper| {
+            helper
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
+        .collect()
 }
 
 /// Sets a stream's `stop` when its thread unwinds from a panic, and wakes the others.
