@@ -174,12 +174,9 @@ fn listing<'a>(
     root: &Path,
     known: KnownBase<'a>,
     unreadable: Vec<(String, &'static str)>,
-    mut changes: Vec<Change>,
+    changes: Vec<Change>,
 ) -> Result<Listing<'a>, Diagnostic> {
-    changes.sort_by(|a, b| a.below.cmp(&b.below));
-    if let Some(change) = changes.iter().find(|c| c.unmerged) {
-        return Err(unmerged(root, &change.below));
-    }
+    let changes = sorted_and_merged(root, changes)?;
     let changed = |below: &str| {
         changes
             .binary_search_by(|c| c.below.as_str().cmp(below))
@@ -254,12 +251,17 @@ pub fn changes_since(
     root: &Path,
     base: ObjectId,
 ) -> Result<Vec<(String, Option<ObjectId>)>, Diagnostic> {
-    let mut changes = diff_index(root, base)?;
-    changes.sort_by(|a, b| a.below.cmp(&b.below));
-    if let Some(change) = changes.iter().find(|c| c.unmerged) {
-        return Err(unmerged(root, &change.below));
-    }
+    let changes = sorted_and_merged(root, diff_index(root, base)?)?;
     Ok(changes.into_iter().map(|c| (c.below, c.new)).collect())
+}
+
+/// `changes` sorted by path; an error for the first path with merge conflicts.
+fn sorted_and_merged(root: &Path, mut changes: Vec<Change>) -> Result<Vec<Change>, Diagnostic> {
+    changes.sort_by(|a, b| a.below.cmp(&b.below));
+    match changes.iter().find(|c| c.unmerged) {
+        Some(change) => Err(unmerged(root, &change.below)),
+        None => Ok(changes),
+    }
 }
 
 /// Sorts paths below the root as the folder walk orders them.

@@ -444,7 +444,6 @@ fn uncached(root: &Path) -> Checked {
 }
 
 /// What a run found of one file of the suite.
-#[derive(Clone)]
 struct Seen {
     /// Its place in the run's listing.
     at: usize,
@@ -468,6 +467,14 @@ impl Seen {
         self.text = Some(text);
     }
 
+    /// What [`settled`] found of it.
+    fn take_settled(&mut self, (only_cases, result): (bool, Option<FileResult>)) {
+        self.only_cases = only_cases;
+        if result.is_some() {
+            self.result = result;
+        }
+    }
+
     /// The blob of a staged file.
     fn blob(&self) -> Option<ObjectId> {
         self.stamp.blob()
@@ -477,17 +484,25 @@ impl Seen {
 /// What `seen` takes from its entry of the last index when its content is the same
 /// (its result, whether it is context); else, when read, whether it holds only cases.
 fn settle(seen: &mut Seen, entry: Option<&Entry>) {
+    let found = settled(seen, entry);
+    seen.take_settled(found);
+}
+
+/// What [`settle`] finds: whether `seen` holds only cases, and the result its entry
+/// vouches for, if any.
+fn settled(seen: &Seen, entry: Option<&Entry>) -> (bool, Option<FileResult>) {
     if let Some(entry) = entry.filter(|e| e.digest == seen.digest) {
-        seen.only_cases &= entry.only_cases;
-        if entry.only_cases {
-            seen.result = Some(FileResult {
-                facts: entry.facts,
-                diagnostics: entry.diagnostics.to_vec(),
-            });
-        }
-    } else if let Some(text) = &seen.text {
-        seen.only_cases &= only_cases(&crate::syntax::parse(FileId(0), text));
+        let result = entry.only_cases.then(|| FileResult {
+            facts: entry.facts,
+            diagnostics: entry.diagnostics.to_vec(),
+        });
+        return (seen.only_cases && entry.only_cases, result);
     }
+    let only_cases = match &seen.text {
+        Some(text) => seen.only_cases && only_cases(&crate::syntax::parse(FileId(0), text)),
+        None => seen.only_cases,
+    };
+    (only_cases, None)
 }
 
 /// Bytes read as a file's text: `None` unless UTF-8.
@@ -618,15 +633,12 @@ impl Survey {
         for (&i, text) in unread.iter().zip(texts) {
             found[i].0.take_text(utf8(text?)?);
         }
-        let settled = crate::parallel::map(&unread, unread.len() >= PARALLEL_FROM_FILES, |&i| {
+        let outcomes = crate::parallel::map(&unread, unread.len() >= PARALLEL_FROM_FILES, |&i| {
             let (seen, entry) = &found[i];
-            let mut seen = seen.clone();
-            settle(&mut seen, *entry);
-            (seen.only_cases, seen.result)
+            settled(seen, *entry)
         });
-        for (&i, (only_cases, result)) in unread.iter().zip(settled) {
-            found[i].0.only_cases = only_cases;
-            found[i].0.result = result;
+        for (&i, outcome) in unread.iter().zip(outcomes) {
+            found[i].0.take_settled(outcome);
         }
         survey.seen = found.into_iter().map(|(seen, _)| seen).collect();
         Some(survey)
