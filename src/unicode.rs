@@ -129,8 +129,8 @@ pub fn fold_look_alike(c: char) -> char {
 
 /// [`fold_look_alike`] of an ASCII byte (which is always ASCII), by table: most prose
 /// is ASCII, and a digit or punctuation mark would otherwise search the whole list.
-pub fn fold_look_alike_ascii(b: u8) -> u8 {
-    ASCII_FOLDED[usize::from(b & 0x7f)]
+pub const fn fold_look_alike_ascii(b: u8) -> u8 {
+    ASCII_FOLDED[(b & 0x7f) as usize]
 }
 
 /// The look-alike folding of every ASCII character; a look-alike list that folded an

@@ -101,7 +101,7 @@ type Shared = HashMap<TextKey, Rc<Tokens>, FixedState>;
 /// A text by its span and the address and length of its value: cases that inherit a
 /// text hold the same value, and the strings of a data block share one span.
 #[derive(Clone, Copy, PartialEq, Eq)]
-struct TextKey {
+pub(super) struct TextKey {
     span: Span,
     value: usize,
     len: usize,
@@ -135,10 +135,10 @@ fn lives_in_model(text: &Cow<Text>) -> bool {
 
 /// What a case inherits that its bundle shows: the texts it does not write (its
 /// turns among them), and its tools.
-type Inherits<'a> = (Vec<TextKey>, Vec<&'a str>);
+pub(super) type Inherits<'a> = (Vec<TextKey>, Vec<&'a str>);
 
-fn inherits<'a>(suite: &'a Suite, case: &'a Case) -> Inherits<'a> {
-    let texts = crate::model::texts::case_texts(suite, case);
+/// [`Inherits`] of a case, given every text of it.
+pub(super) fn inherits<'a>(case: &'a Case, texts: &[Labelled<'a>]) -> Inherits<'a> {
     let inherited: Vec<TextKey> = texts
         .iter()
         .filter(|t| !t.name && !written_in(case, t.text.span) && lives_in_model(&t.text))
@@ -227,32 +227,23 @@ impl Guard {
     }
 
     /// The leaks between texts that cases only inherit, once for each distinct set of
-    /// them (the cases of one category with the same tools share one).
-    pub fn check_shared(
+    /// them (the cases of one category with the same tools share one). Most cases
+    /// inherit what an earlier case did: their inherited texts (and the tools and turns
+    /// their bundle shows, [`inherits`]) tell, before their sides are built. `firsts`
+    /// are, in case order, cases that some worker saw first with what they inherit
+    /// (each worker sees cases in order): the first of each among them is the first in
+    /// the suite.
+    pub fn check_shared<'a>(
         &mut self,
-        suite: &Suite,
+        suite: &'a Suite,
+        firsts: impl Iterator<Item = (&'a Case, &'a Inherits<'a>)>,
         prepared: &Prepared,
         db: &SourceDb,
         out: &mut Vec<Diagnostic>,
     ) {
         let mut done: HashSet<Vec<TextKey>, FixedState> = HashSet::default();
-        // Most cases inherit what an earlier case did: their inherited texts (and the
-        // tools and turns their bundle shows) tell, before their sides are built. The
-        // first case of each, found on all cores: each worker keeps the first ones it
-        // sees (it sees cases in order), and the first of those in case order is the
-        // first in the suite.
-        let worth_threads = suite.cases.len() >= super::PARALLEL_FROM_CASES;
-        let firsts = crate::parallel::map_with(
-            &suite.cases,
-            worth_threads,
-            HashSet::<Inherits, FixedState>::default,
-            |seen, case| {
-                let inherits = inherits(suite, case);
-                seen.insert(inherits.clone()).then_some((case, inherits))
-            },
-        );
-        let mut seen: HashSet<Inherits, FixedState> = HashSet::default();
-        for (case, inherits) in firsts.into_iter().flatten() {
+        let mut seen: HashSet<&Inherits, FixedState> = HashSet::default();
+        for (case, inherits) in firsts {
             if !seen.insert(inherits) {
                 continue;
             }

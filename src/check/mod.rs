@@ -75,18 +75,33 @@ pub fn check(
         stopped: Stopped::new(earlier),
         hidden: suite_hidden.prepare(suite),
     };
-    check_shared(&cx, &mut out);
+    let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
     if let Some((cache, scope)) = reuse {
+        // Only changed cases are checked again, but what cases share needs them all.
+        let shared = crate::parallel::map_with(
+            &suite.cases,
+            worth_threads,
+            SharedSeen::default,
+            |seen, case| seen.shared_part(case, &case_texts(suite, case)),
+        );
+        check_shared(&cx, shared, &mut out);
         cache.check(&cx, scope, &mut out);
         return out;
     }
-    let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
-    let own = crate::parallel::map_with(
+    // One pass over the cases, each case's texts listed once for its own checks and
+    // for what it shares with the others.
+    let checked = crate::parallel::map_with(
         &suite.cases,
         worth_threads,
-        leak::Guard::default,
-        |leaks, case| check_own(case, &cx, leaks),
+        || (leak::Guard::default(), SharedSeen::default()),
+        |(leaks, seen), case| {
+            let texts = case_texts(suite, case);
+            let shared = seen.shared_part(case, &texts);
+            (check_own(case, &texts, &cx, leaks), shared)
+        },
     );
+    let (own, shared): (Vec<_>, Vec<_>) = checked.into_iter().unzip();
+    check_shared(&cx, shared, &mut out);
     out.extend(own.into_iter().flatten());
     out
 }
@@ -130,7 +145,7 @@ impl CheckCache {
             &cases,
             worth_threads,
             leak::Guard::default,
-            |leaks, case| check_own(case, cx, leaks),
+            |leaks, case| check_own(case, &case_texts(suite, case), cx, leaks),
         );
         for (i, own) in changed.into_iter().zip(checked) {
             self.cases.insert(keys[i].clone(), own);
@@ -167,36 +182,65 @@ struct Cx<'s> {
     hidden: leak::Prepared<'s>,
 }
 
+/// What one worker has seen of what cases share, as it goes through its cases in
+/// order: the spans of inherited texts, and the sets of inherited texts the leak guard
+/// is given. The first of each in case order is the first some worker keeps.
+#[derive(Default)]
+struct SharedSeen<'s> {
+    texts: SpanSet,
+    inherits: std::collections::HashSet<leak::Inherits<'s>, foldhash::fast::FixedState>,
+}
+
+/// A case's part of what cases share, as one worker saw it: its set of inherited texts
+/// when the worker saw it first, and the inherited texts the worker saw first there.
+struct SharedPart<'s> {
+    inherits: Option<leak::Inherits<'s>>,
+    texts: Vec<Labelled<'s>>,
+}
+
+impl<'s> SharedSeen<'s> {
+    fn shared_part(&mut self, case: &'s Case, texts: &[Labelled<'s>]) -> SharedPart<'s> {
+        let inherits = leak::inherits(case, texts);
+        let first = !self.inherits.contains(&inherits);
+        if first {
+            self.inherits.insert(inherits.clone());
+        }
+        let mut inherited: Vec<Labelled<'s>> = texts
+            .iter()
+            .filter(|t| !written_in(case, t.text.span) && self.texts.insert(t.text.span))
+            .cloned()
+            .collect();
+        // Most cases keep none: all their lists are held until the checks run.
+        inherited.shrink_to_fit();
+        SharedPart {
+            inherits: first.then_some(inherits),
+            texts: inherited,
+        }
+    }
+}
+
 /// What the cases share, each reported once at the place it was written: the suite's
-/// texts, the texts cases inherit, and the clocks.
-fn check_shared(cx: &Cx, out: &mut Vec<Diagnostic>) {
+/// texts, the texts cases inherit, and the clocks. `shared` holds each case's part, in
+/// case order.
+fn check_shared(cx: &Cx, shared: Vec<SharedPart>, out: &mut Vec<Diagnostic>) {
     let (suite, db) = (cx.suite, cx.db);
-    leak::Guard::default().check_shared(suite, &cx.hidden, db, out);
+    let firsts = suite
+        .cases
+        .iter()
+        .zip(&shared)
+        .filter_map(|(case, part)| Some((case, part.inherits.as_ref()?)));
+    leak::Guard::default().check_shared(suite, firsts, &cx.hidden, db, out);
     let mut hygiene = Hygiene::default();
     for labelled in suite_texts(suite) {
         hygiene.check(suite, &labelled, db, out);
     }
-    // The texts each case inherits, on all cores: each worker keeps a text at the
-    // first case it sees it in only (it sees cases in order), so the checks below,
-    // which keep the first of each text in the whole run, see every text's first case
-    // as a run in order would.
-    let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
-    let inherited = crate::parallel::map_with(
-        &suite.cases,
-        worth_threads,
-        SpanSet::default,
-        |seen, case| {
-            let mut texts = case_texts(suite, case);
-            texts.retain(|t| !written_in(case, t.text.span) && seen.insert(t.text.span));
-            // Most cases keep none: all their lists are held until the checks run.
-            texts.shrink_to_fit();
-            texts
-        },
-    );
+    // Each worker kept a text at the first case it saw it in only (it sees cases in
+    // order), so the checks below, which keep the first of each text in the whole run,
+    // see every text's first case as a run in order would.
     let mut clocks = clock::Clocks::default();
-    for (case, texts) in suite.cases.iter().zip(inherited) {
+    for (case, part) in suite.cases.iter().zip(&shared) {
         clocks.check(case, db, out);
-        for labelled in &texts {
+        for labelled in &part.texts {
             hygiene.check(suite, labelled, db, out);
         }
     }
@@ -205,15 +249,14 @@ fn check_shared(cx: &Cx, out: &mut Vec<Diagnostic>) {
 /// A case's own diagnostics, less those it allows. Independent of the other cases (a
 /// leak guard only remembers inherited texts to split them once), so a suite's cases
 /// can be checked on several threads, a guard each.
-fn check_own(case: &Case, cx: &Cx, leaks: &mut leak::Guard) -> Vec<Diagnostic> {
+fn check_own(case: &Case, texts: &[Labelled], cx: &Cx, leaks: &mut leak::Guard) -> Vec<Diagnostic> {
     let (suite, db) = (cx.suite, cx.db);
     let mut own = Vec::new();
-    let texts = case_texts(suite, case);
-    check_case(case, suite, &texts, db, &mut own);
-    world::check_case(case, suite, &texts, db, &mut own);
-    leaks.check(suite, case, &texts, &cx.hidden, db, &mut own);
+    check_case(case, suite, texts, db, &mut own);
+    world::check_case(case, suite, texts, db, &mut own);
+    leaks.check(suite, case, texts, &cx.hidden, db, &mut own);
     let mut seen = SpanSet::default();
-    for labelled in &texts {
+    for labelled in texts {
         let text = labelled.text.as_ref();
         if written_in(case, text.span) && seen.insert(text.span) {
             prose::check(text, db, declared_field(suite, labelled.field), &mut own);
@@ -371,7 +414,7 @@ mod tests {
         let together: Vec<Diagnostic> = suite
             .cases
             .iter()
-            .flat_map(|case| check_own(case, &cx, &mut guard))
+            .flat_map(|case| check_own(case, &case_texts(suite, case), &cx, &mut guard))
             .collect();
         assert!(together.len() > 100, "the corpus breaks rules");
         for (batch, workers) in [(1, 1), (7, 1), (7, 2), (64, 3)] {
@@ -385,7 +428,7 @@ mod tests {
                     let guard = &mut guards[k % workers];
                     cases
                         .iter()
-                        .flat_map(|case| check_own(case, &cx, guard))
+                        .flat_map(|case| check_own(case, &case_texts(suite, case), &cx, guard))
                         .collect::<Vec<_>>()
                 })
                 .collect();

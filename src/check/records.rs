@@ -162,23 +162,22 @@ fn ids_in<'w>(word: &'w Word) -> impl Iterator<Item = (&'w str, Span)> {
         .map(move |(start, run)| (run, word.part(start..start + run.len())))
 }
 
+/// The runs of alphanumeric characters of `s` with their byte offsets, read lazily:
+/// every word of a case's prose is split here.
 fn alphanumeric_runs(s: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut runs = Vec::new();
-    let mut start = None;
-    for (i, c) in s.char_indices() {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(from)) => {
-                runs.push((from, &s[from..i]));
-                start = None;
+    let mut chars = s.char_indices().peekable();
+    std::iter::from_fn(move || {
+        let (from, _) = chars.find(|(_, c)| c.is_alphanumeric())?;
+        let mut to = s.len();
+        while let Some(&(i, c)) = chars.peek() {
+            if !c.is_alphanumeric() {
+                to = i;
+                break;
             }
-            _ => {}
+            chars.next();
         }
-    }
-    if let Some(from) = start {
-        runs.push((from, &s[from..]));
-    }
-    runs.into_iter()
+        Some((from, &s[from..to]))
+    })
 }
 
 /// One to three capital letters, then one to four digits.

@@ -168,7 +168,7 @@ pub fn leaks_of(sets: &[Set], visible: &[Item], fresh: &[bool], allowed: &[&str]
         };
         // Most positions start no unit of any set they are looked for in: one bit test
         // per set tells, before anything else is tried.
-        let near_fresh = stream.near_fresh[at];
+        let near_fresh = stream.words[at].near_fresh;
         let may_start = sets
             .iter()
             .any(|set| (near_fresh || !set.only_near_fresh) && set.units.starts.may_contain(start));
@@ -177,7 +177,7 @@ pub fn leaks_of(sets: &[Set], visible: &[Item], fresh: &[bool], allowed: &[&str]
             continue;
         }
         for set in sets {
-            let wanted = !set.only_near_fresh || stream.near_fresh[at];
+            let wanted = !set.only_near_fresh || near_fresh;
             if let Some((unit, len)) = wanted
                 .then(|| {
                     set.units
@@ -258,10 +258,12 @@ pub struct Units {
 impl Units {
     /// The units of `items`: runs, whole short texts, short sentences.
     pub fn of(items: &[Item]) -> Units {
+        let words: usize = items.iter().map(|i| i.tokens.len()).sum();
         let mut set = Units {
-            units: HashMap::default(),
-            starts: Starts::for_units(items.iter().map(|i| i.tokens.len()).sum()),
-            all: Vec::new(),
+            units: HashMap::with_capacity_and_hasher(words, FixedState::default()),
+            starts: Starts::for_units(words),
+            // About one unit a word: a run from each but the last few, and sentences.
+            all: Vec::with_capacity(words),
             lengths: Vec::new(),
         };
         for (h, item) in items.iter().enumerate() {
@@ -280,7 +282,6 @@ impl Units {
             }
         }
         set.lengths.sort_unstable();
-        set.lengths.dedup();
         set
     }
 
@@ -299,7 +300,9 @@ impl Units {
             next: *slot,
         });
         *slot = (self.all.len() - 1) as u32;
-        self.lengths.push(len);
+        if !self.lengths.contains(&len) {
+            self.lengths.push(len);
+        }
     }
 
     /// The units with key `k`.
@@ -417,48 +420,52 @@ struct StreamWord {
     hash: u64,
     /// Part of an allowed string: it matches nothing and breaks runs.
     masked: bool,
+    /// A fresh text's word lies among the [`MIN_RUN`] words from here.
+    near_fresh: bool,
 }
 
 /// The model-facing texts as one sequence of words.
 struct Stream {
     words: Vec<StreamWord>,
-    /// Whether a fresh text's word lies among the [`MIN_RUN`] words from each position.
-    near_fresh: Vec<bool>,
 }
 
 impl Stream {
     fn of(visible: &[Item], fresh: &[bool], allowed: &[&str]) -> Stream {
         // A text too short to hold a unit on its own (a reply "Go on." between two
         // parts of a copy) is left out, so that it does not cut the run.
-        let kept = |item: &Item| item.tokens.len() >= MIN_WHOLE;
-        let len = visible
-            .iter()
-            .filter(|i| kept(i))
-            .map(|i| i.tokens.len())
-            .sum();
+        let kept = |item: &&Item| item.tokens.len() >= MIN_WHOLE;
+        let len = visible.iter().filter(kept).map(|i| i.tokens.len()).sum();
         let mut words: Vec<StreamWord> = Vec::with_capacity(len);
-        let mut is_fresh: Vec<bool> = Vec::with_capacity(len);
-        for (v, item) in visible.iter().enumerate().filter(|(_, i)| kept(i)) {
-            for (w, word) in item.tokens.words.iter().enumerate() {
-                words.push(StreamWord {
-                    visible: v as u32,
-                    word: w as u32,
-                    hash: word.hash,
-                    masked: false,
-                });
-                is_fresh.push(fresh.get(v).copied().unwrap_or(true));
+        // Each word is pushed marked as fresh if its text is, and the marks are then
+        // spread back to the [`MIN_RUN`] - 1 words before each fresh one.
+        for (v, item) in visible.iter().enumerate() {
+            if !kept(&item) {
+                continue;
             }
+            let is_fresh = fresh.get(v).copied().unwrap_or(true);
+            words.extend(
+                item.tokens
+                    .words
+                    .iter()
+                    .enumerate()
+                    .map(|(w, word)| StreamWord {
+                        visible: v as u32,
+                        word: w as u32,
+                        hash: word.hash,
+                        masked: false,
+                        near_fresh: is_fresh,
+                    }),
+            );
         }
         mask(&mut words, allowed);
-        let mut near_fresh = vec![false; words.len()];
         let mut next_fresh = usize::MAX;
-        for i in (0..words.len()).rev() {
-            if is_fresh[i] {
+        for (i, word) in words.iter_mut().enumerate().rev() {
+            if word.near_fresh {
                 next_fresh = i;
             }
-            near_fresh[i] = next_fresh.saturating_sub(i) < MIN_RUN;
+            word.near_fresh = next_fresh.saturating_sub(i) < MIN_RUN;
         }
-        Stream { words, near_fresh }
+        Stream { words }
     }
 
     /// The `len` words from `at`, if none of them is masked.

@@ -21,10 +21,8 @@
 //! on the normal forms themselves ([`normal_form`]), so a hash collision is never
 //! reported.
 
-use std::hash::BuildHasher;
 use std::ops::Range;
 
-use foldhash::fast::FixedState;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
@@ -64,44 +62,43 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || is_combining_mark(c) || is_ignorable(c)
 }
 
-/// A text being split into words, a character at a time.
-struct Splitter<'t> {
-    text: &'t str,
-    words: Vec<Word>,
-    scratch: String,
-    /// Where the whitespace-free chunk being read starts.
-    chunk_start: Option<usize>,
+/// The whitespace-free chunk of `text` from byte `at` and the whitespace character
+/// after it (empty at the end), or `None` at the end. Bytes, not characters: only a
+/// byte above ASCII is decoded, to tell whether it starts a space (a no-break space).
+fn next_chunk(text: &str, at: usize) -> Option<(Range<usize>, Range<usize>)> {
+    let bytes = text.as_bytes();
+    if at >= bytes.len() {
+        return None;
+    }
+    let mut end = at;
+    while let Some(&b) = bytes.get(end) {
+        let width = if b.is_ascii() {
+            if is_ascii_space(b) {
+                return Some((at..end, end..end + 1));
+            }
+            1
+        } else {
+            let c = text[end..].chars().next().unwrap_or_default();
+            if c.is_whitespace() {
+                return Some((at..end, end..end + c.len_utf8()));
+            }
+            c.len_utf8()
+        };
+        end += width;
+    }
+    Some((at..end, end..end))
 }
 
-impl Splitter<'_> {
-    /// Reads the character `c` at byte `i`.
-    #[inline]
-    fn step(&mut self, i: usize, c: char) {
-        if !c.is_whitespace() {
-            self.chunk_start.get_or_insert(i);
-            return;
-        }
-        if let Some(s) = self.chunk_start.take() {
-            split_chunk(self.text, s, i, &mut self.scratch, &mut self.words);
-        }
-        if c == '\n' {
-            self.end_sentence();
-        }
-    }
+/// Whether an ASCII byte is a space as [`char::is_whitespace`] has it (tab, line feed,
+/// vertical tab, form feed, carriage return, space).
+fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t'..=b'\r' | b' ')
+}
 
-    fn end_sentence(&mut self) {
-        if let Some(last) = self.words.last_mut() {
-            last.ends_sentence = true;
-        }
-    }
-
-    fn finish(mut self) -> Tokens {
-        if let Some(s) = self.chunk_start.take() {
-            let end = self.text.len();
-            split_chunk(self.text, s, end, &mut self.scratch, &mut self.words);
-        }
-        self.end_sentence();
-        Tokens { words: self.words }
+/// Ends a sentence after the last word so far.
+fn end_sentence(words: &mut [Word]) {
+    if let Some(last) = words.last_mut() {
+        last.ends_sentence = true;
     }
 }
 
@@ -109,68 +106,64 @@ impl Splitter<'_> {
 /// if it is a path, else its runs of word characters.
 fn split_chunk(text: &str, from: usize, to: usize, scratch: &mut String, words: &mut Vec<Word>) {
     let chunk = &text[from..to];
-    if let Some(path) = path_in(chunk) {
-        let start = from + (path.as_ptr() as usize - chunk.as_ptr() as usize);
-        push_word(text, start..start + path.len(), scratch, words);
-        if ends_sentence_at(
-            chunk,
-            path.len() + (path.as_ptr() as usize - chunk.as_ptr() as usize),
-        ) {
-            if let Some(last) = words.last_mut() {
-                last.ends_sentence = true;
-            }
+    match path_in(chunk) {
+        Some(path) => {
+            let start = from + (path.as_ptr() as usize - chunk.as_ptr() as usize);
+            push_word(text, start..start + path.len(), scratch, words);
         }
-        return;
+        None if chunk.is_ascii() => split_ascii_chunk(text, from, to, words),
+        None => split_unicode_chunk(text, from, to, scratch, words),
     }
-    if chunk.is_ascii() {
-        split_ascii_chunk(text, from, to, scratch, words);
-        return;
-    }
-    let mut start: Option<usize> = None;
-    let mut chars = chunk.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if is_word_char(c) {
-            start.get_or_insert(i);
-            continue;
-        }
-        if let Some(s) = start.take() {
-            push_word(text, from + s..from + i, scratch, words);
-        }
-        if ends_sentence(c, chars.peek().map(|&(_, n)| n)) {
-            if let Some(last) = words.last_mut() {
-                last.ends_sentence = true;
-            }
-        }
-    }
-    if let Some(s) = start {
-        push_word(text, from + s..to, scratch, words);
+    // Only a chunk's end is followed by whitespace (or the text's end), where a `.`, `!`,
+    // `?` or `;` ends a sentence.
+    if chunk.ends_with(['.', '!', '?', ';']) {
+        end_sentence(words);
     }
 }
 
-/// [`split_chunk`] of an ASCII chunk that is not a path, byte by byte: most chunks of
-/// prose are, and no byte of them needs decoding.
-fn split_ascii_chunk(
+/// The runs of word characters of an ASCII chunk, byte by byte: most chunks of prose
+/// are ASCII, and no byte of them needs decoding.
+fn split_ascii_chunk(text: &str, from: usize, to: usize, words: &mut Vec<Word>) {
+    let chunk = &text.as_bytes()[from..to];
+    let mut at = 0;
+    while at < chunk.len() {
+        // Each word is normalised and hashed as it is read, a table look-up a byte.
+        let start = at;
+        let mut hash = WordHash::EMPTY;
+        while let Some(&normal) = chunk.get(at).map(|&b| &ASCII_WORD[usize::from(b & 0x7f)]) {
+            if normal == 0 {
+                break;
+            }
+            hash = hash.add(normal);
+            at += 1;
+        }
+        if at == start {
+            at += 1;
+            continue;
+        }
+        words.push(Word {
+            hash: hash.finish(),
+            start: (from + start) as u32,
+            end: (from + at) as u32,
+            ends_sentence: false,
+        });
+    }
+}
+
+/// The runs of word characters of any chunk.
+fn split_unicode_chunk(
     text: &str,
     from: usize,
     to: usize,
     scratch: &mut String,
     words: &mut Vec<Word>,
 ) {
-    let bytes = &text.as_bytes()[from..to];
     let mut start: Option<usize> = None;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b.is_ascii_alphanumeric() {
+    for (i, c) in text[from..to].char_indices() {
+        if is_word_char(c) {
             start.get_or_insert(i);
-            continue;
-        }
-        if let Some(s) = start.take() {
+        } else if let Some(s) = start.take() {
             push_word(text, from + s..from + i, scratch, words);
-        }
-        // Inside a chunk, only its end is followed by whitespace.
-        if ends_sentence(char::from(b), bytes.get(i + 1).map(|&n| char::from(n))) {
-            if let Some(last) = words.last_mut() {
-                last.ends_sentence = true;
-            }
         }
     }
     if let Some(s) = start {
@@ -206,37 +199,25 @@ fn path_in(chunk: &str) -> Option<&str> {
     (has_separator && !number).then_some(trimmed)
 }
 
-/// Whether what follows `at` in a chunk ends a sentence (`.`, `!`, `?` or `;` before
-/// the chunk's end).
-fn ends_sentence_at(chunk: &str, at: usize) -> bool {
-    chunk[at..].ends_with(['.', '!', '?', ';'])
-}
-
-fn ends_sentence(c: char, next: Option<char>) -> bool {
-    c == '\n' || (matches!(c, '.' | '!' | '?' | ';') && next.is_none_or(char::is_whitespace))
-}
-
 impl Tokens {
     /// Splits and normalises `text`. Linear in its length.
+    #[inline(never)]
     pub fn of(text: &str) -> Tokens {
-        let mut splitter = Splitter {
-            text,
-            // Prose averages five to six bytes a word.
-            words: Vec::with_capacity(text.len() / 5 + 1),
-            scratch: String::new(),
-            chunk_start: None,
-        };
-        if text.is_ascii() {
-            // Most prose: no character to decode.
-            for (i, &b) in text.as_bytes().iter().enumerate() {
-                splitter.step(i, char::from(b));
+        // Prose averages five to six bytes a word.
+        let mut words = Vec::with_capacity(text.len() / 5 + 1);
+        let mut scratch = String::new();
+        let mut at = 0;
+        while let Some((chunk, space)) = next_chunk(text, at) {
+            if !chunk.is_empty() {
+                split_chunk(text, chunk.start, chunk.end, &mut scratch, &mut words);
             }
-        } else {
-            for (i, c) in text.char_indices() {
-                splitter.step(i, c);
+            if text.as_bytes().get(space.start) == Some(&b'\n') {
+                end_sentence(&mut words);
             }
+            at = space.end;
         }
-        splitter.finish()
+        end_sentence(&mut words);
+        Tokens { words }
     }
 
     pub fn len(&self) -> usize {
@@ -251,15 +232,16 @@ impl Tokens {
 /// Adds the word at `range` of `text`, unless it is only invisible characters.
 fn push_word(text: &str, range: Range<usize>, scratch: &mut String, words: &mut Vec<Word>) {
     let word = &text[range.clone()];
-    let hash = match short_ascii_hash(word.as_bytes()) {
-        Some(hash) => hash,
-        None => {
-            normalize_into(word, scratch);
-            if scratch.is_empty() {
-                return;
-            }
-            FixedState::default().hash_one(scratch.as_bytes())
+    let hash = if word.is_ascii() {
+        // Its normal form byte by byte, as `normalize_into` gives it, without a copy.
+        let normal = word.bytes().map(ascii_normal);
+        normal.fold(WordHash::EMPTY, WordHash::add).finish()
+    } else {
+        normalize_into(word, scratch);
+        if scratch.is_empty() {
+            return;
         }
+        WordHash::of(scratch.as_bytes())
     };
     words.push(Word {
         hash,
@@ -269,18 +251,48 @@ fn push_word(text: &str, range: Range<usize>, scratch: &mut String, words: &mut 
     });
 }
 
-/// The hash of a short ASCII word's normal form (the hash [`normalize_into`] and
-/// `hash_one` give), normalised on the stack: most words of prose are.
-fn short_ascii_hash(word: &[u8]) -> Option<u64> {
-    let mut normal = [0u8; 32];
-    if word.len() > normal.len() || !word.is_ascii() {
-        return None;
+/// The hash of a word's normal form, fed a byte at a time (FNV-1a, then mixed), so
+/// that an ASCII word is hashed while it is read. Every word is hashed by it, whichever
+/// way it was normalised, so equal normal forms have equal hashes.
+#[derive(Clone, Copy)]
+struct WordHash(u64);
+
+impl WordHash {
+    const EMPTY: WordHash = WordHash(0xCBF2_9CE4_8422_2325);
+
+    fn add(self, byte: u8) -> WordHash {
+        WordHash((self.0 ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3))
     }
-    for (slot, &b) in normal.iter_mut().zip(word) {
-        *slot = ascii_normal(b);
+
+    /// The hash, its bits spread (murmur3's finaliser): FNV's high bits, which the
+    /// leak rule's bit sets use, depend little on a word's last byte.
+    fn finish(self) -> u64 {
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        h ^ (h >> 33)
     }
-    Some(FixedState::default().hash_one(&normal[..word.len()]))
+
+    fn of(normal: &[u8]) -> u64 {
+        normal
+            .iter()
+            .fold(WordHash::EMPTY, |h, &b| h.add(b))
+            .finish()
+    }
 }
+
+/// For each ASCII character, its normal form if it is a word character, else 0.
+const ASCII_WORD: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        if (b as u8).is_ascii_alphanumeric() {
+            table[b] = fold_look_alike_ascii((b as u8).to_ascii_lowercase());
+        }
+        b += 1;
+    }
+    table
+};
 
 /// The normal form of an ASCII character of a word: lowercased, look-alikes folded.
 fn ascii_normal(b: u8) -> u8 {
@@ -385,7 +397,7 @@ mod tests {
     }
 
     #[test]
-    fn short_ascii_words_hash_as_their_normal_form() {
+    fn every_word_hashes_as_its_normal_form() {
         let words = [
             "Reminder",
             "Q1",
@@ -393,18 +405,30 @@ mod tests {
             "/outputs/a.csv",
             "x",
             "DENIED",
-            &"w".repeat(32),
+            &"w".repeat(40),
+            "été",
+            "ｒｅｍｉｎｄｅｒ",
+            "re\u{200B}minder",
         ];
         for word in words {
+            let tokens = Tokens::of(word);
+            assert_eq!(tokens.len(), 1, "{word}");
             let normal = normal_form(word);
             assert_eq!(
-                short_ascii_hash(word.as_bytes()),
-                Some(FixedState::default().hash_one(normal.as_bytes())),
+                tokens.words[0].hash,
+                WordHash::of(normal.as_bytes()),
                 "{word}"
             );
         }
-        assert_eq!(short_ascii_hash("w".repeat(33).as_bytes()), None);
-        assert_eq!(short_ascii_hash("été".as_bytes()), None);
+        // The table the ASCII path reads agrees with the normal form of each character.
+        for b in 0u8..128 {
+            let expected = if b.is_ascii_alphanumeric() {
+                ascii_normal(b)
+            } else {
+                0
+            };
+            assert_eq!(ASCII_WORD[usize::from(b)], expected, "{b}");
+        }
     }
 
     #[test]

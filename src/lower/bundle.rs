@@ -152,7 +152,8 @@ pub fn model_texts_of<'t>(
 ) -> Vec<(What<'t>, Cow<'t, Text>)> {
     let mut sources = Vec::new();
     sources_of(&suite.shape.bundle, &mut sources);
-    let mut texts: Vec<(What<'t>, Cow<'t, Text>)> = Vec::new();
+    // Most of a case's texts are shown, with its tools' and the suite's.
+    let mut texts: Vec<(What<'t>, Cow<'t, Text>)> = Vec::with_capacity(2 * case_texts.len());
     let labelled = |t: &Labelled<'t>| (t.what(), t.text.clone());
     for source in sources {
         match source {

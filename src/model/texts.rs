@@ -109,7 +109,11 @@ impl<'a> Collect<'a> {
 /// Every text of a case: its title, then each field's in declaration order.
 pub fn case_texts<'a>(suite: &'a Suite, case: &'a Case) -> Vec<Labelled<'a>> {
     let shape = &suite.shape;
-    let mut c = Collect { out: Vec::new() };
+    // Room for a few texts a field, as real cases have: every case's list is built
+    // for every run, and growing it from nothing reallocates it five times.
+    let mut c = Collect {
+        out: Vec::with_capacity(2 * shape.case_fields.len() + 8),
+    };
     c.out.push(Labelled {
         field: "title",
         part: None,

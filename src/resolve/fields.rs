@@ -50,10 +50,13 @@ pub struct WrittenCheck {
 /// The statements under a possibly dotted key: `scoring.report` is every `report` in
 /// the first `scoring` block.
 pub fn statements_of<'a>(block: &'a [Statement], key: &str) -> Vec<&'a Statement> {
-    let mut segments: Vec<&str> = key.split('.').collect();
-    let last = segments.pop().unwrap_or_default();
+    // Every field of every case is looked up here: the key is split without a list.
+    let (path, last) = match key.rsplit_once('.') {
+        Some((path, last)) => (Some(path), last),
+        None => (None, key),
+    };
     let mut current = block;
-    for segment in segments {
+    for segment in path.into_iter().flat_map(|p| p.split('.')) {
         match first(current, segment) {
             Some(s) => current = body(s),
             None => return Vec::new(),

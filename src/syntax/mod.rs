@@ -7,8 +7,8 @@
 //! fold text blocks with [`strings`]. A file stops at its first
 //! syntax error (there is then no tree); escape and text-block mistakes are reported
 //! without losing the tree. Parsing never panics, whatever the input, and a file that
-//! nests deeper than every consumer of the tree can safely walk is refused first
-//! ([`nesting`]).
+//! nests deeper than every consumer of the tree can safely walk is refused before pest
+//! reads it ([`nesting`]; the direct parser stops at the same depth).
 
 pub mod ast;
 mod cache;
@@ -38,16 +38,18 @@ pub struct Parsed {
 }
 
 pub fn parse(id: FileId, text: &str) -> Parsed {
-    if let Some(too_deep) = nesting::too_deep(id, text) {
-        return Parsed {
-            file: None,
-            diagnostics: vec![too_deep],
-        };
-    }
+    // The direct parser stops at the nesting limit itself; the scan for a file nested
+    // too deep is for the files it gives up on, before pest recurses into them.
     if let Some((file, diagnostics)) = direct::parse(id, text) {
         return Parsed {
             file: Some(file),
             diagnostics,
+        };
+    }
+    if let Some(too_deep) = nesting::too_deep(id, text) {
+        return Parsed {
+            file: None,
+            diagnostics: vec![too_deep],
         };
     }
     parse_with_pest(id, text)

@@ -1,4 +1,5 @@
-//! How deeply blocks and lists nest, found before the grammar runs.
+//! How deeply blocks and lists nest, found before pest's grammar runs (the direct
+//! parser counts the same levels as it reads, and gives up past [`MAX_DEPTH`]).
 //!
 //! Every consumer of the tree — the builder, the resolver's data readers, the
 //! formatter's printer, the language server, the tree's own drop — walks nested blocks

@@ -184,6 +184,46 @@ fn an_invisible_character_is_named_by_its_code_point() {
     assert!(d.help.as_deref().unwrap().contains("invisible"));
 }
 
+/// The direct parser stops where the nesting scan does, so that skipping the scan for
+/// the files it parses lets no deeper file through: blocks, lists and a mix of both,
+/// at the limit and one level past it.
+#[test]
+fn the_direct_parser_refuses_what_the_nesting_scan_refuses() {
+    use nesting::MAX_DEPTH;
+    let blocks = |n: usize| format!("a {}{}\n", "{ b ".repeat(n), "}".repeat(n));
+    let lists = |n: usize| format!("a {}{}\n", "[".repeat(n), "]".repeat(n));
+    let mixed = |n: usize| {
+        let open: String = (0..n)
+            .map(|i| if i % 2 == 0 { "[{ b " } else { "[" })
+            .collect();
+        let close: String = (0..n)
+            .rev()
+            .map(|i| if i % 2 == 0 { "}]" } else { "]" })
+            .collect();
+        format!("a {open}{close}\n")
+    };
+    let levels = |text: &str| text.bytes().filter(|b| matches!(b, b'{' | b'[')).count();
+    for (name, make) in [
+        ("blocks", &blocks as &dyn Fn(usize) -> String),
+        ("lists", &lists),
+        ("mixed", &mixed),
+    ] {
+        let mut tried = 0;
+        for n in 1..=MAX_DEPTH + 1 {
+            let text = make(n);
+            if levels(&text) != MAX_DEPTH && levels(&text) != MAX_DEPTH + 1 {
+                continue;
+            }
+            tried += 1;
+            let scan = nesting::too_deep(FileId(3), &text).is_some();
+            let direct = direct::parse(FileId(3), &text).is_some();
+            assert_eq!(direct, !scan, "{name}, {} levels", levels(&text));
+            assert_eq!(parse(FileId(3), &text).file.is_some(), !scan, "{name}");
+        }
+        assert!(tried > 0, "{name}: no text at the limit");
+    }
+}
+
 /// Both parsers' results, for the differential tests: the hand-written one (`None` when
 /// it gives up) and pest's.
 fn both(text: &str) -> (Option<String>, Parsed) {
