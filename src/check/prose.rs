@@ -104,20 +104,23 @@ fn text_block_spacing(inner: &str) -> Vec<Problem> {
     problems
 }
 
-/// Runs of two or more spaces or tabs in `s`, offset by `offset`.
+/// Runs of two or more spaces or tabs in `s`, offset by `offset`. Bytes, not
+/// characters: both are ASCII, and no byte of a multi-byte character is either.
 fn doubled(s: &str, offset: usize) -> Vec<Problem> {
+    let bytes = s.as_bytes();
     let mut problems = Vec::new();
-    let mut run_start = None;
-    for (i, c) in s.char_indices().chain([(s.len(), 'x')]) {
-        match (is_space(c), run_start) {
-            (true, None) => run_start = Some(i),
-            (false, Some(start)) => {
-                if i - start >= 2 {
-                    problems.push((offset + start..offset + i, DOUBLED));
-                }
-                run_start = None;
-            }
-            _ => {}
+    let mut at = 0;
+    while at < bytes.len() {
+        if !is_space_byte(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let start = at;
+        while bytes.get(at).copied().is_some_and(is_space_byte) {
+            at += 1;
+        }
+        if at - start >= 2 {
+            problems.push((offset + start..offset + at, DOUBLED));
         }
     }
     problems
@@ -125,6 +128,10 @@ fn doubled(s: &str, offset: usize) -> Vec<Problem> {
 
 fn is_space(c: char) -> bool {
     c == ' ' || c == '\t'
+}
+
+fn is_space_byte(b: u8) -> bool {
+    b == b' ' || b == b'\t'
 }
 
 #[cfg(test)]

@@ -145,6 +145,7 @@ pub fn case(
 ) -> Option<Case> {
     let (id, title, span) = header(statement, diags)?;
     let statements = body(statement);
+    let keyed = fields::Keyed::new(statements);
     let shape = cx.shape;
     cx.case_keys
         .check(statements, &format!("case {}", id.as_str()), span, diags);
@@ -152,7 +153,7 @@ pub fn case(
 
     let category = shape
         .case_field(Kind::Category)
-        .and_then(|f| fields::read(&shape.case_fields[f], statements, diags));
+        .and_then(|f| fields::read(&shape.case_fields[f], &keyed, diags));
     let category = match category {
         Some(Given::Name(name)) => Some(name),
         _ => None,
@@ -165,7 +166,7 @@ pub fn case(
     // to the suite's defaults, and fields its category might have set are not reported
     // as missing (they would only repeat the category's error).
     let category_known = base.is_some();
-    let layer = read_layer(statements, shape, diags);
+    let layer = read_layer(&keyed, shape, diags);
     let inherited = profiles.apply(base.unwrap_or(cx.suite), &layer, diags);
 
     let mut missing = Vec::new();
@@ -184,7 +185,7 @@ pub fn case(
                 inherited: false,
             })
         } else {
-            fields::read(field, statements, diags).map(|given| Found {
+            fields::read(field, &keyed, diags).map(|given| Found {
                 given,
                 inherited: false,
             })
@@ -237,7 +238,7 @@ pub fn case(
     }
     check_names(&case, cx, diags);
     let mut missing_checks = Vec::new();
-    case.checks = checks(statements, &found, cx, diags, &mut missing_checks).unwrap_or_default();
+    case.checks = checks(&keyed, &found, cx, diags, &mut missing_checks).unwrap_or_default();
     if category_known {
         diags.append(&mut missing_checks);
     }
@@ -360,7 +361,7 @@ fn missing_default(key: &str, span: Span, id: &Name) -> Diagnostic {
 /// The case's checks. Checks that lack an inherited value (their evidence) are reported
 /// into `missing`, everything else into `diags`.
 fn checks(
-    statements: &[Statement],
+    statements: &fields::Keyed,
     found: &[Option<Found>],
     cx: &Context,
     diags: &mut Vec<Diagnostic>,
@@ -520,7 +521,7 @@ impl Builder<'_> {
 
     fn derived(
         &self,
-        statements: &[Statement],
+        statements: &fields::Keyed,
         found: &[Option<Found>],
         written: Vec<(usize, WrittenCheck)>,
         missing: &mut Vec<Diagnostic>,

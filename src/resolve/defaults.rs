@@ -15,7 +15,7 @@ use crate::model::shape::Shape;
 use crate::model::Name;
 use crate::syntax::ast::Statement;
 
-use super::fields::{self, Given};
+use super::fields::{self, Given, Keyed};
 use super::keys::{self, body, KeySpec};
 use super::values::{self, Kind};
 
@@ -80,7 +80,7 @@ pub fn layer_keys(shape: &Shape) -> Vec<KeySpec<'_>> {
 
 /// Reads the inherited fields set in `block` and the profiles it applies; other keys
 /// are left to the caller.
-pub fn read_layer(block: &[Statement], shape: &Shape, diags: &mut Vec<Diagnostic>) -> Layer {
+pub fn read_layer(block: &Keyed, shape: &Shape, diags: &mut Vec<Diagnostic>) -> Layer {
     let mut layer = Layer::default();
     for (id, field) in shape
         .case_fields
@@ -92,7 +92,7 @@ pub fn read_layer(block: &[Statement], shape: &Shape, diags: &mut Vec<Diagnostic
             layer.own.values.insert(id, given);
         }
     }
-    for statement in block.iter().filter(|s| s.name() == "profile") {
+    for statement in block.named("profile") {
         if let Some(name) = values::name(statement, diags) {
             layer.applies.push(name);
         }
@@ -137,7 +137,7 @@ impl Profiles {
                 name.span,
                 &mut found,
             );
-            let layer = read_layer(body(statement), shape, &mut found);
+            let layer = read_layer(&Keyed::new(body(statement)), shape, &mut found);
             let deferred = if *stdlib {
                 found
             } else {

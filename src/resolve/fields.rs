@@ -47,10 +47,50 @@ pub struct WrittenCheck {
     pub span: Span,
 }
 
+/// A block's statements by name, for reading many fields from one block: every field
+/// of every case is looked up in its case block, and scanning the block for each
+/// would make reading a case quadratic in its statements.
+pub struct Keyed<'a> {
+    block: &'a [Statement],
+    /// Each statement's name and place, sorted by name, in block order within a name.
+    by_name: Vec<(&'a str, usize)>,
+}
+
+impl<'a> Keyed<'a> {
+    pub fn new(block: &'a [Statement]) -> Keyed<'a> {
+        let mut by_name: Vec<(&str, usize)> = block
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.name(), i))
+            .collect();
+        by_name.sort_unstable();
+        Keyed { block, by_name }
+    }
+
+    /// The statements named `name`, in block order.
+    pub fn named<'k>(&'k self, name: &'k str) -> impl Iterator<Item = &'a Statement> + 'k {
+        let from = self.by_name.partition_point(|(n, _)| *n < name);
+        self.by_name[from..]
+            .iter()
+            .take_while(move |(n, _)| *n == name)
+            .map(|&(_, i)| &self.block[i])
+    }
+}
+
 /// The statements under a possibly dotted key: `scoring.report` is every `report` in
 /// the first `scoring` block.
-pub fn statements_of<'a>(block: &'a [Statement], key: &str) -> Vec<&'a Statement> {
-    // Every field of every case is looked up here: the key is split without a list.
+pub fn statements_of<'a>(block: &Keyed<'a>, key: &str) -> Vec<&'a Statement> {
+    match key.split_once('.') {
+        None => block.named(key).collect(),
+        Some((outer, rest)) => match block.named(outer).next() {
+            Some(s) => statements_in(body(s), rest),
+            None => Vec::new(),
+        },
+    }
+}
+
+/// [`statements_of`] in a block without an index: the blocks a dotted key reaches into.
+fn statements_in<'a>(block: &'a [Statement], key: &str) -> Vec<&'a Statement> {
     let (path, last) = match key.rsplit_once('.') {
         Some((path, last)) => (Some(path), last),
         None => (None, key),
@@ -185,7 +225,7 @@ fn nested_statement<'a>(block: &'a [Statement], prefix: &str) -> Option<&'a Stat
 
 /// Reads `field` from the statements with its key in one block; `None` when the block
 /// does not set it (or, after reporting, when what it sets is malformed).
-pub fn read(field: &FieldDecl, block: &[Statement], diags: &mut Vec<Diagnostic>) -> Option<Given> {
+pub fn read(field: &FieldDecl, block: &Keyed, diags: &mut Vec<Diagnostic>) -> Option<Given> {
     let statements = statements_of(block, field.key.as_str());
     if statements.is_empty() {
         return None;
@@ -516,5 +556,45 @@ fn aggregation(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Agg
             );
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    fn statements(text: &str) -> Vec<Statement> {
+        let parsed = crate::syntax::parse(FileId(0), text);
+        parsed.file.expect("the text parses").statements
+    }
+
+    /// The index finds what a scan of the block finds, in block order: repeated keys,
+    /// absent keys, and dotted keys into the first block of their name.
+    #[test]
+    fn keyed_statements_are_those_of_a_scan_in_block_order() {
+        let block = statements(
+            "check \"one\"\nb 1\ncheck \"two\"\nscoring { report \"r1\" }\nscoring { report \"r2\" }\ncheck \"three\"\na 2\n",
+        );
+        let keyed = Keyed::new(&block);
+        let spans = |found: Vec<&Statement>| found.iter().map(|s| s.span).collect::<Vec<_>>();
+        for key in [
+            "check",
+            "a",
+            "b",
+            "missing",
+            "scoring",
+            "scoring.report",
+            "scoring.none",
+            "none.report",
+        ] {
+            assert_eq!(
+                spans(statements_of(&keyed, key)),
+                spans(statements_in(&block, key)),
+                "{key}"
+            );
+        }
+        assert_eq!(statements_of(&keyed, "check").len(), 3);
+        assert_eq!(statements_of(&keyed, "scoring.report").len(), 1);
     }
 }

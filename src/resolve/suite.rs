@@ -79,6 +79,7 @@ pub fn suite(
         diags,
     );
     let statements = body(statement);
+    let keyed = fields::Keyed::new(statements);
     let span = statement.key.span.to(statement
         .values
         .last()
@@ -108,11 +109,11 @@ pub fn suite(
             .and_then(|s| values::names(s, diags))
             .unwrap_or_default(),
         order: first(statements, "order").and_then(|s| values::names(s, diags)),
-        layer: defaults::read_layer(statements, shape, diags),
+        layer: defaults::read_layer(&keyed, shape, diags),
         span,
     };
     for (id, field) in shape.suite_fields.iter().enumerate() {
-        let Some(given) = fields::read(field, statements, diags) else {
+        let Some(given) = fields::read(field, &keyed, diags) else {
             continue;
         };
         match (field.kind, given) {
@@ -250,6 +251,6 @@ pub fn category(
         name.span,
         diags,
     );
-    let layer = defaults::read_layer(statements, shape, diags);
+    let layer = defaults::read_layer(&fields::Keyed::new(statements), shape, diags);
     Some((Category { name, count }, layer))
 }
