@@ -236,30 +236,17 @@ pub fn record_mentions(case: &Statement, fixtures: &[&str], db: &SourceDb) -> Ve
 /// The record-id words of `text` with their byte offsets.
 fn record_ids(text: &str) -> Vec<(usize, &str)> {
     let bytes = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_alphanumeric() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
-            i += 1;
-        }
-        let word = &text[start..i];
-        let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
-        let digits = word.len() - letters.len();
-        let boundary = start == 0 || !matches!(bytes[start - 1], b'-' | b'_' | b'.');
-        if boundary
-            && digits > 0
-            && !letters.is_empty()
-            && letters.bytes().all(|b| b.is_ascii_uppercase())
-        {
-            out.push((start, word));
-        }
-    }
-    out
+    crate::model::world::ascii_words(text)
+        .filter(|&(start, word)| {
+            let letters = word.trim_end_matches(|c: char| c.is_ascii_digit());
+            let digits = word.len() - letters.len();
+            let boundary = start == 0 || !matches!(bytes[start - 1], b'-' | b'_' | b'.');
+            boundary
+                && digits > 0
+                && !letters.is_empty()
+                && letters.bytes().all(|b| b.is_ascii_uppercase())
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -158,6 +158,24 @@ pub struct Revision {
     pub fields: Vec<(Name, FieldValue)>,
 }
 
+/// The runs of ASCII letters and digits of `text` with their byte offsets: the words
+/// an id can be. Bytes, not characters: no byte of a multi-byte character is an ASCII
+/// letter or digit, so the words and their offsets are the same without decoding.
+pub fn ascii_words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while bytes.get(at).is_some_and(|b| !b.is_ascii_alphanumeric()) {
+            at += 1;
+        }
+        let start = at;
+        while bytes.get(at).is_some_and(u8::is_ascii_alphanumeric) {
+            at += 1;
+        }
+        (at > start).then(|| (start, &text[start..at]))
+    })
+}
+
 /// The letters of an id shaped like `CT12` (capitals, then digits).
 pub fn id_letters(id: &str) -> Option<&str> {
     let split = id.find(|c: char| c.is_ascii_digit())?;

@@ -310,35 +310,19 @@ fn override_without_machine_part(statement: &Statement) -> Diagnostic {
 /// A text's words that look like record or request ids of `schema` (M1, Q1, CT2), with
 /// their byte offset in the text.
 pub fn id_mentions<'t>(text: &'t str, schema: &WorldSchema) -> Vec<(usize, &'t str)> {
-    let mut out = Vec::new();
-    // Bytes, not characters: no byte of a multi-byte character is ASCII alphanumeric,
-    // so the words and their offsets are the same, without decoding every text.
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while at < bytes.len() {
-        if !bytes[at].is_ascii_alphanumeric() {
-            at += 1;
-            continue;
-        }
-        let start = at;
-        while bytes.get(at).is_some_and(u8::is_ascii_alphanumeric) {
-            at += 1;
-        }
-        // An id starts with a capital and holds a digit: most words of prose do
-        // neither, and are passed over without a look at the schema.
-        if !bytes[start].is_ascii_uppercase() || !bytes[start..at].iter().any(u8::is_ascii_digit) {
-            continue;
-        }
-        let word = &text[start..at];
-        let shaped = crate::model::world::id_letters(word).is_some_and(|letters| {
-            schema.collections_with_prefix(letters).next().is_some()
-                || schema.is_request_prefix(letters)
-        });
-        if shaped {
-            out.push((start, word));
-        }
-    }
-    out
+    crate::model::world::ascii_words(text)
+        .filter(|(_, word)| {
+            // An id starts with a capital and holds a digit: most words of prose do
+            // neither, and are passed over without a look at the schema.
+            let bytes = word.as_bytes();
+            bytes[0].is_ascii_uppercase()
+                && bytes.iter().any(u8::is_ascii_digit)
+                && crate::model::world::id_letters(word).is_some_and(|letters| {
+                    schema.collections_with_prefix(letters).next().is_some()
+                        || schema.is_request_prefix(letters)
+                })
+        })
+        .collect()
 }
 
 /// The declaration of `tool` when the case offers it; `unoffered_tool` otherwise.
