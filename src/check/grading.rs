@@ -270,10 +270,20 @@ fn count_at_least(
 }
 
 /// Checks of one letter must be numbered 1, 2, … in the order written.
+/// Whether `id` is `letter` then `n` (`A3`), written as [`numbering`] expects: without
+/// formatting the id it should be (every check of every case is compared).
+fn is_numbered(id: &str, letter: &str, n: usize) -> bool {
+    id.strip_prefix(letter).is_some_and(|digits| {
+        !digits.starts_with('0')
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && digits.parse::<usize>() == Ok(n)
+    })
+}
+
 fn numbering(checks: &[&Check], letter: &str, out: &mut Vec<Diagnostic>) {
     for (i, check) in checks.iter().enumerate() {
-        let expected = format!("{letter}{}", i + 1);
-        if check.id.as_str() != expected {
+        if !is_numbered(check.id.as_str(), letter, i + 1) {
+            let expected = format!("{letter}{}", i + 1);
             out.push(
                 Diagnostic::error(
                     codes::CHECK_NUMBERING,
@@ -284,6 +294,20 @@ fn numbering(checks: &[&Check], letter: &str, out: &mut Vec<Diagnostic>) {
                     "number {letter} checks {letter}1, {letter}2, … in the order they are written"
                 )),
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_is_numbered_as_its_formatted_id_reads() {
+        for id in ["A1", "A2", "A01", "A", "A+1", "B1", "A10", "AB1", "A1x"] {
+            for n in [1, 2, 10] {
+                assert_eq!(is_numbered(id, "A", n), id == format!("A{n}"), "{id} {n}");
+            }
         }
     }
 }

@@ -147,8 +147,12 @@ pub fn case(
     let statements = body(statement);
     let keyed = fields::Keyed::new(statements);
     let shape = cx.shape;
-    cx.case_keys
-        .check(statements, &format!("case {}", id.as_str()), span, diags);
+    cx.case_keys.check(
+        statements,
+        format_args!("case {}", id.as_str()),
+        span,
+        diags,
+    );
     let before = diags.len();
 
     let category = shape

@@ -192,7 +192,7 @@ impl<'a> BlockKeys<'a> {
     pub fn check(
         &self,
         block: &[Statement],
-        context: &str,
+        context: impl std::fmt::Display + Copy,
         owner: Span,
         diags: &mut Vec<Diagnostic>,
     ) {
@@ -204,7 +204,7 @@ impl<'a> BlockKeys<'a> {
             keys::check_keys(
                 body(statement),
                 &[specs],
-                &format!("the {prefix} block"),
+                format_args!("the {prefix} block"),
                 statement.key.span,
                 diags,
             );

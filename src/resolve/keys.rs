@@ -5,6 +5,8 @@
 //! them (unknown, duplicate and missing keys), and `blocks` lists them by place for
 //! the language server.
 
+use std::fmt::Display;
+
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::source::Span;
 use crate::syntax::ast::{Block, Statement};
@@ -127,11 +129,13 @@ pub const CHECK: &[KeySpec<'static>] = &[
 
 /// Validates the statements of a block against `specs`: reports unknown keys (with the
 /// nearest known key), repeated keys that may appear once, and missing required keys
-/// (at `owner`, the statement that opened the block).
+/// (at `owner`, the statement that opened the block). `context` names the block in a
+/// diagnostic (`case TUJ-001`): formatted only for one (`format_args!`), since every
+/// block of every case is checked here.
 pub fn check_keys(
     statements: &[Statement],
     specs: &[&[KeySpec<'_>]],
-    context: &str,
+    context: impl Display + Copy,
     owner: Span,
     diags: &mut Vec<Diagnostic>,
 ) {
@@ -184,7 +188,7 @@ pub fn check_keys(
 fn unknown_key<'k>(
     statement: &Statement,
     specs: &[&[KeySpec<'k>]],
-    context: &str,
+    context: impl Display,
 ) -> (Diagnostic, Option<&'k str>) {
     let key = statement.name();
     let known = specs.iter().flat_map(|s| s.iter()).map(|s| s.key);

@@ -4,6 +4,8 @@
 //! reports a `bad_arguments` diagnostic with the statement's usage otherwise, and
 //! returns `None` so resolution can go on with the next statement.
 
+use std::fmt::Display;
+
 use serde_json::{Map, Value as Json};
 
 use crate::diag::{codes, Diagnostic};
@@ -37,7 +39,7 @@ impl Kind {
     }
 }
 
-fn bad(statement: &Statement, span: Span, label: String, usage: &str) -> Diagnostic {
+fn bad(statement: &Statement, span: Span, label: String, usage: impl Display) -> Diagnostic {
     Diagnostic::error(
         codes::BAD_ARGUMENTS,
         format!("`{}` is not written as expected", statement.name()),
@@ -74,10 +76,13 @@ pub fn args<'a>(
 }
 
 /// Checks values against `kinds`; a block may follow (the caller reads it).
+/// `usage` is how the statement is written, for the help of a diagnostic: formatted
+/// only when there is one (`format_args!`), since every statement of a world is read
+/// here.
 pub fn args_with_block<'a>(
     statement: &'a Statement,
     kinds: &[Kind],
-    usage: &str,
+    usage: impl Display,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<&'a [Value]> {
     let values = &statement.values;
@@ -91,13 +96,13 @@ pub fn args_with_block<'a>(
                 values.len()
             ),
         };
-        diags.push(bad(statement, values_span(statement), label, usage));
+        diags.push(bad(statement, values_span(statement), label, &usage));
         return None;
     }
     for (value, kind) in values.iter().zip(kinds) {
         if !kind.accepts(value) {
             let label = format!("expected {}, found {}", kind.describe(), value.describe());
-            diags.push(bad(statement, value.span, label, usage));
+            diags.push(bad(statement, value.span, label, &usage));
             return None;
         }
     }
@@ -188,7 +193,7 @@ pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<T
     for value in &statement.values {
         if !(Kind::Ident.accepts(value) || Kind::Str.accepts(value)) {
             let label = format!("expected a name or a string, found {}", value.describe());
-            diags.push(bad(statement, value.span, label, &usage()));
+            diags.push(bad(statement, value.span, label, usage()));
             return None;
         }
     }
@@ -206,7 +211,7 @@ fn list_of(
     for value in &statement.values {
         if !kind.accepts(value) {
             let label = format!("expected {}, found {}", kind.describe(), value.describe());
-            diags.push(bad(statement, value.span, label, &usage()));
+            diags.push(bad(statement, value.span, label, usage()));
             return None;
         }
     }
@@ -225,7 +230,7 @@ fn no_block(
                 statement,
                 block.span,
                 "no block is allowed here".into(),
-                &usage(),
+                usage(),
             ));
             None
         }
@@ -235,8 +240,8 @@ fn no_block(
 
 /// A statement that must open a block and take no values: `key { … }`.
 pub fn block_only<'a>(statement: &'a Statement, diags: &mut Vec<Diagnostic>) -> Option<&'a Block> {
-    let usage = format!("{} {{ … }}", statement.name());
-    args_with_block(statement, &[], &usage, diags)?;
+    let usage = format_args!("{} {{ … }}", statement.name());
+    args_with_block(statement, &[], usage, diags)?;
     match &statement.block {
         Some(block) => Some(block),
         None => {
@@ -244,7 +249,7 @@ pub fn block_only<'a>(statement: &'a Statement, diags: &mut Vec<Diagnostic>) -> 
                 statement,
                 statement.span,
                 "a block `{ … }` must follow".into(),
-                &usage,
+                usage,
             ));
             None
         }
@@ -286,7 +291,7 @@ pub fn data_object(block: &Block, diags: &mut Vec<Diagnostic>) -> Json {
                     statement,
                     statement.span,
                     "a data field takes one value or one block".into(),
-                    &format!("{key} VALUE"),
+                    format!("{key} VALUE"),
                 ));
                 Json::Null
             }

@@ -584,7 +584,6 @@ fn row(
     let before = diags.len();
     let mut cells = Vec::new();
     for cell in &block.statements {
-        let usage = format!("{} VALUE [within TOLERANCE]", cell.name());
         let bad = |diags: &mut Vec<Diagnostic>, label: &str| {
             diags.push(
                 Diagnostic::error(
@@ -592,7 +591,10 @@ fn row(
                     format!("cell `{}` is not written as expected", cell.name()),
                 )
                 .primary(cell.span, label.to_string())
-                .help(format!("write it as `{usage}`")),
+                .help(format!(
+                    "write it as `{} VALUE [within TOLERANCE]`",
+                    cell.name()
+                )),
             );
         };
         let number = |v: &Value| match &v.kind {

@@ -222,7 +222,6 @@ fn grouped(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Expectation> {
     let key = statement.name();
-    let usage = format!("{key} ID… {{ assertion … }}");
     let ids: Option<Vec<Name>> = statement
         .values
         .iter()
@@ -236,7 +235,7 @@ fn grouped(
                 format!("`{key}` is not written as expected"),
             )
             .primary(statement.span, "expected ids and a block of assertions")
-            .help(format!("write it as `{usage}`")),
+            .help(format!("write it as `{key} ID… {{ assertion … }}`")),
         );
         return None;
     };

@@ -111,8 +111,8 @@ fn record_head<'a>(
 ) -> Option<(Option<&'a Collection>, Name)> {
     let key = Text::new(statement.name(), statement.key.span);
     let collection = known_collection(&key, schema, diags);
-    let usage = format!("{} ID {{ field value; … }}", key.as_str());
-    let v = values::args_with_block(statement, &[Kind::Ident], &usage, diags)?;
+    let usage = format_args!("{} ID {{ field value; … }}", key.as_str());
+    let v = values::args_with_block(statement, &[Kind::Ident], usage, diags)?;
     Some((collection, values::text_of(&v[0])))
 }
 
@@ -294,7 +294,6 @@ pub fn read_field(
         diags.push(unknown_field(&name, collection));
         return None;
     };
-    let usage = format!("{} VALUE", name.as_str());
     let value = match statement.values.as_slice() {
         [value] if statement.block.is_none() => value,
         _ => {
@@ -307,7 +306,10 @@ pub fn read_field(
                     statement.span,
                     format!("expected one {}", spec.ty.describe()),
                 )
-                .help(format!("write it as `{usage}`; a list is written `[a, b]`")),
+                .help(format!(
+                    "write it as `{} VALUE`; a list is written `[a, b]`",
+                    name.as_str()
+                )),
             );
             return None;
         }
