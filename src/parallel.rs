@@ -482,39 +482,33 @@ mod tests {
         assert!(rendered.load(Ordering::Relaxed) < 1000);
     }
 
+    /// Whether streaming 5,000 items in batches of 8 panics (and returns at all: the
+    /// workers must not be left waiting for a consumer that is gone).
+    fn streaming_panics(
+        render: impl Fn(&usize) -> usize + Sync,
+        consume: impl FnMut(usize) -> Result<(), ()>,
+    ) -> bool {
+        let items: Vec<usize> = (0..5000).collect();
+        let run = std::panic::AssertUnwindSafe(|| map_streamed(&items, 8, render, consume));
+        std::panic::catch_unwind(run).is_err()
+    }
+
     #[test]
     fn a_panic_while_streaming_is_resumed() {
-        let items: Vec<usize> = (0..5000).collect();
-        let run = std::panic::AssertUnwindSafe(|| {
-            map_streamed(
-                &items,
-                8,
-                |&n| {
-                    assert_ne!(n, 777, "render fails");
-                    n
-                },
-                |_| Ok::<(), ()>(()),
-            )
-        });
-        assert!(std::panic::catch_unwind(run).is_err());
+        let render = |&n: &usize| {
+            assert_ne!(n, 777, "render fails");
+            n
+        };
+        assert!(streaming_panics(render, |_| Ok(())));
     }
 
     #[test]
     fn a_panic_of_the_consumer_stops_the_stream() {
-        let items: Vec<usize> = (0..5000).collect();
-        let run = std::panic::AssertUnwindSafe(|| {
-            map_streamed(
-                &items,
-                8,
-                |&n| n,
-                |n| {
-                    assert_ne!(n, 100, "consume fails");
-                    Ok::<(), ()>(())
-                },
-            )
-        });
-        // Returns (the workers are not left waiting for a consumer that is gone).
-        assert!(std::panic::catch_unwind(run).is_err());
+        let consume = |n: usize| {
+            assert_ne!(n, 100, "consume fails");
+            Ok(())
+        };
+        assert!(streaming_panics(|&n| n, consume));
     }
 
     #[test]
