@@ -6,10 +6,14 @@
 //! serde's bytes are this formatter's pre-rendered JSON, since the master holds no
 //! byte arrays.
 
+mod serializer;
+
 use std::io;
 
 use serde::Serialize;
 use serde_json::ser::Formatter;
+
+use serializer::Serializer;
 
 /// A serde_json formatter writing the master style.
 #[derive(Default)]
@@ -110,7 +114,7 @@ pub fn to_master_string<T: Serialize + ?Sized>(value: &T) -> String {
 
 /// Writes any value in the master style to `writer`.
 pub fn write_master<T: Serialize + ?Sized>(value: &T, writer: impl io::Write) -> io::Result<()> {
-    let mut serializer = serde_json::Serializer::with_formatter(writer, MasterFormatter::default());
+    let mut serializer = Serializer::with_formatter(writer, MasterFormatter::default());
     value.serialize(&mut serializer).map_err(io::Error::from)
 }
 

@@ -171,7 +171,7 @@ pub fn case(
     // as missing (they would only repeat the category's error).
     let category_known = base.is_some();
     let layer = read_layer(&keyed, shape, diags);
-    let inherited = profiles.apply(base.unwrap_or(cx.suite), &layer, diags);
+    let inherited = profiles.stack(base.unwrap_or(cx.suite), &layer, diags);
 
     let mut missing = Vec::new();
     let mut absent_required = false;
@@ -180,7 +180,7 @@ pub fn case(
         let value = if field.inherited {
             let written = layer.own.get(field_id).is_some();
             inherited.get(field_id).map(|given| Found {
-                given: given.clone(),
+                given: given.into_owned(),
                 inherited: !written,
             })
         } else if field.kind == Kind::Category {
@@ -215,19 +215,16 @@ pub fn case(
         .filter_map(|s| values::names(s, diags))
         .flatten()
         .collect();
-    for (field_id, value) in found.iter().enumerate() {
-        if let Some(value) = value {
-            place(
-                &mut case,
-                field_id,
-                shape.case_fields[field_id].kind,
-                value.given.clone(),
-            );
-        }
-    }
     let conversation_given = shape
         .case_field(Kind::Conversation)
         .is_some_and(|f| found[f].is_some());
+    for (field_id, value) in found.iter_mut().enumerate() {
+        if let Some(value) = value {
+            if let Some(given) = taken(value, field_id, shape) {
+                place(&mut case, field_id, shape.case_fields[field_id].kind, given);
+            }
+        }
+    }
     if !conversation_given {
         if let Some(user) = &case.user {
             case.conversation = vec![Turn {
@@ -247,6 +244,22 @@ pub fn case(
         diags.append(&mut missing_checks);
     }
     (diags.len() == before && !absent_required).then_some(case)
+}
+
+/// A found value for the case to keep, moved out of `found`; copied for the texts its
+/// checks derive from, which [`checks`] reads later. Checks and evidence are for
+/// [`checks`] too, and not kept as they are.
+fn taken(found: &mut Found, field: usize, shape: &Shape) -> Option<Given> {
+    match found.given {
+        Given::Checks(_) | Given::Evidence(_) => None,
+        _ if shape.grading.derivations.iter().any(|d| d.field == field) => {
+            Some(found.given.clone())
+        }
+        _ => Some(std::mem::replace(
+            &mut found.given,
+            Given::Names(Vec::new()),
+        )),
+    }
 }
 
 /// Puts a field's value where the model keeps values of its kind.

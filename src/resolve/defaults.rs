@@ -7,6 +7,7 @@
 //! suite is checked whether or not anything applies it; a stdlib profile (written for
 //! some shape, maybe not this suite's) only when something does.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -31,25 +32,50 @@ impl Defaults {
     }
 
     /// `top` over `self`: each field `top` sets wins; evidence merges by dimension.
-    pub fn overlay(&self, top: &Defaults) -> Defaults {
-        let mut out = self.clone();
+    pub fn overlay(mut self, top: &Defaults) -> Defaults {
         for (field, value) in &top.values {
-            let merged = match (out.values.get(field), value) {
-                (Some(Given::Evidence(base)), Given::Evidence(more)) => {
-                    let mut all = base.clone();
-                    for (dimension, text) in more {
-                        match all.iter_mut().find(|(d, _)| d == dimension) {
-                            Some(slot) => slot.1 = text.clone(),
-                            None => all.push((dimension.clone(), text.clone())),
-                        }
-                    }
-                    Given::Evidence(all)
-                }
-                _ => value.clone(),
-            };
-            out.values.insert(*field, merged);
+            let merged = over(self.values.remove(field), value);
+            self.values.insert(*field, merged);
         }
-        out
+        self
+    }
+}
+
+/// `top` over what a lower layer set for its field: `top` wins, evidence merges by
+/// dimension (a dimension `top` names again takes `top`'s text).
+fn over(below: Option<Given>, top: &Given) -> Given {
+    match (below, top) {
+        (Some(Given::Evidence(mut all)), Given::Evidence(more)) => {
+            for (dimension, text) in more {
+                match all.iter_mut().find(|(d, _)| d == dimension) {
+                    Some(slot) => slot.1 = text.clone(),
+                    None => all.push((dimension.clone(), text.clone())),
+                }
+            }
+            Given::Evidence(all)
+        }
+        _ => top.clone(),
+    }
+}
+
+/// The defaults a case block inherits, as the layers they come from (bottom first: its
+/// category's or the suite's, the profiles it applies in order, its own fields), read
+/// field by field: a case copies only the values it takes, once, where overlaying the
+/// layers would copy every inherited value at each layer.
+pub struct Stack<'a> {
+    layers: Vec<&'a Defaults>,
+}
+
+impl<'a> Stack<'a> {
+    /// The value of `field`, as [`Defaults::overlay`] of the layers in order gives it.
+    pub fn get(&self, field: usize) -> Option<Cow<'a, Given>> {
+        let mut set = self.layers.iter().filter_map(|l| l.get(field));
+        let top = set.next_back()?;
+        if !matches!(top, Given::Evidence(_)) {
+            return Some(Cow::Borrowed(top));
+        }
+        let below = set.fold(None, |below, value| Some(over(below, value)));
+        Some(Cow::Owned(over(below, top)))
     }
 }
 
@@ -214,14 +240,31 @@ impl Profiles {
     /// fields. Reads only (every profile was resolved by [`Profiles::resolve_all`]), so
     /// cases can resolve in parallel.
     pub fn apply(&self, base: &Defaults, layer: &Layer, diags: &mut Vec<Diagnostic>) -> Defaults {
-        let mut out = base.clone();
+        let stack = self.stack(base, layer, diags);
+        let mut out = Defaults::default();
+        for defaults in stack.layers {
+            out = out.overlay(defaults);
+        }
+        out
+    }
+
+    /// [`Profiles::apply`], as the layers to read a field from: what a case inherits.
+    pub fn stack<'a>(
+        &'a self,
+        base: &'a Defaults,
+        layer: &'a Layer,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Stack<'a> {
+        let mut layers = Vec::with_capacity(layer.applies.len() + 2);
+        layers.push(base);
         for name in &layer.applies {
             match self.resolved.get(name.as_str()) {
-                Some(profile) => out = out.overlay(profile),
+                Some(profile) => layers.push(profile),
                 None => diags.push(self.unknown(name)),
             }
         }
-        out.overlay(&layer.own)
+        layers.push(&layer.own);
+        Stack { layers }
     }
 
     fn resolve(
