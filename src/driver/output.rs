@@ -153,11 +153,15 @@ pub fn stage(
     }
 }
 
+/// How much of an output file is gathered before each write to it.
+const OUTPUT_BUFFER_BYTES: usize = 1 << 20;
+
 fn write_through(
     file: File,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
-    let mut out = io::BufWriter::new(file);
+    // A master is tens of megabytes: written a megabyte at a time, not 8 KiB.
+    let mut out = io::BufWriter::with_capacity(OUTPUT_BUFFER_BYTES, file);
     write(&mut out)?;
     out.flush()
 }

@@ -23,19 +23,28 @@ use super::values::{self, Kind};
 /// Values one layer sets, by case field id; `None` means "inherit".
 #[derive(Clone, Debug, Default)]
 pub struct Defaults {
-    values: HashMap<usize, Given>,
+    values: Vec<Option<Given>>,
 }
 
 impl Defaults {
     pub fn get(&self, field: usize) -> Option<&Given> {
-        self.values.get(&field)
+        self.values.get(field)?.as_ref()
+    }
+
+    fn set(&mut self, field: usize, value: Given) {
+        if self.values.len() <= field {
+            self.values.resize(field + 1, None);
+        }
+        self.values[field] = Some(value);
     }
 
     /// `top` over `self`: each field `top` sets wins; evidence merges by dimension.
     pub fn overlay(mut self, top: &Defaults) -> Defaults {
-        for (field, value) in &top.values {
-            let merged = over(self.values.remove(field), value);
-            self.values.insert(*field, merged);
+        for (field, value) in top.values.iter().enumerate() {
+            if let Some(value) = value {
+                let below = self.values.get_mut(field).and_then(Option::take);
+                self.set(field, over(below, value));
+            }
         }
         self
     }
@@ -115,7 +124,7 @@ pub fn read_layer(block: &Keyed, shape: &Shape, diags: &mut Vec<Diagnostic>) -> 
         .filter(|(_, f)| f.inherited)
     {
         if let Some(given) = fields::read(field, block, diags) {
-            layer.own.values.insert(id, given);
+            layer.own.set(id, given);
         }
     }
     for statement in block.named("profile") {

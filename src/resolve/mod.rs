@@ -23,6 +23,8 @@ pub mod world;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use foldhash::fast::FixedState;
+
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::tool::Tool;
 use crate::model::world::WorldSchema;
@@ -412,7 +414,8 @@ fn applied_profiles(statement: &Statement) -> impl Iterator<Item = String> + '_ 
 /// The places of cases whose ids are new; a case reusing an earlier id is reported
 /// and left out.
 fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<CasePlace<'a>> {
-    let mut seen: HashMap<String, Span> = HashMap::new();
+    let mut seen: HashMap<Arc<str>, Span, FixedState> =
+        HashMap::with_capacity_and_hasher(cases.len(), FixedState::default());
     let mut out = Vec::with_capacity(cases.len());
     for place in cases {
         let header = place
@@ -431,7 +434,7 @@ fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<
                 );
                 continue;
             }
-            seen.insert(id.as_str().to_string(), id.span);
+            seen.insert(id.value, id.span);
         }
         out.push(place);
     }

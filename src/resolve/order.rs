@@ -16,7 +16,10 @@ pub(super) fn order_cases(cases: &mut [Case], order: Option<&[Name]>, diags: &mu
     // gathered first, so that comparing two does not reach into two cases.
     let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     let mut sorted: Vec<usize> = (0..cases.len()).collect();
-    sorted.sort_unstable_by(|&a, &b| natural_cmp(ids[a], ids[b]));
+    // Ids are unique, so any sort gives this order; the stable one merges the sorted
+    // runs the files are read in (a folder's cases, in id order) instead of starting
+    // over, which takes a 10,000-case suite a fraction of the comparisons.
+    sorted.sort_by(|&a, &b| natural_cmp(ids[a], ids[b]));
     drop(ids);
     if let Some(order) = order {
         let position = order_positions(cases, order, diags);
