@@ -90,13 +90,7 @@ fn check_text(
     db: &SourceDb,
     out: &mut Vec<Diagnostic>,
 ) {
-    // Every weekday name ends in "day": most texts have none and are not split at all.
-    let may_name_a_day = text
-        .as_str()
-        .as_bytes()
-        .windows(3)
-        .any(|w| w.eq_ignore_ascii_case(b"day"));
-    if !may_name_a_day {
+    if !may_name_a_weekday(text.as_str()) {
         return;
     }
     let words = words(db, text);
@@ -117,6 +111,23 @@ fn check_text(
             out.push(mismatch(case, &words, i, name.len(), &mention, date));
         }
     }
+}
+
+/// Whether `text` holds a weekday's name in any letter case: a word names a weekday
+/// only if it lower-cases to the name, and no letter but these lower-cases to them, so
+/// a text without one (most texts, "today" among them) is not split at all.
+fn may_name_a_weekday(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let ends_a_name = |end: usize| {
+        WEEKDAYS.iter().any(|(name, _)| {
+            let start = end.checked_sub(name.len());
+            start.is_some_and(|start| bytes[start..end].eq_ignore_ascii_case(name.as_bytes()))
+        })
+    };
+    bytes
+        .iter()
+        .enumerate()
+        .any(|(at, b)| b.eq_ignore_ascii_case(&b'y') && ends_a_name(at + 1))
 }
 
 /// The date whose last word directly precedes word `i`, the longest first
@@ -316,6 +327,16 @@ mod tests {
         assert_eq!(day_of("32"), None);
         assert_eq!(day_of("10:00"), None);
         assert_eq!(day_of("th"), None);
+    }
+
+    #[test]
+    fn only_texts_with_a_weekday_name_are_split() {
+        assert!(may_name_a_weekday("see you on MONDAY."));
+        assert!(may_name_a_weekday("Friday's plan"));
+        assert!(may_name_a_weekday("sunday"));
+        assert!(!may_name_a_weekday("today, in a few days, every day"));
+        assert!(!may_name_a_weekday("y"));
+        assert!(!may_name_a_weekday(""));
     }
 
     #[test]
