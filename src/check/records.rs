@@ -65,8 +65,14 @@ fn named_ids(answer_texts: &[&Text], db: &SourceDb) -> Vec<(String, Vec<Span>)> 
     let mut named: Vec<(String, Vec<Span>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for text in answer_texts {
-        // Most requirements name no record at all: skip them without splitting.
-        if !text.as_str().bytes().any(|b| b.is_ascii_digit()) {
+        // Most requirements name no record at all: skip them without splitting. An id
+        // has a capital right before a digit, as its text does, escapes decoded.
+        let may_name_an_id = text
+            .as_str()
+            .as_bytes()
+            .windows(2)
+            .any(|pair| pair[0].is_ascii_uppercase() && pair[1].is_ascii_digit());
+        if !may_name_an_id {
             continue;
         }
         let words = words(db, text);
