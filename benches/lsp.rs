@@ -72,7 +72,10 @@ fn main() {
         .map(|s| {
             // Names relative to the suite folder: `suite.case` is the suite file.
             let prefix = format!("{}/", root.display());
-            (s.name.trim_start_matches(&prefix).to_string(), s.text)
+            (
+                s.name.trim_start_matches(&prefix).to_string(),
+                s.text.to_string(),
+            )
         })
         .collect();
     let mut uncached: Vec<Duration> = (0..ROUNDS / 4)

@@ -312,7 +312,7 @@ fn in_memory<N: AsRef<str>, T: AsRef<str>>(
             };
             Source {
                 name,
-                text: text.as_ref().to_string(),
+                text: text.as_ref().into(),
                 role,
                 disk: None,
             }

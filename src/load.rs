@@ -9,6 +9,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use crate::diag::{codes, Diagnostic};
 use crate::source::Role;
@@ -44,7 +45,9 @@ pub const SUITE_FILE: &str = "suite.case";
 #[derive(Clone, Debug)]
 pub struct Source {
     pub name: String,
-    pub text: String,
+    /// Shared, as the [`SourceDb`](crate::source::SourceDb) keeps it: made where the
+    /// file is read (on any core), not copied again when the file is added.
+    pub text: Arc<str>,
     pub role: Role,
     /// The file it was read from, when it was read from disk.
     pub disk: Option<DiskId>,
@@ -59,7 +62,7 @@ impl Source {
             .is_some_and(|f| f.statements.iter().any(|s| s.name() == "suite"));
         Source {
             name: name.to_string(),
-            text: text.to_string(),
+            text: text.into(),
             role: if declares_suite {
                 Role::SuiteFile
             } else {
@@ -76,7 +79,7 @@ pub fn stdlib_sources() -> Vec<Source> {
         .iter()
         .map(|(name, text)| Source {
             name: format!("<stdlib>/{name}"),
-            text: text.to_string(),
+            text: (*text).into(),
             role: Role::Stdlib,
             disk: None,
         })
@@ -279,7 +282,7 @@ fn read_source(path: &Path, role: Role) -> Result<Source, Diagnostic> {
         Ok((bytes, disk)) => match String::from_utf8(bytes) {
             Ok(text) => Ok(Source {
                 name: display(path),
-                text,
+                text: text.into(),
                 role,
                 disk,
             }),

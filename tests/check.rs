@@ -241,7 +241,7 @@ fn tujora_edited(edits: &[(&str, &str, &str)]) -> Vec<casec::load::Source> {
             .find(|s| s.name.ends_with(file))
             .expect("the edited file is in the suite");
         assert!(source.text.contains(from), "{file} holds {from:?}");
-        source.text = source.text.replace(from, to);
+        source.text = source.text.replace(from, to).into();
     }
     sources
 }

@@ -8,6 +8,7 @@
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{output, report, write_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
 use crate::diag::{codes, Diagnostic};
@@ -35,9 +36,9 @@ pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
         let Some(source) = load::read(path, crate::source::Role::Member, &mut diagnostics) else {
             continue;
         };
-        let id = db.add(source.name.clone(), source.text.as_str(), Origin::User);
+        let id = db.add(source.name.clone(), Arc::clone(&source.text), Origin::User);
         let formatted = match format_source(id, &source.text) {
-            Ok(formatted) if formatted != source.text => formatted,
+            Ok(formatted) if *formatted != *source.text => formatted,
             Ok(_) => continue,
             Err(diags) => {
                 diagnostics.extend(diags);

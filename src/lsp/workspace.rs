@@ -172,7 +172,7 @@ impl Workspace {
             .into_iter()
             .filter_map(|path| {
                 let source = load::read(&path, Role::Member, &mut unit.load_errors)?;
-                Some((path, source.text))
+                Some((path, source.text.to_string()))
             })
             .collect();
     }
@@ -245,7 +245,7 @@ fn suite_source(root: &Path, path: &Path, text: &str) -> Source {
     };
     Source {
         name: load::display(path),
-        text: text.to_string(),
+        text: text.into(),
         role,
         disk: None,
     }

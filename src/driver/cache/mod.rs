@@ -378,7 +378,7 @@ fn suite_source(name: String, text: String, suite_name: &str) -> Source {
     };
     Source {
         name,
-        text,
+        text: text.into(),
         role,
         disk: None,
     }
