@@ -115,6 +115,24 @@ fn next_escape(bytes: &[u8], from: usize) -> usize {
         .map_or(bytes.len(), |i| at + i)
 }
 
+/// The integer methods of a serializer, each writing its number with the formatter
+/// through `self.$write` (`with`: as it is; `quoted`: quoted, as a map key).
+macro_rules! numbers {
+    ($write:ident) => {
+        numbers!(@ $write
+            serialize_i8 write_i8 i8, serialize_i16 write_i16 i16,
+            serialize_i32 write_i32 i32, serialize_i64 write_i64 i64,
+            serialize_i128 write_i128 i128, serialize_u8 write_u8 u8,
+            serialize_u16 write_u16 u16, serialize_u32 write_u32 u32,
+            serialize_u64 write_u64 u64, serialize_u128 write_u128 u128);
+    };
+    (@ $write:ident $($method:ident $format:ident $ty:ty),*) => {$(
+        fn $method(self, v: $ty) -> Result {
+            self.$write(|f, w| f.$format(w, v))
+        }
+    )*};
+}
+
 impl<'a, W: io::Write, F: Formatter> ser::Serializer for &'a mut Serializer<W, F> {
     type Ok = ();
     type Error = Error;
@@ -129,36 +147,7 @@ impl<'a, W: io::Write, F: Formatter> ser::Serializer for &'a mut Serializer<W, F
     fn serialize_bool(self, v: bool) -> Result {
         self.with(|f, w| f.write_bool(w, v))
     }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.with(|f, w| f.write_i8(w, v))
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.with(|f, w| f.write_i16(w, v))
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.with(|f, w| f.write_i32(w, v))
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.with(|f, w| f.write_i64(w, v))
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.with(|f, w| f.write_i128(w, v))
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.with(|f, w| f.write_u8(w, v))
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.with(|f, w| f.write_u16(w, v))
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.with(|f, w| f.write_u32(w, v))
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.with(|f, w| f.write_u64(w, v))
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.with(|f, w| f.write_u128(w, v))
-    }
+    numbers!(with);
     /// As serde_json: a number that is not finite is `null`.
     fn serialize_f32(self, v: f32) -> Result {
         match v.is_finite() {
@@ -235,9 +224,7 @@ impl<'a, W: io::Write, F: Formatter> ser::Serializer for &'a mut Serializer<W, F
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a, W, F>> {
-        self.variant_key(variant)?;
-        self.with(|f, w| f.begin_array(w))?;
-        Ok(Compound::new(self, Close::ArrayInVariant))
+        self.variant(variant, Close::ArrayInVariant)
     }
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a, W, F>> {
         self.with(|f, w| f.begin_object(w))?;
@@ -254,18 +241,24 @@ impl<'a, W: io::Write, F: Formatter> ser::Serializer for &'a mut Serializer<W, F
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a, W, F>> {
-        self.variant_key(variant)?;
-        self.with(|f, w| f.begin_object(w))?;
-        Ok(Compound::new(self, Close::ObjectInVariant))
+        self.variant(variant, Close::ObjectInVariant)
     }
 }
 
 impl<W: io::Write, F: Formatter> Serializer<W, F> {
-    /// Opens `{ "variant": ` around a variant's fields.
-    fn variant_key(&mut self, variant: &str) -> Result {
+    /// Opens `{ "variant": ` and the array or object of a variant's fields.
+    fn variant(&mut self, variant: &str, close: Close) -> Result<Compound<'_, W, F>> {
         self.with(|f, w| f.begin_object(w).and_then(|()| f.begin_object_key(w, true)))?;
         self.string(variant)?;
-        self.with(|f, w| f.end_object_key(w).and_then(|()| f.begin_object_value(w)))
+        self.with(|f, w| {
+            f.end_object_key(w)?;
+            f.begin_object_value(w)?;
+            match close {
+                Close::ArrayInVariant => f.begin_array(w),
+                _ => f.begin_object(w),
+            }
+        })?;
+        Ok(Compound::new(self, close))
     }
 }
 
@@ -335,49 +328,28 @@ impl<'a, W: io::Write, F: Formatter> Compound<'a, W, F> {
     }
 }
 
-impl<W: io::Write, F: Formatter> ser::SerializeSeq for Compound<'_, W, F> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        Compound::end(self)
-    }
+/// The compound traits that write elements, by the name of their method.
+macro_rules! elements {
+    ($($tr:ident::$method:ident),*) => {$(
+        impl<W: io::Write, F: Formatter> ser::$tr for Compound<'_, W, F> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
+                self.element(value)
+            }
+            fn end(self) -> Result {
+                Compound::end(self)
+            }
+        }
+    )*};
 }
 
-impl<W: io::Write, F: Formatter> ser::SerializeTuple for Compound<'_, W, F> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        Compound::end(self)
-    }
-}
-
-impl<W: io::Write, F: Formatter> ser::SerializeTupleStruct for Compound<'_, W, F> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        Compound::end(self)
-    }
-}
-
-impl<W: io::Write, F: Formatter> ser::SerializeTupleVariant for Compound<'_, W, F> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result {
-        self.element(value)
-    }
-    fn end(self) -> Result {
-        Compound::end(self)
-    }
-}
+elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl<W: io::Write, F: Formatter> ser::SerializeMap for Compound<'_, W, F> {
     type Ok = ();
@@ -393,34 +365,39 @@ impl<W: io::Write, F: Formatter> ser::SerializeMap for Compound<'_, W, F> {
     }
 }
 
-impl<W: io::Write, F: Formatter> ser::SerializeStruct for Compound<'_, W, F> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
-        self.key(key)?;
-        self.value(value)
-    }
-    fn end(self) -> Result {
-        Compound::end(self)
-    }
+/// The compound traits that write named fields.
+macro_rules! fields {
+    ($($tr:ident),*) => {$(
+        impl<W: io::Write, F: Formatter> ser::$tr for Compound<'_, W, F> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result {
+                self.key(key)?;
+                self.value(value)
+            }
+            fn end(self) -> Result {
+                Compound::end(self)
+            }
+        }
+    )*};
 }
 
-impl<W: io::Write, F: Formatter> ser::SerializeStructVariant for Compound<'_, W, F> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result {
-        self.key(key)?;
-        self.value(value)
-    }
-    fn end(self) -> Result {
-        Compound::end(self)
-    }
-}
+fields!(SerializeStruct, SerializeStructVariant);
 
 /// A map key, as serde_json writes one: a string as it is; a finite number, a boolean
 /// or a character quoted; what an option holds; anything else an error.
 struct MapKey<'a, W, F> {
     ser: &'a mut Serializer<W, F>,
+}
+
+impl<W: io::Write, F: Formatter> MapKey<'_, W, F> {
+    fn quoted(self, write: impl FnOnce(&mut F, &mut W) -> io::Result<()>) -> Result {
+        self.ser.quoted(write)
+    }
 }
 
 fn key_must_be_a_string() -> Error {
@@ -459,47 +436,18 @@ impl<W: io::Write, F: Formatter> ser::Serializer for MapKey<'_, W, F> {
         value.serialize(self)
     }
     fn serialize_bool(self, v: bool) -> Result {
-        self.ser.quoted(|f, w| f.write_bool(w, v))
+        self.quoted(|f, w| f.write_bool(w, v))
     }
-    fn serialize_i8(self, v: i8) -> Result {
-        self.ser.quoted(|f, w| f.write_i8(w, v))
-    }
-    fn serialize_i16(self, v: i16) -> Result {
-        self.ser.quoted(|f, w| f.write_i16(w, v))
-    }
-    fn serialize_i32(self, v: i32) -> Result {
-        self.ser.quoted(|f, w| f.write_i32(w, v))
-    }
-    fn serialize_i64(self, v: i64) -> Result {
-        self.ser.quoted(|f, w| f.write_i64(w, v))
-    }
-    fn serialize_i128(self, v: i128) -> Result {
-        self.ser.quoted(|f, w| f.write_i128(w, v))
-    }
-    fn serialize_u8(self, v: u8) -> Result {
-        self.ser.quoted(|f, w| f.write_u8(w, v))
-    }
-    fn serialize_u16(self, v: u16) -> Result {
-        self.ser.quoted(|f, w| f.write_u16(w, v))
-    }
-    fn serialize_u32(self, v: u32) -> Result {
-        self.ser.quoted(|f, w| f.write_u32(w, v))
-    }
-    fn serialize_u64(self, v: u64) -> Result {
-        self.ser.quoted(|f, w| f.write_u64(w, v))
-    }
-    fn serialize_u128(self, v: u128) -> Result {
-        self.ser.quoted(|f, w| f.write_u128(w, v))
-    }
+    numbers!(quoted);
     fn serialize_f32(self, v: f32) -> Result {
         match v.is_finite() {
-            true => self.ser.quoted(|f, w| f.write_f32(w, v)),
+            true => self.quoted(|f, w| f.write_f32(w, v)),
             false => Err(float_key_must_be_finite()),
         }
     }
     fn serialize_f64(self, v: f64) -> Result {
         match v.is_finite() {
-            true => self.ser.quoted(|f, w| f.write_f64(w, v)),
+            true => self.quoted(|f, w| f.write_f64(w, v)),
             false => Err(float_key_must_be_finite()),
         }
     }
