@@ -45,7 +45,7 @@ pub const SUITE_FILE: &str = "suite.case";
 #[derive(Clone, Debug)]
 pub struct Source {
     pub name: String,
-    /// Shared, as the [`SourceDb`](crate::source::SourceDb) keeps it: made where the
+    /// Shared, as the [`SourceDb`] keeps it: made where the
     /// file is read (on any core), not copied again when the file is added.
     pub text: Arc<str>,
     pub role: Role,
