@@ -353,3 +353,64 @@ fn header(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> O
     }
     Some(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Text;
+    use crate::source::{FileId, Span};
+
+    fn text(s: &str) -> Text {
+        Text::new(s, Span::new(FileId(0), 0..0))
+    }
+
+    fn evidence(pairs: &[(&str, &str)]) -> Given {
+        Given::Evidence(
+            pairs
+                .iter()
+                .map(|(d, t)| (d.to_string(), text(t)))
+                .collect(),
+        )
+    }
+
+    fn layer(values: &[(usize, Given)]) -> Defaults {
+        let mut defaults = Defaults::default();
+        for (field, value) in values {
+            defaults.set(*field, value.clone());
+        }
+        defaults
+    }
+
+    /// A case reads its layers field by field; the suite and its categories overlay
+    /// them: both give every field the same value, evidence merged by dimension.
+    #[test]
+    fn reading_the_layers_gives_what_overlaying_them_gives() {
+        let layers = [
+            layer(&[
+                (0, Given::Text(text("base"))),
+                (1, evidence(&[("a", "1"), ("b", "2")])),
+            ]),
+            layer(&[
+                (1, evidence(&[("b", "3"), ("c", "4")])),
+                (2, Given::Text(text("p"))),
+            ]),
+            layer(&[(0, Given::Text(text("own"))), (1, evidence(&[("a", "5")]))]),
+        ];
+        let stack = Stack {
+            layers: layers.iter().collect(),
+        };
+        let overlaid = layers
+            .iter()
+            .fold(Defaults::default(), |out, top| out.overlay(top));
+        for field in 0..4 {
+            let read = stack.get(field).map(|g| format!("{g:?}"));
+            assert_eq!(
+                read,
+                overlaid.get(field).map(|g| format!("{g:?}")),
+                "field {field}"
+            );
+        }
+        let merged = format!("{:?}", evidence(&[("a", "5"), ("b", "3"), ("c", "4")]));
+        assert_eq!(stack.get(1).map(|g| format!("{g:?}")), Some(merged));
+    }
+}
