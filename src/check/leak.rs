@@ -19,7 +19,7 @@
 //! Guarantee: an error (never allowable); per case, time linear in the words of its
 //! texts, each inherited text split into words once per guard.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
@@ -43,35 +43,31 @@ use super::written_in;
 type Described<'a> = (What<'a>, Cow<'a, Text>);
 
 /// The suite's own hidden texts (scoring rules, global critical failures, the result
-/// template, revision notes), which every case has, split into words once per run.
+/// template, revision notes), which every case has, split into words and into units
+/// once per run (or once per scope, for re-checks).
 pub struct SuiteHidden {
     texts: Vec<(String, Text)>,
     tokens: Vec<Tokens>,
+    units: Units,
 }
 
 impl SuiteHidden {
     pub fn of(suite: &Suite) -> SuiteHidden {
         let texts = crate::lower::blinding::suite_hidden_texts(suite);
-        let tokens = texts.iter().map(|(_, t)| Tokens::of(t.as_str())).collect();
-        SuiteHidden { texts, tokens }
+        let tokens: Vec<Tokens> = texts.iter().map(|(_, t)| Tokens::of(t.as_str())).collect();
+        let units = Units::of(&items(&texts, &tokens));
+        SuiteHidden {
+            texts,
+            tokens,
+            units,
+        }
     }
 
-    /// Their units, and the model texts every case draws on, prepared once for every
-    /// case of the run.
+    /// With the model texts every case draws on, for every case of the run.
     pub fn prepare<'s>(&'s self, suite: &'s Suite) -> Prepared<'s> {
-        let items: Vec<Item> = self
-            .texts
-            .iter()
-            .zip(&self.tokens)
-            .map(|((_, t), tokens)| Item {
-                text: t.as_str(),
-                tokens,
-            })
-            .collect();
         Prepared {
             texts: self,
-            units: Units::of(&items),
-            items,
+            items: items(&self.texts, &self.tokens),
             model: SuiteModelTexts::of(suite),
         }
     }
@@ -81,7 +77,6 @@ impl SuiteHidden {
 pub struct Prepared<'s> {
     texts: &'s SuiteHidden,
     items: Vec<Item<'s>>,
-    units: Units,
     model: SuiteModelTexts<'s>,
 }
 
@@ -232,16 +227,17 @@ impl Guard {
     /// their bundle shows, [`inherits`]) tell, before their sides are built. `firsts`
     /// are, in case order, cases that some worker saw first with what they inherit
     /// (each worker sees cases in order): the first of each among them is the first in
-    /// the suite.
+    /// the suite. `found` remembers what each distinct set reported, for the next run
+    /// in the same scope.
     pub fn check_shared<'a>(
         &mut self,
         suite: &'a Suite,
         firsts: impl Iterator<Item = (&'a Case, &'a Inherits<'a>)>,
         prepared: &Prepared,
         db: &SourceDb,
+        found: &mut SharedFindings,
         out: &mut Vec<Diagnostic>,
     ) {
-        let mut done: HashSet<Vec<TextKey>, FixedState> = HashSet::default();
         let mut seen: HashSet<&Inherits, FixedState> = HashSet::default();
         for (case, inherits) in firsts {
             if !seen.insert(inherits) {
@@ -251,21 +247,25 @@ impl Guard {
             let mut sides = Sides::of(suite, case, &texts, &prepared.model);
             sides.hidden.retain(|(_, t)| !written_in(case, t.span));
             sides.visible.retain(|(_, t)| !written_in(case, t.span));
-            let signature: Vec<TextKey> = sides
-                .hidden
-                .iter()
-                .chain(&sides.visible)
-                .filter(|(_, t)| lives_in_model(t))
-                .map(|(_, t)| key_of(t))
-                .collect();
-            if !done.insert(signature) {
+            // Sets that differ only in what the cases wrote are the same set here; so
+            // are a re-check's cases taken over from the last run and those resolved
+            // again, whose inherited texts are the same in new memory.
+            let texts = SharedTexts::of(&sides);
+            if found.now.contains_key(&texts) {
                 continue;
             }
-            let found = self.find(case, &sides, prepared);
-            for leak in &found.leaks {
-                out.push(report(None, &sides, prepared, leak, db, &found));
-            }
+            let reported = match found.last.remove(&texts) {
+                Some(reported) => reported,
+                None => {
+                    let leaks = self.find(case, &sides, prepared);
+                    let report = |leak| report(None, &sides, prepared, leak, db, &leaks);
+                    leaks.leaks.iter().map(report).collect()
+                }
+            };
+            out.extend(reported.iter().cloned());
+            found.now.insert(texts, reported);
         }
+        found.last = std::mem::take(&mut found.now);
     }
 
     /// Applies the rule to a case's sides: texts the case wrote are split now, shared
@@ -323,7 +323,7 @@ impl Guard {
                 only_near_fresh: true,
             },
             Set {
-                units: &prepared.units,
+                units: &prepared.texts.units,
                 items: &prepared.items,
                 only_near_fresh: true,
             },
@@ -345,14 +345,46 @@ impl Guard {
     }
 }
 
+/// What [`Guard::check_shared`] reported for each distinct set of inherited texts, in
+/// the last run and in this one. Valid within one scope (the files that declare
+/// anything but cases unchanged, so every inherited text and the suite's hidden texts
+/// with them): a set's report depends on nothing else.
+#[derive(Default)]
+pub struct SharedFindings {
+    last: HashMap<SharedTexts, Vec<Diagnostic>, FixedState>,
+    now: HashMap<SharedTexts, Vec<Diagnostic>, FixedState>,
+}
+
+/// The texts of both sides of a set of inherited texts, by what they are, where they
+/// were written and what they say: a re-check finds them again in new memory.
+#[derive(PartialEq, Eq, Hash)]
+struct SharedTexts(Vec<(bool, String, Span, Arc<str>)>);
+
+impl SharedTexts {
+    fn of(sides: &Sides) -> SharedTexts {
+        let side = |hidden: bool, texts: &[Described]| {
+            texts
+                .iter()
+                .map(move |(what, t)| (hidden, what.to_string(), t.span, Arc::clone(&t.value)))
+                .collect::<Vec<_>>()
+        };
+        let mut texts = side(true, &sides.hidden);
+        texts.extend(side(false, &sides.visible));
+        SharedTexts(texts)
+    }
+}
+
 /// The texts of one side with their words, as the rule reads them.
-fn items<'t>(texts: &'t [Described], tokens: &'t [Rc<Tokens>]) -> Vec<Item<'t>> {
+fn items<'t, W, T: Borrow<Text> + 't, K: Borrow<Tokens>>(
+    texts: &'t [(W, T)],
+    tokens: &'t [K],
+) -> Vec<Item<'t>> {
     texts
         .iter()
         .zip(tokens)
         .map(|((_, t), tokens)| Item {
-            text: t.as_str(),
-            tokens,
+            text: t.borrow().as_str(),
+            tokens: tokens.borrow(),
         })
         .collect()
 }

@@ -40,6 +40,7 @@ mod words;
 pub mod world;
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::diag::Diagnostic;
 use crate::model::shape::{FieldDecl, Visibility};
@@ -68,7 +69,11 @@ pub fn check(
         coverage::check(suite, &mut out);
     }
     tools::check(suite, &mut out);
-    let suite_hidden = leak::SuiteHidden::of(suite);
+    let suite_hidden = match &reuse {
+        Some((cache, scope)) if cache.scope == scope.key => cache.suite_hidden.clone(),
+        _ => None,
+    }
+    .unwrap_or_else(|| Rc::new(leak::SuiteHidden::of(suite)));
     let cx = Cx {
         suite,
         db,
@@ -84,8 +89,10 @@ pub fn check(
             SharedSeen::default,
             |seen, case| seen.shared_part(case, &case_texts(suite, case)),
         );
-        check_shared(&cx, shared, &mut out);
+        cache.enter(scope);
+        check_shared(&cx, shared, &mut cache.shared, &mut out);
         cache.check(&cx, scope, &mut out);
+        cache.suite_hidden = Some(Rc::clone(&suite_hidden));
         return out;
     }
     // One pass over the cases, each case's texts listed once for its own checks and
@@ -101,31 +108,41 @@ pub fn check(
         },
     );
     let (own, shared): (Vec<_>, Vec<_>) = checked.into_iter().unzip();
-    check_shared(&cx, shared, &mut out);
+    check_shared(&cx, shared, &mut leak::SharedFindings::default(), &mut out);
     out.extend(own.into_iter().flatten());
     out
 }
 
 /// The own diagnostics of the cases of the last run, by case file, its text's hash,
-/// and case id; valid for one [`Scope`].
+/// and case id, and what the texts cases inherit reported; valid for one [`Scope`].
 #[derive(Default)]
 pub struct CheckCache {
     scope: u64,
     cases: HashMap<CaseKey, Vec<Diagnostic>>,
+    shared: leak::SharedFindings,
+    /// The suite's hidden texts: the suite file is part of the scope.
+    suite_hidden: Option<Rc<leak::SuiteHidden>>,
 }
 
 /// A case's file, the hash of that file's text, and the case id.
 type CaseKey = (FileId, u64, String);
 
 impl CheckCache {
+    /// Forgets everything when `scope` is not the scope of the last run.
+    fn enter(&mut self, scope: &Scope) {
+        if self.scope != scope.key {
+            *self = CheckCache {
+                scope: scope.key,
+                ..CheckCache::default()
+            };
+        }
+    }
+
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
     /// cases whose file changed; remembers this run's.
     fn check(&mut self, cx: &Cx, scope: &Scope, out: &mut Vec<Diagnostic>) {
         let suite = cx.suite;
-        if self.scope != scope.key {
-            self.cases.clear();
-            self.scope = scope.key;
-        }
+        self.enter(scope);
         let keys: Vec<CaseKey> = suite
             .cases
             .iter()
@@ -222,14 +239,19 @@ impl<'s> SharedSeen<'s> {
 /// What the cases share, each reported once at the place it was written: the suite's
 /// texts, the texts cases inherit, and the clocks. `shared` holds each case's part, in
 /// case order.
-fn check_shared(cx: &Cx, shared: Vec<SharedPart>, out: &mut Vec<Diagnostic>) {
+fn check_shared(
+    cx: &Cx,
+    shared: Vec<SharedPart>,
+    found: &mut leak::SharedFindings,
+    out: &mut Vec<Diagnostic>,
+) {
     let (suite, db) = (cx.suite, cx.db);
     let firsts = suite
         .cases
         .iter()
         .zip(&shared)
         .filter_map(|(case, part)| Some((case, part.inherits.as_ref()?)));
-    leak::Guard::default().check_shared(suite, firsts, &cx.hidden, db, out);
+    leak::Guard::default().check_shared(suite, firsts, &cx.hidden, db, found, out);
     let mut hygiene = Hygiene::default();
     for labelled in suite_texts(suite) {
         hygiene.check(suite, &labelled, db, out);

@@ -13,6 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use lsp_server::{Message, Notification};
 use lsp_types::notification::{Notification as _, PublishDiagnostics};
@@ -43,13 +44,18 @@ pub struct Document {
 
 /// A checked unit: a suite with its files, or one lone document.
 pub struct Unit {
-    /// The suite's files on disk (none for a lone document).
-    disk: BTreeMap<PathBuf, String>,
+    /// The suite's files on disk (none for a lone document), shared with each check's
+    /// sources rather than copied into them.
+    disk: BTreeMap<PathBuf, Arc<str>>,
     /// Files of the suite that could not be read.
     load_errors: Vec<Diagnostic>,
     pub cache: Recheck,
     pub compilation: Compilation,
     published: BTreeMap<Url, Vec<lsp_types::Diagnostic>>,
+    /// The URIs made from the names of the unit's files (`convert::uri_of`), kept
+    /// between checks: a name always makes the same URI, and every check publishes
+    /// for every file.
+    made_uris: HashMap<String, Option<Url>>,
 }
 
 impl Unit {
@@ -163,6 +169,7 @@ impl Workspace {
             cache: Recheck::default(),
             compilation: Compilation::empty(),
             published: BTreeMap::new(),
+            made_uris: HashMap::new(),
         });
         let UnitKey::Suite(root) = key else {
             return;
@@ -172,7 +179,7 @@ impl Workspace {
             .into_iter()
             .filter_map(|path| {
                 let source = load::read(&path, Role::Member, &mut unit.load_errors)?;
-                Some((path, source.text.to_string()))
+                Some((path, source.text))
             })
             .collect();
     }
@@ -187,8 +194,10 @@ impl Workspace {
         let last = std::mem::replace(&mut unit.compilation, Compilation::empty());
         unit.cache.keep(last);
         unit.compilation = Compilation::from_sources_cached(sources, &mut unit.cache);
-        let documents = &self.documents;
-        let mut fresh = diagnostics_by_file(unit, &|name| uri_for(documents, name));
+        let mut made = std::mem::take(&mut unit.made_uris);
+        let uris = Uris::new(&self.documents, &mut made, &unit.compilation);
+        let mut fresh = diagnostics_by_file(unit, &|name| uris.get(name));
+        unit.made_uris = made;
         // A file that left the suite (deleted, renamed) keeps no diagnostics.
         for uri in unit.published.keys() {
             fresh.entry(uri.clone()).or_default();
@@ -217,35 +226,36 @@ impl Workspace {
                 .map(|d| vec![Source::lone(&convert::name_of(uri), &d.text)])
                 .unwrap_or_default(),
             UnitKey::Suite(root) => {
-                let mut texts: BTreeMap<PathBuf, &str> = BTreeMap::new();
+                let mut texts: BTreeMap<PathBuf, Arc<str>> = BTreeMap::new();
                 if let Some(unit) = self.units.get(key) {
-                    texts.extend(unit.disk.iter().map(|(p, t)| (p.clone(), t.as_str())));
+                    texts.extend(unit.disk.iter().map(|(p, t)| (p.clone(), Arc::clone(t))));
                 }
                 for (uri, document) in &self.documents {
                     if document.unit == *key {
                         if let Ok(path) = uri.to_file_path() {
-                            texts.insert(path, &document.text);
+                            texts.insert(path, document.text.as_str().into());
                         }
                     }
                 }
+                let suite_file = root.join(load::SUITE_FILE);
                 texts
                     .into_iter()
-                    .map(|(path, text)| suite_source(root, &path, text))
+                    .map(|(path, text)| suite_source(&suite_file, &path, text))
                     .collect()
             }
         }
     }
 }
 
-fn suite_source(root: &Path, path: &Path, text: &str) -> Source {
-    let role = if path == root.join(load::SUITE_FILE) {
+fn suite_source(suite_file: &Path, path: &Path, text: Arc<str>) -> Source {
+    let role = if path == suite_file {
         Role::SuiteFile
     } else {
         Role::Member
     };
     Source {
         name: load::display(path),
-        text: text.into(),
+        text,
         role,
         disk: None,
     }
@@ -286,6 +296,50 @@ pub fn uri_for(documents: &HashMap<Url, Document>, name: &str) -> Option<Url> {
         .find(|uri| convert::name_of(uri) == name)
         .cloned()
         .or_else(|| convert::uri_of(name))
+}
+
+/// [`uri_for`] for the files of one check, each open document's name made once.
+struct Uris<'a> {
+    open: HashMap<String, &'a Url>,
+    made: &'a HashMap<String, Option<Url>>,
+}
+
+impl<'a> Uris<'a> {
+    /// The URIs of the user files of `compilation`: made ones are remembered in
+    /// `made`, which then forgets the names of files no longer in it.
+    fn new(
+        documents: &'a HashMap<Url, Document>,
+        made: &'a mut HashMap<String, Option<Url>>,
+        compilation: &Compilation,
+    ) -> Uris<'a> {
+        let open: HashMap<String, &Url> = documents
+            .keys()
+            .map(|uri| (convert::name_of(uri), uri))
+            .collect();
+        let names: std::collections::HashSet<&str> = compilation
+            .db
+            .files()
+            .filter(|(_, f)| f.origin == Origin::User)
+            .map(|(_, f)| f.name.as_str())
+            .collect();
+        made.retain(|name, _| names.contains(name.as_str()));
+        for name in names {
+            if !open.contains_key(name) && !made.contains_key(name) {
+                made.insert(name.to_string(), convert::uri_of(name));
+            }
+        }
+        Uris { open, made }
+    }
+
+    fn get(&self, name: &str) -> Option<Url> {
+        match self.open.get(name) {
+            Some(uri) => Some((*uri).clone()),
+            None => match self.made.get(name) {
+                Some(made) => made.clone(),
+                None => convert::uri_of(name),
+            },
+        }
+    }
 }
 
 fn publish(uri: Url, diagnostics: Vec<lsp_types::Diagnostic>, version: Option<i32>) -> Message {

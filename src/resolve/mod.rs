@@ -97,6 +97,30 @@ pub struct CaseCache {
     diagnostics: HashMap<(FileId, u32), Vec<Diagnostic>>,
     /// How many cases the last run took over.
     reused: usize,
+    /// The shapes and world schemas the last run read, and the key of its scope: in
+    /// the same scope, the same statements declare them.
+    declarations: Option<(u64, Declarations)>,
+}
+
+/// The shapes and world schemas of a run, with what reading them reported.
+#[derive(Clone)]
+struct Declarations {
+    schemas: world::schema::Schemas,
+    shapes: HashMap<String, Arc<crate::model::shape::Shape>>,
+    declared_shapes: Vec<String>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Declarations {
+    fn read(schemas: &[(&Statement, bool)], shapes: &[(&Statement, bool)]) -> Declarations {
+        let mut diagnostics = Vec::new();
+        Declarations {
+            schemas: world::schema::read_schemas(schemas, &mut diagnostics),
+            shapes: shape::read_shapes(shapes, &mut diagnostics),
+            declared_shapes: shape::declared_names(shapes),
+            diagnostics,
+        }
+    }
 }
 
 impl CaseCache {
@@ -115,6 +139,19 @@ impl CaseCache {
         self.reused
     }
 
+    /// The declarations of a run in `scope`: the last run's when it had the same
+    /// scope, else those `read` gives, remembered.
+    fn declarations(&mut self, scope: &Scope, read: impl FnOnce() -> Declarations) -> Declarations {
+        match &self.declarations {
+            Some((key, last)) if *key == scope.key => last.clone(),
+            _ => {
+                let read = read();
+                self.declarations = Some((scope.key, read.clone()));
+                read
+            }
+        }
+    }
+
     /// The case of the statement at `at` and what resolving it reported, when the last
     /// run resolved it in this scope from the same file.
     fn take(&mut self, at: (FileId, u32), scope: &Scope) -> Option<(Case, Vec<Diagnostic>)> {
@@ -131,7 +168,7 @@ impl CaseCache {
 fn resolve_in_parts(
     inputs: Vec<Input>,
     parts: usize,
-    cache: Option<(&mut CaseCache, &Scope)>,
+    mut cache: Option<(&mut CaseCache, &Scope)>,
 ) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut profile_statements: Vec<(&Statement, bool)> = Vec::new();
@@ -205,9 +242,17 @@ fn resolve_in_parts(
             }
         }
     }
-    let world_schemas = world::schema::read_schemas(&schemas, &mut diags);
-    let shape_table = shape::read_shapes(&shapes, &mut diags);
-    let declared_shapes = shape::declared_names(&shapes);
+    let read = || Declarations::read(&schemas, &shapes);
+    let Declarations {
+        schemas: world_schemas,
+        shapes: shape_table,
+        declared_shapes,
+        diagnostics,
+    } = match cache.as_mut() {
+        Some((cache, scope)) => cache.declarations(scope, read),
+        None => read(),
+    };
+    diags.extend(diagnostics);
     let suite_statement = one_suite(&suites, first_case, suite_file, &mut diags);
     let chosen = match suite_statement {
         Some(s) => chosen_shape(s, &shape_table, &declared_shapes, &mut diags),

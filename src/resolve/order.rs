@@ -110,7 +110,16 @@ fn permute<T>(items: &mut [T], mut order: Vec<usize>) {
 /// ASCII digit): a large suite sorts its ids with it once per build.
 pub fn natural_cmp(a: &str, b: &str) -> Ordering {
     let (x, y) = (a.as_bytes(), b.as_bytes());
-    let (mut i, mut j) = (0, 0);
+    // A suite's ids share long prefixes (`TUJ-021-`), whose runs compare equal: the
+    // comparison starts at the start of the run that reaches where the ids differ,
+    // which is where that run starts in both.
+    let mut start = x.iter().zip(y).take_while(|(p, q)| p == q).count();
+    if let Some(last) = start.checked_sub(1).map(|i| x[i].is_ascii_digit()) {
+        while start > 0 && x[start - 1].is_ascii_digit() == last {
+            start -= 1;
+        }
+    }
+    let (mut i, mut j) = (start, start);
     loop {
         match (i == x.len(), j == y.len()) {
             (true, true) => return a.cmp(b),
@@ -182,6 +191,78 @@ mod tests {
         assert_eq!(natural_cmp("A", "A0"), Ordering::Less);
         assert_eq!(natural_cmp("é9", "é10"), Ordering::Less);
         assert_eq!(natural_cmp("é10", "ê1"), Ordering::Less);
+    }
+
+    /// The order run by run from the start, as the comparison defines it.
+    fn by_runs(a: &str, b: &str) -> Ordering {
+        fn runs(s: &str) -> Vec<(bool, &[u8])> {
+            let bytes = s.as_bytes();
+            let mut out = Vec::new();
+            let mut from = 0;
+            while from < bytes.len() {
+                let digits = bytes[from].is_ascii_digit();
+                let end = super::run_end(bytes, from, digits);
+                out.push((digits, &bytes[from..end]));
+                from = end;
+            }
+            out
+        }
+        let (x, y) = (runs(a), runs(b));
+        for (&(dx, rx), &(dy, ry)) in x.iter().zip(&y) {
+            let ord = if dx && dy {
+                let (tx, ty) = (super::trim_zeros(rx), super::trim_zeros(ry));
+                tx.len().cmp(&ty.len()).then(tx.cmp(ty))
+            } else {
+                rx.cmp(ry)
+            };
+            if ord != Ordering::Equal {
+                return ord;
+            }
+        }
+        x.len().cmp(&y.len()).then(a.cmp(b))
+    }
+
+    #[test]
+    fn starting_where_ids_differ_gives_the_order_run_by_run() {
+        let ids = [
+            "",
+            "7",
+            "07",
+            "TUJ-",
+            "TUJ-0",
+            "TUJ-00",
+            "TUJ-021",
+            "TUJ-021-",
+            "TUJ-021-9",
+            "TUJ-021-10",
+            "TUJ-021-010",
+            "TUJ-021-1a",
+            "TUJ-021-1b",
+            "TUJ-021-1-2",
+            "TUJ-02",
+            "TUJ-0210",
+            "TUJ-12",
+            "TUJ-1",
+            "TUJ-a",
+            "TUJ-ab",
+            "TUJ-a1",
+            "TUK-021",
+            "TUJ-021x",
+            "TUJ-021-9z",
+            "TUJ-021-90",
+            "é-12",
+            "é-3",
+            "é-03b",
+            "A-1",
+            "A1",
+            "A",
+            "A-",
+        ];
+        for a in ids {
+            for b in ids {
+                assert_eq!(natural_cmp(a, b), by_runs(a, b), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]

@@ -100,7 +100,7 @@ const TYPE_NAMES: &[&str] = &[
 /// The schemas of a run: the valid ones by name (`std.` prefixed for the stdlib), and
 /// the names of those declared with errors (already reported), so that naming one is
 /// not a second error.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Schemas {
     pub valid: HashMap<String, Arc<WorldSchema>>,
     pub invalid: HashSet<String>,
