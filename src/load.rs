@@ -148,8 +148,11 @@ struct Walk {
     files: Vec<PathBuf>,
     /// Canonical folder → the path it was read by.
     dirs: HashMap<PathBuf, PathBuf>,
-    /// Canonical file → the path it was read by.
-    seen_files: HashMap<PathBuf, PathBuf>,
+    /// Canonical file → the path it was read by. Keyed by the path's bytes, which for a
+    /// canonical path (no `.`, `..` or doubled separator) compare as the path does:
+    /// every file of a suite is looked up here, and a `PathBuf` hashes component by
+    /// component.
+    seen_files: HashMap<std::ffi::OsString, PathBuf, foldhash::fast::FixedState>,
     /// Symbolic links to folders, followed once the real folders are read.
     links: BTreeSet<PathBuf>,
     /// Symbolic links to `.case` files, read once every folder is.
@@ -200,10 +203,12 @@ impl Walk {
     }
 
     fn file(&mut self, path: PathBuf, canonical: PathBuf, diags: &mut Vec<Diagnostic>) {
-        match self.seen_files.get(&canonical) {
-            Some(first) => diags.push(already_read(&path, first, "file")),
-            None => {
-                self.seen_files.insert(canonical, path.clone());
+        match self.seen_files.entry(canonical.into_os_string()) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                diags.push(already_read(&path, first.get(), "file"))
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(path.clone());
                 self.files.push(path);
             }
         }

@@ -156,19 +156,31 @@ pub fn leaks_of(sets: &[Set], visible: &[Item], fresh: &[bool], allowed: &[&str]
         .collect();
     lengths.sort_unstable();
     lengths.dedup();
+    // The starts of the sets looked for everywhere, not only near fresh texts.
+    let everywhere: Vec<&Starts> = sets
+        .iter()
+        .filter(|set| !set.only_near_fresh)
+        .map(|set| &set.units.starts)
+        .collect();
     let mut out = Vec::new();
     let mut at = 0;
-    while at < stream.words.len() {
+    while at < stream.len() {
+        // Most positions are far from fresh text and start no unit of a set looked for
+        // everywhere: a tight scan passes them.
+        at = stream.next_possible_start(at, &everywhere);
+        if at >= stream.len() {
+            break;
+        }
         let mut offset = 0;
         let mut best: Option<(usize, Unit, usize)> = None;
         // The key of the two words from here, which every unit that starts here has.
-        let Some(start) = stream.window(at, 2).map(|w| pair_key(w[0].hash, w[1].hash)) else {
+        let Some(start) = stream.window(at, 2).map(|w| pair_key(w[0], w[1])) else {
             at += 1;
             continue;
         };
         // Most positions start no unit of any set they are looked for in: one bit test
         // per set tells, before anything else is tried.
-        let near_fresh = stream.words[at].near_fresh;
+        let near_fresh = stream.near_fresh[at];
         let may_start = sets
             .iter()
             .any(|set| (near_fresh || !set.only_near_fresh) && set.units.starts.may_contain(start));
@@ -334,7 +346,7 @@ impl Units {
             let Some(window) = stream.window(at, len) else {
                 break;
             };
-            for unit in self.with_key(key(window.iter().map(|w| w.hash))) {
+            for unit in self.with_key(key(window.iter().copied())) {
                 if usize::from(unit.len) != len {
                     continue;
                 }
@@ -345,8 +357,8 @@ impl Units {
                 }
                 let mut matched = len;
                 if unit.run {
-                    while at + matched < stream.words.len()
-                        && !stream.words[at + matched].masked
+                    while at + matched < stream.len()
+                        && !stream.masked(at + matched)
                         && start + matched < h.tokens.len()
                         && stream.same(at + matched, h, start + matched, visible)
                     {
@@ -412,21 +424,19 @@ fn sentences(words: &[Word]) -> impl Iterator<Item = Range<usize>> + '_ {
     })
 }
 
-/// A word of the model-facing stream.
-#[derive(Clone, Copy)]
-struct StreamWord {
-    visible: u32,
-    word: u32,
-    hash: u64,
-    /// Part of an allowed string: it matches nothing and breaks runs.
-    masked: bool,
-    /// A fresh text's word lies among the [`MIN_RUN`] words from here.
-    near_fresh: bool,
-}
-
-/// The model-facing texts as one sequence of words.
+/// The model-facing texts as one sequence of words, a field a vector: the scan of
+/// [`leaks_of`] reads the hashes and the marks of every word, the places only of
+/// matches.
 struct Stream {
-    words: Vec<StreamWord>,
+    /// The hash of each word's normal form.
+    hashes: Vec<u64>,
+    /// Each word's visible text and its index there.
+    places: Vec<(u32, u32)>,
+    /// Whether a fresh text's word lies among the [`MIN_RUN`] words from each word.
+    near_fresh: Vec<bool>,
+    /// Whether each word is part of an allowed string: it matches nothing and breaks
+    /// runs. Empty when nothing is allowed.
+    masked: Vec<bool>,
 }
 
 impl Stream {
@@ -435,66 +445,90 @@ impl Stream {
         // parts of a copy) is left out, so that it does not cut the run.
         let kept = |item: &&Item| item.tokens.len() >= MIN_WHOLE;
         let len = visible.iter().filter(kept).map(|i| i.tokens.len()).sum();
-        let mut words: Vec<StreamWord> = Vec::with_capacity(len);
-        // Each word is pushed marked as fresh if its text is, and the marks are then
-        // spread back to the [`MIN_RUN`] - 1 words before each fresh one.
+        let mut stream = Stream {
+            hashes: Vec::with_capacity(len),
+            places: Vec::with_capacity(len),
+            near_fresh: Vec::with_capacity(len),
+            masked: Vec::new(),
+        };
+        // Each word is marked as fresh if its text is, and the marks are then spread
+        // back to the [`MIN_RUN`] - 1 words before each fresh one.
         for (v, item) in visible.iter().enumerate() {
             if !kept(&item) {
                 continue;
             }
+            let words = &item.tokens.words;
+            stream.hashes.extend(words.iter().map(|w| w.hash));
+            stream
+                .places
+                .extend((0..words.len() as u32).map(|w| (v as u32, w)));
             let is_fresh = fresh.get(v).copied().unwrap_or(true);
-            words.extend(
-                item.tokens
-                    .words
-                    .iter()
-                    .enumerate()
-                    .map(|(w, word)| StreamWord {
-                        visible: v as u32,
-                        word: w as u32,
-                        hash: word.hash,
-                        masked: false,
-                        near_fresh: is_fresh,
-                    }),
-            );
+            stream
+                .near_fresh
+                .extend(std::iter::repeat_n(is_fresh, words.len()));
         }
-        mask(&mut words, allowed);
+        stream.masked = mask(&stream.hashes, allowed);
         let mut next_fresh = usize::MAX;
-        for (i, word) in words.iter_mut().enumerate().rev() {
-            if word.near_fresh {
+        for (i, near) in stream.near_fresh.iter_mut().enumerate().rev() {
+            if *near {
                 next_fresh = i;
             }
-            word.near_fresh = next_fresh.saturating_sub(i) < MIN_RUN;
+            *near = next_fresh.saturating_sub(i) < MIN_RUN;
         }
-        Stream { words }
+        stream
     }
 
-    /// The `len` words from `at`, if none of them is masked.
-    fn window(&self, at: usize, len: usize) -> Option<&[StreamWord]> {
-        let window = self.words.get(at..at + len)?;
-        window.iter().all(|w| !w.masked).then_some(window)
+    fn len(&self) -> usize {
+        self.hashes.len()
+    }
+
+    fn masked(&self, at: usize) -> bool {
+        self.masked.get(at).copied().unwrap_or(false)
+    }
+
+    /// The first position from `at` that is near a fresh text, or whose first two
+    /// words may start a unit of one of `everywhere` (the stream's length if none).
+    fn next_possible_start(&self, mut at: usize, everywhere: &[&Starts]) -> usize {
+        while at + 1 < self.len() {
+            if self.near_fresh[at] {
+                return at;
+            }
+            let start = pair_key(self.hashes[at], self.hashes[at + 1]);
+            if everywhere.iter().any(|starts| starts.may_contain(start)) {
+                return at;
+            }
+            at += 1;
+        }
+        self.len()
+    }
+
+    /// The hashes of the `len` words from `at`, if none of them is masked.
+    fn window(&self, at: usize, len: usize) -> Option<&[u64]> {
+        let window = self.hashes.get(at..at + len)?;
+        (!(at..at + len).any(|i| self.masked(i))).then_some(window)
     }
 
     /// Whether stream word `at` and word `word` of hidden `h` are the same word.
     fn same(&self, at: usize, h: Item, word: usize, visible: &[Item]) -> bool {
-        let s = self.words[at];
         let hidden_word = h.tokens.words[word];
-        if s.hash != hidden_word.hash {
+        if self.hashes[at] != hidden_word.hash {
             return false;
         }
-        let v = visible[s.visible as usize];
-        let seen = v.tokens.words[s.word as usize];
+        let (v, w) = self.places[at];
+        let v = visible[v as usize];
+        let seen = v.tokens.words[w as usize];
         normal_form(&v.text[seen.range()]) == normal_form(&h.text[hidden_word.range()])
     }
 
     /// The leak of `unit` matched over `len` stream words from `at`.
     fn leak(&self, unit: Unit, at: usize, len: usize) -> Leak {
         let mut pieces: Vec<Piece> = Vec::new();
-        for w in &self.words[at..at + len] {
-            let word = w.word as usize;
+        for &(visible, word) in &self.places[at..at + len] {
+            let (visible, word) = (visible as usize, word as usize);
             match pieces.last_mut() {
-                Some(p) if p.visible == w.visible as usize => p.words.end = word + 1,
+                Some(p) if p.visible == visible => p.words.end = word + 1,
                 _ => pieces.push(Piece {
-                    visible: w.visible as usize,
+                    visible,
                     words: word..word + 1,
                 }),
             }
@@ -508,8 +542,8 @@ impl Stream {
     }
 }
 
-/// Marks the stream words that spell an allowed string.
-fn mask(words: &mut [StreamWord], allowed: &[&str]) {
+/// Which of the stream words `hashes` spell an allowed string; empty when none do.
+fn mask(hashes: &[u64], allowed: &[&str]) -> Vec<bool> {
     let sequences: Vec<Vec<u64>> = allowed
         .iter()
         .map(|a| {
@@ -522,27 +556,24 @@ fn mask(words: &mut [StreamWord], allowed: &[&str]) {
         .filter(|s| !s.is_empty())
         .collect();
     if sequences.is_empty() {
-        return;
+        return Vec::new();
     }
     let mut by_first: HashMap<u64, Vec<&[u64]>, FixedState> = HashMap::default();
     for s in &sequences {
         by_first.entry(s[0]).or_default().push(s);
     }
-    for at in 0..words.len() {
-        let Some(candidates) = by_first.get(&words[at].hash) else {
+    let mut masked = vec![false; hashes.len()];
+    for at in 0..hashes.len() {
+        let Some(candidates) = by_first.get(&hashes[at]) else {
             continue;
         };
         for s in candidates {
-            let fits = words
-                .get(at..at + s.len())
-                .is_some_and(|w| w.iter().map(|w| w.hash).eq(s.iter().copied()));
-            if fits {
-                words[at..at + s.len()]
-                    .iter_mut()
-                    .for_each(|w| w.masked = true);
+            if hashes.get(at..at + s.len()) == Some(s) {
+                masked[at..at + s.len()].iter_mut().for_each(|m| *m = true);
             }
         }
     }
+    masked
 }
 
 #[cfg(test)]

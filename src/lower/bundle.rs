@@ -155,10 +155,19 @@ pub fn model_texts_of<'t>(
     // Most of a case's texts are shown, with its tools' and the suite's.
     let mut texts: Vec<(What<'t>, Cow<'t, Text>)> = Vec::with_capacity(2 * case_texts.len());
     let labelled = |t: &Labelled<'t>| (t.what(), t.text.clone());
+    // A layout may show the tools twice (the case's `tools` field and the builtin
+    // list); their texts are listed once, where they are first shown: every reader
+    // takes a text's first place.
+    let mut tools_listed = false;
+    let mut list_tools = |texts: &mut Vec<(What<'t>, Cow<'t, Text>)>| {
+        if !std::mem::replace(&mut tools_listed, true) {
+            tool_texts(suite, case, shared, texts);
+        }
+    };
     for source in sources {
         match source {
             Source::Field(id) if suite.shape.case_fields[*id].kind == Kind::Tools => {
-                tool_texts(suite, case, shared, &mut texts);
+                list_tools(&mut texts)
             }
             Source::Field(id) => {
                 let key = suite.shape.case_fields[*id].key.as_str();
@@ -181,7 +190,7 @@ pub fn model_texts_of<'t>(
             Source::Builtin(Builtin::CaseId) => {
                 texts.push((What::Named("case id"), Cow::Borrowed(&case.id)));
             }
-            Source::Builtin(Builtin::Tools) => tool_texts(suite, case, shared, &mut texts),
+            Source::Builtin(Builtin::Tools) => list_tools(&mut texts),
             Source::Builtin(_) | Source::Part(_) => {}
         }
     }
