@@ -62,18 +62,21 @@ pub fn check(
     suite: &Suite,
     db: &SourceDb,
     earlier: &[Diagnostic],
-    reuse: Option<(&mut CheckCache, &Scope)>,
+    mut reuse: Option<(&mut CheckCache, &Scope)>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    // A cache of another scope is forgotten before anything is taken from it.
+    if let Some((cache, scope)) = reuse.as_mut() {
+        cache.enter(scope);
+    }
     if !earlier.iter().any(Diagnostic::is_error) {
         coverage::check(suite, &mut out);
     }
     tools::check(suite, &mut out);
-    let suite_hidden = match &reuse {
-        Some((cache, scope)) if cache.scope == scope.key => cache.suite_hidden.clone(),
-        _ => None,
-    }
-    .unwrap_or_else(|| Rc::new(leak::SuiteHidden::of(suite)));
+    let suite_hidden = reuse
+        .as_ref()
+        .and_then(|(cache, _)| cache.suite_hidden.clone())
+        .unwrap_or_else(|| Rc::new(leak::SuiteHidden::of(suite)));
     let cx = Cx {
         suite,
         db,
@@ -89,7 +92,6 @@ pub fn check(
             SharedSeen::default,
             |seen, case| seen.shared_part(case, &case_texts(suite, case)),
         );
-        cache.enter(scope);
         check_shared(&cx, shared, &mut cache.shared, &mut out);
         cache.check(&cx, scope, &mut out);
         cache.suite_hidden = Some(Rc::clone(&suite_hidden));
@@ -139,10 +141,9 @@ impl CheckCache {
     }
 
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
-    /// cases whose file changed; remembers this run's.
+    /// cases whose file changed; remembers this run's. The cache has entered `scope`.
     fn check(&mut self, cx: &Cx, scope: &Scope, out: &mut Vec<Diagnostic>) {
         let suite = cx.suite;
-        self.enter(scope);
         let keys: Vec<CaseKey> = suite
             .cases
             .iter()
