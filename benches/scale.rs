@@ -7,7 +7,8 @@
 //!
 //! Run with `cargo bench --bench scale` (1,000 and 10,000 cases; add `-- 10000` for one
 //! size, `-- 100000` or `CASEC_BENCH_LARGE=1` for the 100,000-case suites;
-//! `-- --make-tujora FOLDER COPIES` only writes a scaled Tujora suite). Two corpora:
+//! `-- --make-tujora FOLDER COPIES` only writes a scaled Tujora suite, its master and
+//! Jsonnet files beside it). Two corpora:
 //!
 //! * `generated`: masters from the test corpus generator (every overridable field
 //!   deviating somewhere, no worlds), imported into a suite folder;
@@ -53,8 +54,9 @@ const LARGE: (usize, usize) = (100_000, 1);
 const SEED: u64 = 1;
 const SERDE_FLAG: &str = "--serde";
 const RUN_FLAG: &str = "--run";
-/// `--make-tujora FOLDER COPIES`: only writes a scaled copy of `cases/tujora` (for
-/// measuring by hand, as docs/performance.md does at 100,000 cases).
+/// `--make-tujora FOLDER COPIES`: only writes a scaled copy of `cases/tujora`, and beside
+/// it its master and the two Jsonnet files of that master (for measuring by hand, as
+/// docs/performance.md does).
 const MAKE_TUJORA_FLAG: &str = "--make-tujora";
 const CASEC: &str = env!("CARGO_BIN_EXE_casec");
 
@@ -72,9 +74,19 @@ fn main() {
         let (Some(folder), Some(copies)) = (args.get(at + 1), args.get(at + 2)) else {
             panic!("usage: {MAKE_TUJORA_FLAG} FOLDER COPIES");
         };
-        let copies = copies.parse().expect("COPIES: a whole number");
-        scaled_tujora(copies, Path::new(folder));
-        println!("{folder}: cases/tujora copied {copies} times");
+        let copies: usize = copies.parse().expect("COPIES: a whole number");
+        let (suite, master) = Corpus::Tujora.make_at(Path::new(folder), copies * 100);
+        let beside = |name: &str| PathBuf::from(format!("{}-{name}", suite.display()));
+        fs::write(beside("master.json"), &master).expect("writable master");
+        let value: Value = serde_json::from_str(&master).expect("the master parses");
+        for factoring in FACTORINGS {
+            let name = format!("{}.jsonnet", factoring.name());
+            fs::write(beside(&name), jsonnet_of(&value, factoring)).expect("writable jsonnet");
+        }
+        println!(
+            "{folder}: cases/tujora copied {copies} times; beside it {folder}-master.json and \
+             the Jsonnet files of that master, {folder}-text.jsonnet and {folder}-values.jsonnet"
+        );
         return;
     }
     let asked: Vec<usize> = args.iter().filter_map(|a| a.parse().ok()).collect();
@@ -128,7 +140,12 @@ impl Corpus {
 
     /// A suite folder of `cases` cases under `work`, and its master.
     fn make(self, work: &Path, cases: usize) -> (PathBuf, String) {
-        let suite = work.join(format!("{}-{cases}", self.name()));
+        self.make_at(&work.join(format!("{}-{cases}", self.name())), cases)
+    }
+
+    /// The suite folder `suite` of `cases` cases, and its master.
+    fn make_at(self, suite: &Path, cases: usize) -> (PathBuf, String) {
+        let suite = suite.to_path_buf();
         match self {
             Corpus::Generated => {
                 let master = generate::generate_master(cases, SEED);

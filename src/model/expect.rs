@@ -162,8 +162,10 @@ pub enum Assertion {
     InOrder(Vec<Step>),
     OnlyAfter(Vec<Step>),
     Asked,
-    /// `file "PATH" { … }`: a file the run leaves, and what it holds.
-    File(FileExpectation),
+    /// `file "PATH" { … }`: a file the run leaves, and what it holds. Boxed: it is
+    /// twice the size of any other assertion, and every list of assertions would
+    /// take its size for each one.
+    File(Box<FileExpectation>),
     Any(Vec<Assertion>),
     Not(Vec<Assertion>),
 }

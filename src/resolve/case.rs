@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
-use crate::model::shape::{FieldDecl, Kind, Shape};
+use crate::model::shape::{Derivation, FieldDecl, Kind, Shape};
 use crate::model::{Case, Check, Name, Text, ToolOverride, Turn};
 use crate::source::Span;
 use crate::syntax::ast::Statement;
@@ -544,7 +544,17 @@ impl Builder<'_> {
         missing: &mut Vec<Diagnostic>,
     ) -> Option<Vec<Check>> {
         let shape = self.cx.shape;
-        let mut out = Vec::new();
+        // Sized to the most checks the derivations can give: a case holds its checks
+        // to the end, and a list grown by doubling kept up to half of it spare.
+        let at_most = |derivation: &Derivation| match shape.case_fields[derivation.field].kind {
+            Kind::Text => 1,
+            Kind::Checks => written
+                .iter()
+                .filter(|(f, _)| *f == derivation.field)
+                .count(),
+            _ => 0,
+        };
+        let mut out = Vec::with_capacity(shape.grading.derivations.iter().map(at_most).sum());
         for derivation in &shape.grading.derivations {
             let Some(dimension) = shape.grading.dimension(derivation.dimension.as_str()) else {
                 continue;

@@ -274,7 +274,7 @@ fn read_statements(
         Kind::Texts => Given::Plain(Value::Texts(each(&|s, d| values::text(s, d), diags)?)),
         Kind::Names => Given::Plain(Value::Names(values::names(one, diags)?)),
         Kind::Number => Given::Plain(Value::Number(values::number(one, diags)?)),
-        Kind::Data => Given::Plain(Value::Data(values::data(one, diags)?)),
+        Kind::Data => Given::Plain(Value::Data(Box::new(values::data(one, diags)?))),
         Kind::Category => Given::Name(values::name(one, diags)?),
         Kind::Tags | Kind::Tools => Given::Names(values::names(one, diags)?),
         // An outcome is any word a benchmark uses (`NOT_TESTED`, `needs review`).

@@ -238,6 +238,16 @@ fn no_block(
     }
 }
 
+/// What `read` makes of each statement, in a list sized to the statements. A statement
+/// read without error gives one item, and `filter_map(…).collect()` would start such a
+/// list at four: for items as large as an assertion (over 200 bytes), mostly one or
+/// two to a list, that spare room was a fifth of a case's model.
+pub fn read_each<T>(statements: &[Statement], read: impl FnMut(&Statement) -> Option<T>) -> Vec<T> {
+    let mut items = Vec::with_capacity(statements.len());
+    items.extend(statements.iter().filter_map(read));
+    items
+}
+
 /// A statement that must open a block and take no values: `key { … }`.
 pub fn block_only<'a>(statement: &'a Statement, diags: &mut Vec<Diagnostic>) -> Option<&'a Block> {
     let usage = format_args!("{} {{ … }}", statement.name());

@@ -66,10 +66,7 @@ pub fn read_assertions(
     if let Some(owner) = owner {
         check_keys(statements, &[ASSERTIONS], "an expectation", owner, diags);
     }
-    statements
-        .iter()
-        .filter_map(|s| assertion(s, cx, diags))
-        .collect()
+    values::read_each(statements, |s| assertion(s, cx, diags))
 }
 
 fn assertion(
@@ -90,7 +87,7 @@ fn assertion(
         "in_order" => steps(statement, cx, diags).map(Assertion::InOrder),
         "only_after" => only_after(statement, cx, diags),
         "asked" => values::args(statement, &[], "asked", diags).map(|_| Assertion::Asked),
-        "file" => file(statement, cx, diags).map(Assertion::File),
+        "file" => file(statement, cx, diags).map(|f| Assertion::File(Box::new(f))),
         "any" => nested(statement, cx, diags).map(Assertion::Any),
         "not" => nested(statement, cx, diags).map(Assertion::Not),
         _ => None,

@@ -66,16 +66,13 @@ fn conditions(
     diags: &mut Vec<Diagnostic>,
     test: &dyn Fn(&Statement, &mut Vec<Diagnostic>) -> Option<Condition>,
 ) -> Vec<Condition> {
-    statements
-        .iter()
-        .filter_map(|s| match s.name() {
-            "any" => {
-                let block = crate::resolve::values::block_only(s, diags)?;
-                Some(Condition::Any(conditions(&block.statements, diags, test)))
-            }
-            _ => test(s, diags),
-        })
-        .collect()
+    crate::resolve::values::read_each(statements, |s| match s.name() {
+        "any" => {
+            let block = crate::resolve::values::block_only(s, diags)?;
+            Some(Condition::Any(conditions(&block.statements, diags, test)))
+        }
+        _ => test(s, diags),
+    })
 }
 
 fn record_test(
