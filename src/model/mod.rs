@@ -331,3 +331,20 @@ pub struct Check {
     /// decides it.
     pub inherited: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::expect::{Assertion, Condition};
+    use super::*;
+
+    /// A case keeps one value slot per case field and lists of assertions and
+    /// conditions: their sizes are most of a suite's model (docs/performance.md,
+    /// "seventh pass"). A variant that grows them should be boxed, as `Data` and
+    /// `File` are.
+    #[test]
+    fn the_model_items_a_case_holds_many_of_stay_small() {
+        assert!(std::mem::size_of::<Option<Value>>() <= 40);
+        assert!(std::mem::size_of::<Assertion>() <= 80);
+        assert!(std::mem::size_of::<Condition>() <= 80);
+    }
+}
