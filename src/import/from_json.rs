@@ -457,11 +457,9 @@ impl Reader {
 
     /// One case laid out by `layout` (a master's case layout, an export's line).
     pub fn case(&mut self, layout: &Layout, value: &Value, path: &str) -> Option<Case> {
-        let shape = self.shape.clone();
         let mut case = Case::empty(
             Text::new("", self.span),
             Text::new("", self.span),
-            shape.case_fields.len(),
             self.span,
             self.span,
         );
@@ -596,7 +594,7 @@ impl Reader {
                     self.text(text, &format!("{path}.{dimension}"));
                 }
             }
-            _ => case.values[id] = self.plain(field, value, path),
+            _ => case.set_value(id, self.plain(field, value, path)),
         }
     }
 
@@ -763,7 +761,7 @@ pub fn underive(case: &mut Case, shape: &Shape) -> bool {
         return false;
     }
     for (field, text) in fills {
-        case.values[field] = Some(crate::model::Value::Text(text));
+        case.set_value(field, Some(crate::model::Value::Text(text)));
     }
     for (check, source) in case.checks.iter_mut().zip(sources) {
         check.source = Some(source);

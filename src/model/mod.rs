@@ -227,8 +227,10 @@ pub struct Case {
     /// Every check: derived (from `need`, say) and written, in the grading's order.
     pub checks: Vec<Check>,
     pub critical_failures: Vec<Text>,
-    /// The case's plain fields, by field id.
-    pub values: Vec<Option<Value>>,
+    /// The case's plain fields that are set, by field id, in the order of their ids:
+    /// only those set, since a shape has many fields and a case sets a few (read and
+    /// written through [`Case::value`] and [`Case::set_value`]).
+    values: Vec<(shape::FieldId, Value)>,
     /// Warning codes this case allows, with the `allow` statement's span.
     pub allows: Vec<Name>,
     /// What the sandbox loads (world, machine overrides, expectations), when the case
@@ -243,9 +245,8 @@ pub struct Case {
 
 impl Case {
     /// A case with its id, title and place, and nothing else yet: no category, tags,
-    /// conversation, tools, checks or values (one empty slot per case field of its
-    /// shape), for a reader to fill in.
-    pub fn empty(id: Name, title: Text, fields: usize, span: Span, extent: Span) -> Case {
+    /// conversation, tools, checks or values, for a reader to fill in.
+    pub fn empty(id: Name, title: Text, span: Span, extent: Span) -> Case {
         Case {
             id,
             title,
@@ -261,7 +262,7 @@ impl Case {
             unscripted_reply: None,
             checks: Vec::new(),
             critical_failures: Vec::new(),
-            values: vec![None; fields],
+            values: Vec::new(),
             allows: Vec::new(),
             sandbox: None,
             span,
@@ -273,7 +274,20 @@ impl Case {
 impl Case {
     /// The value of the plain case field `id`.
     pub fn value(&self, id: shape::FieldId) -> Option<&Value> {
-        self.values.get(id)?.as_ref()
+        let at = self.values.binary_search_by_key(&id, |(f, _)| *f).ok()?;
+        Some(&self.values[at].1)
+    }
+
+    /// Sets the plain case field `id` to `value`, or unsets it (`None`).
+    pub fn set_value(&mut self, id: shape::FieldId, value: Option<Value>) {
+        match (self.values.binary_search_by_key(&id, |(f, _)| *f), value) {
+            (Ok(at), Some(value)) => self.values[at].1 = value,
+            (Ok(at), None) => {
+                self.values.remove(at);
+            }
+            (Err(at), Some(value)) => self.values.insert(at, (id, value)),
+            (Err(_), None) => {}
+        }
     }
 
     /// The case clock as written (empty when the shape has none).

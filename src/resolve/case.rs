@@ -207,7 +207,7 @@ pub fn case(
         diags.append(&mut missing);
     }
 
-    let mut case = Case::empty(id, title, shape.case_fields.len(), span, statement.span);
+    let mut case = Case::empty(id, title, span, statement.span);
     case.category = category;
     case.allows = statements
         .iter()
@@ -265,7 +265,7 @@ fn taken(found: &mut Found, field: usize, shape: &Shape) -> Option<Given> {
 /// Puts a field's value where the model keeps values of its kind.
 fn place(case: &mut Case, field: usize, kind: Kind, given: Given) {
     match (kind, given) {
-        (_, Given::Plain(value)) => case.values[field] = Some(value),
+        (_, Given::Plain(value)) => case.set_value(field, Some(value)),
         (Kind::Tags, Given::Names(names)) => case.tags = names,
         (Kind::Tools, Given::Names(names)) => case.tools = names,
         (Kind::Clock, Given::Text(t)) => case.clock = Some(t),
