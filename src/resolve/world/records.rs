@@ -66,6 +66,8 @@ pub fn read_world(
         zone,
         ids: Some(&existing),
     };
+    // A case's world is kept to the end of the run: sized, not grown by doubling.
+    world.records.reserve_exact(heads.len());
     for (collection, id, statement) in heads {
         world
             .records
@@ -212,7 +214,7 @@ fn read_record(
     cx: &TypeCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Record {
-    let mut fields: Vec<(Name, FieldValue)> = Vec::new();
+    let mut fields: Vec<(Name, FieldValue)> = Vec::with_capacity(body(statement).len());
     let mut history = Vec::new();
     for field in body(statement) {
         if field.name() == "history" {
