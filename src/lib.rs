@@ -68,6 +68,7 @@ pub mod syntax;
 mod unicode;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use diag::Diagnostic;
 use load::Source;
@@ -215,17 +216,24 @@ impl Compilation {
         all.extend(sources);
         let ids = load::add_all(&mut db, all);
         let parsed = parse_files(&db, &ids, cache.as_deref_mut().map(|c| &mut c.trees));
-        for tree in &parsed {
+        for (tree, _) in &parsed {
             diagnostics.extend(tree.diagnostics.iter().cloned());
         }
-        let scope = cache.is_some().then(|| scope::Scope::new(&db, &parsed));
+        let scope = cache.is_some().then(|| {
+            let trees: Vec<_> = parsed.iter().map(|(tree, _)| Arc::clone(tree)).collect();
+            scope::Scope::new(&db, &trees)
+        });
         // Resolution takes the trees and drops them as it goes; the checks read the
         // model and the source text only.
         let inputs: Vec<resolve::Input> = parsed
             .into_iter()
             .zip(&ids)
-            .filter(|(tree, _)| tree.file.is_some())
-            .map(|(tree, (_, role))| resolve::Input { tree, role: *role })
+            .filter(|((tree, _), _)| tree.file.is_some())
+            .map(|((tree, outlined), (_, role))| resolve::Input {
+                tree,
+                role: *role,
+                outlined,
+            })
             .collect();
         let (suite, resolve_diagnostics) = match (cache.as_deref_mut(), &scope) {
             (Some(cache), Some(scope)) => resolve::resolve_reusing(inputs, &mut cache.cases, scope),
@@ -344,12 +352,14 @@ impl Recheck {
 }
 
 /// The trees of the files `ids` of `db`, in order: through `cache` when there is one
-/// (it then forgets files no longer in `db`), else parsed in parallel.
+/// (it then forgets files no longer in `db`), else parsed in parallel, each member
+/// file's reduced to its [`resolve::outline`] and given with its text, from which
+/// resolution parses its cases again.
 fn parse_files(
     db: &SourceDb,
     ids: &[(source::FileId, Role)],
     cache: Option<&mut ParseCache>,
-) -> Vec<std::sync::Arc<syntax::Parsed>> {
+) -> Vec<(Arc<syntax::Parsed>, Option<Arc<str>>)> {
     match cache {
         Some(cache) => {
             let files: Vec<(source::FileId, &str, &std::sync::Arc<str>)> = ids
@@ -362,17 +372,24 @@ fn parse_files(
             let trees = cache.parse_all(&files);
             let names: Vec<&str> = db.files().map(|(_, f)| f.name.as_str()).collect();
             cache.retain(&names);
-            trees
+            trees.into_iter().map(|tree| (tree, None)).collect()
         }
         None => {
             let texts: Vec<(source::FileId, &str)> = ids
                 .iter()
                 .map(|(id, _)| (*id, &*db.file(*id).text))
                 .collect();
-            syntax::parse_all(&texts)
-                .into_iter()
-                .map(std::sync::Arc::new)
-                .collect()
+            syntax::parse_all_keeping(&texts, |i, mut parsed| {
+                let (id, role) = ids[i];
+                let outlined = match (&mut parsed.file, role) {
+                    (Some(file), Role::Member) => {
+                        resolve::outline(file);
+                        Some(Arc::clone(&db.file(id).text))
+                    }
+                    _ => None,
+                };
+                (Arc::new(parsed), outlined)
+            })
         }
     }
 }

@@ -278,6 +278,11 @@ impl Case {
         Some(&self.values[at].1)
     }
 
+    /// Makes room for exactly `additional` more plain fields.
+    pub fn reserve_values(&mut self, additional: usize) {
+        self.values.reserve_exact(additional);
+    }
+
     /// Sets the plain case field `id` to `value`, or unsets it (`None`).
     pub fn set_value(&mut self, id: shape::FieldId, value: Option<Value>) {
         match (self.values.binary_search_by_key(&id, |(f, _)| *f), value) {

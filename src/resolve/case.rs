@@ -218,6 +218,14 @@ pub fn case(
     let conversation_given = shape
         .case_field(Kind::Conversation)
         .is_some_and(|f| found[f].is_some());
+    // Sized to the plain fields found, not grown by doubling: a large suite's cases
+    // would otherwise keep up to half of these slots empty.
+    let plain = found
+        .iter()
+        .enumerate()
+        .filter(|(f, v)| v.is_some() && shape.case_fields[*f].kind.plain())
+        .count();
+    case.reserve_values(plain);
     for (field_id, value) in found.iter_mut().enumerate() {
         if let Some(value) = value {
             if let Some(given) = taken(value, field_id, shape) {

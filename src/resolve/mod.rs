@@ -31,7 +31,7 @@ use crate::model::world::WorldSchema;
 use crate::model::{Case, Category, Name, Suite};
 use crate::scope::Scope;
 use crate::source::{FileId, Span};
-use crate::syntax::ast::Statement;
+use crate::syntax::ast::{File, Statement};
 use crate::syntax::Parsed;
 
 use crate::source::Role;
@@ -45,21 +45,74 @@ use order::order_cases;
 pub struct Input {
     pub tree: Arc<Parsed>,
     pub role: Role,
+    /// The file's text, when `tree` is the file's [`outline`]: each of its cases is
+    /// parsed again from it when it is resolved.
+    pub outlined: Option<Arc<str>>,
+}
+
+/// Reduces a member file's tree to what resolution reads of it before it resolves its
+/// cases: every statement, but of each `case` block only its header and its `profile`
+/// lines (the profiles the cases apply are resolved before the cases). A large suite's
+/// parse then holds one outline per file instead of every tree at once: the model
+/// takes the place of the trees as its cases are parsed again, one file at a time
+/// ([`Input::outlined`]), instead of being added to them.
+pub fn outline(file: &mut File) {
+    for statement in &mut file.statements {
+        if statement.name() != "case" {
+            continue;
+        }
+        if let Some(block) = &mut statement.block {
+            block.statements.retain(|s| s.name() == "profile");
+            block.statements.shrink_to_fit();
+        }
+    }
+    file.comments = Vec::new();
 }
 
 /// Where a case statement is: borrowed from a file kept to the end, or the `index`th
-/// statement of a member file, whose tree goes when its last case is resolved.
+/// statement of a member file, whose tree goes when its last case is resolved (and
+/// whose `text` is parsed again for the full statement when the tree is an outline).
 enum CasePlace<'a> {
     Kept(&'a Statement),
-    Member { tree: Arc<Parsed>, index: usize },
+    Member {
+        tree: Arc<Parsed>,
+        index: usize,
+        outlined: Option<Arc<str>>,
+    },
 }
 
+/// The last member file a worker parsed again for its cases: a file's cases come one
+/// after another, so each outlined file is parsed once more, not once a case.
+type Reparsed = Option<(FileId, Parsed)>;
+
 impl CasePlace<'_> {
+    /// The statement as far as the place's tree holds it: an outline's case has only
+    /// its header and `profile` lines.
     fn statement(&self) -> Option<&Statement> {
         match self {
             CasePlace::Kept(statement) => Some(statement),
-            CasePlace::Member { tree, index } => tree.file.as_ref()?.statements.get(*index),
+            CasePlace::Member { tree, index, .. } => tree.file.as_ref()?.statements.get(*index),
         }
+    }
+
+    /// `f` of the full case statement: an outlined file's, parsed again from its text
+    /// unless `last` already holds that file. Its diagnostics were reported by the
+    /// first parse, and the same text parses to the same tree.
+    fn with_full<R>(&self, last: &mut Reparsed, f: impl FnOnce(&Statement) -> R) -> Option<R> {
+        let CasePlace::Member {
+            tree,
+            index,
+            outlined: Some(text),
+        } = self
+        else {
+            return self.statement().map(f);
+        };
+        let id = tree.file.as_ref()?.id;
+        if last.as_ref().map(|(file, _)| *file) != Some(id) {
+            *last = Some((id, crate::syntax::parse(id, text)));
+        }
+        let (_, parsed) = last.as_ref()?;
+        parsed.file.as_ref()?.statements.get(*index).map(f)
     }
 }
 
@@ -230,6 +283,7 @@ fn resolve_in_parts(
                         None => CasePlace::Member {
                             tree: Arc::clone(&input.tree),
                             index,
+                            outlined: input.outlined.clone(),
                         },
                     });
                 }
@@ -498,10 +552,13 @@ fn resolve_cases(
     let resolved_parts = crate::parallel::map_batches(jobs, parts, |jobs| {
         let mut cases = Vec::with_capacity(jobs.len());
         let mut found = Vec::new();
+        let mut last = None;
         for place in jobs {
             let case = place
-                .statement()
-                .and_then(|statement| context.resolve(statement, &mut found));
+                .with_full(&mut last, |statement| {
+                    context.resolve(statement, &mut found)
+                })
+                .flatten();
             cases.extend(case);
         }
         (cases, found)
@@ -545,12 +602,15 @@ fn resolve_cases_reusing(
     }
     cache.reused = resolved.len() - fresh.len();
     let resolved_parts = crate::parallel::map_batches(fresh, parts, |jobs| {
+        let mut last = None;
         jobs.into_iter()
             .map(|(i, place)| {
                 let mut found = Vec::new();
                 let case = place
-                    .statement()
-                    .and_then(|statement| context.resolve(statement, &mut found));
+                    .with_full(&mut last, |statement| {
+                        context.resolve(statement, &mut found)
+                    })
+                    .flatten();
                 (i, (case, found))
             })
             .collect::<Vec<_>>()
@@ -746,7 +806,7 @@ pub fn stdlib_schema(name: &str) -> Option<WorldSchema> {
 #[cfg(test)]
 mod tests {
     use super::{resolve_in_parts, CaseCache, Input, Scope};
-    use crate::source::SourceDb;
+    use crate::source::{Role, SourceDb};
     use std::sync::Arc;
 
     /// A large rule-breaking suite resolves to the same model and diagnostics however
@@ -764,6 +824,12 @@ mod tests {
                 "case dup.1 \"Twice\" {\n  category nowhere\n}\n".into(),
             ));
         }
+        // Several cases in one file, each with its error at its own place.
+        files.push((
+            "zz/several.case".into(),
+            "case many.1 \"One\" {\n  category first\n}\n\ncase many.2 \"Two\" {\n  category second\n}\n"
+                .into(),
+        ));
         let mut sources = crate::load::stdlib_sources();
         sources.extend(crate::in_memory(files));
         let ids = crate::load::add_all(&mut db, sources);
@@ -772,6 +838,19 @@ mod tests {
             .map(|&(id, _)| Arc::new(crate::syntax::parse(id, &db.file(id).text)))
             .collect();
         let scope = Scope::new(&db, &trees);
+        // The member files as a build gives them: outlines, with their texts.
+        let outlines: Vec<Option<(Arc<crate::syntax::Parsed>, Arc<str>)>> = ids
+            .iter()
+            .map(|&(id, role)| {
+                if role != Role::Member {
+                    return None;
+                }
+                let text = Arc::clone(&db.file(id).text);
+                let mut parsed = crate::syntax::parse(id, &text);
+                super::outline(parsed.file.as_mut()?);
+                Some((Arc::new(parsed), text))
+            })
+            .collect();
         let mut cache = CaseCache::default();
         let resolve = |parts, reuse: bool, cache: &mut CaseCache| {
             let inputs = ids
@@ -780,6 +859,7 @@ mod tests {
                 .map(|(&(_, role), tree)| Input {
                     tree: Arc::clone(tree),
                     role,
+                    outlined: None,
                 })
                 .collect();
             let reusing = reuse.then_some((&mut *cache, &scope));
@@ -802,6 +882,44 @@ mod tests {
                 "{parts} parts"
             );
         }
+        // From outlines, each file parsed again for its cases: the same.
+        for parts in [1, 2, 7] {
+            let inputs = ids
+                .iter()
+                .zip(&trees)
+                .zip(&outlines)
+                .map(|((&(_, role), tree), outline)| match outline {
+                    Some((outline, text)) => Input {
+                        tree: Arc::clone(outline),
+                        role,
+                        outlined: Some(Arc::clone(text)),
+                    },
+                    None => Input {
+                        tree: Arc::clone(tree),
+                        role,
+                        outlined: None,
+                    },
+                })
+                .collect();
+            let (suite, diagnostics) = resolve_in_parts(inputs, parts, None);
+            let cases = suite.as_ref().map_or(0, |s| s.cases.len());
+            let text = format!("{suite:#?}\n{diagnostics:#?}");
+            assert!(
+                (text, cases, diagnostics.len()) == at_once,
+                "{parts} parts, outlined"
+            );
+        }
+        let outlined_cases = |(outline, _): &(Arc<crate::syntax::Parsed>, Arc<str>)| {
+            let file = outline.file.as_ref().expect("the member files parse");
+            file.statements
+                .iter()
+                .filter(|s| s.name() == "case")
+                .count()
+        };
+        assert!(
+            outlines.iter().flatten().any(|o| outlined_cases(o) > 1),
+            "a file with several cases, parsed once more for all of them"
+        );
         // Through a cache: the first run resolves every case, the next take them over
         // (with the diagnostics resolving them gave), on any number of parts.
         for (parts, reused) in [(1, 0), (2, at_once.1), (3, at_once.1)] {
