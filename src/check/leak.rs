@@ -24,8 +24,8 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::rc::Rc;
-use std::sync::Arc;
 
+use arcstr::ArcStr;
 use foldhash::fast::FixedState;
 
 use crate::diag::{codes, Diagnostic};
@@ -117,7 +117,7 @@ impl Hash for TextKey {
 fn key_of(text: &Text) -> TextKey {
     TextKey {
         span: text.span,
-        value: Arc::as_ptr(&text.value) as *const u8 as usize,
+        value: text.value.as_ptr() as usize,
         len: text.value.len(),
     }
 }
@@ -358,14 +358,14 @@ pub struct SharedFindings {
 /// The texts of both sides of a set of inherited texts, by what they are, where they
 /// were written and what they say: a re-check finds them again in new memory.
 #[derive(PartialEq, Eq, Hash)]
-struct SharedTexts(Vec<(bool, String, Span, Arc<str>)>);
+struct SharedTexts(Vec<(bool, String, Span, ArcStr)>);
 
 impl SharedTexts {
     fn of(sides: &Sides) -> SharedTexts {
         let side = |hidden: bool, texts: &[Described]| {
             texts
                 .iter()
-                .map(move |(what, t)| (hidden, what.to_string(), t.span, Arc::clone(&t.value)))
+                .map(move |(what, t)| (hidden, what.to_string(), t.span, t.value.clone()))
                 .collect::<Vec<_>>()
         };
         let mut texts = side(true, &sides.hidden);

@@ -32,8 +32,8 @@ pub mod tokens;
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Arc;
 
+use arcstr::ArcStr;
 use foldhash::fast::FixedState;
 
 use crate::model::{Case, Text};
@@ -96,7 +96,7 @@ pub fn reading_order<W, T: Borrow<Text>>(case: &Case, texts: Vec<(W, T)>) -> Vec
         .collect();
     let place = |t: &Text| {
         conversation.iter().position(|c| {
-            c.span == t.span && (Arc::ptr_eq(&c.value, &t.value) || c.value == t.value)
+            c.span == t.span && (ArcStr::ptr_eq(&c.value, &t.value) || c.value == t.value)
         })
     };
     // The conversation by its place (stable), then the rest as given: the few turns

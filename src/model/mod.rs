@@ -14,17 +14,19 @@ pub mod world;
 
 use std::sync::Arc;
 
+use arcstr::ArcStr;
+
 use crate::source::Span;
 
-/// A string value and where it was written.
+/// A string value and where it was written. Cloning shares the string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Text {
-    pub value: Arc<str>,
+    pub value: ArcStr,
     pub span: Span,
 }
 
 impl Text {
-    pub fn new(value: impl Into<Arc<str>>, span: Span) -> Text {
+    pub fn new(value: impl Into<ArcStr>, span: Span) -> Text {
         Text {
             value: value.into(),
             span,
@@ -356,12 +358,13 @@ mod tests {
     use super::expect::{Assertion, Condition};
     use super::*;
 
-    /// A case keeps one value slot per case field and lists of assertions and
+    /// A case keeps texts, the values of its fields and lists of assertions and
     /// conditions: their sizes are most of a suite's model (docs/performance.md,
-    /// "seventh pass"). A variant that grows them should be boxed, as `Data` and
-    /// `File` are.
+    /// "seventh pass" and "eighth pass"). A variant that grows them should be boxed,
+    /// as `Data` and `File` are; a text's string is one pointer.
     #[test]
     fn the_model_items_a_case_holds_many_of_stay_small() {
+        assert!(std::mem::size_of::<Text>() <= 24);
         assert!(std::mem::size_of::<Option<Value>>() <= 40);
         assert!(std::mem::size_of::<Assertion>() <= 80);
         assert!(std::mem::size_of::<Condition>() <= 80);

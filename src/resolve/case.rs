@@ -10,7 +10,8 @@
 //! `dimension`).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+
+use arcstr::ArcStr;
 
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::shape::{Derivation, FieldDecl, Kind, Shape};
@@ -78,7 +79,7 @@ pub struct Context<'a> {
     pub tools_known: bool,
     /// Check ids and dimension names, allocated once: a large suite would otherwise
     /// hold a copy of each in every check.
-    pub names: HashMap<String, Arc<str>>,
+    pub names: HashMap<String, ArcStr>,
 }
 
 impl<'a> Context<'a> {
@@ -89,7 +90,7 @@ impl<'a> Context<'a> {
         tags: &'a [Name],
         tools: &'a [Name],
     ) -> Context<'a> {
-        let mut names: HashMap<String, Arc<str>> = HashMap::new();
+        let mut names: HashMap<String, ArcStr> = HashMap::new();
         for dimension in &shape.grading.dimensions {
             names.insert(
                 dimension.name.as_str().to_string(),
@@ -97,7 +98,7 @@ impl<'a> Context<'a> {
             );
             for n in 1..=32 {
                 let id = format!("{}{n}", dimension.letter.as_str());
-                names.insert(id.clone(), Arc::from(id.as_str()));
+                names.insert(id.clone(), ArcStr::from(id.as_str()));
             }
         }
         Context {
@@ -112,11 +113,11 @@ impl<'a> Context<'a> {
         }
     }
 
-    fn shared(&self, name: &str) -> Arc<str> {
+    fn shared(&self, name: &str) -> ArcStr {
         self.names
             .get(name)
             .cloned()
-            .unwrap_or_else(|| Arc::from(name))
+            .unwrap_or_else(|| ArcStr::from(name))
     }
 }
 
@@ -236,7 +237,7 @@ pub fn case(
     if !conversation_given {
         if let Some(user) = &case.user {
             case.conversation = vec![Turn {
-                role: Text::new("user", user.span),
+                role: Text::new(arcstr::literal!("user"), user.span),
                 content: user.clone(),
             }];
         }

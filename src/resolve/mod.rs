@@ -23,6 +23,7 @@ pub mod world;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use arcstr::ArcStr;
 use foldhash::fast::FixedState;
 
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
@@ -513,7 +514,7 @@ fn applied_profiles(statement: &Statement) -> impl Iterator<Item = String> + '_ 
 /// The places of cases whose ids are new; a case reusing an earlier id is reported
 /// and left out.
 fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<CasePlace<'a>> {
-    let mut seen: HashMap<Arc<str>, Span, FixedState> =
+    let mut seen: HashMap<ArcStr, Span, FixedState> =
         HashMap::with_capacity_and_hasher(cases.len(), FixedState::default());
     let mut out = Vec::with_capacity(cases.len());
     for place in cases {

@@ -7,7 +7,8 @@
 //! the number of cases that share them, so a leak of one is reported once.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+
+use arcstr::ArcStr;
 
 use crate::model::texts::{case_texts, suite_texts};
 use crate::model::{Suite, Text};
@@ -19,7 +20,7 @@ pub struct Hidden {
     pub text: Text,
     pub what: String,
     /// The first case that has this text.
-    case: Option<Arc<str>>,
+    case: Option<ArcStr>,
     /// The indices (in the suite's case order) of the cases that have it; none for the
     /// suite's own, which every case has.
     pub holders: Vec<usize>,
@@ -40,7 +41,7 @@ impl Hidden {
 #[derive(Default)]
 struct Collector {
     texts: Vec<Hidden>,
-    seen: HashMap<(Span, Arc<str>), Seen>,
+    seen: HashMap<(Span, ArcStr), Seen>,
 }
 
 /// A collected text: its index in `texts` and the last case that added it, so that a
@@ -51,7 +52,7 @@ struct Seen {
 }
 
 /// A case as the collector sees it: its index and id.
-type Owner<'c> = Option<(usize, &'c Arc<str>)>;
+type Owner<'c> = Option<(usize, &'c ArcStr)>;
 
 impl Collector {
     /// Adds a text of `case` (or of the suite, for `None`).
