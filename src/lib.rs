@@ -362,7 +362,7 @@ fn parse_files(
 ) -> Vec<(Arc<syntax::Parsed>, Option<Arc<str>>)> {
     match cache {
         Some(cache) => {
-            let files: Vec<(source::FileId, &str, &std::sync::Arc<str>)> = ids
+            let files: Vec<(source::FileId, &str, &Arc<str>)> = ids
                 .iter()
                 .map(|(id, _)| {
                     let file = db.file(*id);
