@@ -72,7 +72,8 @@ pub fn outline(file: &mut File) {
 
 /// Where a case statement is: borrowed from a file kept to the end, or the `index`th
 /// statement of a member file, whose tree goes when its last case is resolved (and
-/// whose `text` is parsed again for the full statement when the tree is an outline).
+/// whose text, `outlined` when the tree is an outline, is parsed again for the full
+/// statement).
 enum CasePlace<'a> {
     Kept(&'a Statement),
     Member {
