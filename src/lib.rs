@@ -215,18 +215,19 @@ impl Compilation {
         let mut all = load::stdlib_sources();
         all.extend(sources);
         let ids = load::add_all(&mut db, all);
-        let parsed = parse_files(&db, &ids, cache.as_deref_mut().map(|c| &mut c.trees));
-        for (tree, _) in &parsed {
+        let (trees, texts): (Vec<_>, Vec<_>) =
+            parse_files(&db, &ids, cache.as_deref_mut().map(|c| &mut c.trees))
+                .into_iter()
+                .unzip();
+        for tree in &trees {
             diagnostics.extend(tree.diagnostics.iter().cloned());
         }
-        let scope = cache.is_some().then(|| {
-            let trees: Vec<_> = parsed.iter().map(|(tree, _)| Arc::clone(tree)).collect();
-            scope::Scope::new(&db, &trees)
-        });
+        let scope = cache.is_some().then(|| scope::Scope::new(&db, &trees));
         // Resolution takes the trees and drops them as it goes; the checks read the
         // model and the source text only.
-        let inputs: Vec<resolve::Input> = parsed
+        let inputs: Vec<resolve::Input> = trees
             .into_iter()
+            .zip(texts)
             .zip(&ids)
             .filter(|((tree, _), _)| tree.file.is_some())
             .map(|((tree, outlined), (_, role))| resolve::Input {

@@ -240,8 +240,8 @@ fn no_block(
 
 /// What `read` makes of each statement, in a list sized to the statements. A statement
 /// read without error gives one item, and `filter_map(…).collect()` would start such a
-/// list at four: for items as large as an assertion (over 200 bytes), mostly one or
-/// two to a list, that spare room was a fifth of a case's model.
+/// list at four: for assertions (216 bytes each before `File` was boxed, 80 now),
+/// mostly one or two to a list, that spare room was a fifth of a case's model.
 pub fn read_each<T>(statements: &[Statement], read: impl FnMut(&Statement) -> Option<T>) -> Vec<T> {
     let mut items = Vec::with_capacity(statements.len());
     items.extend(statements.iter().filter_map(read));
