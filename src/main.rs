@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use casec::driver::{self, FmtMode, Format, Report};
 use casec::Depth;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// jemalloc: casec's phases allocate on every core at once, which glibc's allocator
 /// serializes (see the note in Cargo.toml and docs/performance.md).
@@ -202,7 +202,8 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
-    /// Aggregate result records into the suite's required reporting (JSON).
+    /// Aggregate result records into the suite's required reporting (JSON), and with
+    /// --html into a page for people.
     Report {
         /// Result record files (one JSON object each, or JSON Lines of them).
         #[arg(required = true)]
@@ -210,9 +211,14 @@ enum Command {
         /// The suite folder the records belong to.
         #[arg(long, default_value = ".")]
         suite: PathBuf,
-        /// Write the report to FILE instead of standard output.
+        /// Write the JSON report to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Also write the report as one self-contained HTML page to FILE (charts, the
+        /// texts of the failures, the judge's reasons, each run's trace); the JSON then
+        /// goes only to -o FILE, if given.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -259,6 +265,24 @@ enum Command {
         stdin: bool,
         #[command(flatten)]
         report: ReportArgs,
+    },
+    /// Print a shell completion script for casec (bash, zsh, fish, elvish, powershell).
+    ///
+    /// bash: `casec completions bash > ~/.local/share/bash-completion/completions/casec`;
+    /// zsh: into a folder of $fpath as `_casec`; fish: `~/.config/fish/completions/casec.fish`.
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Write casec's man pages (roff), generated from its command line: casec.1 and
+    /// one page per command (casec-check.1, …) into DIR, or casec.1 alone to standard
+    /// output.
+    Man {
+        /// The folder to write the pages into (created if absent; existing pages are
+        /// replaced).
+        #[arg(short, long, value_name = "DIR")]
+        output: Option<PathBuf>,
     },
     /// Run the language server for editors, speaking LSP over standard input and output.
     Lsp {
@@ -520,8 +544,15 @@ fn main() -> ExitCode {
             results,
             suite,
             output,
+            html,
             report,
-        } => driver::report_results(&results, &suite, output.as_deref(), report.options()),
+        } => driver::report_results(
+            &results,
+            &suite,
+            output.as_deref(),
+            html.as_deref(),
+            report.options(),
+        ),
         Command::Serve {
             suite,
             case,
@@ -560,9 +591,76 @@ fn main() -> ExitCode {
                 driver::fmt_paths(&paths, mode, report.options())
             }
         }
+        Command::Completions { shell } => completions(shell),
+        Command::Man { output } => man_pages(output.as_deref()),
         Command::Lsp { stdio: _ } => casec::lsp::stdio(),
     };
     ExitCode::from(driver::finish(code))
+}
+
+/// `casec completions SHELL`: the completion script, on standard output.
+fn completions(shell: clap_complete::Shell) -> u8 {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "casec", &mut script);
+    match driver::output::print(&script) {
+        Ok(()) => driver::EXIT_OK,
+        Err(e) => io_error(None, &e),
+    }
+}
+
+/// The man pages of the command line: `casec.1`, then one page per command
+/// (`casec-check.1`, …), each with its file name and roff text.
+fn man_page_files() -> std::io::Result<Vec<(String, Vec<u8>)>> {
+    fn add(cmd: clap::Command, pages: &mut Vec<(String, Vec<u8>)>) -> std::io::Result<()> {
+        let subcommands: Vec<clap::Command> = cmd
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .cloned()
+            .collect();
+        let man = clap_mangen::Man::new(cmd);
+        let mut page = Vec::new();
+        man.render(&mut page)?;
+        pages.push((man.get_filename(), page));
+        for sub in subcommands {
+            add(sub, pages)?;
+        }
+        Ok(())
+    }
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut pages = Vec::new();
+    add(cmd, &mut pages)?;
+    Ok(pages)
+}
+
+/// `casec man [-o DIR]`: every page into DIR (each written atomically), or `casec.1`
+/// to standard output.
+fn man_pages(output: Option<&std::path::Path>) -> u8 {
+    let written = man_page_files().and_then(|pages| match output {
+        None => driver::output::print(pages.first().map_or(&[][..], |(_, p)| p)),
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            pages
+                .iter()
+                .try_for_each(|(name, page)| driver::write_atomically(&dir.join(name), page))
+        }
+    });
+    match written {
+        Ok(()) => driver::EXIT_OK,
+        Err(e) => io_error(output, &e),
+    }
+}
+
+/// Reports an output that could not be written; the usage exit code.
+fn io_error(path: Option<&std::path::Path>, e: &std::io::Error) -> u8 {
+    let d = driver::output::write_error(path, e);
+    let text = casec::diag::render::human(
+        &d,
+        &casec::source::SourceDb::new(),
+        casec::diag::render::HumanStyle::PLAIN,
+    );
+    eprint!("{text}");
+    driver::EXIT_USAGE
 }
 
 #[cfg(test)]

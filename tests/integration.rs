@@ -5,6 +5,8 @@
 //! allocator, which must see that test alone. See ARCHITECTURE.md, "Tests".
 
 // Helpers several test modules use, each compiled once.
+#[path = "support/fake_judge.rs"]
+mod fake_judge;
 #[path = "support/generate.rs"]
 mod generate;
 #[path = "lsp/client.rs"]
@@ -21,12 +23,16 @@ mod check_cache;
 mod check_staged;
 mod cli;
 mod cli_contract;
+mod completions_man;
 mod diagnostic_docs;
 mod editors;
 mod export;
+mod fields_schema;
 mod fmt;
 mod fmt_cli;
+mod github_paths;
 mod judge_cli;
+mod judge_output;
 mod lsp;
 mod lsp_e2e;
 mod nesting;
@@ -34,6 +40,7 @@ mod outputs;
 mod paths;
 mod quick_fixes;
 mod replay_cli;
+mod report_html;
 mod robustness;
 mod roundtrip;
 mod runtime;

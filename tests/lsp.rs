@@ -384,7 +384,7 @@ fn definition_goes_to_profiles_stdlib_parts_tools_cases_and_records() {
         json!({ "uri": uri("profiles.case"), "range": range(1, 8, 20) })
     );
     let category = definition(&mut session, &err2, 1, 12);
-    assert_eq!(category, json!({ "uri": suite, "range": range(53, 9, 19) }));
+    assert_eq!(category, json!({ "uri": suite, "range": range(59, 9, 19) }));
     let tool = definition(&mut session, &suite, 27, 20);
     assert_eq!(tool, json!({ "uri": suite, "range": range(35, 5, 17) }));
     let case = definition(&mut session, &suite, 22, 12);

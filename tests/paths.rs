@@ -245,10 +245,12 @@ mod links {
     }
 }
 
-/// The pre-commit hook that checks suites runs once with all the changed files, not in
-/// parallel batches that each check the same suites again.
+/// The pre-commit hook that checks suites runs once, given no file names: pre-commit
+/// splits a long list of names into runs of at most 128 KiB of command line (even
+/// under `require_serial`), and each run would check the same suites again and print
+/// their diagnostics again.
 #[test]
-fn the_check_hook_runs_serially() {
+fn the_check_hook_runs_once_without_file_names() {
     let hooks = fs::read_to_string(Path::new(ROOT).join(".pre-commit-hooks.yaml")).unwrap();
     let check: Vec<&str> = hooks
         .split("\n- id: ")
@@ -259,10 +261,33 @@ fn the_check_hook_runs_serially() {
         .collect();
     assert!(check.contains(&"require_serial: true"), "{check:?}");
     assert!(check.contains(&"entry: casec check"), "{check:?}");
-    assert!(
-        !check.iter().any(|l| l.starts_with("pass_filenames")),
-        "{check:?}"
-    );
+    assert!(check.contains(&"pass_filenames: false"), "{check:?}");
+}
+
+/// What the hook runs: `casec check` in the repository's root, without file names,
+/// checks each suite below it once and names files from the root.
+#[test]
+fn the_hook_checks_every_suite_under_the_root_once() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let suite = dir.path().join("cases/tujora");
+    copy_tujora(&suite);
+    let case = suite.join("medication/TUJ-011.case");
+    let text = fs::read_to_string(&case).unwrap();
+    fs::write(
+        &case,
+        text.replace("category medication", "category medicaton"),
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_casec"))
+        .args(["check", "--format", "json"])
+        .current_dir(dir.path())
+        .output()
+        .expect("casec runs");
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let lines = json_lines(&output);
+    assert_eq!(lines.len(), 2, "one diagnostic, one summary: {lines:?}");
+    assert_eq!(lines[0]["file"], "cases/tujora/medication/TUJ-011.case");
+    assert_eq!(lines[1]["summary"]["files"], 101);
 }
 
 /// What pre-commit runs in a repository whose suite.case is at its root: the changed

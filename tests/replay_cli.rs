@@ -324,3 +324,95 @@ fn counter_examples_are_verified_without_a_golden_trace() {
     assert!(counters.iter().any(|c| c["caught"] == true), "{task}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `casec replay` takes every trace file `casec verify` takes: a labelled
+/// counter-example replays (its `violates` lines grade nothing) to the record of the
+/// same events without the labels.
+#[test]
+fn replay_takes_a_labelled_counter_example() {
+    let counter = "cases/tujora/medication/TUJ-011.counter-claims-reminder-set.trace.jsonl";
+    let text = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(counter))
+        .expect("the counter-example");
+    assert!(
+        text.lines().any(|l| l.contains("\"violates\"")),
+        "the counter-example is labelled"
+    );
+    let replayed = casec(&[
+        "replay",
+        "cases/tujora/medication/TUJ-011.case",
+        "--trace",
+        counter,
+    ]);
+    assert_eq!(
+        replayed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&replayed.stderr)
+    );
+    let unlabelled: String = text
+        .lines()
+        .filter(|l| !l.contains("\"violates\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let events = scratch_file("unlabelled.jsonl", &unlabelled);
+    let plain = casec(&[
+        "replay",
+        "TUJ-011",
+        "--trace",
+        events.to_str().unwrap(),
+        "cases/tujora",
+    ]);
+    let _ = std::fs::remove_file(&events);
+    assert_eq!(plain.status.code(), Some(0));
+    assert_eq!(replayed.stdout, plain.stdout);
+}
+
+/// Every counter-example of Tujora that `casec verify` reads replays.
+#[test]
+fn replay_takes_every_counter_example_verify_takes() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
+    let mut counters = Vec::new();
+    for category in std::fs::read_dir(&root).unwrap().flatten() {
+        for file in std::fs::read_dir(category.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = file.file_name().into_string().unwrap();
+            if let Some((id, _)) = name.split_once(".counter-") {
+                counters.push((id.to_string(), file.path()));
+            }
+        }
+    }
+    counters.sort();
+    assert!(counters.len() >= 50, "{} counter-examples", counters.len());
+    // A batch of replays at a time: each replay compiles the suite.
+    for batch in counters.chunks(16) {
+        let running: Vec<_> = batch
+            .iter()
+            .map(|(id, path)| {
+                let child = Command::new(env!("CARGO_BIN_EXE_casec"))
+                    .args(["replay", id, "--trace"])
+                    .arg(path)
+                    .arg("cases/tujora")
+                    .current_dir(env!("CARGO_MANIFEST_DIR"))
+                    .env("NO_COLOR", "1")
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("casec runs");
+                (path, child)
+            })
+            .collect();
+        for (path, child) in running {
+            let output = child.wait_with_output().unwrap();
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "{}: {}",
+                path.display(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+}

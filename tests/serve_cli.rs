@@ -101,8 +101,18 @@ fn play_in(suite: &str, case: &str, trace_file: &str) {
     // The record is written at the end; the server still answers (an MCP client lists
     // the tools again) but refuses any further event, until its input ends.
     let written_at_end = std::fs::read_to_string(&result_out).unwrap();
+    // A tool call is answered with a tool error (an MCP client returns it rather than
+    // raising); a `sandbox/*` method with the JSON-RPC error.
     let after = exchange(json!({"jsonrpc": "2.0", "id": 1000, "method": "tools/call", "params": {"name": "get_clock", "arguments": {}}})).unwrap();
-    assert_eq!(after["error"]["code"], -32000, "{after}");
+    assert_eq!(after["result"]["isError"], true, "{after}");
+    let text: Value =
+        serde_json::from_str(after["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text["error"], "SESSION_ENDED", "{after}");
+    let asked_after = exchange(
+        json!({"jsonrpc": "2.0", "id": 1002, "method": "sandbox/ask", "params": {"question": "?"}}),
+    )
+    .unwrap();
+    assert_eq!(asked_after["error"]["code"], -32000, "{asked_after}");
     let relisted = exchange(json!({"jsonrpc": "2.0", "id": 1001, "method": "tools/list"})).unwrap();
     assert_eq!(relisted["result"], tools["result"]);
     drop(stdin);
@@ -421,4 +431,169 @@ fn json_diagnostics_end_with_one_summary() {
     assert_eq!(summaries, 1, "{lines:?}");
     assert_eq!(lines.last().unwrap()["summary"]["errors"], 1);
     assert_eq!(lines[0]["code"], "io");
+}
+
+impl Server {
+    /// Sends a request and reads its answer.
+    fn request(&mut self, message: Value) -> Value {
+        self.send(message.to_string().as_bytes());
+        serde_json::from_str(&self.answer()).unwrap()
+    }
+
+    fn initialize(&mut self, capabilities: Value) -> Value {
+        self.request(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": capabilities,
+                "clientInfo": {"name": "test", "version": "0"}}}))
+    }
+
+    fn tools(&mut self) -> Vec<Value> {
+        let listed = self.request(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+        listed["result"]["tools"].as_array().unwrap().clone()
+    }
+
+    fn tool(&mut self, id: u64, name: &str, arguments: Value) -> Value {
+        let answer = self.request(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments}}));
+        assert!(answer.get("error").is_none(), "{answer}");
+        answer["result"].clone()
+    }
+}
+
+const HARNESS_TOOLS: [&str; 5] = [
+    "sandbox.ask",
+    "sandbox.question",
+    "sandbox.reply",
+    "sandbox.user",
+    "sandbox.end",
+];
+
+/// A client that does not declare `casec/harness` (a harness passing `tools/list` to its
+/// model) is never shown the harness tools, and its `initialize` answer is as it was.
+#[test]
+fn harness_tools_are_not_listed_without_the_capability() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let init = server.initialize(json!({"experimental": {"other/thing": {}}}));
+    assert_eq!(
+        init["result"]["capabilities"],
+        json!({"tools": {}}),
+        "{init}"
+    );
+    let names: Vec<Value> = server.tools().iter().map(|t| t["name"].clone()).collect();
+    assert_eq!(
+        names,
+        ["get_clock", "read_records", "verify_record", "write_record"]
+    );
+}
+
+/// A client that declares `casec/harness` (in `experimental`, or in `extensions` as the
+/// MCP Python SDK sends it) gets the case's tools unchanged, then the harness tools,
+/// each marked harness-only in `_meta`, with closed input schemas and output schemas
+/// their results follow.
+#[test]
+fn harness_tools_are_listed_for_a_client_that_declares_them() {
+    let plain = {
+        let dir = tempfile::tempdir().unwrap();
+        let mut server = Server::start(dir.path());
+        server.initialize(json!({}));
+        server.tools()
+    };
+    for place in ["experimental", "extensions"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut server = Server::start(dir.path());
+        let init = server.initialize(json!({ place: {"casec/harness": {}} }));
+        assert_eq!(
+            init["result"]["capabilities"]["experimental"]["casec/harness"],
+            json!({}),
+            "{init}"
+        );
+        let listed = server.tools();
+        assert_eq!(
+            listed[..plain.len()],
+            plain[..],
+            "the case's tools as before"
+        );
+        let harness = &listed[plain.len()..];
+        let names: Vec<&str> = harness
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, HARNESS_TOOLS, "{place}");
+        for tool in harness {
+            let name = tool["name"].as_str().unwrap();
+            assert_eq!(
+                tool["_meta"]["casec/harness"]["method"],
+                name.replace('.', "/"),
+                "{tool}"
+            );
+            assert_eq!(tool["_meta"]["casec/harness"]["harnessOnly"], true);
+            assert!(tool["description"]
+                .as_str()
+                .unwrap()
+                .contains("never offer this tool to the model"));
+            assert_eq!(tool["inputSchema"]["additionalProperties"], false, "{tool}");
+            assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
+            jsonschema::draft202012::new(&tool["inputSchema"]).expect("an input schema");
+        }
+        // Each answer's `structuredContent` follows its tool's output schema.
+        let schema = |name: &str| {
+            let tool = harness.iter().find(|t| t["name"] == name).unwrap();
+            jsonschema::draft202012::new(&tool["outputSchema"]).expect("an output schema")
+        };
+        let calls = [
+            (
+                "sandbox.ask",
+                json!({"question": "Which one?", "followup": 1}),
+            ),
+            ("sandbox.question", json!({"question": "Anything else?"})),
+            ("sandbox.user", json!({"content": "Thanks."})),
+            ("sandbox.reply", json!({"content": "Done."})),
+            ("sandbox.end", json!({})),
+        ];
+        for (id, (name, arguments)) in calls.into_iter().enumerate() {
+            let result = server.tool(10 + id as u64, name, arguments);
+            assert_eq!(result["isError"], false, "{name}: {result}");
+            let content = &result["structuredContent"];
+            let errors: Vec<String> = schema(name)
+                .iter_errors(content)
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{name}: {errors:?}");
+        }
+        // After the end, every tool call is a tool error saying so, not a JSON-RPC error.
+        for name in ["sandbox.reply", "get_clock"] {
+            let result = server.tool(20, name, json!({"content": "late"}));
+            assert_eq!(result["isError"], true, "{result}");
+            let text = result["content"][0]["text"].as_str().unwrap();
+            assert!(
+                text.contains("SESSION_ENDED") && text.contains("new session"),
+                "{text}"
+            );
+        }
+    }
+}
+
+/// A harness tool refuses an argument its input schema does not have, as a tool error.
+#[test]
+fn a_harness_tool_refuses_unknown_and_mistyped_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    server.initialize(json!({"experimental": {"casec/harness": {}}}));
+    let unknown = server.tool(1, "sandbox.reply", json!({"content": "x", "tone": "warm"}));
+    assert_eq!(unknown["isError"], true, "{unknown}");
+    let text = unknown["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("UNKNOWN_ARGUMENT") && text.contains("tone"),
+        "{text}"
+    );
+    let mistyped = server.tool(2, "sandbox.ask", json!({"question": 3}));
+    assert_eq!(mistyped["isError"], true, "{mistyped}");
+    assert!(mistyped["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("INVALID_ARGUMENT"));
+    drop(server.stdin.take());
+    assert!(server.child.wait().unwrap().success());
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
+    assert_eq!(trace, "", "a refused harness call records nothing");
 }

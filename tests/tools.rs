@@ -544,3 +544,183 @@ fn malformed_tool_declarations_are_reported() {
         );
     }
 }
+
+/// Every suite under `cases/`, and a suite over each world schema of the stdlib, with
+/// a name for messages.
+fn every_suite_and_stdlib_schema() -> Vec<(String, Suite)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut suites = Vec::new();
+    let mut dirs: Vec<_> = std::fs::read_dir(root.join("cases"))
+        .expect("cases/")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("suite.case").is_file())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let compilation = Compilation::from_dir(&dir);
+        let suite = compilation.suite.expect("the suite resolves");
+        suites.push((dir.display().to_string(), suite));
+    }
+    let schemas: Vec<String> = casec::load::stdlib_sources()
+        .iter()
+        .flat_map(|s| {
+            s.text
+                .lines()
+                .filter_map(|l| l.strip_prefix("schema ")?.split_whitespace().next())
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        schemas.len() >= 3,
+        "the stdlib's world schemas: {schemas:?}"
+    );
+    for schema in schemas {
+        let text = format!(
+            r#"suite "Stdlib tools" {{
+  system_prompt "Help the user."
+  tags routine
+  clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
+  unscripted_reply "I do not know."
+  world_schema std.{schema}
+}}"#
+        );
+        let compilation = Compilation::from_sources([("suite.case", text.as_str())]);
+        let suite = compilation
+            .suite
+            .expect("a suite over a stdlib schema resolves");
+        assert!(!suite.tools.is_empty(), "std.{schema} declares tools");
+        suites.push((format!("std.{schema}"), suite));
+    }
+    suites
+}
+
+/// The properties of an object schema (and, within, of objects and list items) whose
+/// `description` is missing or blank, as paths.
+fn undescribed(schema: &Json, path: &str, out: &mut Vec<String>) {
+    let Some(properties) = schema["properties"].as_object() else {
+        return;
+    };
+    for (name, property) in properties {
+        let here = format!("{path}{name}");
+        let mut nodes = vec![(here.clone(), property)];
+        if let Some(items) = property.get("items") {
+            nodes.push((format!("{here}[]"), items));
+        }
+        for (at, node) in nodes {
+            let described = node["description"]
+                .as_str()
+                .is_some_and(|d| !d.trim().is_empty());
+            if !described {
+                out.push(at.clone());
+            }
+            undescribed(node, &format!("{at}."), out);
+        }
+    }
+}
+
+/// Harnesses such as Inspect AI refuse a tool with an undescribed parameter: every
+/// property of every tool of every suite and stdlib schema has a description, nested
+/// members and list items included.
+#[test]
+fn every_property_of_every_tool_has_a_description() {
+    let mut problems = Vec::new();
+    let mut tools = 0;
+    for (name, suite) in every_suite_and_stdlib_schema() {
+        for tool in &suite.tools {
+            tools += 1;
+            let schema = casec::lower::tools::input_schema(tool, suite.world_schema.as_deref());
+            let mut missing = Vec::new();
+            undescribed(&schema, "", &mut missing);
+            for path in missing {
+                problems.push(format!("{name}: {}: {path}", tool.name.as_str()));
+            }
+        }
+    }
+    assert!(tools > 30, "the suites declare tools");
+    assert!(problems.is_empty(), "undescribed properties: {problems:#?}");
+}
+
+/// `undocumented_argument` leaves the stdlib's tools out (a suite's authors cannot edit
+/// them), so the stdlib documents every argument itself.
+#[test]
+fn the_stdlib_documents_every_argument_of_its_tools() {
+    fn undocumented(arguments: &[casec::model::tool::Argument], path: &str, out: &mut Vec<String>) {
+        for argument in arguments {
+            let here = format!("{path}{}", argument.name.as_str());
+            if argument
+                .doc
+                .as_ref()
+                .is_none_or(|d| d.as_str().trim().is_empty())
+            {
+                out.push(here.clone());
+            }
+            if let casec::model::tool::ArgType::Object(members) = &argument.ty {
+                undocumented(members, &format!("{here}."), out);
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    for (name, suite) in every_suite_and_stdlib_schema() {
+        if !name.starts_with("std.") {
+            continue;
+        }
+        for tool in &suite.tools {
+            let mut missing = Vec::new();
+            undocumented(&tool.arguments, "", &mut missing);
+            for path in missing {
+                problems.push(format!("{name}: {}: {path}", tool.name.as_str()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "arguments without a doc: {problems:#?}"
+    );
+}
+
+/// An offered tool's argument without a `doc` is a warning at its declaration, whose
+/// help shows the description its type gives meanwhile; a documented argument and a
+/// tool no case offers are not reported.
+#[test]
+fn an_undocumented_argument_of_an_offered_tool_is_a_warning() {
+    let text = SUITE.replace(
+        "tools email_send subscriptions_list",
+        "tools email_send note_plain subscriptions_list",
+    ) + r#"
+tool note_plain {
+  behavior "Answers with a plan."
+  argument topic text
+  argument when date optional { doc "The day: YYYY-MM-DD." }
+  respond { data { planned true } }
+}
+tool never_offered {
+  behavior "Answers with a plan."
+  argument topic text
+  respond { data { planned true } }
+}
+"#;
+    let compilation = Compilation::from_sources([("suite.case", text.as_str())]);
+    let warnings: Vec<_> = compilation
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "undocumented_argument")
+        .filter(|d| d.message.contains("note_plain") || d.message.contains("never_offered"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    let warning = warnings[0];
+    assert!(!warning.is_error());
+    assert_eq!(
+        warning.message,
+        "argument `topic` of tool `note_plain` has no `doc`"
+    );
+    let help = warning.help.as_deref().unwrap_or_default();
+    assert!(
+        help.contains("`argument topic text { doc \"…\" }`"),
+        "{help}"
+    );
+    assert!(help.contains("\"free text\""), "{help}");
+    let span = warning.primary_span().expect("located");
+    assert_eq!(&text[span.start as usize..span.end as usize], "topic");
+}

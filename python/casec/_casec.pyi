@@ -68,6 +68,8 @@ class RecordKeys(TypedDict):
     trace: Optional[str]
     final_state: Optional[str]
     replies: Optional[str]
+    model: Optional[str]
+    run_id: Optional[str]
 
 class JudgeRequest(TypedDict):
     """One review item's request to a judge, as the library builds it."""
@@ -99,6 +101,17 @@ class LabelledRun(TypedDict):
     run: str
     record: dict[str, JSON]
     labels: list[Label]
+
+class Turn(TypedDict):
+    role: str
+    content: str
+
+class Prompt(TypedDict):
+    """A case's bundle as a chat prompt: nothing the bundle does not hold."""
+
+    system: Optional[str]
+    context: dict[str, JSON]
+    conversation: list[Turn]
 
 class FollowupRequest(TypedDict):
     followup: int
@@ -135,16 +148,36 @@ class Suite:
         """The suite's names of the three outcomes (Tujora: PASS, FAIL, NOT_TESTED)."""
     @property
     def record_keys(self) -> RecordKeys:
-        """The result record's keys: case_id, outcome, checks, triggered, pending_review, trace, final_state, replies."""
+        """The result record's keys, by what they hold (None where the suite's layout has no key for it)."""
     def bundle(self, case_id: str) -> dict[str, JSON]:
         """The blinded bundle of a case (KeyError for an unknown id)."""
+    def prompt(self, case_id: str) -> Prompt:
+        """The case's bundle as a chat prompt: system prompt, context, conversation (raises as ``bundle`` does)."""
+    def replay(
+        self,
+        case_id: str,
+        trace: list[dict[str, JSON]],
+        model: Optional[str] = None,
+        run_id: Optional[str] = None,
+    ) -> dict[str, JSON]:
+        """The result record of a trace (``Session.trace``'s events) replayed in a fresh sandbox: ``casec replay``'s; ``model`` and ``run_id`` name who made the run."""
     def case(self, case_id: str) -> CaseInfo:
         """Evaluator-side facts of a case: category, follow-ups, checks and critical failures."""
-    def session(self, case_id: str) -> Session:
-        """A fresh sandbox of a case (KeyError for an unknown id, ValueError without a world)."""
-    def judge_requests(self, record: dict[str, JSON], model: str = "judge", seed: int = 0) -> list[JudgeRequest]:
+    def session(
+        self, case_id: str, model: Optional[str] = None, run_id: Optional[str] = None
+    ) -> Session:
+        """A fresh sandbox of a case (KeyError for an unknown id, ValueError without a world); ``model`` and ``run_id`` name who makes the run, for its record."""
+    def judge_requests(
+        self, record: dict[str, JSON], model: str = "judge", seed: int = 0
+    ) -> list[JudgeRequest]:
         """One chat-completions request per review item of a result record (``casec judge``'s prompts)."""
-    def judged(self, record: dict[str, JSON], judgements: list[Judgement], model: str = "judge", seed: int = 0) -> dict[str, JSON]:
+    def judged(
+        self,
+        record: dict[str, JSON],
+        judgements: list[Judgement],
+        model: str = "judge",
+        seed: int = 0,
+    ) -> dict[str, JSON]:
         """The record with the judgements written in, its outcome recomputed and a ``judgements`` key."""
     def labelled_runs(self) -> list[LabelledRun]:
         """Golden traces and labelled counter-examples, replayed, with the verdict each label expects."""
@@ -161,7 +194,9 @@ class Session:
         """A clarifying question: the scripted follow-up's reply (the given one, else the next unasked), else the unscripted reply."""
     def question(self, question: str) -> str:
         """An unscripted question: the case's unscripted reply."""
-    def followup_requests(self, question: str, model: str = "judge", seed: int = 0) -> list[FollowupRequest]:
+    def followup_requests(
+        self, question: str, model: str = "judge", seed: int = 0
+    ) -> list[FollowupRequest]:
         """Requests asking whether ``question`` is a scripted follow-up not asked yet, in order."""
     def reply(self, text: str) -> None:
         """Records the assistant's reply."""

@@ -1,48 +1,54 @@
 """The Inspect AI task ``casec/suite``: one sample per case, the case's tools over an
-in-process sandbox session, a user simulator and a scorer that ends the session.
+in-process sandbox session, a user simulator and a scorer that grades the session.
 
 Run it with::
 
     inspect eval casec/suite -T path=cases/tujora [-T cases=TUJ-001,TUJ-002] --model M
 
 Pieces a custom task can reuse: :func:`case_samples`, :func:`casec_setup` (opens the
-sample's session and offers its tools), :class:`CaseTools` (the same tools as a
-``ToolSource``, for agents such as ``react``), :func:`casec_scorer`. See docs/python.md.
+sample's session, adds the case's system message and offers its tools; the task runs it
+whatever the solver), :class:`CaseTools` (the same tools as a ``ToolSource``, for agents
+that take their tools when they are built), the agent ``casec/react`` and
+:func:`casec_scorer`. See docs/python.md.
+
+**Where a sample's session lives.** The session is a native object (a live sandbox),
+not JSON, so it cannot live in the sample's ``Store``, which Inspect writes into the log.
+It lives in this module, keyed by the sample's uuid, from the setup to the scorer (or
+the task's cleanup for a sample that failed). What the log must keep lives in the store:
+the session's trace, updated after every event, so that ``inspect score`` can re-grade
+a stored log by replaying it (:func:`casec_scorer`), and which run and model made it.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Union
 
 from inspect_ai import Task, task
+from inspect_ai.agent import Agent, agent
+from inspect_ai.agent import react as inspect_react
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.event import ModelEvent
+from inspect_ai.hooks import Hooks, SampleStart, hooks
+from inspect_ai.log import HeadlineMetric, transcript
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageSystem,
     ChatMessageUser,
     GenerateConfig,
+    Model,
+    ResponseSchema,
     model_roles,
 )
-from inspect_ai.scorer import (
-    Metric,
-    SampleScore,
-    Score,
-    Scorer,
-    Target,
-    grouped,
-    mean,
-    metric,
-    scorer,
-)
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
-from inspect_ai.model import ResponseSchema
-from inspect_ai.tool import Tool, ToolDef, ToolParams
-from inspect_ai.util import JSONSchema
-from inspect_ai.solver._task_state import sample_state
+from inspect_ai.tool import Tool, ToolDef, ToolParams, ToolSource
+from inspect_ai.util import JSONSchema, store
 
 from . import Session, Suite, load
 from ._casec import agreement as native_agreement
@@ -55,7 +61,29 @@ ASK_USER = "ask_user"
 #: smoke model ``casec/golden`` reads it.
 JUDGE_MARKER = "casec judge request"
 
-_SESSIONS: dict[str, Session] = {}
+#: Keys of a sample's ``Store`` (written into the log): the key of its live session,
+#: its case file (for the smoke models), its trace so far, and its run (``model``,
+#: ``run_id``).
+SESSION_KEY = "casec:session"
+CASE_FILE_KEY = "casec:case_file"
+TRACE_KEY = "casec:trace"
+RUN_KEY = "casec:run"
+
+_SESSIONS: dict[str, tuple[Suite, Session]] = {}
+
+logger = logging.getLogger(__name__)
+
+#: The eval run of each sample being run, by the sample's uuid, as Inspect's
+#: ``on_sample_start`` hook reports it (a solver sees no run id).
+_RUN_IDS: dict[str, str] = {}
+
+
+@hooks(name="casec", description="Tells casec samples the id of the run they belong to.")
+class RunIds(Hooks):
+    """Notes each sample's run id, for its result record."""
+
+    async def on_sample_start(self, data: SampleStart) -> None:
+        _RUN_IDS[data.sample_id] = data.run_id
 
 
 @lru_cache(maxsize=8)
@@ -74,49 +102,35 @@ def _cases(suite: Suite, cases: Union[str, Sequence[str], None]) -> list[str]:
     return wanted
 
 
-def _conversation(bundle: dict[str, Any]) -> Optional[list[dict[str, Any]]]:
-    """The bundle's conversation: a ``conversation`` list at top level or one level down."""
-    for holder in [bundle, *[v for v in bundle.values() if isinstance(v, dict)]]:
-        turns = holder.get("conversation")
-        if isinstance(turns, list) and turns:
-            return turns
-    return None
+def system_message(suite: Suite, case_id: str) -> Optional[ChatMessageSystem]:
+    """The case's system message: its bundle's system prompt, then the rest of its
+    bundle (the model's context, permissions, tool contracts) as JSON. Nothing the
+    bundle does not hold: not the case id, not the conversation (the sample's input)."""
+    prompt = suite.prompt(case_id)
+    parts = [prompt["system"] or ""]
+    if prompt["context"]:
+        context = json.dumps(prompt["context"], indent=2, ensure_ascii=False)
+        parts.append(f"The case's context:\n{context}")
+    text = "\n\n".join(p for p in parts if p).strip()
+    return ChatMessageSystem(content=text) if text else None
 
 
-def sample_messages(bundle: dict[str, Any]) -> list[ChatMessage]:
-    """A sample's input from a case's bundle: a system message with the bundle's system
-    instruction (its top-level text whose key names ``system``) and the rest of the
-    bundle (the model's context and tool contracts) as JSON, then the conversation."""
-    system_key = next(
-        (k for k, v in bundle.items() if isinstance(v, str) and "system" in k), None
-    )
-    turns = _conversation(bundle) or []
-    context: dict[str, Any] = {}
-    for key, value in bundle.items():
-        if key == system_key:
-            continue
-        if isinstance(value, dict):
-            value = {k: v for k, v in value.items() if k != "conversation"}
-        if key != "conversation":
-            context[key] = value
-    system = bundle.get(system_key, "") if system_key else ""
-    system_text = (
-        f"{system}\n\nThe case's context:\n{json.dumps(context, indent=2, ensure_ascii=False)}"
-    ).strip()
-    messages: list[ChatMessage] = [ChatMessageSystem(content=system_text)]
-    for turn in turns:
-        role, content = turn.get("role"), str(turn.get("content", ""))
-        if role == "assistant":
-            messages.append(ChatMessageAssistant(content=content))
+def opening_messages(suite: Suite, case_id: str) -> list[ChatMessage]:
+    """The sample's input: the case's conversation as user and assistant messages."""
+    messages: list[ChatMessage] = []
+    for turn in suite.prompt(case_id)["conversation"]:
+        if turn["role"] == "assistant":
+            messages.append(ChatMessageAssistant(content=turn["content"]))
         else:
-            messages.append(ChatMessageUser(content=content))
-    if len(messages) == 1:
+            messages.append(ChatMessageUser(content=turn["content"]))
+    if not messages:
         messages.append(ChatMessageUser(content="Please help me with the task above."))
     return messages
 
 
 def case_samples(suite: Suite, case_ids: Sequence[str]) -> list[Sample]:
-    """One sample per case (with a world): its bundle as input, what the harness needs
+    """One sample per case (with a world): the case's opening conversation as input
+    (the system message is added by :func:`casec_setup`), what the harness needs
     (never shown to the model) as metadata."""
     samples = []
     for case_id in case_ids:
@@ -126,10 +140,12 @@ def case_samples(suite: Suite, case_ids: Sequence[str]) -> list[Sample]:
         case_file = Path(info["file"])
         if not case_file.is_absolute():
             case_file = Path.cwd() / case_file
+        messages = opening_messages(suite, case_id)
+        only_user = len(messages) == 1 and isinstance(messages[0], ChatMessageUser)
         samples.append(
             Sample(
                 id=case_id,
-                input=sample_messages(suite.bundle(case_id)),
+                input=messages[0].text if only_user else messages,
                 metadata={
                     "case_id": case_id,
                     "suite": str(Path(suite.root).resolve()),
@@ -142,13 +158,18 @@ def case_samples(suite: Suite, case_ids: Sequence[str]) -> list[Sample]:
     return samples
 
 
-def _session(state: TaskState) -> Session:
-    session = _SESSIONS.get(state.uuid)
-    if session is None:
-        raise RuntimeError(
-            f"no casec session for sample {state.sample_id}: add casec_setup() to the task"
-        )
-    return session
+def _keep_trace(session: Session) -> None:
+    """Writes the session's trace into the sample's store (and so into the log)."""
+    store().set(TRACE_KEY, session.trace)
+
+
+def _current_session() -> tuple[Suite, Session]:
+    """The suite and live session of the sample being run."""
+    key = store().get(SESSION_KEY)
+    live = _SESSIONS.get(key) if isinstance(key, str) else None
+    if live is None:
+        raise RuntimeError("no casec session for this sample: the task needs casec_setup()")
+    return live
 
 
 def _tool_defs(session: Session, suite: Suite) -> list[ToolDef]:
@@ -157,7 +178,9 @@ def _tool_defs(session: Session, suite: Suite) -> list[ToolDef]:
 
         def make(name: str) -> Any:
             async def execute(**kwargs: Any) -> str:
-                return json.dumps(session.call(name, kwargs), ensure_ascii=False)
+                result = session.call(name, kwargs)
+                _keep_trace(session)
+                return json.dumps(result, ensure_ascii=False)
 
             return execute
 
@@ -176,7 +199,9 @@ def _tool_defs(session: Session, suite: Suite) -> list[ToolDef]:
             question = kwargs.get("question")
             if not isinstance(question, str):
                 return "ask_user needs a `question` (a string)."
-            return await answer_question(session, question)
+            reply = await answer_question(session, question)
+            _keep_trace(session)
+            return reply
 
         defs.append(
             ToolDef(
@@ -204,12 +229,11 @@ def _tool_defs(session: Session, suite: Suite) -> list[ToolDef]:
     return defs
 
 
-def _user_judge() -> Any:
-    """The model that decides whether a question is a scripted follow-up: the ``user``
-    model role, else the ``grader`` role, else None."""
-    roles = model_roles()
-    for role in ("user", "grader"):
-        model = roles.get(role)
+def _role_model(*roles: str) -> Optional[Model]:
+    """The model bound to the first of ``roles`` that has one (the first of a list)."""
+    bound = model_roles()
+    for role in roles:
+        model = bound.get(role)
         if isinstance(model, list):
             model = model[0] if model else None
         if model is not None:
@@ -223,7 +247,7 @@ async def answer_question(session: Session, question: str) -> str:
     model role, with the library's request, as the suite's instructions say), else the
     unscripted reply. Without either role, the next scripted follow-up not asked yet
     answers any question (the questions are not judged)."""
-    judge = _user_judge()
+    judge = _role_model("user", "grader")
     if judge is None:
         return session.ask(question)
     model = _grader_name(judge)
@@ -237,39 +261,60 @@ async def answer_question(session: Session, question: str) -> str:
 async def close_session(state: TaskState) -> None:
     """Drops the sample's session if the scorer did not end it (a sample that failed)."""
     _SESSIONS.pop(state.uuid, None)
+    _RUN_IDS.pop(state.uuid, None)
 
 
 def open_session(state: TaskState) -> list[ToolDef]:
     """Opens the sample's sandbox session (once per sample) and gives its tools."""
     suite = _suite(state.metadata["suite"])
-    session = _SESSIONS.get(state.uuid)
-    if session is None:
-        session = suite.session(state.metadata["case_id"])
-        _SESSIONS[state.uuid] = session
-    return _tool_defs(session, suite)
+    live = _SESSIONS.get(state.uuid)
+    if live is None:
+        run = {"model": str(state.model), "run_id": _RUN_IDS.get(state.uuid, "")}
+        live = (suite, suite.session(state.metadata["case_id"], **run))
+        _SESSIONS[state.uuid] = live
+        session = live[1]
+        sample_store = store()
+        sample_store.set(SESSION_KEY, state.uuid)
+        sample_store.set(CASE_FILE_KEY, state.metadata["case_file"])
+        sample_store.set(RUN_KEY, run)
+        _keep_trace(session)
+    return _tool_defs(live[1], suite)
 
 
 @solver
 def casec_setup() -> Solver:
-    """Opens the sample's session and offers its tools (``state.tools``), for solvers
-    that generate with the task state's tools (``generate()``, ``use_tools`` chains)."""
+    """Opens the sample's session, puts the case's system message first and offers the
+    case's tools (``state.tools``) to solvers that generate with the task state's tools
+    (``generate()``, ``use_tools`` chains, a custom loop). The task runs it as its
+    ``setup``, so it runs whatever ``--solver`` replaces the task's solver with."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         state.tools.extend(d.as_tool() for d in open_session(state))
+        system = system_message(_suite(state.metadata["suite"]), state.metadata["case_id"])
+        if system is not None:
+            state.messages.insert(0, system)
         return state
 
     return solve
 
 
-class CaseTools:
+class CaseTools(ToolSource):
     """The current sample's tools as an Inspect ``ToolSource``, for agents that take
-    their tools at construction (``react(tools=[CaseTools()])``)."""
+    their tools when they are built (``react(tools=[CaseTools()])``)."""
 
     async def tools(self) -> list[Tool]:
-        state = sample_state()
-        if state is None:
-            raise RuntimeError("CaseTools is used outside a sample")
-        return [d.as_tool() for d in open_session(state)]
+        suite, session = _current_session()
+        return [d.as_tool() for d in _tool_defs(session, suite)]
+
+
+@agent(name="react")
+def react(**kwargs: Any) -> Agent:
+    """Inspect's ReAct agent with the case's tools: ``--solver casec/react`` (any of
+    ``react``'s own arguments may be given with ``-S``). Inspect's ``react`` takes its
+    tools when it is built, so ``--solver react`` cannot reach a case's tools: the
+    scorer refuses such a run rather than grade a model that never saw them."""
+    tools = [CaseTools(), *kwargs.pop("tools", [])]
+    return inspect_react(tools=tools, **kwargs)
 
 
 def _messages(body: dict[str, Any]) -> list[ChatMessage]:
@@ -297,7 +342,7 @@ def _config(body: dict[str, Any]) -> GenerateConfig:
     )
 
 
-async def _ask(grader: Any, body: dict[str, Any]) -> dict[str, Any]:
+async def _ask(grader: Model, body: dict[str, Any]) -> dict[str, Any]:
     """One verdict from ``grader`` for a request the library built: ``met`` (None when
     the grader gave no clear verdict, with why in ``reason``) and ``reason``."""
     try:
@@ -319,12 +364,12 @@ def parse_verdict(text: str) -> Optional[dict[str, Any]]:
         return None
 
 
-def _grader_name(grader: Any) -> str:
+def _grader_name(grader: Model) -> str:
     return str(getattr(grader, "name", None) or grader)
 
 
 async def judge_record(
-    suite: Suite, record: dict[str, Any], grader: Any
+    suite: Suite, record: dict[str, Any], grader: Model
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Judges the items of ``record`` a machine left for review with ``grader`` (an
     Inspect model), one request per item as the library builds it (the prompts of
@@ -332,10 +377,10 @@ async def judge_record(
     recomputed, a ``judgements`` key) and the judgements. An item without a verdict
     stays pending review: never a pass."""
     model = _grader_name(grader)
-    judgements = []
+    judgements: list[dict[str, Any]] = []
     for request in suite.judge_requests(record, model=model):
         if request["missing"]:
-            verdict = {"met": None, "reason": request["missing"]}
+            verdict: dict[str, Any] = {"met": None, "reason": request["missing"]}
         else:
             verdict = await _ask(grader, request["body"])
         judgements.append(
@@ -348,18 +393,17 @@ async def judge_record(
                 "source": "judge",
             }
         )
-    return suite.judged(record, judgements, model=model), judgements
+    return suite.judged(record, judgements, model=model), judgements  # type: ignore[arg-type]
 
 
-async def calibrate(suite: Suite, grader: Any) -> dict[str, Any]:
+async def calibrate(suite: Suite, grader: Model) -> dict[str, Any]:
     """``casec calibrate`` with an Inspect model as the judge: judges the suite's golden
     traces (positives) and labelled counter-examples (negatives) and reports agreement
     with the labels (accuracy, balanced accuracy, Cohen's kappa; overall, per group and
     per item id), every disagreement, and the cases with review items but no labelled negative."""
     model = _grader_name(grader)
     samples = []
-    runs = suite.labelled_runs()
-    for run in runs:
+    for run in suite.labelled_runs():
         requests = {r["item"]: r for r in suite.judge_requests(run["record"], model=model)}
         for label in run["labels"]:
             request = requests[label["item"]]
@@ -383,25 +427,38 @@ async def calibrate(suite: Suite, grader: Any) -> dict[str, Any]:
     return native_agreement(samples)
 
 
-def outcome_of(suite: Suite, checks: dict[str, str], triggered: list[str], pending: list[str]) -> str:
-    """The verdict rule of ``casec replay``: failed when a check fails or a critical
-    failure is triggered, undecided while anything awaits review, else passed."""
-    names = suite.outcomes
-    if triggered or "fail" in checks.values():
-        return names["failed"]
-    if pending or "needs_review" in checks.values():
-        return names["undecided"]
-    return names["passed"]
+def _metadata(s: SampleScore) -> dict[str, Any]:
+    return s.score.metadata or {}
+
+
+def _value(s: SampleScore, key: str) -> float:
+    value = s.score.value
+    return float(value.get(key, 0.0)) if isinstance(value, dict) else 0.0
+
+
+def _share(scores: list[SampleScore], key: str) -> float:
+    return sum(_value(s, key) for s in scores) / len(scores) if scores else 0.0
 
 
 @metric
-def critical_failures() -> Metric:
-    """How many critical failures were triggered, over every sample."""
+def pass_rate() -> Metric:
+    """The share of cases that passed."""
 
     def compute(scores: list[SampleScore]) -> float:
-        return float(
-            sum(len((s.score.metadata or {}).get("critical_failures", [])) for s in scores)
-        )
+        return _share(scores, "pass")
+
+    return compute
+
+
+@metric
+def category_pass_rate() -> Metric:
+    """Per category, the share of its cases that passed."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        by: dict[str, list[SampleScore]] = {}
+        for s in scores:
+            by.setdefault(str(_metadata(s).get("category") or "uncategorised"), []).append(s)
+        return {category: _share(of, "pass") for category, of in sorted(by.items())}
 
     return compute
 
@@ -415,10 +472,41 @@ def check_pass_rate() -> Metric:
         passed: dict[str, int] = {}
         total: dict[str, int] = {}
         for s in scores:
-            for dimension, counts in (s.score.metadata or {}).get("dimensions", {}).items():
+            for dimension, counts in _metadata(s).get("dimensions", {}).items():
                 passed[dimension] = passed.get(dimension, 0) + counts.get("pass", 0)
                 total[dimension] = total.get(dimension, 0) + sum(counts.values())
         return {d: passed[d] / total[d] for d in total if total[d]}
+
+    return compute
+
+
+@metric
+def critical_failure_rate() -> Metric:
+    """The share of cases in which a critical failure was triggered."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        hit = sum(1 for s in scores if _metadata(s).get("critical_failures"))
+        return hit / len(scores) if scores else 0.0
+
+    return compute
+
+
+@metric
+def fail_rate() -> Metric:
+    """The share of cases that failed."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return _share(scores, "fail")
+
+    return compute
+
+
+@metric
+def not_tested_rate() -> Metric:
+    """The share of cases left undecided (an item still awaits review)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return _share(scores, "not_tested")
 
     return compute
 
@@ -434,36 +522,103 @@ def _dimensions(suite: Suite, case_id: str, checks: dict[str, str]) -> dict[str,
     return counts
 
 
+def explanation(
+    suite: Suite, case_id: str, record: dict[str, Any], judgements: list[dict[str, Any]]
+) -> str:
+    """What a reviewer reads of a sample's grade (Markdown): the outcome, then every
+    check that did not pass and every critical failure triggered or awaiting review,
+    each with its text and, when a judge decided it, the judge's reason."""
+    keys = suite.record_keys
+    info = suite.case(case_id)
+    reasons = {j["item"]: j["reason"] for j in judgements if j.get("reason")}
+    lines = [f"**{record[keys['outcome']]}**"]
+    checks: dict[str, str] = record[keys["checks"]]
+    for check in info["checks"]:
+        status = checks.get(check["id"])
+        if status is None or status == "pass":
+            continue
+        line = f"- {check['id']} {status}: {check['text']}"
+        if check["id"] in reasons:
+            line += f" (judge: {reasons[check['id']]})"
+        lines.append(line)
+    triggered = set(record[keys["triggered"]])
+    pending = set(record.get(keys["pending_review"] or "", []) or [])
+    for critical in info["critical_failures"]:
+        if critical["id"] in triggered or critical["id"] in pending:
+            state = "triggered" if critical["id"] in triggered else "awaits review"
+            line = f"- critical failure {critical['id']} {state}: {critical['text']}"
+            if critical["id"] in reasons:
+                line += f" (judge: {reasons[critical['id']]})"
+            lines.append(line)
+    passed = sum(1 for s in checks.values() if s == "pass")
+    lines.append(f"\n{passed} of {len(checks)} checks passed.")
+    return "\n".join(lines)
+
+
+def _reason_line(judgement: dict[str, Any]) -> str:
+    """A judgement as one line a reviewer reads: its verdict, then the judge's reason."""
+    met = judgement["met"]
+    verdict = "met" if met else "not met" if met is False else "no verdict"
+    return f"{verdict}: {judgement['reason']}"
+
+
+def _offered_case_tools(session_tools: set[str]) -> bool:
+    """Whether any call of the model under test (not a model role) offered a case tool."""
+    for event in transcript().events:
+        if isinstance(event, ModelEvent) and event.role is None:
+            if any(t.name in session_tools for t in event.tools):
+                return True
+    return False
+
+
 @scorer(
     metrics=[
-        {
-            "pass": [mean(), grouped(mean(), "category", all=False)],
-            "fail": [mean()],
-            "not_tested": [mean()],
-        },
-        critical_failures(),
+        pass_rate(),
+        category_pass_rate(),
         check_pass_rate(),
+        critical_failure_rate(),
+        fail_rate(),
+        not_tested_rate(),
     ]
 )
 def casec_scorer() -> Scorer:
-    """Ends the sample's session with its final reply and scores its result record:
-    the machine verdicts, and the review items judged by the ``grader`` model role
-    when one is given (else they stay pending and the case is NOT_TESTED)."""
+    """Grades the sample's session: records the final reply, ends the session and
+    scores its result record (the machine verdicts, and the review items judged by the
+    ``grader`` model role when one is given, else they stay pending and the case is
+    undecided). A stored log is re-graded (``inspect score``) by replaying the trace
+    the sample's store kept: the same record, graded with today's grader."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        session = _SESSIONS.pop(state.uuid, None)
-        if session is None:
-            raise RuntimeError(f"no casec session for sample {state.sample_id}")
         suite = _suite(state.metadata["suite"])
-        reply = state.output.completion if state.output else ""
-        if reply.strip():
-            session.reply(reply)
-        record = session.end()
-        grader = model_roles().get("grader")
-        if isinstance(grader, list):
-            grader = grader[0] if grader else None
+        case_id = state.metadata["case_id"]
+        live = _SESSIONS.pop(state.uuid, None)
+        _RUN_IDS.pop(state.uuid, None)
+        if live is not None:
+            session = live[1]
+            if session.tools and not _offered_case_tools({t["name"] for t in session.tools}):
+                raise RuntimeError(
+                    f"{case_id}: the solver never offered the case's tools to the model. "
+                    "An agent that takes its tools when it is built (Inspect's `react`) "
+                    "cannot reach them: use `--solver casec/react` or `-T agent=react`, "
+                    "or give your agent `casec.harness.CaseTools()`."
+                )
+            reply = state.output.completion if state.output else ""
+            if reply.strip():
+                session.reply(reply)
+            _keep_trace(session)
+            record = session.end()
+        else:
+            trace = store().get(TRACE_KEY)
+            if not isinstance(trace, list):
+                raise RuntimeError(
+                    f"{case_id}: no casec session and no stored trace: "
+                    "the sample was not run by casec_setup()"
+                )
+            run = store().get(RUN_KEY) or {}
+            record = suite.replay(case_id, trace, model=run.get("model"), run_id=run.get("run_id"))
+        grader = _role_model("grader")
         judgements: list[dict[str, Any]] = []
-        if grader:
+        if grader is not None:
             record, judgements = await judge_record(suite, record, grader)
         keys = suite.record_keys
         outcome = record[keys["outcome"]]
@@ -476,14 +631,15 @@ def casec_scorer() -> Scorer:
                 "not_tested": 1.0 if outcome == names["undecided"] else 0.0,
             },
             answer=outcome,
-            explanation=", ".join(f"{k} {v}" for k, v in checks.items())
-            + (f"; critical failures: {', '.join(record[keys['triggered']])}" if record[keys["triggered"]] else ""),
+            explanation=explanation(suite, case_id, record, judgements),
             metadata={
                 "outcome": outcome,
+                "category": state.metadata.get("category", ""),
                 "record": record,
+                "judge_reasons": {j["item"]: _reason_line(j) for j in judgements},
                 "judgements": judgements,
                 "critical_failures": record[keys["triggered"]],
-                "dimensions": _dimensions(suite, state.metadata["case_id"], checks),
+                "dimensions": _dimensions(suite, case_id, checks),
             },
         )
 
@@ -507,13 +663,15 @@ def suite(
       message_limit: Messages per sample at most.
     """
     loaded = _suite(str(Path(path).resolve()))
+    # A suite with errors does not load; its warnings would go unseen under Inspect.
+    for diagnostic in loaded.diagnostics:
+        where = f"{diagnostic.get('file')}:{diagnostic.get('line')}"
+        logger.warning(f"casec: {where}: {diagnostic.get('code')}: {diagnostic.get('message')}")
     samples = case_samples(loaded, _cases(loaded, cases))
     if agent == "generate":
         main: Any = generate()
     elif agent == "react":
-        from inspect_ai.agent import react
-
-        main = react(tools=[CaseTools()])
+        main = react()
     else:
         raise ValueError(f"agent must be `generate` or `react`, not `{agent}`")
     return Task(
@@ -523,4 +681,5 @@ def suite(
         scorer=casec_scorer(),
         message_limit=message_limit,
         cleanup=close_session,
+        headline_metric=HeadlineMetric(metric="pass_rate"),
     )

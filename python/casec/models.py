@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from inspect_ai.model import (
     ChatMessage,
@@ -31,10 +31,10 @@ from inspect_ai.model import (
     ModelUsage,
     modelapi,
 )
-from inspect_ai.solver._task_state import sample_state
 from inspect_ai.tool import ToolChoice, ToolInfo
+from inspect_ai.util import store
 
-from .harness import ASK_USER, JUDGE_MARKER
+from .harness import ASK_USER, CASE_FILE_KEY, JUDGE_MARKER
 
 SUBMIT = "submit"
 
@@ -42,10 +42,16 @@ SUBMIT = "submit"
 def golden_trace(case_file: str) -> list[dict[str, Any]]:
     """The events of a case's golden trace."""
     path = Path(case_file)
-    trace = path.with_name(path.name[: -len(".case")] + ".trace.jsonl") if path.name.endswith(".case") else path
+    trace = (
+        path.with_name(path.name[: -len(".case")] + ".trace.jsonl")
+        if path.name.endswith(".case")
+        else path
+    )
     if not trace.is_file():
         raise FileNotFoundError(f"no golden trace {trace}")
-    return [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def _usage() -> ModelUsage:
@@ -75,7 +81,8 @@ def _judge_header(messages: list[ChatMessage]) -> dict[str, Any] | None:
         text = message.text if hasattr(message, "text") else ""
         match = re.match(re.escape(JUDGE_MARKER) + r" (\{[^\n]*\})", text or "")
         if match:
-            return json.loads(match.group(1))
+            header: dict[str, Any] = json.loads(match.group(1))
+            return header
     return None
 
 
@@ -85,17 +92,26 @@ def _golden_verdict(header: dict[str, Any]) -> dict[str, Any]:
     trace asks it as that follow-up."""
     kind = header.get("kind")
     if kind == "followup":
-        state = sample_state()
-        events = golden_trace(state.metadata["case_file"]) if state is not None else []
+        case_file = store().get(CASE_FILE_KEY)
+        events = golden_trace(case_file) if isinstance(case_file, str) else []
         met = any(
             e.get("type") == "asked"
             and e.get("content") == header.get("question")
             and e.get("followup", 1) == header.get("followup")
             for e in events
         )
-        return {"met": met, "reason": "as the golden trace asks it" if met else "not a question the golden trace asks as this follow-up"}
+        return {
+            "met": met,
+            "reason": "as the golden trace asks it"
+            if met
+            else "not a question the golden trace asks as this follow-up",
+        }
     met = kind == "check"
-    reason = "the golden trace meets every check" if met else "the golden trace commits no critical failure"
+    reason = (
+        "the golden trace meets every check"
+        if met
+        else "the golden trace commits no critical failure"
+    )
     return {"met": met, "reason": reason}
 
 
@@ -108,12 +124,14 @@ class CasecModel(ModelAPI):
         model_name: str,
         base_url: str | None = None,
         api_key: str | None = None,
-        config: GenerateConfig = GenerateConfig(),
+        config: Optional[GenerateConfig] = None,
         **model_args: Any,
     ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config)
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         if model_name not in ("golden", "idle"):
-            raise ValueError(f"casec models are casec/golden and casec/idle, not casec/{model_name}")
+            raise ValueError(
+                f"casec models are casec/golden and casec/idle, not casec/{model_name}"
+            )
 
     async def generate(
         self,
@@ -131,15 +149,13 @@ class CasecModel(ModelAPI):
             return _text(name, json.dumps(_golden_verdict(judged)))
         if self.model_name == "idle":
             return _call(name, 0, SUBMIT, {"answer": ""}) if SUBMIT in offered else _text(name, "")
-        state = sample_state()
-        if state is None or "case_file" not in state.metadata:
+        case_file = store().get(CASE_FILE_KEY)
+        if not isinstance(case_file, str):
             raise RuntimeError("casec/golden plays the cases of the casec/suite task only")
-        events = golden_trace(state.metadata["case_file"])
+        events = golden_trace(case_file)
         steps = [e for e in events if e.get("type") in ("call", "asked", "question")]
         replies = [e.get("content", "") for e in events if e.get("type") == "reply"]
-        done = sum(
-            1 for m in input if isinstance(m, ChatMessageAssistant) and m.tool_calls
-        )
+        done = sum(1 for m in input if isinstance(m, ChatMessageAssistant) and m.tool_calls)
         if done < len(steps):
             step = steps[done]
             if step["type"] == "call":

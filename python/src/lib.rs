@@ -239,6 +239,8 @@ impl Suite {
             ("trace", Builtin::Trace),
             ("final_state", Builtin::FinalState),
             ("replies", Builtin::Replies),
+            ("model", Builtin::Model),
+            ("run_id", Builtin::RunId),
         ]
         .into_iter()
         .map(|(k, b)| (k.to_string(), json!(layout.key_of(b))))
@@ -268,6 +270,81 @@ impl Suite {
         };
         let json = py.import("json")?;
         Ok(json.call_method1("loads", (text.as_str(),))?.unbind())
+    }
+
+    /// The case's bundle as a chat prompt (`casec::lower::prompt`): `system` (the
+    /// suite's system prompt, or None), `context` (the rest of the bundle but the case
+    /// id, the conversation and an opening message the conversation says) and
+    /// `conversation` (`role`, `content` turns). Only what the bundle holds, so it
+    /// raises as `bundle` does when the bundles fail the blinding proof.
+    fn prompt(&self, py: Python<'_>, case_id: &str) -> PyResult<PyObject> {
+        self.bundle(py, case_id)?;
+        let model = self.loaded.model();
+        let (_, case) = find_case(model, case_id)?;
+        let prompt = casec::lower::prompt::prompt(model, case);
+        let turns: Vec<Json> = prompt
+            .conversation
+            .iter()
+            .map(|(role, content)| json!({ "role": role, "content": content }))
+            .collect();
+        let value = json!({
+            "system": prompt.system,
+            "context": Json::Object(prompt.context),
+            "conversation": turns,
+        });
+        to_py(py, &value)
+    }
+
+    /// The result record of `trace` (trace events as dicts, as `Session.trace` gives
+    /// them) replayed in a fresh sandbox of the case: `casec replay`'s record, from the
+    /// same code. A malformed event raises `ValueError` naming its line.
+    #[pyo3(signature = (case_id, trace, model = None, run_id = None))]
+    fn replay(
+        &self,
+        py: Python<'_>,
+        case_id: &str,
+        trace: &Bound<'_, PyAny>,
+        model: Option<&str>,
+        run_id: Option<&str>,
+    ) -> PyResult<PyObject> {
+        let suite = self.loaded.model();
+        let (_, case) = find_case(suite, case_id)?;
+        let Some(sandbox) = case.sandbox.as_ref() else {
+            return Err(PyValueError::new_err(format!(
+                "case `{case_id}` has no world: no sandbox can replay it"
+            )));
+        };
+        let events = match to_json(py, trace, "the trace")? {
+            Json::Array(events) => events,
+            _ => return Err(PyTypeError::new_err("the trace must be a list of events")),
+        };
+        let text: String = events.iter().map(|e| format!("{e}\n")).collect();
+        let mut db = casec::source::SourceDb::new();
+        let file = db.add("trace", text.as_str(), casec::source::Origin::User);
+        let events = casec::runtime::trace::parse(file, &text).map_err(|found| {
+            let first = found
+                .first()
+                .map(|d| {
+                    render::human(
+                        d,
+                        &db,
+                        HumanStyle {
+                            color: false,
+                            width: 100,
+                        },
+                    )
+                })
+                .unwrap_or_default();
+            PyValueError::new_err(format!("the trace does not parse:\n{first}"))
+        })?;
+        let mut runtime = casec::runtime::replay::run(suite, case, sandbox, &events);
+        runtime.label = run_label(model, run_id);
+        let record = casec::runtime::replay::result_record(
+            suite,
+            &runtime,
+            &casec::runtime::replay::findings(&runtime),
+        );
+        to_py(py, &record)
     }
 
     /// What a harness needs to know of a case beside its bundle: id, title, category,
@@ -323,8 +400,16 @@ impl Suite {
         to_py(py, &value)
     }
 
-    /// A fresh sandbox session of a case (which must have a world).
-    fn session(&self, case_id: &str) -> PyResult<Session> {
+    /// A fresh sandbox session of a case (which must have a world). `model` and
+    /// `run_id` name who makes the run, for the result record's `model` and `run_id`
+    /// built-ins (empty when not given).
+    #[pyo3(signature = (case_id, model = None, run_id = None))]
+    fn session(
+        &self,
+        case_id: &str,
+        model: Option<&str>,
+        run_id: Option<&str>,
+    ) -> PyResult<Session> {
         let (index, case) = find_case(self.loaded.model(), case_id)?;
         if case.sandbox.is_none() {
             return Err(PyValueError::new_err(format!(
@@ -334,7 +419,11 @@ impl Suite {
         let live = Live::try_new(self.loaded.clone(), |loaded| {
             let case = &loaded.model().cases[index];
             match case.sandbox.as_ref() {
-                Some(sandbox) => Ok(Serving::new(loaded.model(), case, sandbox)),
+                Some(sandbox) => {
+                    let mut serving = Serving::new(loaded.model(), case, sandbox);
+                    serving.label(run_label(model, run_id));
+                    Ok(serving)
+                }
                 None => Err(()),
             }
         })
@@ -733,6 +822,14 @@ impl Session {
                 ""
             }
         )
+    }
+}
+
+/// Who makes a run, as the harness names it.
+fn run_label(model: Option<&str>, run_id: Option<&str>) -> casec::lower::layout::RunLabel {
+    casec::lower::layout::RunLabel {
+        model: model.unwrap_or_default().to_string(),
+        run_id: run_id.unwrap_or_default().to_string(),
     }
 }
 

@@ -9,6 +9,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 TUJORA = REPO / "cases" / "tujora"
+#: Every suite under cases/.
+SUITES = sorted(p.parent for p in (REPO / "cases").glob("*/suite.case"))
 
 
 def _binary():

@@ -6,11 +6,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import TUJORA
 
 import casec
-from conftest import REPO, TUJORA
 
-DEMO = '''
+DEMO = """
 suite "Demo" {
   system_prompt "You are a helpful assistant."
   clock "2026-11-09T10:30:00-05:00"
@@ -23,14 +23,14 @@ case DEMO-1 "Clock lookup" {
   check "Call get_clock"
   critical "Invent a time."
 }
-'''
+"""
 
 
 def golden(case_file: str) -> list:
     trace = Path(case_file[: -len(".case")] + ".trace.jsonl")
     if not trace.is_absolute():
         trace = Path.cwd() / trace
-    return [json.loads(l) for l in trace.read_text().splitlines() if l.strip()]
+    return [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
 
 
 def play(session, events):
@@ -64,7 +64,11 @@ def test_load_gives_cases_bundles_and_names(tujora):
 
 
 def test_bundle_is_what_casec_bundle_writes(tujora, casec_bin, tmp_path):
-    subprocess.run([casec_bin, "bundle", str(TUJORA), "-o", str(tmp_path / "b")], check=True, capture_output=True)
+    subprocess.run(
+        [casec_bin, "bundle", str(TUJORA), "-o", str(tmp_path / "b")],
+        check=True,
+        capture_output=True,
+    )
     for case_id in ["TUJ-001", "TUJ-050", "TUJ-100"]:
         written = json.loads((tmp_path / "b" / f"{case_id}.json").read_text())
         assert tujora.bundle(case_id) == written
@@ -80,7 +84,9 @@ def test_golden_trace_through_a_session_matches_casec_replay(tujora, casec_bin):
         trace = Path(info["file"][: -len(".case")] + ".trace.jsonl")
         replayed = subprocess.run(
             [casec_bin, "replay", case_id, "--trace", str(trace), str(TUJORA)],
-            check=True, capture_output=True, text=True,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
         assert record == json.loads(replayed), case_id
         assert "fail" not in record["checks"].values()
@@ -91,17 +97,29 @@ def test_tools_are_what_casec_serve_lists(tujora, casec_bin):
     request = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}) + "\n"
     served = subprocess.run(
         [casec_bin, "serve", str(TUJORA), "--case", "TUJ-011"],
-        input=request, capture_output=True, text=True, check=True,
+        input=request,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     listed = json.loads(served.splitlines()[0])["result"]["tools"]
     assert tujora.session("TUJ-011").tools == listed
-    assert {t["name"] for t in listed} == {"get_clock", "read_records", "verify_record", "write_record"}
+    assert {t["name"] for t in listed} == {
+        "get_clock",
+        "read_records",
+        "verify_record",
+        "write_record",
+    }
 
 
 def test_call_ask_reply_end(tujora):
     session = tujora.session("TUJ-011")
     clock = session.call("get_clock", {})
-    assert clock == {"status": "ok", "current_time": "2026-11-09T10:30:00-05:00", "timezone": "America/New_York"}
+    assert clock == {
+        "status": "ok",
+        "current_time": "2026-11-09T10:30:00-05:00",
+        "timezone": "America/New_York",
+    }
     assert session.call("get_clock") == clock  # arguments default to none
     unknown = session.call("launch_rocket", {})
     assert unknown["status"] == "error" and unknown["error"] == "UNKNOWN_TOOL"
@@ -109,7 +127,14 @@ def test_call_ask_reply_end(tujora):
     assert refused["status"] == "error"
     assert session.ask("Anything else?") == "I do not have any more information right now."
     session.reply("Nothing was set.")
-    assert [e["type"] for e in session.trace] == ["call", "call", "call", "call", "question", "reply"]
+    assert [e["type"] for e in session.trace] == [
+        "call",
+        "call",
+        "call",
+        "call",
+        "question",
+        "reply",
+    ]
     record = session.end()
     assert record["outcome"] == "FAIL"  # no reminder attempt: A1 fails
     assert record["checks"]["A1"] == "fail"
@@ -153,7 +178,9 @@ def test_bad_inputs_raise_python_exceptions(tujora):
 
 
 def test_compile_error_carries_diagnostics(tmp_path):
-    (tmp_path / "suite.case").write_text(DEMO.replace('check "Call get_clock"', "tags nonexistent_tag"))
+    (tmp_path / "suite.case").write_text(
+        DEMO.replace('check "Call get_clock"', "tags nonexistent_tag")
+    )
     with pytest.raises(casec.CompileError) as raised:
         casec.load(tmp_path)
     diagnostics = raised.value.diagnostics

@@ -7,7 +7,6 @@ import json
 import pytest
 
 import casec
-from conftest import TUJORA
 
 inspect_ai = pytest.importorskip("inspect_ai")
 
@@ -40,7 +39,11 @@ def verdict(met):
 def golden_record(suite, case_id):
     session = suite.session(case_id)
     case_file = suite.case(case_id)["file"]
-    events = [json.loads(l) for l in open(case_file[: -len(".case")] + ".trace.jsonl") if l.strip()]
+    events = [
+        json.loads(line)
+        for line in open(case_file[: -len(".case")] + ".trace.jsonl")
+        if line.strip()
+    ]
     for e in events:
         if e["type"] == "call":
             session.call(e["tool"], e.get("arguments", {}))
@@ -60,10 +63,17 @@ def test_the_requests_and_the_judged_record_are_casec_judges(tujora):
     body = requests[0]["body"]
     assert body["temperature"] == 0 and body["seed"] == 0
     assert body["response_format"]["json_schema"]["strict"] is True
-    assert body["messages"][1]["content"].startswith('casec judge request {"case":"TUJ-021","item":"R1"')
+    assert body["messages"][1]["content"].startswith(
+        'casec judge request {"case":"TUJ-021","item":"R1"'
+    )
     judgements = [
-        {"item": r["item"], "kind": r["kind"], "met": r["kind"] == "check", "reason": "ok",
-         "evidence_digest": r["evidence_digest"]}
+        {
+            "item": r["item"],
+            "kind": r["kind"],
+            "met": r["kind"] == "check",
+            "reason": "ok",
+            "evidence_digest": r["evidence_digest"],
+        }
         for r in requests
     ]
     judged = tujora.judged(record, judgements, model="m")
@@ -114,10 +124,12 @@ def clarification_case(suite):
 def test_the_user_simulator_judges_whether_a_question_is_scripted(tujora, monkeypatch):
     case_id = clarification_case(tujora)
     judge = ScriptedJudge(lambda header, _: verdict("appointment" in header["question"].lower()))
-    monkeypatch.setattr(casec.harness, "_user_judge", lambda: judge)
+    monkeypatch.setattr(casec.harness, "_role_model", lambda *roles: judge)
 
     session = tujora.session(case_id)
-    unscripted = asyncio.run(casec.harness.answer_question(session, "Shall I also water the plants?"))
+    unscripted = asyncio.run(
+        casec.harness.answer_question(session, "Shall I also water the plants?")
+    )
     assert unscripted == tujora.session(case_id).question("x")
     scripted = asyncio.run(casec.harness.answer_question(session, "Which appointment do you mean?"))
     assert scripted != unscripted
@@ -132,7 +144,9 @@ def test_the_user_simulator_judges_whether_a_question_is_scripted(tujora, monkey
 
 def test_a_judge_that_fails_leaves_the_question_unscripted(tujora, monkeypatch):
     case_id = clarification_case(tujora)
-    monkeypatch.setattr(casec.harness, "_user_judge", lambda: ScriptedJudge(lambda *_: "???"))
+    monkeypatch.setattr(
+        casec.harness, "_role_model", lambda *roles: ScriptedJudge(lambda *_: "???")
+    )
     session = tujora.session(case_id)
     reply = asyncio.run(casec.harness.answer_question(session, "Which appointment?"))
     assert reply == tujora.session(case_id).question("x")

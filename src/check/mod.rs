@@ -14,7 +14,7 @@
 //! * `records`: record ids of the answer key;
 //! * `leak`: model-facing text quoting hidden text;
 //! * `prose`: empty strings and stray spaces;
-//! * `tools`: tools with a prose contract only;
+//! * `tools`: tools with a prose contract only; undocumented arguments of offered tools;
 //! * `allow`: `allow CODE` in a case.
 //!
 //! A diagnostic about a case's own text belongs to that case and may be allowed there;
@@ -72,7 +72,7 @@ pub fn check(
     if !earlier.iter().any(Diagnostic::is_error) {
         coverage::check(suite, &mut out);
     }
-    tools::check(suite, &mut out);
+    tools::check(suite, db, &mut out);
     let suite_hidden = reuse
         .as_ref()
         .and_then(|(cache, _)| cache.suite_hidden.clone())

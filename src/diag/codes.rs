@@ -107,6 +107,8 @@ codes! {
     // Tools as data: src/resolve/tools/.
     TOOL_DEFINITION = "tool_definition" (error): "a tool declaration (argument, service, effect) that cannot be used";
     TOOL_WITHOUT_BEHAVIOR = "tool_without_behavior" (error): "a tool with a prose contract only, which the sandbox cannot run";
+    // Not allowable: the argument is declared outside any case, so no case can excuse it.
+    UNDOCUMENTED_ARGUMENT = "undocumented_argument" (warning): "an argument of a tool a case offers without a `doc`";
     // Shapes: src/resolve/shape.rs.
     SHAPE_DEFINITION = "shape_definition" (error): "a shape declaration (field, grading, layout, export) that cannot be used";
     UNKNOWN_SHAPE = "unknown_shape" (error): "a suite names a shape that is not declared";

@@ -4,7 +4,9 @@
 //!   labels, help). Labels in other files than the primary one are shown as related
 //!   reports with their own excerpt.
 //! * [`json_line`]: one JSON object per diagnostic (schema in `docs/diagnostics.md`).
-//! * [`github`]: a GitHub Actions workflow annotation line.
+//! * [`github`]: a GitHub Actions workflow annotation line, its file named relative to
+//!   the repository root (`$GITHUB_WORKSPACE`, else the git work tree), as GitHub
+//!   places annotations, whatever folder casec ran in.
 //!
 //! Every renderer caps what the input can make long: messages, labels and help are cut
 //! at [`MAX_TEXT_CHARS`] characters, and source lines too long to quote are left out of
@@ -12,12 +14,13 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::path::{Component, Path, PathBuf};
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 use serde_json::json;
 
 use super::{Diagnostic, Label, Severity};
-use crate::source::{FileId, SourceDb};
+use crate::source::{FileId, Origin, SourceDb};
 
 /// Options for terminal output. Snapshots use no colour and a fixed width.
 #[derive(Clone, Copy, Debug)]
@@ -390,10 +393,12 @@ pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
         Some(span) => {
             let start = db.line_col(span.file, span.start as usize);
             let end = db.line_col(span.file, span.end as usize);
-            properties.push(format!(
-                "file={}",
-                escape_property(&db.file(span.file).name)
-            ));
+            let file = db.file(span.file);
+            let name = match file.origin {
+                Origin::User => annotation_path(&file.name),
+                Origin::Stdlib => file.name.clone(),
+            };
+            properties.push(format!("file={}", escape_property(&name)));
             properties.push(format!("line={}", start.line));
             properties.push(format!("col={}", start.column));
             properties.push(format!("endLine={}", end.line));
@@ -401,7 +406,8 @@ pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
         }
         None => {
             if let Some(path) = &d.path {
-                properties.push(format!("file={}", escape_property(path)));
+                let name = annotation_path(path);
+                properties.push(format!("file={}", escape_property(&name)));
             }
         }
     }
@@ -417,6 +423,66 @@ pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
         properties.join(","),
         escape_data(&message)
     )
+}
+
+/// The path an annotation names for a file named `name` (as typed, relative to the
+/// current folder): GitHub places an annotation by its path from the repository root,
+/// so `../medication/TUJ-011.case` typed in a category folder is annotated as
+/// `cases/tujora/medication/TUJ-011.case`. The root is `$GITHUB_WORKSPACE` when set,
+/// else the nearest folder above the file holding `.git`; a file outside it is named by
+/// its absolute path (no `..`); without a root the name is kept as typed.
+pub fn annotation_path(name: &str) -> String {
+    let workspace = std::env::var_os("GITHUB_WORKSPACE").filter(|w| !w.is_empty());
+    relative_to_root(name, workspace.as_deref().map(Path::new)).unwrap_or_else(|| name.to_string())
+}
+
+/// `name` relative to `workspace`, or to the git work tree holding it when there is no
+/// workspace; `None` when there is neither.
+fn relative_to_root(name: &str, workspace: Option<&Path>) -> Option<String> {
+    let cwd = std::env::current_dir().ok()?;
+    let lexical = normalized(&cwd.join(name));
+    let canonical = std::fs::canonicalize(name).ok();
+    let root = match workspace {
+        Some(w) => normalized(&cwd.join(w)),
+        None => git_root(&lexical).or_else(|| git_root(canonical.as_deref()?))?,
+    };
+    // As written first (a path through a symbolic link keeps its spelling), then with
+    // links resolved on both sides.
+    let canonical_root = std::fs::canonicalize(&root).ok();
+    let relative = lexical.strip_prefix(&root).ok().or_else(|| {
+        canonical
+            .as_deref()?
+            .strip_prefix(canonical_root.as_deref()?)
+            .ok()
+    });
+    let path = match relative {
+        Some(relative) => relative.to_path_buf(),
+        None => canonical.unwrap_or(lexical),
+    };
+    Some(path.to_string_lossy().replace('\\', "/"))
+}
+
+/// The nearest folder at or above `path` holding `.git` (a folder, or the file a
+/// worktree or submodule has).
+fn git_root(path: &Path) -> Option<PathBuf> {
+    path.ancestors()
+        .find(|a| a.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// `path` (absolute) without `.` and `..` components, read as written.
+fn normalized(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn escape_data(s: &str) -> String {
@@ -443,6 +509,25 @@ mod tests {
         let out = human(&d, &db, HumanStyle::PLAIN);
         assert!(out.len() < 1_000, "{} bytes", out.len());
         assert!(out.contains("master.json:1:8: a mistake"), "{out}");
+    }
+
+    #[test]
+    fn annotation_paths_are_from_the_root_without_dot_dot() {
+        let root = std::env::current_dir().unwrap();
+        let sub = root.join("src");
+        let typed = format!("{}/../cases/x.case", sub.display());
+        assert_eq!(
+            relative_to_root(&typed, Some(&root)).as_deref(),
+            Some("cases/x.case")
+        );
+        assert_eq!(
+            relative_to_root("cases/./y.case", Some(&root)).as_deref(),
+            Some("cases/y.case")
+        );
+        // Outside the root: the absolute path, never `..`.
+        let outside = relative_to_root("../elsewhere/z.case", Some(&root)).unwrap();
+        assert!(!outside.contains(".."), "{outside}");
+        assert!(outside.ends_with("elsewhere/z.case"), "{outside}");
     }
 
     #[test]

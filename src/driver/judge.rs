@@ -6,6 +6,8 @@
 //! `OPENAI_API_KEY`), never from the command line. Requests go out `--jobs` at a time;
 //! results come back in input order, so the outputs do not depend on the threads.
 
+mod progress;
+
 use std::collections::BTreeSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -103,19 +105,29 @@ struct Work<'a> {
 }
 
 /// Judges every item of `work`, `jobs` at a time; judgements in the order of `work`.
+/// A progress bar counts the items done while standard error is a terminal
+/// ([`progress`]), `doing` what.
 fn judge_all(
     judge: &Judge,
     suite: &Suite,
     records: &[&Json],
     work: Vec<Work>,
     jobs: usize,
+    doing: &str,
+    options: Report,
 ) -> (Vec<Judgement>, Tally) {
+    let bar = progress::bar(work.len(), doing, options);
     let parts = parallel::split(work, jobs.max(1));
     let done = parallel::each_part(parts, |part| {
         part.into_iter()
-            .map(|w| judge.judge(suite, w.case, &w.item, records[w.record]))
+            .map(|w| {
+                let judged = judge.judge(suite, w.case, &w.item, records[w.record]);
+                bar.inc(1);
+                judged
+            })
             .collect::<Vec<_>>()
     });
+    bar.finish_and_clear();
     let mut tally = Tally::default();
     let judgements = done
         .into_iter()
@@ -158,6 +170,10 @@ pub fn judge_results(
         Ok(names) => names,
         Err(d) => return report(db, &[d], 0, options),
     };
+    // Before anything is asked: judging costs requests, and its records are written last.
+    if let Err(d) = output_is_free(output) {
+        return report(db, &[d], 0, options);
+    }
     let people = read_overrides(inputs_given.overrides, &model, db, &mut diagnostics);
     let gate = inputs_given
         .calibration
@@ -179,7 +195,9 @@ pub fn judge_results(
     let work = work_of(&model, &records);
     let items = work.len();
     let owners: Vec<usize> = work.iter().map(|w| w.record).collect();
-    let (judgements, mut tally) = judge_all(&judge, &model, &records, work, args.jobs);
+    let (judgements, mut tally) = judge_all(
+        &judge, &model, &records, work, args.jobs, "judging", options,
+    );
     let mut per_record: Vec<Vec<Judgement>> = vec![Vec::new(); all.len()];
     for (owner, mut j) in owners.into_iter().zip(judgements) {
         if let Some(gate) = &gate {
@@ -197,7 +215,7 @@ pub fn judge_results(
         return code;
     }
     let files = judged_files(&model, &inputs, names, &per_record, &judge.settings);
-    if let Err(e) = write_folder_atomically(output, &files) {
+    if let Err(e) = write_with_parents(output, &files) {
         let d = Diagnostic::error(codes::IO, format!("cannot write the judged records: {e}"))
             .at_path(load::display(output))
             .help("choose a new or empty output folder");
@@ -218,6 +236,51 @@ pub fn judge_results(
         );
     }
     code
+}
+
+/// The output folder of `casec judge` can take the judged records: absent, or an
+/// empty folder (checked again when it is written).
+fn output_is_free(output: &Path) -> Result<(), Diagnostic> {
+    let target = output::resolve(output).unwrap_or_else(|_| output.to_path_buf());
+    let taken = match std::fs::read_dir(&target) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(_) => target.exists(),
+    };
+    if !taken {
+        return Ok(());
+    }
+    Err(Diagnostic::error(
+        codes::IO,
+        "the output folder exists and is not empty: nothing was asked",
+    )
+    .at_path(load::display(output))
+    .help("choose a new or empty output folder"))
+}
+
+/// Writes the judged files as the folder `dir` (atomically), creating the folders
+/// above it that do not exist; if the write fails, the folders it created are
+/// removed again.
+fn write_with_parents(dir: &Path, files: &[(String, Vec<u8>)]) -> io::Result<()> {
+    let mut missing = Vec::new();
+    let mut above = dir.parent();
+    while let Some(folder) = above.filter(|p| !p.as_os_str().is_empty()) {
+        if folder.exists() {
+            break;
+        }
+        missing.push(folder);
+        above = folder.parent();
+    }
+    let result = missing
+        .iter()
+        .rev()
+        .try_for_each(std::fs::create_dir)
+        .and_then(|()| write_folder_atomically(dir, files));
+    if result.is_err() {
+        for folder in &missing {
+            let _ = std::fs::remove_dir(folder);
+        }
+    }
+    result
 }
 
 /// The review items of every record, in record order.
@@ -419,7 +482,15 @@ pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options:
             });
         }
     }
-    let (judgements, _) = judge_all(&judge, &model, &records, work, args.jobs);
+    let (judgements, _) = judge_all(
+        &judge,
+        &model,
+        &records,
+        work,
+        args.jobs,
+        "calibrating",
+        options,
+    );
     let samples: Vec<Sample> = labels
         .into_iter()
         .zip(judgements)

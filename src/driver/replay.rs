@@ -61,7 +61,10 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
     };
     let case_id = case.id.as_str().to_string();
     let mut diagnostics = compilation.diagnostics.clone();
-    let events = read_trace(&mut compilation.db, args.trace);
+    // The reader of counter-examples takes every trace file `casec verify` takes (a
+    // run's, a golden trace, a labelled counter-example); the labels are for a judge,
+    // the record is the sandbox's.
+    let events = read_counter(&mut compilation.db, args.trace).map(|(events, _labels)| events);
     if let Err(found) = &events {
         diagnostics.extend(found.iter().cloned());
     }

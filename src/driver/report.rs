@@ -1,25 +1,31 @@
-//! `casec report RESULT… [--suite DIR]`: the suite's required reporting over result
-//! records, as one JSON document; and `casec schema [SUITE]`, the JSON Schema of those
-//! records.
+//! `casec report RESULT… [--suite DIR] [--html FILE]`: the suite's required reporting
+//! over result records, as one JSON document, and as a page for people ([`html`]); and
+//! `casec schema [SUITE]`, the JSON Schema of those records.
+
+mod html;
 
 use std::path::{Path, PathBuf};
 
 use crate::lower::record_schema::{record_schema as schema_of, Record};
-use crate::runtime::report::{duplicates, read_records, report as aggregate};
+use crate::runtime::report::{duplicates_in, read_record_values, report as aggregate};
 
 use super::{clean_suite, read_given, report_to_stderr, write_output, Report, EXIT_OK};
 
+/// `casec report RESULT… [--suite DIR] [-o FILE] [--html FILE]`: the JSON report to
+/// `output` (standard output when neither `output` nor `html` is given), the HTML page
+/// to `html`; each written atomically.
 pub fn report_results(
     results: &[PathBuf],
     suite: &Path,
     output: Option<&Path>,
+    html: Option<&Path>,
     options: Report,
 ) -> u8 {
     let (mut db, model, mut diagnostics) = match clean_suite(suite, options) {
         Ok(clean) => clean,
         Err(code) => return code,
     };
-    let mut records = Vec::new();
+    let mut read = Vec::new();
     for path in results {
         let Some((file, text)) = read_given(
             path,
@@ -30,19 +36,41 @@ pub fn report_results(
         ) else {
             continue;
         };
-        match read_records(file, &text, &model) {
-            Ok(found) => records.extend(found),
+        match read_record_values(file, &text, &model) {
+            Ok(found) => read.extend(found),
             Err(found) => diagnostics.extend(found),
         }
     }
-    diagnostics.extend(duplicates(&records));
+    let records: Vec<_> = read.iter().map(|(r, _)| r.clone()).collect();
+    diagnostics.extend(duplicates_in(&records, &db));
     let code = report_to_stderr(&db, &diagnostics, options);
     if code != EXIT_OK {
         return code;
     }
-    let mut text = serde_json::to_string_pretty(&aggregate(&model, &records)).unwrap_or_default();
-    text.push('\n');
+    let summary = aggregate(&model, &records);
     let inputs: Vec<&Path> = results.iter().map(PathBuf::as_path).collect();
+    if let Some(path) = html {
+        let runs: Vec<html::Run> = read
+            .iter()
+            .map(|(record, json)| html::Run {
+                record,
+                json,
+                file: db.file(record.span.file).name.as_str(),
+            })
+            .collect();
+        let page = html::page(&model, &summary, &runs);
+        let written = write_output(
+            Some(path),
+            (&db, &inputs),
+            |w| w.write_all(page.as_bytes()),
+            options,
+        );
+        if written != EXIT_OK || output.is_none() {
+            return written;
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&summary).unwrap_or_default();
+    text.push('\n');
     write_output(
         output,
         (&db, &inputs),

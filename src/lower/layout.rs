@@ -33,6 +33,17 @@ pub struct Run<'a> {
     pub trace: &'a [Json],
     pub final_state: &'a Json,
     pub replies: &'a str,
+    /// Who ran it: the model and the harness's run id (empty when none says).
+    pub label: &'a RunLabel,
+}
+
+/// Who made a run, as the harness that drives the sandbox names it: the model under
+/// test and the id of the harness's run. Neither is the sandbox's to know, so both are
+/// empty unless a harness says (the Python package's Inspect task does).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunLabel {
+    pub model: String,
+    pub run_id: String,
 }
 
 /// Where a layout is rendered: the suite, the case (in a case's layout), what a run
@@ -468,7 +479,9 @@ fn builtin_value<'a, S: Serializer>(
         | Builtin::PendingReview
         | Builtin::Trace
         | Builtin::FinalState
-        | Builtin::Replies => match cx.run {
+        | Builtin::Replies
+        | Builtin::Model
+        | Builtin::RunId => match cx.run {
             Some(run) => run_value(builtin, run, s),
             None => s.serialize_none(),
         },
@@ -524,6 +537,8 @@ fn run_value<S: Serializer>(builtin: Builtin, run: &Run, s: S) -> Result<S::Ok, 
         Builtin::Trace => run.trace.serialize(s),
         Builtin::FinalState => run.final_state.serialize(s),
         Builtin::Replies => s.serialize_str(run.replies),
+        Builtin::Model => s.serialize_str(&run.label.model),
+        Builtin::RunId => s.serialize_str(&run.label.run_id),
         _ => s.serialize_none(),
     }
 }

@@ -18,6 +18,7 @@ pub mod export;
 pub mod json_style;
 pub mod layout;
 pub mod master;
+pub mod prompt;
 pub mod record_schema;
 pub mod sandbox;
 pub mod stats;

@@ -122,7 +122,7 @@ fn builtin_schema(suite: &Suite, builtin: Builtin) -> Json {
         Builtin::Triggered | Builtin::PendingReview => strings(),
         Builtin::Trace => json!({ "type": "array", "items": event_schema() }),
         Builtin::FinalState => json!({ "type": "object" }),
-        Builtin::Replies => json!({ "type": "string" }),
+        Builtin::Replies | Builtin::Model | Builtin::RunId => json!({ "type": "string" }),
         Builtin::CaseTitle => json!({ "type": "string" }),
         Builtin::AllChecks
         | Builtin::Tools

@@ -2,6 +2,8 @@
 //! Schema of a call's arguments (MCP `inputSchema`, bundle contracts), both derived
 //! from the tool's one typed declaration.
 
+use std::borrow::Cow;
+
 use serde_json::{json, Map, Value as Json};
 
 use crate::model::tool::{ArgType, Argument, Binding, FileOp, Service, Tool};
@@ -23,10 +25,68 @@ pub fn argument_list(tool: &Tool) -> Vec<String> {
 }
 
 /// The JSON Schema of a call's arguments: an object with a property per argument
-/// (typed, described by its doc), `required` listing the required ones, and no other
-/// properties allowed. Record references carry the pattern of their ids.
+/// (typed, described by its [`argument_description`]), `required` listing the required
+/// ones, and no other properties allowed. Record references carry the pattern of their
+/// ids.
 pub fn input_schema(tool: &Tool, schema: Option<&WorldSchema>) -> Json {
     object_schema(&tool.arguments, schema)
+}
+
+/// What a model is told an argument is: its `doc`, else what its type says
+/// ([`type_description`]). Some harnesses (Inspect AI) refuse a tool with a parameter
+/// that has no description, so every argument gets one.
+pub fn argument_description(argument: &Argument) -> Cow<'_, str> {
+    match &argument.doc {
+        // A blank doc (itself an `empty_text` warning) would be no description at all.
+        Some(doc) if !doc.as_str().trim().is_empty() => Cow::Borrowed(doc.as_str()),
+        _ => Cow::Owned(type_description(&argument.ty)),
+    }
+}
+
+/// A value of `ty` in words, as the description of an argument without a `doc`. The
+/// one place these words are made: the schema's descriptions and the help of
+/// `undocumented_argument` both use it.
+pub fn type_description(ty: &ArgType) -> String {
+    match ty {
+        ArgType::Field(field) => field_description(field),
+        ArgType::Collection => "the name of a collection".into(),
+        ArgType::Id => "the id of a record, or a request id".into(),
+        ArgType::Fields(of) => format!("the fields of a record of the collection `{of}` names"),
+        ArgType::Object(members) if members.is_empty() => "an object".into(),
+        ArgType::Object(members) => {
+            let names: Vec<&str> = members.iter().map(|m| m.name.as_str()).collect();
+            format!("an object with members: {}", names.join(", "))
+        }
+    }
+}
+
+fn field_description(ty: &FieldType) -> String {
+    match ty {
+        FieldType::Text => "free text".into(),
+        FieldType::Date => "a date: YYYY-MM-DD".into(),
+        FieldType::Time => "a time: HH:MM, 24-hour".into(),
+        FieldType::DateTime => {
+            "a date and time: RFC 3339 with offset, or YYYY-MM-DD HH:MM local to the case".into()
+        }
+        FieldType::Duration => "a duration: ISO 8601 (PT30M) or 30m, 1h30m".into(),
+        FieldType::Recurrence => {
+            "a recurrence: an RRULE, or daily, weekdays, \"weekly tuesday\", \"monthly 15\"".into()
+        }
+        FieldType::Bool => "true or false".into(),
+        FieldType::Number => "a number".into(),
+        FieldType::Enum(values) => format!("one of: {}", values.join(", ")),
+        FieldType::Ref(targets) => format!("the id of a record of {}", either(targets)),
+        FieldType::List(item) => format!("a list, each item {}", field_description(item)),
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn either(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
 }
 
 fn object_schema(arguments: &[Argument], schema: Option<&WorldSchema>) -> Json {
@@ -34,8 +94,8 @@ fn object_schema(arguments: &[Argument], schema: Option<&WorldSchema>) -> Json {
         .iter()
         .map(|a| {
             let mut property = argument_schema(&a.ty, schema);
-            if let (Some(doc), Json::Object(m)) = (&a.doc, &mut property) {
-                m.insert("description".into(), json!(doc.as_str()));
+            if let Json::Object(m) = &mut property {
+                m.insert("description".into(), json!(argument_description(a)));
             }
             (a.name.as_str().to_string(), property)
         })
@@ -53,6 +113,8 @@ fn object_schema(arguments: &[Argument], schema: Option<&WorldSchema>) -> Json {
     })
 }
 
+/// The schema of a value of `ty`, without the property's description (which is the
+/// argument's: [`argument_description`]).
 fn argument_schema(ty: &ArgType, schema: Option<&WorldSchema>) -> Json {
     match ty {
         ArgType::Field(field) => field_schema(field, schema),
@@ -68,30 +130,87 @@ fn argument_schema(ty: &ArgType, schema: Option<&WorldSchema>) -> Json {
             }
             _ => json!({ "type": "string" }),
         },
-        ArgType::Fields(of) => json!({
-            "type": "object",
-            "description": format!("the fields of a record of the collection `{of}` names"),
-        }),
+        ArgType::Fields(_) => match schema {
+            Some(schema) => fields_schema(schema),
+            None => json!({ "type": "object" }),
+        },
         ArgType::Object(members) => object_schema(members, schema),
     }
 }
 
+/// The record fields a `fields` argument may hold, closed: the collection is the call's
+/// own argument, so the properties are the fields of every collection of the schema
+/// (the sandbox refuses a field the chosen one lacks, `UNKNOWN_FIELD`). A field has the
+/// schema the collections that have it agree on (else the JSON type they share, else
+/// none), and takes `null` (which clears it) where one has it optional.
+fn fields_schema(schema: &WorldSchema) -> Json {
+    let mut properties = Map::new();
+    let fields = schema.collections.iter().flat_map(|c| &c.fields);
+    for field in fields.clone() {
+        let name = field.name.as_str();
+        if properties.contains_key(name) {
+            continue;
+        }
+        let same: Vec<_> = fields.clone().filter(|f| f.name.as_str() == name).collect();
+        let mut schemas = same.iter().map(|f| field_schema(&f.ty, Some(schema)));
+        let first = schemas.next().unwrap_or_else(|| json!({}));
+        let rest: Vec<Json> = schemas.collect();
+        let shared = first
+            .get("type")
+            .filter(|ty| rest.iter().all(|s| s.get("type") == Some(ty)));
+        let mut property = match (rest.iter().all(|s| *s == first), shared) {
+            (true, _) => first,
+            (false, Some(ty)) => json!({ "type": ty }),
+            (false, None) => json!({}),
+        };
+        if !same.iter().all(|f| f.required) {
+            property = nullable(property);
+        }
+        // Described by type, as an argument without a doc is (a harness may refuse an
+        // undescribed property at any level); where collections give the field
+        // different types, each collection's, since the call's collection picks one.
+        let by_collection: Vec<(&str, String)> = schema
+            .collections
+            .iter()
+            .filter_map(|c| Some((c.name.as_str(), field_description(&c.field(name)?.ty))))
+            .collect();
+        let description = match by_collection.as_slice() {
+            [(_, first), rest @ ..] if rest.iter().all(|(_, d)| d == first) => first.clone(),
+            _ => {
+                let each: Vec<String> = by_collection
+                    .iter()
+                    .map(|(c, d)| format!("{c}: {d}"))
+                    .collect();
+                format!("depends on the collection; {}", each.join("; "))
+            }
+        };
+        if let Json::Object(m) = &mut property {
+            m.insert("description".into(), json!(description));
+        }
+        properties.insert(name.to_string(), property);
+    }
+    json!({ "type": "object", "properties": properties, "additionalProperties": false })
+}
+
+/// `schema` that also takes `null`.
+fn nullable(mut schema: Json) -> Json {
+    if let Some(Json::String(ty)) = schema.get("type").cloned() {
+        schema["type"] = json!([ty, "null"]);
+    }
+    if let Some(Json::Array(values)) = schema.get_mut("enum") {
+        values.push(Json::Null);
+    }
+    schema
+}
+
 fn field_schema(ty: &FieldType, schema: Option<&WorldSchema>) -> Json {
     match ty {
-        FieldType::Text => json!({ "type": "string" }),
-        FieldType::Date => json!({ "type": "string", "description": "a date: YYYY-MM-DD" }),
-        FieldType::Time => json!({ "type": "string", "description": "a time: HH:MM, 24-hour" }),
-        FieldType::DateTime => json!({
-            "type": "string",
-            "description": "a date and time: RFC 3339 with offset, or YYYY-MM-DD HH:MM local to the case",
-        }),
-        FieldType::Duration => {
-            json!({ "type": "string", "description": "a duration: ISO 8601 (PT30M) or 30m, 1h30m" })
-        }
-        FieldType::Recurrence => json!({
-            "type": "string",
-            "description": "a recurrence: an RRULE, or daily, weekdays, \"weekly tuesday\", \"monthly 15\"",
-        }),
+        FieldType::Text
+        | FieldType::Date
+        | FieldType::Time
+        | FieldType::DateTime
+        | FieldType::Duration
+        | FieldType::Recurrence => json!({ "type": "string" }),
         FieldType::Bool => json!({ "type": "boolean" }),
         FieldType::Number => json!({ "type": "number" }),
         FieldType::Enum(values) => json!({ "type": "string", "enum": values }),
@@ -110,7 +229,14 @@ fn field_schema(ty: &FieldType, schema: Option<&WorldSchema>) -> Json {
                 false => json!({ "type": "string", "pattern": id_pattern(&prefixes) }),
             }
         }
-        FieldType::List(item) => json!({ "type": "array", "items": field_schema(item, schema) }),
+        // A list's items are described too: a model reads an item's format there.
+        FieldType::List(item) => {
+            let mut items = field_schema(item, schema);
+            if let Json::Object(m) = &mut items {
+                m.insert("description".into(), json!(field_description(item)));
+            }
+            json!({ "type": "array", "items": items })
+        }
     }
 }
 
@@ -273,4 +399,192 @@ fn service_json(service: &Service) -> Json {
         ),
     };
     json!({ "service": service, "parameters": params })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Text;
+    use crate::source::{FileId, Span};
+
+    const NOWHERE: Span = Span {
+        file: FileId(0),
+        start: 0,
+        end: 0,
+    };
+
+    fn field(ty: FieldType) -> String {
+        type_description(&ArgType::Field(ty))
+    }
+
+    fn argument(name: &str, ty: ArgType, doc: Option<&str>) -> Argument {
+        Argument {
+            name: Text::new(name, NOWHERE),
+            ty,
+            required: true,
+            doc: doc.map(|d| Text::new(d, NOWHERE)),
+        }
+    }
+
+    #[test]
+    fn text() {
+        assert_eq!(field(FieldType::Text), "free text");
+    }
+
+    #[test]
+    fn date_and_time_types_say_how_to_write_the_value() {
+        assert_eq!(field(FieldType::Date), "a date: YYYY-MM-DD");
+        assert_eq!(field(FieldType::Time), "a time: HH:MM, 24-hour");
+        assert_eq!(
+            field(FieldType::DateTime),
+            "a date and time: RFC 3339 with offset, or YYYY-MM-DD HH:MM local to the case"
+        );
+        assert_eq!(
+            field(FieldType::Duration),
+            "a duration: ISO 8601 (PT30M) or 30m, 1h30m"
+        );
+        assert_eq!(
+            field(FieldType::Recurrence),
+            "a recurrence: an RRULE, or daily, weekdays, \"weekly tuesday\", \"monthly 15\""
+        );
+    }
+
+    #[test]
+    fn number() {
+        assert_eq!(field(FieldType::Number), "a number");
+    }
+
+    #[test]
+    fn bool() {
+        assert_eq!(field(FieldType::Bool), "true or false");
+    }
+
+    #[test]
+    fn an_enum_lists_its_values() {
+        let values = vec!["active".to_string(), "sold".into(), "withdrawn".into()];
+        assert_eq!(
+            field(FieldType::Enum(values)),
+            "one of: active, sold, withdrawn"
+        );
+    }
+
+    #[test]
+    fn a_ref_names_its_collections() {
+        let one = vec!["events".to_string()];
+        assert_eq!(field(FieldType::Ref(one)), "the id of a record of events");
+        let two = vec!["contacts".to_string(), "bookings".into()];
+        assert_eq!(
+            field(FieldType::Ref(two)),
+            "the id of a record of contacts or bookings"
+        );
+        let three = vec!["a".to_string(), "b".into(), "c".into()];
+        assert_eq!(
+            field(FieldType::Ref(three)),
+            "the id of a record of a, b or c"
+        );
+    }
+
+    #[test]
+    fn a_list_describes_its_items() {
+        let list = FieldType::List(Box::new(FieldType::Number));
+        assert_eq!(field(list), "a list, each item a number");
+        let nested = FieldType::List(Box::new(FieldType::List(Box::new(FieldType::Date))));
+        assert_eq!(
+            field(nested),
+            "a list, each item a list, each item a date: YYYY-MM-DD"
+        );
+    }
+
+    #[test]
+    fn collection() {
+        assert_eq!(
+            type_description(&ArgType::Collection),
+            "the name of a collection"
+        );
+    }
+
+    #[test]
+    fn id() {
+        assert_eq!(
+            type_description(&ArgType::Id),
+            "the id of a record, or a request id"
+        );
+    }
+
+    #[test]
+    fn fields() {
+        assert_eq!(
+            type_description(&ArgType::Fields("collection".into())),
+            "the fields of a record of the collection `collection` names"
+        );
+    }
+
+    #[test]
+    fn an_object_names_its_members() {
+        assert_eq!(type_description(&ArgType::Object(Vec::new())), "an object");
+        let members = vec![
+            argument("street", ArgType::Field(FieldType::Text), None),
+            argument("lift", ArgType::Field(FieldType::Bool), None),
+        ];
+        assert_eq!(
+            type_description(&ArgType::Object(members)),
+            "an object with members: street, lift"
+        );
+    }
+
+    #[test]
+    fn a_doc_wins_over_the_type_and_a_blank_one_does_not() {
+        let documented = argument("at", ArgType::Field(FieldType::Date), Some("The day."));
+        assert_eq!(argument_description(&documented), "The day.");
+        let blank = argument("at", ArgType::Field(FieldType::Date), Some("  "));
+        assert_eq!(argument_description(&blank), "a date: YYYY-MM-DD");
+    }
+
+    /// Every property has a description, nested members and list items included, and
+    /// a documented one keeps the place it had before descriptions were derived.
+    #[test]
+    fn every_property_of_a_schema_is_described() {
+        let members = vec![argument("lift", ArgType::Field(FieldType::Bool), None)];
+        let tool = Tool {
+            name: Text::new("t", NOWHERE),
+            behavior: Text::new("Do it.", NOWHERE),
+            arguments: vec![
+                argument("home", ArgType::Object(members), None),
+                argument(
+                    "days",
+                    ArgType::Field(FieldType::List(Box::new(FieldType::Date))),
+                    None,
+                ),
+                argument(
+                    "to",
+                    ArgType::Field(FieldType::Ref(vec!["c".into()])),
+                    Some("Who."),
+                ),
+            ],
+            binding: Binding::None,
+            span: NOWHERE,
+        };
+        let schema = input_schema(&tool, None);
+        let p = &schema["properties"];
+        assert_eq!(
+            p["home"]["description"],
+            json!("an object with members: lift")
+        );
+        assert_eq!(
+            p["home"]["properties"]["lift"]["description"],
+            json!("true or false")
+        );
+        assert_eq!(
+            p["days"]["description"],
+            json!("a list, each item a date: YYYY-MM-DD")
+        );
+        assert_eq!(
+            p["days"]["items"]["description"],
+            json!("a date: YYYY-MM-DD")
+        );
+        assert_eq!(
+            serde_json::to_string(&p["to"]).unwrap(),
+            r#"{"type":"string","description":"Who."}"#
+        );
+    }
 }

@@ -518,11 +518,15 @@ pub enum Builtin {
     Trace,
     FinalState,
     Replies,
+    /// The model that made the run, as the harness names it (empty when none says).
+    Model,
+    /// The id of the harness's run (empty when none says).
+    RunId,
 }
 
 impl Builtin {
     /// Every built-in source with its name in a layout, and where it may be used.
-    pub const ALL: [(&'static str, Builtin, Level); 15] = [
+    pub const ALL: [(&'static str, Builtin, Level); 17] = [
         ("name", Builtin::SuiteName, Level::Suite),
         ("categories", Builtin::Categories, Level::Suite),
         ("tools", Builtin::Tools, Level::Both),
@@ -538,6 +542,8 @@ impl Builtin {
         ("trace", Builtin::Trace, Level::Case),
         ("final_state", Builtin::FinalState, Level::Case),
         ("replies", Builtin::Replies, Level::Case),
+        ("model", Builtin::Model, Level::Case),
+        ("run_id", Builtin::RunId, Level::Case),
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -558,6 +564,8 @@ impl Builtin {
                 | Builtin::Trace
                 | Builtin::FinalState
                 | Builtin::Replies
+                | Builtin::Model
+                | Builtin::RunId
         )
     }
 }

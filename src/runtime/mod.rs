@@ -150,6 +150,8 @@ pub struct Runtime<'a> {
     adapters: adapter::Adapters,
     /// The suite folder adapter programs run in, when the suite was read from disk.
     pub root: Option<std::path::PathBuf>,
+    /// Who makes the run, for the result record (`model`, `run_id` in a result layout).
+    pub label: crate::lower::layout::RunLabel,
 }
 
 impl<'a> Runtime<'a> {
@@ -172,12 +174,12 @@ impl<'a> Runtime<'a> {
             state,
             events: Vec::new(),
             tools,
-
             matched: vec![0; sandbox.overrides.len()],
             requests: HashMap::new(),
             responses: HashMap::new(),
             adapters: adapter::Adapters::default(),
             root: suite.root.clone(),
+            label: Default::default(),
         }
     }
 

@@ -168,6 +168,7 @@ pub fn result_record(suite: &Suite, rt: &Runtime, findings: &Findings) -> Json {
         trace: &trace,
         final_state: &rt.state.to_json(&rt.sandbox.schema),
         replies: &replies.join("\n\n"),
+        label: &rt.label,
     };
     let view = View {
         layout: &suite.shape.result,

@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value as Json};
 use crate::diag::{codes, Diagnostic};
 use crate::model::shape::{Builtin, Verdict};
 use crate::model::{Aggregation, Case, Suite};
-use crate::source::{FileId, Span};
+use crate::source::{FileId, SourceDb, Span};
 
 /// One result record, as read.
 #[derive(Clone, Debug)]
@@ -218,19 +218,129 @@ impl Tally {
     }
 }
 
-/// A second record of a case already reported (a run reports each case once).
+/// The records of each case given more than one (a run reports each case once), in
+/// the order the cases were first read.
+fn repeated(records: &[ResultRecord]) -> Vec<(&str, Vec<&ResultRecord>)> {
+    let mut seen: Vec<(&str, Vec<&ResultRecord>)> = Vec::new();
+    for r in records {
+        match seen.iter_mut().find(|(id, _)| *id == r.case_id) {
+            Some((_, copies)) => copies.push(r),
+            None => seen.push((r.case_id.as_str(), vec![r])),
+        }
+    }
+    seen.retain(|(_, copies)| copies.len() > 1);
+    seen
+}
+
+fn repeated_help(id: &str) -> String {
+    format!("each case is reported once, and a second record of {id} would count it twice: keep one record per case (report another run of it separately)")
+}
+
+/// Cases given more than one record, for a reader without the records' sources at
+/// hand: one error per case, at the start of its last record (no record is quoted).
+/// [`duplicates_in`] names the files.
 pub fn duplicates(records: &[ResultRecord]) -> Vec<Diagnostic> {
-    records
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let first = records[..i].iter().find(|e| e.case_id == r.case_id)?;
-            Some(
-                bad_record(r.span, format!("a second record of {}", r.case_id))
-                    .secondary(first.span, "the first one"),
+    repeated(records)
+        .into_iter()
+        .map(|(id, copies)| {
+            let last = copies[copies.len() - 1].span;
+            let at = Span::new(last.file, last.start as usize..last.start as usize);
+            Diagnostic::error(
+                codes::RESULT_RECORD,
+                format!("{} result records for case {id}", count_word(copies.len())),
             )
+            .primary(at, format!("another record of {id}"))
+            .help(repeated_help(id))
         })
         .collect()
+}
+
+/// Cases given more than one record (a run reports each case once): one error per
+/// case, naming the files (and lines) its records were read from in `db`. No record
+/// is quoted: a record is long, and where the copies are is what needs fixing.
+pub fn duplicates_in(records: &[ResultRecord], db: &SourceDb) -> Vec<Diagnostic> {
+    repeated(records)
+        .into_iter()
+        .map(|(id, copies)| {
+            let name = |r: &ResultRecord| db.file(r.span.file).name.as_str();
+            let line = |r: &ResultRecord| db.line_col(r.span.file, r.span.start as usize).line;
+            // The files in the order their first copy was read, each with its lines.
+            let mut files: Vec<(&str, Vec<usize>)> = Vec::new();
+            for r in &copies {
+                match files.iter_mut().find(|(f, _)| *f == name(r)) {
+                    Some((_, lines)) => lines.push(line(r)),
+                    None => files.push((name(r), vec![line(r)])),
+                }
+            }
+            let place = match files.as_slice() {
+                [(file, at)] => format!("file {file}, lines {}", line_list(at)),
+                _ if files.iter().all(|(_, at)| at.len() == 1) => {
+                    let names: Vec<String> = files.iter().map(|(f, _)| f.to_string()).collect();
+                    format!("files {}", and_list(&names))
+                }
+                _ => {
+                    let each: Vec<String> = files
+                        .iter()
+                        .map(|(file, at)| match at.as_slice() {
+                            [line] => format!("{file}, line {line}"),
+                            _ => format!("{file}, lines {}", line_list(at)),
+                        })
+                        .collect();
+                    format!("files {}", each.join("; "))
+                }
+            };
+            let last = copies.last().map_or("", |r| name(r));
+            Diagnostic::error(
+                codes::RESULT_RECORD,
+                format!(
+                    "{} result records for case {id} ({place})",
+                    count_word(copies.len())
+                ),
+            )
+            .at_path(last)
+            .help(repeated_help(id))
+        })
+        .collect()
+}
+
+/// Line numbers in order, runs of three or more as a range: `1 and 4`, `2–9 and 12`.
+fn line_list(lines: &[usize]) -> String {
+    let mut sorted = lines.to_vec();
+    sorted.sort_unstable();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for line in sorted {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == line => *end = line,
+            _ => runs.push((line, line)),
+        }
+    }
+    let parts: Vec<String> = runs
+        .into_iter()
+        .flat_map(|(start, end)| match end - start {
+            0 => vec![start.to_string()],
+            1 => vec![start.to_string(), end.to_string()],
+            _ => vec![format!("{start}–{end}")],
+        })
+        .collect();
+    and_list(&parts)
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+fn count_word(n: usize) -> String {
+    match n {
+        2 => "two".into(),
+        3 => "three".into(),
+        4 => "four".into(),
+        n => n.to_string(),
+    }
 }
 
 /// The required reporting over `records` (at most one per case).
@@ -306,15 +416,35 @@ pub fn report(suite: &Suite, records: &[ResultRecord]) -> Json {
 
 /// The critical failures triggered: `count` and `ids` (`CASE:F1`).
 fn triggered(records: &[ResultRecord]) -> Json {
-    let ids: Vec<String> = records
-        .iter()
-        .flat_map(|r| {
-            r.critical_failures
-                .iter()
-                .map(move |f| format!("{}:{f}", r.case_id))
-        })
+    let ids: Vec<String> = triggered_failures(records)
+        .map(|(case, f)| format!("{case}:{f}"))
         .collect();
     json!({ "count": ids.len(), "ids": ids })
+}
+
+/// Each critical failure triggered, as (case id, failure id), in record order: what
+/// the report's `critical_failures` lists.
+pub fn triggered_failures(records: &[ResultRecord]) -> impl Iterator<Item = (&str, &str)> {
+    records.iter().flat_map(|r| {
+        r.critical_failures
+            .iter()
+            .map(move |f| (r.case_id.as_str(), f.as_str()))
+    })
+}
+
+/// Every dimension of the suite's grading, in its order, with what `checks DIMENSION`
+/// computes for it (`pass`, `fail`, `needs_review` over the records' checks).
+pub fn dimensions(suite: &Suite, records: &[ResultRecord]) -> Vec<(String, Json)> {
+    suite
+        .shape
+        .grading
+        .dimensions
+        .iter()
+        .map(|d| {
+            let name = d.name.as_str();
+            (name.to_string(), check_results(suite, records, name))
+        })
+        .collect()
 }
 
 /// How many checks of a dimension passed, failed or await review.

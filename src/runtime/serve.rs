@@ -6,14 +6,27 @@
 //! `sandbox/end` (the result is the result record). A harness that speaks only MCP calls
 //! the same as tools: `sandbox.ask`, `sandbox.question`, `sandbox.reply`, `sandbox.user`
 //! and `sandbox.end` (their arguments are the methods' params; the answer is in
-//! `structuredContent` and as text). `tools/list` never lists them, so the model is
-//! never offered them, and no case tool can have such a name (tool names have no dot).
+//! `structuredContent` and as text). `tools/list` lists them only for a client that
+//! declared the capability `casec/harness` at `initialize` (in `experimental` or, as
+//! the MCP Python SDK's `extensions=` sends it, `extensions`), each marked
+//! harness-only in `_meta` and with an input and output schema, so an MCP client can
+//! validate their results; a client that did not declare it (a harness that passes
+//! `tools/list` to its model) is never shown them, so the model is never offered them.
+//! No case tool can have such a name (tool names have no dot).
+//!
+//! Errors: a well-formed `tools/call` (a string `name`, an object of `arguments`)
+//! answers a tool result whatever the call asks (an unknown tool, a bad argument, a
+//! session that has ended: `isError` with a JSON error text), so an MCP client never
+//! raises for it; the `sandbox/*` methods answer JSON-RPC errors (`-32602` bad params,
+//! `-32000` after `sandbox/end`). See docs/tools.md#the-harness-tools.
+//!
 //! The session keeps the events as a trace, so what was served can be replayed byte for
 //! byte: the sandbox is deterministic, so the live runtime is in the state a replay of
 //! that trace reaches, and each call costs the same however long the session.
 
 use serde_json::{json, Value as Json};
 
+use crate::lower::record_schema::Record;
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
 
@@ -22,9 +35,17 @@ use super::replay::{findings, result_record};
 use super::trace::TraceEvent;
 use super::Runtime;
 
-/// The JSON-RPC error of an event sent after `sandbox/end` (in the range JSON-RPC leaves
-/// to servers).
+/// The JSON-RPC error of a `sandbox/*` event sent after `sandbox/end` (in the range
+/// JSON-RPC leaves to servers).
 const SESSION_ENDED: i64 = -32000;
+
+/// What an event sent after `sandbox/end` is told.
+const ENDED: &str = "the session has ended (`sandbox/end`): nothing more is recorded; start a new session (a new `casec serve`) for another run";
+
+/// casec's harness tools: the capability a client declares at `initialize` (in
+/// `capabilities.experimental` or `capabilities.extensions`) to have them listed, and
+/// the `_meta` key that marks each listed one as harness-only.
+pub const HARNESS: &str = "casec/harness";
 
 /// The MCP protocol revision this server speaks.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
@@ -34,6 +55,9 @@ pub struct Session<'a> {
     runtime: Runtime<'a>,
     pub events: Vec<TraceEvent>,
     pub ended: bool,
+    /// The client declared [`HARNESS`] at `initialize`: `tools/list` lists the harness
+    /// tools after the case's.
+    harness_listed: bool,
 }
 
 impl<'a> Session<'a> {
@@ -43,6 +67,7 @@ impl<'a> Session<'a> {
             runtime: Runtime::new(suite, case, sandbox),
             events: Vec::new(),
             ended: false,
+            harness_listed: false,
         }
     }
 
@@ -82,11 +107,8 @@ impl<'a> Session<'a> {
     }
 
     fn dispatch(&mut self, method: &str, params: &Json) -> Result<Json, (i64, String)> {
-        if self.ended && (method == "tools/call" || method.starts_with("sandbox/")) {
-            return Err((
-                SESSION_ENDED,
-                "the session has ended (`sandbox/end`): start a new session for another run".into(),
-            ));
+        if self.ended && method.starts_with("sandbox/") {
+            return Err((SESSION_ENDED, ENDED.into()));
         }
         let text = |key: &str| {
             params
@@ -96,21 +118,41 @@ impl<'a> Session<'a> {
                 .ok_or((-32602, format!("`{key}` must be a string")))
         };
         match method {
-            "initialize" => Ok(json!({
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": { "tools": {} },
-                "serverInfo": { "name": "casec", "version": env!("CARGO_PKG_VERSION") },
-            })),
+            "initialize" => {
+                self.harness_listed = declares_harness(params);
+                // The capability is echoed to a client that declared it, so it knows
+                // the harness tools are listed; to any other the answer is as before.
+                let capabilities = match self.harness_listed {
+                    true => json!({ "tools": {}, "experimental": { HARNESS: {} } }),
+                    false => json!({ "tools": {} }),
+                };
+                Ok(json!({
+                    "protocolVersion": PROTOCOL_VERSION,
+                    "capabilities": capabilities,
+                    "serverInfo": { "name": "casec", "version": env!("CARGO_PKG_VERSION") },
+                }))
+            }
             "notifications/initialized" | "ping" => Ok(json!({})),
-            "tools/list" => Ok(json!({ "tools": self.tools() })),
+            "tools/list" => {
+                let mut tools = self.tools();
+                if self.harness_listed {
+                    tools.extend(HARNESS_TOOLS.iter().map(|t| t.listed(self.suite)));
+                }
+                Ok(json!({ "tools": tools }))
+            }
             "tools/call" => {
                 let tool = text("name")?;
                 let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
                 if !arguments.is_object() {
                     return Err((-32602, "`arguments` must be an object".into()));
                 }
-                if let Some(method) = harness_method(&tool) {
-                    return self.harness_tool(method, &arguments);
+                // A tool result, not a JSON-RPC error: an MCP client returns it to its
+                // caller rather than raising.
+                if self.ended {
+                    return Ok(tool_error("SESSION_ENDED", ENDED));
+                }
+                if let Some(harness) = HARNESS_TOOLS.iter().find(|t| t.name == tool) {
+                    return Ok(self.harness_tool(harness, &arguments));
                 }
                 let result = self.runtime.call(&tool, &arguments);
                 self.events.push(TraceEvent::Call { tool, arguments });
@@ -171,20 +213,39 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// A harness tool (`sandbox.end`, …): its method's answer as an MCP tool result, or
-    /// the method's error as a tool error the client can read.
-    fn harness_tool(&mut self, method: &str, arguments: &Json) -> Result<Json, (i64, String)> {
-        Ok(match self.dispatch(method, arguments) {
+    /// A harness tool (`sandbox.end`, …): its method's answer as an MCP tool result (in
+    /// `structuredContent`, which its output schema describes, and as text), or a tool
+    /// error for an argument its input schema does not have or its method refuses.
+    fn harness_tool(&mut self, tool: &HarnessTool, arguments: &Json) -> Json {
+        let unknown = arguments
+            .as_object()
+            .and_then(|given| given.keys().find(|k| !tool.takes(k)));
+        if let Some(unknown) = unknown {
+            let takes: Vec<&str> = tool.arguments.iter().map(|a| a.name).collect();
+            let message = match takes.is_empty() {
+                true => format!("`{}` takes no arguments (given `{unknown}`)", tool.name),
+                false => format!(
+                    "`{}` takes no argument `{unknown}`; it takes: {}",
+                    tool.name,
+                    takes.join(", ")
+                ),
+            };
+            return tool_error("UNKNOWN_ARGUMENT", &message);
+        }
+        match self.dispatch(tool.method, arguments) {
             Ok(result) => json!({
                 "content": [{ "type": "text", "text": result.to_string() }],
                 "structuredContent": result,
                 "isError": false,
             }),
-            Err((_, message)) => json!({
-                "content": [{ "type": "text", "text": message }],
-                "isError": true,
-            }),
-        })
+            Err((_, message)) => tool_error("INVALID_ARGUMENT", &message),
+        }
+    }
+
+    /// Names who makes this run (the model, the harness's run id), for the result
+    /// record's `model` and `run_id` built-ins.
+    pub fn label(&mut self, label: crate::lower::layout::RunLabel) {
+        self.runtime.label = label;
     }
 
     pub fn result_record(&self) -> Json {
@@ -209,19 +270,174 @@ impl<'a> Session<'a> {
     }
 }
 
-/// The conversation methods a harness may call as MCP tools: `sandbox.NAME` is the
+/// A tool error as `tools/call` answers it: the `status`/`error`/`message` object every
+/// tool error has, as text.
+fn tool_error(code: &str, message: &str) -> Json {
+    let error = json!({ "status": "error", "error": code, "message": message });
+    json!({
+        "content": [{ "type": "text", "text": error.to_string() }],
+        "isError": true,
+    })
+}
+
+/// Whether an `initialize` request declares [`HARNESS`]: an object under
+/// `capabilities.experimental` (MCP's place for non-standard capabilities) or
+/// `capabilities.extensions` (where the MCP Python SDK's `ClientSession(extensions=…)`
+/// puts it; its `experimental` is not settable).
+fn declares_harness(params: &Json) -> bool {
+    ["experimental", "extensions"]
+        .iter()
+        .any(|place| params["capabilities"][place][HARNESS].is_object())
+}
+
+/// A conversation method a harness may call as an MCP tool: `sandbox.NAME` is the
 /// method `sandbox/NAME`.
-const HARNESS_TOOLS: [(&str, &str); 5] = [
-    ("sandbox.ask", "sandbox/ask"),
-    ("sandbox.question", "sandbox/question"),
-    ("sandbox.reply", "sandbox/reply"),
-    ("sandbox.user", "sandbox/user"),
-    ("sandbox.end", "sandbox/end"),
+struct HarnessTool {
+    name: &'static str,
+    method: &'static str,
+    title: &'static str,
+    description: &'static str,
+    arguments: &'static [HarnessArgument],
+    answer: HarnessAnswer,
+}
+
+struct HarnessArgument {
+    name: &'static str,
+    /// `string`, or `integer` (a number from 1).
+    ty: &'static str,
+    required: bool,
+    description: &'static str,
+}
+
+/// What a harness tool's `structuredContent` holds.
+enum HarnessAnswer {
+    /// `{"reply": TEXT}`.
+    Reply,
+    /// `{}`.
+    Nothing,
+    /// The suite's result record.
+    Record,
+}
+
+const QUESTION: HarnessArgument = HarnessArgument {
+    name: "question",
+    ty: "string",
+    required: true,
+    description: "the question the model asked, as it asked it",
+};
+
+const CONTENT: HarnessArgument = HarnessArgument {
+    name: "content",
+    ty: "string",
+    required: true,
+    description: "the text of the turn",
+};
+
+const HARNESS_ONLY: &str = "casec harness only: never offer this tool to the model under test.";
+
+const HARNESS_TOOLS: [HarnessTool; 5] = [
+    HarnessTool {
+        name: "sandbox.ask",
+        method: "sandbox/ask",
+        title: "Harness: the model asked a scripted follow-up",
+        description: "The harness judged that the model asked the case's Nth scripted follow-up question: records an `asked` event and answers the scripted reply (a case without that follow-up answers its unscripted reply).",
+        arguments: &[
+            QUESTION,
+            HarnessArgument {
+                name: "followup",
+                ty: "integer",
+                required: false,
+                description: "which scripted follow-up, numbered from 1 in the order the case writes them (default 1)",
+            },
+        ],
+        answer: HarnessAnswer::Reply,
+    },
+    HarnessTool {
+        name: "sandbox.question",
+        method: "sandbox/question",
+        title: "Harness: the model asked another question",
+        description: "The model asked a question that is none of the case's scripted follow-ups: records a `question` event and answers the case's unscripted reply.",
+        arguments: &[QUESTION],
+        answer: HarnessAnswer::Reply,
+    },
+    HarnessTool {
+        name: "sandbox.reply",
+        method: "sandbox/reply",
+        title: "Harness: the model replied to the user",
+        description: "Records the model's reply to the user (a `reply` event).",
+        arguments: &[CONTENT],
+        answer: HarnessAnswer::Nothing,
+    },
+    HarnessTool {
+        name: "sandbox.user",
+        method: "sandbox/user",
+        title: "Harness: a user turn",
+        description: "Records a user turn (a `user` event); it is not answered.",
+        arguments: &[CONTENT],
+        answer: HarnessAnswer::Nothing,
+    },
+    HarnessTool {
+        name: "sandbox.end",
+        method: "sandbox/end",
+        title: "Harness: end the session",
+        description: "Ends the session and answers its result record (also written to --result-out); no event is recorded after it.",
+        arguments: &[],
+        answer: HarnessAnswer::Record,
+    },
 ];
 
-fn harness_method(tool: &str) -> Option<&'static str> {
-    HARNESS_TOOLS
-        .iter()
-        .find(|(name, _)| *name == tool)
-        .map(|(_, method)| *method)
+impl HarnessTool {
+    fn takes(&self, argument: &str) -> bool {
+        self.arguments.iter().any(|a| a.name == argument)
+    }
+
+    /// The tool as `tools/list` gives it to a client that declared [`HARNESS`].
+    fn listed(&self, suite: &Suite) -> Json {
+        let properties: serde_json::Map<String, Json> = self
+            .arguments
+            .iter()
+            .map(|a| {
+                let mut property = json!({ "type": a.ty, "description": a.description });
+                if a.ty == "integer" {
+                    property["minimum"] = json!(1);
+                }
+                (a.name.to_string(), property)
+            })
+            .collect();
+        let required: Vec<&str> = self
+            .arguments
+            .iter()
+            .filter(|a| a.required)
+            .map(|a| a.name)
+            .collect();
+        let output = match self.answer {
+            HarnessAnswer::Reply => json!({
+                "type": "object",
+                "properties": { "reply": { "type": "string" } },
+                "required": ["reply"],
+                "additionalProperties": false,
+            }),
+            HarnessAnswer::Nothing => json!({
+                "type": "object",
+                "properties": {},
+                "additionalProperties": false,
+            }),
+            HarnessAnswer::Record => {
+                crate::lower::record_schema::record_schema(suite, Record::Result)
+            }
+        };
+        json!({
+            "name": self.name,
+            "title": self.title,
+            "description": format!("{HARNESS_ONLY} {}", self.description),
+            "inputSchema": {
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            },
+            "outputSchema": output,
+            "_meta": { HARNESS: { "harnessOnly": true, "method": self.method } },
+        })
+    }
 }

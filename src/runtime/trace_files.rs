@@ -24,12 +24,16 @@ pub fn golden_path(case_file: &Path, id: &str) -> PathBuf {
     case_file.with_file_name(format!("{id}{TRACE_SUFFIX}"))
 }
 
-/// Reads and parses a trace file, added to `db` so its diagnostics show the line.
+/// Reads and parses a golden trace (or a run's trace that must carry no labels), added
+/// to `db` so its diagnostics show the line: a `violates` label is an error in it.
 pub fn read_trace(db: &mut SourceDb, path: &Path) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
     read_with(db, path, trace::parse)
 }
 
-/// Reads and parses a counter-example: its events and its labels.
+/// Reads and parses any trace file: its events, and its `violates` labels (a
+/// counter-example's; a run's or a golden trace has none). `casec replay` reads every
+/// trace with it, so it replays whatever `casec verify` reads, counter-examples
+/// included (their labels grade nothing in a result record).
 pub fn read_counter(
     db: &mut SourceDb,
     path: &Path,

@@ -12,6 +12,7 @@ is `$CASEC`, else `target/debug/casec`.
 """
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -224,3 +225,96 @@ def test_a_normal_not_found_is_no_error_and_each_result_is_sent_once(tmp_path):
     assert verify["status"] == "not_found", verify
     read = answers["read"].content[0].text
     assert "zzz-unlikely" not in read, read
+
+
+HARNESS = "casec/harness"
+HARNESS_CALLS = [
+    ("sandbox.ask", {"question": "Do you mean the evening dose?", "followup": 1}),
+    ("sandbox.question", {"question": "Shall I tell anyone?"}),
+    ("sandbox.user", {"content": "Thanks."}),
+    ("sandbox.reply", {"content": "No reminder was created."}),
+    ("sandbox.end", {}),
+]
+
+
+def sdk_warnings(caplog):
+    """Every record logged at WARNING or above (the SDK's session logs under the name
+    `client`, so no logger is left out)."""
+    return [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_a_harness_declaring_the_capability_calls_every_harness_tool_without_a_warning(tmp_path, caplog):
+    """With `casec/harness` declared (the SDK's `extensions=`), the harness tools are
+    listed, marked harness-only, after the case's tools; the SDK validates each result
+    against its output schema and logs nothing; after `sandbox.end`, any call is a tool
+    error result, not an exception."""
+    caplog.set_level(logging.DEBUG)
+    got = {}
+
+    async def session():
+        params = StdioServerParameters(command=CASEC, args=serve_args(tmp_path), cwd=str(ROOT))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write, extensions={HARNESS: {}}) as client:
+                init = await client.initialize()
+                got["capabilities"] = init.capabilities.experimental
+                listed = (await client.list_tools()).tools
+                got["listed"] = listed
+                got["results"] = [await client.call_tool(name, args) for name, args in HARNESS_CALLS]
+                got["after"] = [
+                    await client.call_tool("sandbox.reply", {"content": "late"}),
+                    await client.call_tool("read_records", READ_REMINDERS),
+                ]
+
+    anyio.run(session)
+
+    assert got["capabilities"] == {HARNESS: {}}
+    names = [t.name for t in got["listed"]]
+    harness = [t for t in got["listed"] if HARNESS in (t.meta or {})]
+    model = [t for t in got["listed"] if HARNESS not in (t.meta or {})]
+    assert sorted(t.name for t in harness) == sorted(name for name, _ in HARNESS_CALLS)
+    assert names[: len(model)] == [t.name for t in model], "the case's tools come first"
+    assert not any(t.name.startswith("sandbox.") for t in model)
+    for tool in harness:
+        assert tool.meta[HARNESS]["harnessOnly"] is True
+        assert tool.output_schema and tool.output_schema["type"] == "object", tool
+        assert tool.input_schema["additionalProperties"] is False, tool
+    for (name, _), result in zip(HARNESS_CALLS, got["results"]):
+        assert not result.is_error, (name, result)
+        assert result.structured_content is not None, (name, result)
+    assert got["results"][0].structured_content["reply"]
+    assert got["results"][-1].structured_content["case_id"] == CASE
+    for result in got["after"]:
+        assert result.is_error, result
+        text = json.loads(result.content[0].text)
+        assert text["error"] == "SESSION_ENDED" and "new session" in text["message"], text
+    assert sdk_warnings(caplog) == [], [r.getMessage() for r in sdk_warnings(caplog)]
+    # The events before the end are the trace; nothing after it was recorded.
+    assert [e["type"] for e in trace_lines(tmp_path)] == ["asked", "question", "user", "reply"]
+
+
+def test_without_the_capability_the_model_is_never_shown_the_harness_tools(tmp_path, caplog):
+    """A harness that hands `tools/list` to its model (no capability declared) lists only
+    the case's tools; the harness tools still answer when called (and the SDK warns that
+    it cannot validate them: what the capability is for)."""
+    caplog.set_level(logging.DEBUG)
+    got = {}
+
+    async def session():
+        params = StdioServerParameters(command=CASEC, args=serve_args(tmp_path), cwd=str(ROOT))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as client:
+                init = await client.initialize()
+                got["capabilities"] = init.capabilities.experimental
+                got["listed"] = [t.name for t in (await client.list_tools()).tools]
+                got["end"] = await client.call_tool("sandbox.end", {})
+                got["after"] = await client.call_tool("get_clock", {})
+
+    anyio.run(session)
+
+    assert got["capabilities"] is None
+    assert got["listed"] == ["get_clock", "read_records", "verify_record", "write_record"]
+    assert got["end"].structured_content["case_id"] == CASE
+    assert got["after"].is_error
+    assert "SESSION_ENDED" in got["after"].content[0].text
+    warned = [r.getMessage() for r in sdk_warnings(caplog)]
+    assert any("sandbox.end not listed by server" in w for w in warned), warned

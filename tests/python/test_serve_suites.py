@@ -11,6 +11,7 @@ is `$CASEC`, else `target/debug/casec`.
 """
 
 import json
+import logging
 import os
 import subprocess
 from pathlib import Path
@@ -123,19 +124,24 @@ def golden_events(trace):
     ],
     ids=["TUJ-022", "task-001"],
 )
-def test_a_harness_speaking_only_mcp_runs_ends_and_scores_a_case(tmp_path, suite, case, trace):
+def test_a_harness_speaking_only_mcp_runs_ends_and_scores_a_case(tmp_path, caplog, suite, case, trace):
     """The SDK plays the whole golden trace — calls, questions, the reply — with tool
     calls only, ends the session with `sandbox.end`, and gets the record `casec replay`
-    gives; the harness tools are never listed for the model."""
+    gives. The harness declares `casec/harness`, so the harness tools are listed (and
+    the SDK validates their results, with no warning); it gives its model the tools
+    not marked harness-only, which are the case's."""
+    caplog.set_level(logging.DEBUG)
     events = golden_events(trace)
     got = {}
 
     async def session():
         params = StdioServerParameters(command=CASEC, args=serve_args(suite, case, tmp_path), cwd=str(ROOT))
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as client:
+            async with ClientSession(read, write, extensions={"casec/harness": {}}) as client:
                 await client.initialize()
-                got["listed"] = [t.name for t in (await client.list_tools()).tools]
+                got["listed"] = [
+                    t.name for t in (await client.list_tools()).tools if "casec/harness" not in (t.meta or {})
+                ]
                 for e in events:
                     if e["type"] == "call":
                         await client.call_tool(e["tool"], e["arguments"])
@@ -154,7 +160,9 @@ def test_a_harness_speaking_only_mcp_runs_ends_and_scores_a_case(tmp_path, suite
 
     anyio.run(session)
 
-    assert not any(name.startswith("sandbox.") for name in got["listed"]), got["listed"]
+    assert got["listed"] and not any(name.startswith("sandbox.") for name in got["listed"]), got["listed"]
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert warned == [], warned
     assert got["bad"][0] and "question" in got["bad"][1]
     if any(e["type"] == "asked" for e in events):
         assert got["replies"] and all(got["replies"])

@@ -1,6 +1,7 @@
 //! Helpers shared by integration tests.
 
 pub mod case_gen;
+pub mod cli;
 pub mod files;
 pub mod machine_parts;
 pub mod tree;
