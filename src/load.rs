@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diag::{codes, Diagnostic};
-use crate::source::Role;
+use crate::source::{lexical, Role};
 use crate::source::{DiskId, Origin, SourceDb};
 
 /// The stdlib, embedded so that casec works from any directory.
@@ -374,21 +374,6 @@ pub fn parent_or_dot(path: &Path) -> &Path {
 
 fn holds_suite(dir: &Path) -> bool {
     dir.join(SUITE_FILE).is_file()
-}
-
-/// `path` with `.` and `..` resolved by its text (an absolute path).
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// `dir` as seen from `cwd`: `.`, `..`, `../..` when it is the current folder or above

@@ -7,6 +7,7 @@
 //! rescan of the file.
 
 use std::ops::Range;
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// Identifies one file inside a [`SourceDb`].
@@ -279,6 +280,22 @@ impl SourceDb {
         let f = self.file(file);
         f.lines().line_col(&f.text, offset)
     }
+}
+
+/// `path` (absolute) with `.` and `..` resolved by its text, as written: no link is
+/// followed, so the answer does not depend on the disk.
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -14,13 +14,13 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
 use serde_json::json;
 
 use super::{Diagnostic, Label, Severity};
-use crate::source::{FileId, Origin, SourceDb};
+use crate::source::{lexical, FileId, Origin, SourceDb};
 
 /// Options for terminal output. Snapshots use no colour and a fixed width.
 #[derive(Clone, Copy, Debug)]
@@ -440,16 +440,16 @@ pub fn annotation_path(name: &str) -> String {
 /// workspace; `None` when there is neither.
 fn relative_to_root(name: &str, workspace: Option<&Path>) -> Option<String> {
     let cwd = std::env::current_dir().ok()?;
-    let lexical = normalized(&cwd.join(name));
+    let written = lexical(&cwd.join(name));
     let canonical = std::fs::canonicalize(name).ok();
     let root = match workspace {
-        Some(w) => normalized(&cwd.join(w)),
-        None => git_root(&lexical).or_else(|| git_root(canonical.as_deref()?))?,
+        Some(w) => lexical(&cwd.join(w)),
+        None => git_root(&written).or_else(|| git_root(canonical.as_deref()?))?,
     };
     // As written first (a path through a symbolic link keeps its spelling), then with
     // links resolved on both sides.
     let canonical_root = std::fs::canonicalize(&root).ok();
-    let relative = lexical.strip_prefix(&root).ok().or_else(|| {
+    let relative = written.strip_prefix(&root).ok().or_else(|| {
         canonical
             .as_deref()?
             .strip_prefix(canonical_root.as_deref()?)
@@ -457,7 +457,7 @@ fn relative_to_root(name: &str, workspace: Option<&Path>) -> Option<String> {
     });
     let path = match relative {
         Some(relative) => relative.to_path_buf(),
-        None => canonical.unwrap_or(lexical),
+        None => canonical.unwrap_or(written),
     };
     Some(path.to_string_lossy().replace('\\', "/"))
 }
@@ -468,21 +468,6 @@ fn git_root(path: &Path) -> Option<PathBuf> {
     path.ancestors()
         .find(|a| a.join(".git").exists())
         .map(Path::to_path_buf)
-}
-
-/// `path` (absolute) without `.` and `..` components, read as written.
-fn normalized(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 fn escape_data(s: &str) -> String {
