@@ -48,6 +48,7 @@
 #[cfg(test)]
 extern crate self as casec;
 
+mod capped_lines;
 pub mod check;
 pub mod diag;
 pub mod driver;
@@ -65,6 +66,7 @@ pub mod runtime;
 pub mod scope;
 pub mod source;
 pub mod syntax;
+mod temp_files;
 mod unicode;
 
 use std::path::Path;

@@ -3,10 +3,13 @@
 //!
 //! A suite is a folder with a `suite.case`; every `.case` file below it (hidden
 //! folders excepted) belongs to it. Files are read in sorted path order, so nothing
-//! downstream depends on the file system's listing order. Read failures become `io`
-//! diagnostics naming the path.
+//! downstream depends on the file system's listing order. A suite may be anyone's, so
+//! it is read as data: nothing outside its folder, regular files only, within
+//! [`MAX_FILE_BYTES`] a file and [`MAX_SUITE_BYTES`] in all (docs/language.md, "Loading
+//! a suite"). Read failures and refusals become `io` (or `limit`) diagnostics naming
+//! the path.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -88,19 +91,31 @@ pub fn stdlib_sources() -> Vec<Source> {
 
 /// Every `.case` file under `dir`, sorted, hidden entries skipped, each file once.
 ///
-/// Symbolic links are followed, but a folder or file is read by one path only: a link
-/// back to a folder being read (`ln -s . x`, a loop that would never end) or to one read
-/// already, and a second link to a file read already, are reported as `io` errors naming
-/// the link and skipped. Links are followed after the real folders, in path order, so
-/// which path wins does not depend on the order the file system lists entries in.
+/// Nothing outside `dir` is read: a symbolic link whose real path lies outside it (a
+/// `.case` file, or a folder) is reported as an `io` error naming the link and skipped,
+/// and so is a `.case` entry that is not a regular file (a FIFO, a socket, a device),
+/// which would block or never end if read. Symbolic links inside `dir` are followed,
+/// but a folder or file is read by one path only: a link back to a folder being read
+/// (`ln -s . x`, a loop that would never end) or to one read already, and a second link
+/// to a file read already, are reported as `io` errors naming the link and skipped.
+/// Links are followed after the real folders, in path order, so which path wins does
+/// not depend on the order the file system lists entries in.
 pub fn case_files(dir: &Path, diags: &mut Vec<Diagnostic>) -> Vec<PathBuf> {
     let mut walk = Walk::default();
+    let mut found = Vec::new();
     match fs::canonicalize(dir) {
-        Ok(canonical) => walk.enter(dir, canonical, diags),
-        Err(e) => diags.push(io_error(dir, "cannot read folder", &e)),
+        Ok(canonical) => {
+            walk.root = canonical.clone();
+            walk.enter(dir, canonical, &mut found);
+        }
+        Err(e) => found.push(io_error(dir, "cannot read folder", &e)),
     }
-    walk.follow_links(diags);
+    walk.follow_links(&mut found);
     sort_paths(&mut walk.files);
+    // In the order of the paths they name, not the order the file system listed them.
+    let path = |d: &Diagnostic| d.path.as_deref().unwrap_or_default().as_bytes().to_vec();
+    found.sort_by(|a, b| walk_order(&path(a), &path(b)));
+    diags.extend(found);
     walk.files
 }
 
@@ -145,6 +160,8 @@ fn walk_byte(b: u8) -> u8 {
 /// The state of one folder walk: what was read, by which path.
 #[derive(Default)]
 struct Walk {
+    /// The canonical path of the folder walked: nothing outside it is read.
+    root: PathBuf,
     files: Vec<PathBuf>,
     /// Canonical folder → the path it was read by.
     dirs: HashMap<PathBuf, PathBuf>,
@@ -153,10 +170,12 @@ struct Walk {
     /// every file of a suite is looked up here, and a `PathBuf` hashes component by
     /// component.
     seen_files: HashMap<std::ffi::OsString, PathBuf, foldhash::fast::FixedState>,
-    /// Symbolic links to folders, followed once the real folders are read.
-    links: BTreeSet<PathBuf>,
-    /// Symbolic links to `.case` files, read once every folder is.
-    file_links: BTreeSet<PathBuf>,
+    /// Symbolic links to folders inside the root, with their real paths, followed once
+    /// the real folders are read.
+    links: BTreeMap<PathBuf, PathBuf>,
+    /// Symbolic links to `.case` files, with their real paths (none for a dangling
+    /// link), read once every folder is.
+    file_links: BTreeMap<PathBuf, Option<PathBuf>>,
 }
 
 impl Walk {
@@ -179,26 +198,62 @@ impl Walk {
             // The entry's own type costs no system call; only a symbolic link needs
             // more, to see where it leads.
             match entry.file_type() {
-                Ok(kind) if kind.is_symlink() => self.link(path),
+                Ok(kind) if kind.is_symlink() => self.link(path, diags),
                 Ok(kind) if kind.is_dir() => self.enter(&path, canonical.join(&name), diags),
-                Ok(_) if is_case_file(&path) => self.file(path, canonical.join(&name), diags),
+                Ok(kind) if is_case_file(&path) && kind.is_file() => {
+                    self.file(path, canonical.join(&name), diags)
+                }
+                Ok(kind) if is_case_file(&path) => diags.push(not_regular(&path, kind)),
                 Ok(_) => {}
-                Err(_) if path.is_dir() => match fs::canonicalize(&path) {
-                    Ok(target) => self.enter(&path, target, diags),
-                    Err(e) => diags.push(io_error(&path, "cannot read folder", &e)),
+                Err(_) => match fs::symlink_metadata(&path) {
+                    Ok(metadata) if metadata.is_symlink() => self.link(path, diags),
+                    Ok(metadata) if metadata.is_dir() => {
+                        self.enter(&path, canonical.join(&name), diags)
+                    }
+                    Ok(metadata) if is_case_file(&path) && metadata.is_file() => {
+                        self.file(path, canonical.join(&name), diags)
+                    }
+                    Ok(metadata) if is_case_file(&path) => {
+                        diags.push(not_regular(&path, metadata.file_type()))
+                    }
+                    Ok(_) => {}
+                    Err(e) if is_case_file(&path) => {
+                        diags.push(io_error(&path, "cannot read file", &e))
+                    }
+                    Err(_) => {}
                 },
-                Err(_) if is_case_file(&path) => self.file(path.clone(), path, diags),
-                Err(_) => {}
             }
         }
     }
 
-    /// A symbolic link, set aside: the real files and folders go first.
-    fn link(&mut self, path: PathBuf) {
-        if path.is_dir() {
-            self.links.insert(path);
-        } else if is_case_file(&path) {
-            self.file_links.insert(path);
+    /// A symbolic link, set aside: the real files and folders go first. A link whose
+    /// real path is outside the root, or that leads to something other than a folder
+    /// or a regular file, is reported; a dangling `.case` link is kept, so that reading
+    /// it reports it.
+    fn link(&mut self, path: PathBuf, diags: &mut Vec<Diagnostic>) {
+        let Ok(target) = fs::canonicalize(&path) else {
+            if is_case_file(&path) {
+                self.file_links.insert(path, None);
+            }
+            return;
+        };
+        let Ok(metadata) = fs::metadata(&target) else {
+            if is_case_file(&path) {
+                self.file_links.insert(path, None);
+            }
+            return;
+        };
+        if !metadata.is_dir() && !is_case_file(&path) {
+            return;
+        }
+        if !target.starts_with(&self.root) {
+            diags.push(outside_root(&path, metadata.is_dir()));
+        } else if metadata.is_dir() {
+            self.links.insert(path, target);
+        } else if metadata.is_file() {
+            self.file_links.insert(path, Some(target));
+        } else {
+            diags.push(not_regular(&path, metadata.file_type()));
         }
     }
 
@@ -217,22 +272,15 @@ impl Walk {
     /// Follows the links to folders, smallest path first, until none is left; then
     /// the links to files.
     fn follow_links(&mut self, diags: &mut Vec<Diagnostic>) {
-        while let Some(link) = self.links.pop_first() {
-            let canonical = match fs::canonicalize(&link) {
-                Ok(canonical) => canonical,
-                Err(e) => {
-                    diags.push(io_error(&link, "cannot read folder", &e));
-                    continue;
-                }
-            };
+        while let Some((link, canonical)) = self.links.pop_first() {
             match self.dirs.get(&canonical) {
                 Some(first) => diags.push(already_read(&link, first, "folder")),
                 None => self.enter(&link, canonical, diags),
             }
         }
-        for link in std::mem::take(&mut self.file_links) {
+        for (link, canonical) in std::mem::take(&mut self.file_links) {
             // A dangling link is read like a file, so that reading it reports it.
-            let canonical = fs::canonicalize(&link).unwrap_or_else(|_| link.clone());
+            let canonical = canonical.unwrap_or_else(|| link.clone());
             self.file(link, canonical, diags);
         }
     }
@@ -254,46 +302,134 @@ fn already_read(link: &Path, first: &Path, what: &str) -> Diagnostic {
     )
     .at_path(display(link))
     .help(format!(
-        "remove the link, or point it outside the suite: each {what} is read once, by one path"
+        "remove the link: each {what} of the suite is read once, by one path"
     ))
 }
 
 /// Suites with fewer files than this are read on the calling thread.
 const PARALLEL_FROM_FILES: usize = 256;
 
+/// The largest source file casec reads: 256 MiB.
+///
+/// The largest suite the benchmarks build, 100,000 cases, is 161 MB in 100,001 files of
+/// at most 12 KB; a one-file suite of 256 MiB would hold some 160,000 Tujora cases. A
+/// file beyond the cap is refused before it is read (a `/dev/zero` is refused as a
+/// device), so a 1 GB string cannot reach the parser; one string at the cap takes about
+/// ten times its size to check (2.6 GB; its words are indexed for the leak rule).
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// The most a suite's files may hold in all: 1 GiB, six times the 161 MB of the largest
+/// benchmark suite (which `casec check` holds in 1 GB). A suite beyond it is refused
+/// before a byte of it is read. A master holds a whole suite in one file: `casec
+/// import` reads one of up to this size too ([`read_master`]; the master of the
+/// 100,000-case suite is 398 MB).
+pub const MAX_SUITE_BYTES: u64 = 1 << 30;
+
 /// Reads the files of the suite at `root`.
 pub fn suite_sources(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<Source> {
+    suite_files(root, diags)
+        .into_iter()
+        .map(|(_, source)| source)
+        .collect()
+}
+
+/// Reads the files of the suite at `root`, each with its path; none when together
+/// they hold more than [`MAX_SUITE_BYTES`] (one `limit` error, naming the file at which
+/// they pass it, says so).
+pub fn suite_files(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<(PathBuf, Source)> {
     let suite_file = root.join(SUITE_FILE);
     let paths = case_files(root, diags);
-    let read = crate::parallel::map(&paths, paths.len() >= PARALLEL_FROM_FILES, |path| {
-        let role = if *path == suite_file {
+    let parallel = paths.len() >= PARALLEL_FROM_FILES;
+    // Every file is looked at before any is read: a suite past the cap is refused
+    // without a byte of it read.
+    let looked = crate::parallel::map(&paths, parallel, |path| look(path, MAX_FILE_BYTES));
+    let sizes = looked.iter().map(|l| *l.as_ref().unwrap_or(&0));
+    if let Some(refused) = past_suite_cap(&paths, sizes) {
+        diags.push(refused);
+        return Vec::new();
+    }
+    let looked: Vec<(&PathBuf, Result<u64, Unread>)> = paths.iter().zip(looked).collect();
+    let read = crate::parallel::map(&looked, parallel, |(path, looked)| {
+        let role = if **path == suite_file {
             Role::SuiteFile
         } else {
             Role::Member
         };
-        read_source(path, role)
+        match looked {
+            Ok(_) => match read_looked(path, MAX_FILE_BYTES) {
+                Ok((bytes, disk)) => source_of(path, role, bytes, disk),
+                Err(unread) => Err(unread.diagnostic(path)),
+            },
+            Err(unread) => Err(unread.diagnostic(path)),
+        }
     });
-    read.into_iter()
-        .filter_map(|result| result.map_err(|d| diags.push(d)).ok())
+    drop(looked);
+    // Files that grew since they were looked at: what was read decides again.
+    let sizes = read
+        .iter()
+        .map(|r| r.as_ref().map_or(0, |s| s.text.len() as u64));
+    if let Some(refused) = past_suite_cap(&paths, sizes) {
+        diags.push(refused);
+        return Vec::new();
+    }
+    paths
+        .into_iter()
+        .zip(read)
+        .filter_map(|(path, read)| read.map_err(|d| diags.push(d)).ok().map(|s| (path, s)))
         .collect()
 }
 
-pub fn read(path: &Path, role: Role, diags: &mut Vec<Diagnostic>) -> Option<Source> {
-    read_source(path, role).map_err(|d| diags.push(d)).ok()
+/// The `limit` error of a suite whose files, of `sizes` in the order of `paths`, hold
+/// more than [`MAX_SUITE_BYTES`]: at the file where they pass it.
+fn past_suite_cap(paths: &[PathBuf], sizes: impl Iterator<Item = u64>) -> Option<Diagnostic> {
+    let mut total = 0u64;
+    let mut passed_at = None;
+    for (path, size) in paths.iter().zip(sizes) {
+        total += size;
+        if total > MAX_SUITE_BYTES && passed_at.is_none() {
+            passed_at = Some(path);
+        }
+    }
+    passed_at.map(|path| suite_too_large(path, total))
 }
 
-fn read_source(path: &Path, role: Role) -> Result<Source, Diagnostic> {
-    match read_with_identity(path) {
-        Ok((bytes, disk)) => match String::from_utf8(bytes) {
-            Ok(text) => Ok(Source {
-                name: display(path),
-                text: text.into(),
-                role,
-                disk,
-            }),
-            Err(e) => Err(not_utf8(&display(path), &e)),
-        },
-        Err(e) => Err(io_error(path, "cannot read file", &e)),
+/// Reads one source file, as [`read_bytes`] does.
+pub fn read(path: &Path, role: Role, diags: &mut Vec<Diagnostic>) -> Option<Source> {
+    read_source(path, role, MAX_FILE_BYTES)
+        .map_err(|d| diags.push(d))
+        .ok()
+}
+
+/// Reads a master JSON (or JSON Lines) file to import: a whole suite in one file, so
+/// within [`MAX_SUITE_BYTES`] rather than [`MAX_FILE_BYTES`].
+pub fn read_master(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Source> {
+    read_source(path, Role::Member, MAX_SUITE_BYTES)
+        .map_err(|d| diags.push(d))
+        .ok()
+}
+
+fn read_source(path: &Path, role: Role, cap: u64) -> Result<Source, Diagnostic> {
+    let read = look(path, cap).and_then(|_| read_looked(path, cap));
+    match read {
+        Ok((bytes, disk)) => source_of(path, role, bytes, disk),
+        Err(unread) => Err(unread.diagnostic(path)),
+    }
+}
+
+fn source_of(
+    path: &Path,
+    role: Role,
+    bytes: Vec<u8>,
+    disk: Option<DiskId>,
+) -> Result<Source, Diagnostic> {
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(Source {
+            name: display(path),
+            text: text.into(),
+            role,
+            disk,
+        }),
+        Err(e) => Err(not_utf8(&display(path), &e)),
     }
 }
 
@@ -305,17 +441,185 @@ pub fn not_utf8(name: &str, error: &std::string::FromUtf8Error) -> Diagnostic {
         .help("save the file as UTF-8")
 }
 
-/// A file's bytes and which file it is, as `fs::read` reads them: the size for the
-/// buffer and the identity come from one `fstat` of the open file.
-fn read_with_identity(path: &Path) -> std::io::Result<(Vec<u8>, Option<DiskId>)> {
+/// Why a file was not read.
+#[derive(Debug)]
+pub enum Unread {
+    Io(std::io::Error),
+    /// A FIFO, a socket or a device: reading it could block, or never end.
+    NotRegular(fs::FileType),
+    /// More than the cap (the second number): the size, or as much as was read before
+    /// the cap.
+    TooLarge(u64, u64),
+}
+
+impl Unread {
+    /// The diagnostic of a file at `path` left unread.
+    pub fn diagnostic(&self, path: &Path) -> Diagnostic {
+        match self {
+            Unread::Io(e) => io_error(path, "cannot read file", e),
+            Unread::NotRegular(kind) => not_regular(path, *kind),
+            Unread::TooLarge(size, cap) => file_too_large(path, *size, *cap),
+        }
+    }
+}
+
+/// A file's bytes and which file it is, when it is a regular file of at most
+/// [`MAX_FILE_BYTES`].
+///
+/// The path's type is looked at before it is opened (a device is never opened), the
+/// file is opened without blocking (a FIFO put in its place meanwhile does not block
+/// the open) and its type and size are taken again from the open file, which is read
+/// through a reader that stops past the cap (a file growing as it is read, or one that
+/// does not know its size, cannot fill memory). The identity comes from that `fstat`.
+pub fn read_bytes(path: &Path) -> Result<(Vec<u8>, Option<DiskId>), Unread> {
+    look(path, MAX_FILE_BYTES)?;
+    read_looked(path, MAX_FILE_BYTES)
+}
+
+/// The size of the file at `path`, when it is a regular file of at most `cap` bytes.
+fn look(path: &Path, cap: u64) -> Result<u64, Unread> {
+    let metadata = fs::metadata(path).map_err(Unread::Io)?;
+    regular_within_cap(&metadata, cap)?;
+    Ok(metadata.len())
+}
+
+/// [`read_bytes`] of a file [`look`] accepted, within `cap`.
+fn read_looked(path: &Path, cap: u64) -> Result<(Vec<u8>, Option<DiskId>), Unread> {
     use std::io::Read;
-    let mut file = fs::File::open(path)?;
-    let metadata = file.metadata()?;
+    let mut file = open_without_blocking(path).map_err(Unread::Io)?;
+    let metadata = file.metadata().map_err(Unread::Io)?;
+    regular_within_cap(&metadata, cap)?;
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    // Through `take`: `File::read_to_end` would `fstat` the file again to size the
-    // buffer that is sized already.
-    (&mut file).take(u64::MAX).read_to_end(&mut bytes)?;
+    // Through `take`: the cap, and `File::read_to_end` would `fstat` the file again to
+    // size the buffer that is sized already.
+    (&mut file)
+        .take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(Unread::Io)?;
+    if bytes.len() as u64 > cap {
+        return Err(Unread::TooLarge(bytes.len() as u64, cap));
+    }
     Ok((bytes, DiskId::of(&metadata)))
+}
+
+fn regular_within_cap(metadata: &fs::Metadata, cap: u64) -> Result<(), Unread> {
+    if !metadata.is_file() {
+        Err(Unread::NotRegular(metadata.file_type()))
+    } else if metadata.len() > cap {
+        Err(Unread::TooLarge(metadata.len(), cap))
+    } else {
+        Ok(())
+    }
+}
+
+/// Opens `path` for reading with `O_NONBLOCK`, which only changes how a FIFO or a
+/// device opens: at once, instead of waiting for a writer.
+#[cfg(unix)]
+fn open_without_blocking(path: &Path) -> std::io::Result<fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    Ok(fs::File::from(rustix::fs::open(
+        path,
+        flags,
+        Mode::empty(),
+    )?))
+}
+
+#[cfg(not(unix))]
+fn open_without_blocking(path: &Path) -> std::io::Result<fs::File> {
+    fs::File::open(path)
+}
+
+/// What a file that is not a regular one is, in words.
+fn kind_of(kind: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO (named pipe)";
+        } else if kind.is_socket() {
+            return "a socket";
+        } else if kind.is_char_device() || kind.is_block_device() {
+            return "a device";
+        }
+    }
+    if kind.is_dir() {
+        "a folder"
+    } else {
+        "something else"
+    }
+}
+
+/// A `.case` entry (or what a link leads to) that is not a regular file.
+fn not_regular(path: &Path, kind: fs::FileType) -> Diagnostic {
+    Diagnostic::error(
+        codes::IO,
+        format!("{}, not a regular file: not read", kind_of(kind)),
+    )
+    .at_path(display(path))
+    .help("sources are regular files: reading a FIFO or a device could block or never end")
+}
+
+/// A symbolic link in a suite whose real path lies outside the suite folder.
+fn outside_root(link: &Path, to_folder: bool) -> Diagnostic {
+    let what = if to_folder { "folder" } else { "file" };
+    Diagnostic::error(
+        codes::IO,
+        format!("symbolic link to a {what} outside the suite folder: not read"),
+    )
+    .at_path(display(link))
+    .help(format!(
+        "casec reads only what lies inside the folder it checks: copy the {what} into the suite, or check it where it lies"
+    ))
+}
+
+fn file_too_large(path: &Path, size: u64, cap: u64) -> Diagnostic {
+    let help = match cap {
+        MAX_FILE_BYTES => {
+            "split it into several files of the suite (cases go in files of their own)"
+        }
+        _ => "split the suite it holds into several suites",
+    };
+    Diagnostic::error(
+        codes::LIMIT,
+        format!(
+            "this file holds {}, more than the {} casec reads of one file: not read",
+            bytes_in_words(size),
+            bytes_in_words(cap)
+        ),
+    )
+    .at_path(display(path))
+    .help(help)
+}
+
+/// The suite's files hold `total` bytes, more than [`MAX_SUITE_BYTES`]; `path` is the
+/// file at which they pass it.
+fn suite_too_large(path: &Path, total: u64) -> Diagnostic {
+    Diagnostic::error(
+        codes::LIMIT,
+        format!(
+            "the suite's files hold {}, more than the {} casec reads of one suite: none was read",
+            bytes_in_words(total),
+            bytes_in_words(MAX_SUITE_BYTES)
+        ),
+    )
+    .at_path(display(path))
+    .help("the suite passes the limit at this file: split the suite into several suites")
+}
+
+/// A size as people read it: `12 bytes`, `3.5 MiB`, `1 GiB`.
+fn bytes_in_words(bytes: u64) -> String {
+    const UNITS: [(u64, &str); 3] = [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (unit, name) in UNITS {
+        if bytes >= unit {
+            let value = bytes as f64 / unit as f64;
+            return match bytes % unit {
+                0 => format!("{} {name}", bytes / unit),
+                _ => format!("{value:.1} {name}"),
+            };
+        }
+    }
+    format!("{bytes} bytes")
 }
 
 pub fn io_error(path: &Path, what: &str, error: &std::io::Error) -> Diagnostic {

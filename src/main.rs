@@ -128,6 +128,8 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         #[command(flatten)]
+        trust: TrustArgs,
+        #[command(flatten)]
         report: ReportArgs,
     },
     /// Replay every golden trace and the do-nothing trace of a suite's cases.
@@ -135,6 +137,8 @@ enum Command {
         /// The suite folder (holding suite.case).
         #[arg(default_value = ".")]
         suite: PathBuf,
+        #[command(flatten)]
+        trust: TrustArgs,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -186,6 +190,8 @@ enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         #[command(flatten)]
+        trust: TrustArgs,
+        #[command(flatten)]
         report: ReportArgs,
     },
     /// Print the JSON Schema of the suite's run records (their keys are its shape's).
@@ -236,6 +242,8 @@ enum Command {
         /// When the session ends, write its result record to FILE.
         #[arg(long, value_name = "FILE")]
         result_out: Option<PathBuf>,
+        #[command(flatten)]
+        trust: TrustArgs,
         #[command(flatten)]
         report: ReportArgs,
     },
@@ -304,6 +312,27 @@ struct ReportArgs {
     /// Colour in human output.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+}
+
+/// Consent to run the suite's programs: the adapters its tools name (docs/security.md).
+#[derive(Args)]
+struct TrustArgs {
+    /// Run the suite's programs (the adapters its tools name). They run as you, with
+    /// your files, so give it only for a suite you trust. Without it a suite that has
+    /// adapters is refused (exit 2) before anything runs; a suite without adapters
+    /// needs no consent. See docs/security.md.
+    #[arg(long)]
+    trust: bool,
+    /// With --trust, also run programs outside the suite folder and pass them paths
+    /// outside it (an absolute path, or one that climbs out with `..`).
+    #[arg(long, requires = "trust")]
+    trust_outside: bool,
+}
+
+impl TrustArgs {
+    fn trust(&self) -> casec::runtime::trust::Trust {
+        casec::runtime::trust::Trust::from_flags(self.trust, self.trust_outside)
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -489,6 +518,7 @@ fn main() -> ExitCode {
             trace,
             suite,
             output,
+            trust,
             report,
         } => driver::replay(
             driver::ReplayArgs {
@@ -496,10 +526,15 @@ fn main() -> ExitCode {
                 trace: &trace,
                 suite: suite.as_deref(),
                 output: output.as_deref(),
+                trust: trust.trust(),
             },
             report.options(),
         ),
-        Command::Verify { suite, report } => driver::verify(&suite, report.options()),
+        Command::Verify {
+            suite,
+            trust,
+            report,
+        } => driver::verify(&suite, trust.trust(), report.options()),
         Command::Judge {
             results,
             suite,
@@ -524,8 +559,15 @@ fn main() -> ExitCode {
             suite,
             judge,
             output,
+            trust,
             report,
-        } => driver::calibrate(&suite, output.as_deref(), &judge.args(), report.options()),
+        } => driver::calibrate(
+            &suite,
+            output.as_deref(),
+            &judge.args(),
+            trust.trust(),
+            report.options(),
+        ),
         Command::Schema {
             suite,
             record,
@@ -558,6 +600,7 @@ fn main() -> ExitCode {
             case,
             trace_out,
             result_out,
+            trust,
             report,
         } => driver::serve(
             &suite,
@@ -566,6 +609,7 @@ fn main() -> ExitCode {
                 trace: trace_out.as_deref(),
                 result: result_out.as_deref(),
             },
+            trust.trust(),
             report.options(),
         ),
         Command::Import {

@@ -158,15 +158,31 @@ fn a_non_empty_output_folder_is_kept_and_nothing_else_is_written() {
 }
 
 #[test]
-fn a_jsonl_that_cannot_be_put_in_place_takes_back_the_folder() {
+fn a_jsonl_path_that_is_a_folder_stops_both_outputs() {
     let dir = scratch("rollback");
     let (out, jsonl) = (dir.join("bundles"), dir.join("taken"));
-    // A non-empty folder where the JSON Lines file should go: staging beside it works,
-    // the final rename does not.
+    // A folder where the JSON Lines file should go: refused before the folder of
+    // bundles is put in place. (A failure of the last rename is injected in the unit
+    // tests of `driver::bundle`.)
     fs::create_dir_all(jsonl.join("inside")).unwrap();
     let run = bundle_tujora(&out, &jsonl);
     assert_eq!(run.status.code(), Some(2));
     assert_eq!(names_in(&dir), ["taken"]);
+    fs::remove_dir_all(&dir).ok();
+}
+
+/// `casec bundle -o DIR --jsonl FILE` over an existing FILE: the file is replaced, and
+/// the copy of it kept until the folder was in place is gone.
+#[test]
+fn an_existing_jsonl_is_replaced_and_nothing_else_is_left() {
+    let dir = scratch("replaced");
+    let (out, jsonl) = (dir.join("bundles"), dir.join("bundles.jsonl"));
+    fs::write(&jsonl, "an earlier run\n").unwrap();
+    let run = bundle_tujora(&out, &jsonl);
+    assert_eq!(run.status.code(), Some(0));
+    assert_eq!(names_in(&dir), ["bundles", "bundles.jsonl"]);
+    let lines = fs::read_to_string(&jsonl).expect("jsonl written");
+    assert_eq!(lines.lines().count(), 100);
     fs::remove_dir_all(&dir).ok();
 }
 

@@ -131,3 +131,30 @@ fn the_samples_are_canonical_suites_that_compile_cleanly() {
         assert!(compilation.master_json().is_some(), "{path}");
     }
 }
+
+/// The VS Code extension never lets a workspace choose the program it runs: the
+/// executable setting is machine-scoped (user or remote settings only) and declared a
+/// restricted configuration of Restricted Mode, where the extension is supported.
+#[test]
+fn the_vscode_executable_is_chosen_by_the_user_never_by_a_workspace() {
+    let manifest: serde_json::Value =
+        serde_json::from_str(&read("editors/vscode/package.json")).expect("valid JSON");
+    let path = &manifest["contributes"]["configuration"]["properties"]["casec.path"];
+    assert_eq!(path["scope"], "machine");
+    let untrusted = &manifest["capabilities"]["untrustedWorkspaces"];
+    assert_eq!(untrusted["supported"], "limited");
+    assert!(untrusted["description"].is_string());
+    assert_eq!(
+        untrusted["restrictedConfigurations"],
+        serde_json::json!(["casec.path"])
+    );
+    // Every other setting is harmless from a workspace: none names a program.
+    let properties = manifest["contributes"]["configuration"]["properties"]
+        .as_object()
+        .expect("settings");
+    let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["casec.path", "casec.server.enable", "casec.trace.server"]
+    );
+}

@@ -6,6 +6,7 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::support::files::copy_dir;
 
@@ -178,4 +179,59 @@ fn a_file_that_does_not_parse_is_refused_and_left_untouched() {
 fn a_missing_path_is_a_usage_error() {
     let output = casec(&["fmt", "--check", "no/such/folder"], root());
     assert_eq!(output.status.code(), Some(2));
+}
+
+/// A case of about `bytes` bytes whose world holds records written without indentation,
+/// so that formatting changes nearly every line.
+fn unindented_case(bytes: usize) -> String {
+    let mut text = String::from("case T-1 \"Big\" {\ncategory medication\nworld {\n");
+    for i in 0.. {
+        if text.len() >= bytes {
+            break;
+        }
+        text.push_str(&format!(
+            "medication_schedules M{i} {{\nlabel \"Morning medication {i}\"\ntime \"08:00\"\n}}\n"
+        ));
+    }
+    text.push_str("}\n}\n");
+    text
+}
+
+/// `casec fmt --check` of 8 MB whose every line changes: the minimal diff would take
+/// minutes (Myers' time grows with the lines times the changes), so after a second the
+/// file is reported as one that would be reformatted, without a diff. The release build
+/// takes about a second; the debug build, more (formatting itself is slower there).
+#[test]
+fn a_diff_not_found_in_time_gives_way_to_a_would_reformat_line() {
+    let dir = scratch("huge");
+    fs::write(dir.join("big.case"), unindented_case(8 << 20)).expect("writable");
+    let started = Instant::now();
+    let check = casec(&["fmt", "--check", "big.case"], &dir);
+    let took = started.elapsed();
+    assert_eq!(check.status.code(), Some(1));
+    assert_eq!(
+        stdout(&check),
+        "would reformat big.case (no diff: not found within 1 s; `casec fmt` rewrites the file)\n"
+    );
+    assert!(took < Duration::from_secs(30), "took {took:?}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// `casec fmt --check` of a smaller file with the same changes still prints its diff.
+#[test]
+fn a_diff_found_in_time_is_printed_whole() {
+    let dir = scratch("diffed");
+    fs::write(dir.join("small.case"), unindented_case(2_000)).expect("writable");
+    let check = casec(&["fmt", "--check", "small.case"], &dir);
+    assert_eq!(check.status.code(), Some(1));
+    let diff = stdout(&check);
+    assert!(
+        diff.starts_with("--- a/small.case\n+++ b/small.case\n@@ "),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+    medication_schedules M0 {\n"),
+        "{diff}"
+    );
+    let _ = fs::remove_dir_all(&dir);
 }

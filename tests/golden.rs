@@ -12,7 +12,8 @@
 //!
 //! * `<name>.err`: every diagnostic, rendered for humans without colour at width 100
 //!   (absent when the input is clean): those of compiling and, for a suite that
-//!   compiles, those that stop its bundles and its shape's exports;
+//!   compiles, those that stop its bundles and its shape's exports, and the refusals
+//!   of the commands that would run its programs without the user's consent;
 //! * `<name>.diag.jsonl` (area `ui`): what `casec check --format json` prints, one
 //!   diagnostic object per line and the summary line; every line must also validate
 //!   against `schemas/diagnostics.schema.json`;
@@ -345,7 +346,8 @@ fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>
             }
             None => None,
         };
-        // What stops the exports the suite's shape declares.
+        // What stops the exports the suite's shape declares, and the commands that would
+        // run its programs without the user's consent.
         if let Some(suite) = compilation
             .suite
             .as_ref()
@@ -356,6 +358,9 @@ fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>
                     diagnostics.extend(stopped);
                 }
             }
+            use casec::runtime::trust::{refusals, Trust, COMMAND_LINE};
+            let refused = refusals(suite, &suite.cases, Trust::Untrusted);
+            diagnostics.extend(refused.iter().map(|r| r.diagnostic(&COMMAND_LINE)));
         }
         (compilation.db, diagnostics, master, bundles)
     };

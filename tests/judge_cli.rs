@@ -584,3 +584,36 @@ fn calibrate_reports_agreement_and_shows_an_always_met_judge_failing_the_negativ
         .iter()
         .any(|d| d["run"] != "golden" && d["expected_met"] == false));
 }
+
+/// `casec judge` and `casec report` refuse an empty result file (what a `casec serve`
+/// killed mid-session leaves at `--result-out`) with an error naming it, rather than
+/// reading it as no records; nothing is asked or written.
+#[test]
+fn an_empty_result_file_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("killed.json");
+    fs::write(&empty, "").unwrap();
+    let fake = fake_judge(approving);
+    let out = dir.path().join("judged");
+    let runs = [
+        judge(&empty, &fake, &out, &[]),
+        casec(
+            &["report", empty.to_str().unwrap(), "--suite", "cases/tujora"],
+            &[],
+        ),
+    ];
+    for run in runs {
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains("result_record"), "{stderr}");
+        assert!(stderr.contains("the file is empty"), "{stderr}");
+        assert!(stderr.contains("killed.json"), "{stderr}");
+        assert!(
+            stderr.contains("killed before its session ended"),
+            "{stderr}"
+        );
+        assert_eq!(String::from_utf8_lossy(&run.stdout), "");
+    }
+    assert_eq!(fake.requests.load(Ordering::SeqCst), 0);
+    assert!(!out.exists());
+}

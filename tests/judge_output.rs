@@ -13,7 +13,8 @@ use crate::support::cli::{casec, ok, path};
 const CASE: &str = "cases/tujora/appointments/TUJ-021.case";
 const TRACE: &str = "cases/tujora/appointments/TUJ-021.trace.jsonl";
 
-fn golden_record(dir: &Path) -> std::path::PathBuf {
+/// The record `casec replay` writes of TUJ-021's golden trace, in `dir`.
+pub(crate) fn golden_record(dir: &Path) -> std::path::PathBuf {
     let out = dir.join("TUJ-021.json");
     ok(&casec(&[
         "replay",
@@ -26,7 +27,8 @@ fn golden_record(dir: &Path) -> std::path::PathBuf {
     out
 }
 
-fn approving() -> FakeJudge {
+/// A judge that finds every check met and no critical failure committed.
+pub(crate) fn approving() -> FakeJudge {
     fake_judge::start(|header| (header["kind"] == "check", "as a golden run".into()))
 }
 

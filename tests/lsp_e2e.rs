@@ -233,3 +233,66 @@ fn a_session_with_the_binary_matches_the_golden_transcript() {
         similar::TextDiff::from_lines(&expected, &transcript).unified_diff()
     );
 }
+
+/// Runs `casec lsp` on `input` (written from a thread, so a server that answers while it
+/// reads cannot block on its output); its exit code and output.
+fn lsp_on(input: Vec<u8>) -> (Option<i32>, String) {
+    let cache = std::env::temp_dir().join(format!("casec-lsp-e2e-caps-{}", std::process::id()));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_casec"))
+        .arg("lsp")
+        .env("CASEC_CACHE_DIR", &cache)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start casec lsp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("casec lsp runs");
+    writer.join().expect("the input is written");
+    let _ = std::fs::remove_dir_all(&cache);
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+fn frame(body: &str) -> String {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+/// `casec lsp`: a header line over the 8 KiB cap is answered with a parse error and its
+/// frame skipped, and the session goes on; an endless one (16 MiB, no line break) ends
+/// the session as input that ends without `exit` does (exit 1), not with an abort.
+#[test]
+fn header_lines_over_the_cap_are_answered_or_end_the_session_cleanly() {
+    let mut input = format!("X-Long: {}\r\n", "a".repeat(10_000));
+    input.push_str(&frame(r#"{"jsonrpc":"2.0","id":7,"method":"shutdown"}"#));
+    for body in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#,
+        r#"{"jsonrpc":"2.0","method":"exit"}"#,
+    ] {
+        input.push_str(&frame(body));
+    }
+    let (code, output) = lsp_on(input.into_bytes());
+    assert_eq!(code, Some(0), "{output}");
+    let first = output.split("\r\n\r\n").nth(1).expect("an answer");
+    let first = &first[..first.find("Content-Length").unwrap_or(first.len())];
+    let first: Value = serde_json::from_str(first).expect("a JSON answer");
+    assert_eq!(first["id"], Value::Null, "{first}");
+    assert_eq!(first["error"]["code"], -32700, "{first}");
+    assert_eq!(
+        first["error"]["message"],
+        "a header line longer than 8 KiB: the frame was skipped"
+    );
+    assert!(
+        !output.contains(r#""id":7"#),
+        "the skipped frame was answered: {output}"
+    );
+
+    let (code, output) = lsp_on(vec![b'a'; 16 << 20]);
+    assert_eq!((code, output.as_str()), (Some(1), ""));
+}

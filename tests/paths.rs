@@ -1,6 +1,6 @@
 //! How commands find the suite a path belongs to, from wherever they run: relative
 //! paths inside a suite (as pre-commit passes them), the suite's `suite.case` itself,
-//! missing paths, and folders that symbolic links make loop.
+//! missing paths, folders that symbolic links make loop, and links out of the suite.
 
 use std::fs;
 use std::path::Path;
@@ -233,15 +233,49 @@ mod links {
             .contains("a file already read, as `medication/TUJ-011.case`"));
     }
 
+    /// A suite is read as data: a folder outside it, linked in, is not read (its files
+    /// could be anyone's), and the cases it held are missing.
     #[test]
-    fn a_link_to_a_folder_outside_the_suite_is_followed() {
+    fn a_link_to_a_folder_outside_the_suite_is_refused() {
         let dir = tempfile::tempdir().expect("a temp dir");
         let suite = dir.path().join("suite");
         copy_tujora(&suite);
         fs::rename(suite.join("medication"), dir.path().join("shared")).unwrap();
         symlink(dir.path().join("shared"), suite.join("medication")).unwrap();
+        for args in [
+            &["check", "--format", "json"][..],
+            &["fmt", "--check", ".", "--format", "json"],
+        ] {
+            let output = casec_bounded(&suite, args);
+            assert_eq!(
+                output.status.code(),
+                Some(2),
+                "{args:?}: {}",
+                stderr(&output)
+            );
+            let lines = json_lines(&output);
+            let refused = &lines[0];
+            assert_eq!(refused["code"], "io", "{refused}");
+            assert_eq!(refused["file"], "medication", "{refused}");
+            assert_eq!(
+                refused["message"],
+                "symbolic link to a folder outside the suite folder: not read"
+            );
+        }
+    }
+
+    /// A link between two folders of the suite is followed as before.
+    #[test]
+    fn a_link_to_a_folder_inside_the_suite_is_followed() {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let suite = dir.path().join("suite");
+        copy_tujora(&suite);
+        fs::create_dir(suite.join(".store")).unwrap();
+        fs::rename(suite.join("medication"), suite.join(".store/medication")).unwrap();
+        symlink(".store/medication", suite.join("medication")).unwrap();
         let output = casec_bounded(&suite, &["check", "--format", "json"]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert_eq!(json_lines(&output)[0]["summary"]["files"], 101);
     }
 }
 

@@ -597,3 +597,85 @@ fn a_harness_tool_refuses_unknown_and_mistyped_arguments() {
     let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
     assert_eq!(trace, "", "a refused harness call records nothing");
 }
+
+/// `casec serve`: a line longer than the 64 MiB cap is answered with an invalid request
+/// (id `null`) and skipped as it arrives, and the session goes on.
+#[test]
+fn a_line_over_the_cap_is_answered_and_the_session_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    server.send(&vec![b'x'; (64 << 20) + 1]);
+    let answer: Value = serde_json::from_str(&server.answer()).unwrap();
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("a line of more than 64 MiB"),
+        "{message}"
+    );
+    assert_eq!(server.call(2)["id"], 2, "tools still work");
+    drop(server.stdin.take());
+    assert!(server.child.wait().unwrap().success());
+}
+
+/// `casec serve`: input that ends in a line over the cap with no line break is answered,
+/// and the session ends as at any end of input, its result record written.
+#[test]
+fn an_endless_last_line_is_answered_and_the_records_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    server.call(1);
+    let stdin = server.stdin.as_mut().unwrap();
+    stdin.write_all(&vec![b'{'; (64 << 20) + 1]).unwrap();
+    drop(server.stdin.take());
+    let answer: Value = serde_json::from_str(&server.answer()).unwrap();
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    assert!(server.child.wait().unwrap().success());
+    let record: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("result.json")).unwrap())
+            .expect("a result record");
+    assert_eq!(record["tool_trace"].as_array().unwrap().len(), 1);
+}
+
+/// `casec serve`: JSON that cannot be read as data gets a parse error with id `null`
+/// that itself parses, never an echo of an id no JSON parser reads, nor "a JSON-RPC
+/// message is an object"; `"arguments": null` is a call without arguments.
+#[test]
+fn unreadable_json_rpc_gets_parse_errors_and_null_arguments_are_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path());
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"a":{}{}}}}}"#,
+        "[".repeat(500),
+        "]".repeat(500)
+    );
+    for (line, says) in [
+        (
+            r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#,
+            "parse error: the id holds a `\\u` escape of half a UTF-16 surrogate pair",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+            "parse error: duplicate field `id`",
+        ),
+        (
+            deep.as_str(),
+            "parse error: arrays or objects nested more than 128 deep",
+        ),
+    ] {
+        server.send(line.as_bytes());
+        let answer: Value = serde_json::from_str(&server.answer()).expect("an answer that parses");
+        assert_eq!(answer["id"], Value::Null, "{answer}");
+        assert_eq!(answer["error"]["code"], -32700, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with(says), "{message}");
+    }
+    server.send(br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_clock","arguments":null}}"#);
+    let answer: Value = serde_json::from_str(&server.answer()).unwrap();
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    drop(server.stdin.take());
+    assert!(server.child.wait().unwrap().success());
+    let trace = std::fs::read_to_string(dir.path().join("trace.jsonl")).unwrap();
+    let event: Value = serde_json::from_str(trace.trim()).unwrap();
+    assert_eq!(event["arguments"], json!({}), "{trace}");
+}

@@ -9,6 +9,7 @@
 use casec::model::{Case, Suite};
 use casec::runtime::replay::{findings, run};
 use casec::runtime::trace;
+use casec::runtime::trust::Trust;
 use casec::runtime::Runtime;
 use casec::source::FileId;
 use casec::Compilation;
@@ -217,9 +218,11 @@ fn case(id: &str) -> &'static Case {
         .expect("the case")
 }
 
+/// A sandbox of case `id` whose adapter programs the user trusts (tests/trust.rs tests
+/// the consent itself).
 fn runtime(id: &str) -> Runtime<'static> {
     let case = case(id);
-    Runtime::new(suite(), case, case.sandbox.as_ref().expect("a world"))
+    Runtime::new(suite(), case, case.sandbox.as_ref().expect("a world")).trusting(Trust::Suite)
 }
 
 fn status(result: &Json) -> &str {

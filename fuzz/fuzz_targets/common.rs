@@ -23,6 +23,22 @@ pub fn tujora() -> &'static Compilation {
     })
 }
 
+/// A Tujora case with a world and its sandbox, picked by `pick` among them all.
+pub fn tujora_world(
+    pick: u8,
+) -> (
+    &'static casec::model::Case,
+    &'static casec::model::expect::Sandbox,
+) {
+    let suite = tujora().suite.as_ref().expect("Tujora resolves");
+    let worlds: Vec<_> = suite
+        .cases
+        .iter()
+        .filter_map(|c| Some((c, c.sandbox.as_ref()?)))
+        .collect();
+    worlds[usize::from(pick) % worlds.len()]
+}
+
 /// The text of Tujora's suite file.
 pub fn tujora_suite_file() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();
@@ -49,7 +65,11 @@ pub fn assert_sound(diagnostics: &[Diagnostic], db: &SourceDb) {
         let human = render::human(d, db, HumanStyle::PLAIN);
         assert!(human.contains(d.code), "{human}");
         // Capped: a diagnostic stays small whatever the input.
-        assert!(human.len() < 64 * 1024, "{} bytes of diagnostic", human.len());
+        assert!(
+            human.len() < 64 * 1024,
+            "{} bytes of diagnostic",
+            human.len()
+        );
         let json: serde_json::Value =
             serde_json::from_str(&render::json_line(d, db)).expect("a JSON diagnostic");
         assert_eq!(json["code"], d.code);

@@ -19,6 +19,14 @@ fuzz_target!(|data: &[u8]| {
     };
     let again = format_source(FileId(0), &formatted).expect("formatted text formats");
     assert_eq!(again, formatted, "not idempotent");
-    assert_eq!(tree::shape(text), tree::shape(&formatted), "the tree changed");
-    assert_eq!(tree::tokens(text), tree::tokens(&formatted), "a token or comment moved");
+    assert_eq!(
+        tree::shape(text),
+        tree::shape(&formatted),
+        "the tree changed"
+    );
+    assert_eq!(
+        tree::tokens(text),
+        tree::tokens(&formatted),
+        "a token or comment moved"
+    );
 });

@@ -24,12 +24,7 @@ fuzz_target!(|data: &[u8]| {
         Err(diagnostics) => return common::assert_sound(&diagnostics, &db),
     };
     let suite = common::tujora().suite.as_ref().expect("Tujora resolves");
-    let worlds: Vec<_> = suite
-        .cases
-        .iter()
-        .filter_map(|c| Some((c, c.sandbox.as_ref()?)))
-        .collect();
-    let (case, sandbox) = worlds[usize::from(pick) % worlds.len()];
+    let (case, sandbox) = common::tujora_world(pick);
     let record = replay_text(suite, case, sandbox, &events);
     let _: serde_json::Value = serde_json::from_str(&record).expect("a JSON result record");
 });

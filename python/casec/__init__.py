@@ -9,10 +9,31 @@
 >>> session.end()["outcome"]
 'FAIL'
 
+A suite whose tools run programs of its own (adapters) runs them only when loaded with
+``casec.load(path, trust=True)``: they run as you (docs/security.md).
+
 The Inspect AI task ``casec/suite`` and the smoke models ``casec/golden`` and
 ``casec/idle`` live in :mod:`casec.inspect` (they need ``inspect-ai``); see docs/python.md.
 """
 
-from ._casec import CompileError, Session, Suite, __version__, agreement, load, parse_verdict
+from ._casec import (
+    CompileError,
+    Session,
+    Suite,
+    TrustError,
+    __version__,
+    agreement,
+    load,
+    parse_verdict,
+)
 
-__all__ = ["CompileError", "Session", "Suite", "__version__", "agreement", "load", "parse_verdict"]
+__all__ = [
+    "CompileError",
+    "Session",
+    "Suite",
+    "TrustError",
+    "__version__",
+    "agreement",
+    "load",
+    "parse_verdict",
+]

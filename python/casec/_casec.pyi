@@ -124,8 +124,15 @@ class CompileError(Exception):
 
     diagnostics: list[Diagnostic]
 
-def load(path: Union[str, PathLike[str]]) -> Suite:
-    """Compiles the suite folder at (or above) ``path``; raises CompileError on errors."""
+class TrustError(PermissionError):
+    """A suite's programs (its tools' adapters) the user has not allowed to run; nothing ran."""
+
+def load(
+    path: Union[str, PathLike[str]], *, trust: bool = False, trust_outside: bool = False
+) -> Suite:
+    """Compiles the suite folder at (or above) ``path``; raises CompileError on errors.
+    ``trust`` lets the suite's programs run (sessions, replays, labelled runs start them);
+    ``trust_outside``, with ``trust``, lets them be or reach outside the suite folder."""
 
 def parse_verdict(content: str) -> dict[str, JSON]:
     """The verdict (``met``, ``reason``) in a judge's message text; ValueError with what is wrong otherwise (fail closed)."""
@@ -138,6 +145,14 @@ class Suite:
     def name(self) -> str: ...
     @property
     def root(self) -> Path: ...
+    @property
+    def trust(self) -> bool:
+        """Whether the suite was loaded with ``trust=True``: its programs may run."""
+    @property
+    def trust_outside(self) -> bool:
+        """Whether the suite was loaded with ``trust_outside=True`` as well."""
+    def check_trust(self, case_ids: Optional[list[str]] = None) -> None:
+        """Raises TrustError when the programs of these cases (every case by default) may not run."""
     @property
     def case_ids(self) -> list[str]: ...
     @property
@@ -160,13 +175,13 @@ class Suite:
         model: Optional[str] = None,
         run_id: Optional[str] = None,
     ) -> dict[str, JSON]:
-        """The result record of a trace (``Session.trace``'s events) replayed in a fresh sandbox: ``casec replay``'s; ``model`` and ``run_id`` name who made the run."""
+        """The result record of a trace (``Session.trace``'s events) replayed in a fresh sandbox: ``casec replay``'s; ``model`` and ``run_id`` name who made the run; TrustError for programs the suite may not run."""
     def case(self, case_id: str) -> CaseInfo:
         """Evaluator-side facts of a case: category, follow-ups, checks and critical failures."""
     def session(
         self, case_id: str, model: Optional[str] = None, run_id: Optional[str] = None
     ) -> Session:
-        """A fresh sandbox of a case (KeyError for an unknown id, ValueError without a world); ``model`` and ``run_id`` name who makes the run, for its record."""
+        """A fresh sandbox of a case (KeyError for an unknown id, ValueError without a world, TrustError for programs the suite may not run); ``model`` and ``run_id`` name who makes the run, for its record."""
     def judge_requests(
         self, record: dict[str, JSON], model: str = "judge", seed: int = 0
     ) -> list[JudgeRequest]:
@@ -180,7 +195,7 @@ class Suite:
     ) -> dict[str, JSON]:
         """The record with the judgements written in, its outcome recomputed and a ``judgements`` key."""
     def labelled_runs(self) -> list[LabelledRun]:
-        """Golden traces and labelled counter-examples, replayed, with the verdict each label expects."""
+        """Golden traces and labelled counter-examples, replayed, with the verdict each label expects (TrustError for programs the suite may not run)."""
 
 class Session:
     @property
@@ -189,7 +204,7 @@ class Session:
     def tools(self) -> list[Tool]:
         """The case's tools exactly as ``casec serve`` lists them for MCP ``tools/list``."""
     def call(self, name: str, arguments: Optional[dict[str, JSON]] = None) -> dict[str, JSON]:
-        """Runs a tool call; the tool's result (``status``: ok, not_found or error)."""
+        """Runs a tool call; the tool's result (``status``: ok, not_found or error). Waits for a suite's program with the GIL released."""
     def ask(self, question: str, followup: Optional[int] = None) -> str:
         """A clarifying question: the scripted follow-up's reply (the given one, else the next unasked), else the unscripted reply."""
     def question(self, question: str) -> str:

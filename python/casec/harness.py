@@ -5,6 +5,11 @@ Run it with::
 
     inspect eval casec/suite -T path=cases/tujora [-T cases=TUJ-001,TUJ-002] --model M
 
+A suite whose tools run programs of its own (adapters) runs only with ``-T trust=true``
+(and ``-T trust_outside=true`` for programs and paths outside the suite folder): they
+run as you (docs/security.md). A tool call waits for its program in a worker thread, so
+the other samples go on meanwhile.
+
 Pieces a custom task can reuse: :func:`case_samples`, :func:`casec_setup` (opens the
 sample's session, adds the case's system message and offers its tools; the task runs it
 whatever the solver), :class:`CaseTools` (the same tools as a ``ToolSource``, for agents
@@ -24,10 +29,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional, Union
 
+import anyio
 from inspect_ai import Task, task
 from inspect_ai.agent import Agent, agent
 from inspect_ai.agent import react as inspect_react
@@ -69,7 +76,18 @@ CASE_FILE_KEY = "casec:case_file"
 TRACE_KEY = "casec:trace"
 RUN_KEY = "casec:run"
 
-_SESSIONS: dict[str, tuple[Suite, Session]] = {}
+
+@dataclass
+class _Live:
+    """A sample's suite and live session, and the lock that runs its tool calls one at
+    a time, in the order the model made them, each in a worker thread."""
+
+    suite: Suite
+    session: Session
+    calls: anyio.Lock = field(default_factory=anyio.Lock)
+
+
+_SESSIONS: dict[str, _Live] = {}
 
 logger = logging.getLogger(__name__)
 
@@ -87,8 +105,29 @@ class RunIds(Hooks):
 
 
 @lru_cache(maxsize=8)
-def _suite(path: str) -> Suite:
-    return load(path)
+def _suite(path: str, trust: bool = False, trust_outside: bool = False) -> Suite:
+    return load(path, trust=trust, trust_outside=trust_outside)
+
+
+def _sample_suite(state: TaskState) -> Suite:
+    """The suite of a sample, loaded with the trust its task was given."""
+    metadata = state.metadata
+    return _suite(
+        metadata["suite"], metadata.get("trust", False), metadata.get("trust_outside", False)
+    )
+
+
+def _flag(value: Union[bool, str], name: str) -> bool:
+    """A task argument that is a yes or no (``-T trust=true``; ``python -m casec eval``
+    passes it as text)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no", ""):
+        return False
+    raise ValueError(f"{name} must be true or false, not `{value}`")
 
 
 def _cases(suite: Suite, cases: Union[str, Sequence[str], None]) -> list[str]:
@@ -149,6 +188,8 @@ def case_samples(suite: Suite, case_ids: Sequence[str]) -> list[Sample]:
                 metadata={
                     "case_id": case_id,
                     "suite": str(Path(suite.root).resolve()),
+                    "trust": suite.trust,
+                    "trust_outside": suite.trust_outside,
                     "category": info["category"] or "",
                     "tags": info["tags"],
                     "case_file": str(case_file),
@@ -163,7 +204,7 @@ def _keep_trace(session: Session) -> None:
     store().set(TRACE_KEY, session.trace)
 
 
-def _current_session() -> tuple[Suite, Session]:
+def _current_session() -> _Live:
     """The suite and live session of the sample being run."""
     key = store().get(SESSION_KEY)
     live = _SESSIONS.get(key) if isinstance(key, str) else None
@@ -172,13 +213,18 @@ def _current_session() -> tuple[Suite, Session]:
     return live
 
 
-def _tool_defs(session: Session, suite: Suite) -> list[ToolDef]:
+def _tool_defs(live: _Live) -> list[ToolDef]:
+    suite, session = live.suite, live.session
     defs = []
     for spec in session.tools:
 
         def make(name: str) -> Any:
             async def execute(**kwargs: Any) -> str:
-                result = session.call(name, kwargs)
+                # A suite's program may take up to its timeout to answer: the call waits
+                # in a worker thread (the session releases the GIL), so the event loop
+                # and the other samples go on meanwhile.
+                async with live.calls:
+                    result = await anyio.to_thread.run_sync(session.call, name, kwargs)
                 _keep_trace(session)
                 return json.dumps(result, ensure_ascii=False)
 
@@ -266,19 +312,19 @@ async def close_session(state: TaskState) -> None:
 
 def open_session(state: TaskState) -> list[ToolDef]:
     """Opens the sample's sandbox session (once per sample) and gives its tools."""
-    suite = _suite(state.metadata["suite"])
+    suite = _sample_suite(state)
     live = _SESSIONS.get(state.uuid)
     if live is None:
         run = {"model": str(state.model), "run_id": _RUN_IDS.get(state.uuid, "")}
-        live = (suite, suite.session(state.metadata["case_id"], **run))
+        live = _Live(suite, suite.session(state.metadata["case_id"], **run))
         _SESSIONS[state.uuid] = live
-        session = live[1]
+        session = live.session
         sample_store = store()
         sample_store.set(SESSION_KEY, state.uuid)
         sample_store.set(CASE_FILE_KEY, state.metadata["case_file"])
         sample_store.set(RUN_KEY, run)
         _keep_trace(session)
-    return _tool_defs(live[1], suite)
+    return _tool_defs(live)
 
 
 @solver
@@ -290,7 +336,7 @@ def casec_setup() -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         state.tools.extend(d.as_tool() for d in open_session(state))
-        system = system_message(_suite(state.metadata["suite"]), state.metadata["case_id"])
+        system = system_message(_sample_suite(state), state.metadata["case_id"])
         if system is not None:
             state.messages.insert(0, system)
         return state
@@ -303,8 +349,7 @@ class CaseTools(ToolSource):
     their tools when they are built (``react(tools=[CaseTools()])``)."""
 
     async def tools(self) -> list[Tool]:
-        suite, session = _current_session()
-        return [d.as_tool() for d in _tool_defs(session, suite)]
+        return [d.as_tool() for d in _tool_defs(_current_session())]
 
 
 @agent(name="react")
@@ -581,20 +626,25 @@ def _offered_case_tools(session_tools: set[str]) -> bool:
         not_tested_rate(),
     ]
 )
-def casec_scorer() -> Scorer:
+def casec_scorer(
+    trust: Union[bool, str] = False, trust_outside: Union[bool, str] = False
+) -> Scorer:
     """Grades the sample's session: records the final reply, ends the session and
     scores its result record (the machine verdicts, and the review items judged by the
     ``grader`` model role when one is given, else they stay pending and the case is
     undecided). A stored log is re-graded (``inspect score``) by replaying the trace
-    the sample's store kept: the same record, graded with today's grader."""
+    the sample's store kept: the same record, graded with today's grader. Replaying a
+    suite whose tools run programs of its own needs the user's consent again
+    (``-S trust=true``, and ``-S trust_outside=true``): it is never taken from the log."""
+    replay_trust = (_flag(trust, "trust"), _flag(trust_outside, "trust_outside"))
 
     async def score(state: TaskState, target: Target) -> Score:
-        suite = _suite(state.metadata["suite"])
         case_id = state.metadata["case_id"]
         live = _SESSIONS.pop(state.uuid, None)
         _RUN_IDS.pop(state.uuid, None)
+        suite = live.suite if live is not None else _suite(state.metadata["suite"], *replay_trust)
         if live is not None:
-            session = live[1]
+            session = live.session
             if session.tools and not _offered_case_tools({t["name"] for t in session.tools}):
                 raise RuntimeError(
                     f"{case_id}: the solver never offered the case's tools to the model. "
@@ -652,6 +702,8 @@ def suite(
     cases: Union[str, list[str], None] = None,
     agent: str = "generate",
     message_limit: int = 60,
+    trust: Union[bool, str] = False,
+    trust_outside: Union[bool, str] = False,
 ) -> Task:
     """A casec suite as an Inspect task: one sample per case with a world.
 
@@ -661,13 +713,22 @@ def suite(
       agent: ``generate`` (generate with the case's tools until the model stops calling
         them) or ``react`` (Inspect's ReAct agent, whose ``submit`` answer is the reply).
       message_limit: Messages per sample at most.
+      trust: Let the suite's programs (its tools' adapters) run: they run as you, so
+        give it only for a suite you trust. A suite with programs is refused without it
+        (``TrustError``); a suite without them needs none.
+      trust_outside: With ``trust``, also programs and paths outside the suite folder.
     """
-    loaded = _suite(str(Path(path).resolve()))
+    loaded = _suite(
+        str(Path(path).resolve()), _flag(trust, "trust"), _flag(trust_outside, "trust_outside")
+    )
     # A suite with errors does not load; its warnings would go unseen under Inspect.
     for diagnostic in loaded.diagnostics:
         where = f"{diagnostic.get('file')}:{diagnostic.get('line')}"
         logger.warning(f"casec: {where}: {diagnostic.get('code')}: {diagnostic.get('message')}")
-    samples = case_samples(loaded, _cases(loaded, cases))
+    selected = _cases(loaded, cases)
+    # Refused before any sample runs, as `casec verify` refuses.
+    loaded.check_trust(selected)
+    samples = case_samples(loaded, selected)
     if agent == "generate":
         main: Any = generate()
     elif agent == "react":

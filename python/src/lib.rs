@@ -8,14 +8,24 @@
 //! `casec serve` answers, from the same code. The session owns an `Arc` of the compiled
 //! suite it borrows from ([`self_cell`]), so it lives as long as Python keeps it.
 //!
+//! A suite's programs (its tools' adapters) run only if it was loaded with the user's
+//! consent (`load(path, trust=True)`; `trust_outside=True` for programs and paths
+//! outside the suite folder): [`Suite::session`], [`Suite::replay`] and
+//! [`Suite::labelled_runs`] raise `TrustError` before anything runs otherwise
+//! (docs/security.md). A session waits for its programs with the GIL released, so a
+//! slow program never stalls the interpreter's other threads.
+//!
 //! Values cross the boundary as JSON: Python's `json` module turns arguments into JSON
 //! text (refusing what is not JSON, NaN included) and answers back into Python values.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyException, PyKeyError, PyPermissionError, PyRuntimeError, PyTypeError, PyValueError,
+};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use serde_json::{json, Value as Json};
@@ -29,6 +39,8 @@ use casec::model::expect::Decided;
 use casec::model::shape::{Builtin, Verdict};
 use casec::model::{Case, Suite as Model};
 use casec::runtime::serve::Session as Serving;
+use casec::runtime::trust::{refusals, Consent, Trust};
+use casec::runtime::Runtime;
 use casec::Compilation;
 
 create_exception!(
@@ -38,6 +50,21 @@ create_exception!(
     "A suite that does not compile. `.diagnostics` holds every diagnostic as a dict \
      (code, severity, message, file, line, column, help, …)."
 );
+
+create_exception!(
+    _casec,
+    TrustError,
+    PyPermissionError,
+    "A suite's programs (its tools' adapters) that the user has not allowed to run: \
+     load the suite with `casec.load(path, trust=True)` if you trust them \
+     (docs/security.md). Nothing ran."
+);
+
+/// How a Python user consents.
+const PYTHON: Consent = Consent {
+    suite: "load it with `casec.load(path, trust=True)` (the Inspect task: `-T trust=true`)",
+    outside: "load it with `trust=True, trust_outside=True` as well (the Inspect task: `-T trust_outside=true`)",
+};
 
 /// A compiled suite: its model and its bundles (case id, JSON text), in case order.
 struct Loaded {
@@ -100,9 +127,17 @@ fn to_py(py: Python<'_>, value: &Json) -> PyResult<PyObject> {
     Ok(json.call_method1("loads", (value.to_string(),))?.unbind())
 }
 
-/// Compiles the suite folder at (or above) `path` and builds its bundles.
+/// Compiles the suite folder at (or above) `path` and builds its bundles. `trust` lets
+/// the suite's programs run (its sessions, replays and labelled runs start them);
+/// `trust_outside`, with `trust`, lets them be or reach outside the suite folder.
 #[pyfunction]
-fn load(py: Python<'_>, path: PathBuf) -> PyResult<Suite> {
+#[pyo3(signature = (path, *, trust = false, trust_outside = false))]
+fn load(py: Python<'_>, path: PathBuf, trust: bool, trust_outside: bool) -> PyResult<Suite> {
+    if trust_outside && !trust {
+        return Err(PyValueError::new_err(
+            "trust_outside=True widens trust=True: give both to let the suite's programs reach outside its folder",
+        ));
+    }
     let root = casec::driver::suite_folder(&path);
     let compilation = py.allow_threads(|| Compilation::from_dir(&root));
     let diagnostics = diagnostics_json(&compilation);
@@ -155,6 +190,7 @@ fn load(py: Python<'_>, path: PathBuf) -> PyResult<Suite> {
         }),
         root,
         diagnostics,
+        trust: Trust::from_flags(trust, trust_outside),
     })
 }
 
@@ -164,6 +200,25 @@ struct Suite {
     loaded: Arc<Loaded>,
     root: PathBuf,
     diagnostics: Json,
+    /// What the user allowed the suite's programs when loading it.
+    trust: Trust,
+}
+
+impl Suite {
+    /// Raises `TrustError`, before anything runs, when the programs of `cases` are not
+    /// all allowed by the trust the suite was loaded with.
+    fn require_trust<'a>(&'a self, cases: impl IntoIterator<Item = &'a Case>) -> PyResult<()> {
+        let refused = refusals(self.loaded.model(), cases, self.trust);
+        let Some(first) = refused.first() else {
+            return Ok(());
+        };
+        let reasons: Vec<String> = refused.iter().map(|r| r.message()).collect();
+        Err(TrustError::new_err(format!(
+            "{}: {}",
+            reasons.join("; "),
+            first.help(&PYTHON)
+        )))
+    }
 }
 
 fn find_case<'a>(model: &'a Model, case_id: &str) -> PyResult<(usize, &'a Case)> {
@@ -191,6 +246,34 @@ impl Suite {
     #[getter]
     fn root(&self) -> PathBuf {
         self.root.clone()
+    }
+
+    /// Whether the suite was loaded with `trust=True`: its programs may run.
+    #[getter]
+    fn trust(&self) -> bool {
+        self.trust != Trust::Untrusted
+    }
+
+    /// Raises `TrustError` when the programs of the cases `case_ids` (every case by
+    /// default) would not all be allowed to run: what `session`, `replay` and
+    /// `labelled_runs` raise, asked before any work (the Inspect task asks it first).
+    #[pyo3(signature = (case_ids = None))]
+    fn check_trust(&self, case_ids: Option<Vec<String>>) -> PyResult<()> {
+        let model = self.loaded.model();
+        let cases = match case_ids {
+            None => model.cases.iter().collect(),
+            Some(ids) => ids
+                .iter()
+                .map(|id| find_case(model, id).map(|(_, c)| c))
+                .collect::<PyResult<Vec<_>>>()?,
+        };
+        self.require_trust(cases)
+    }
+
+    /// Whether the suite was loaded with `trust_outside=True` as well.
+    #[getter]
+    fn trust_outside(&self) -> bool {
+        self.trust == Trust::Outside
     }
 
     /// The ids of its cases, in the suite's order.
@@ -297,7 +380,8 @@ impl Suite {
 
     /// The result record of `trace` (trace events as dicts, as `Session.trace` gives
     /// them) replayed in a fresh sandbox of the case: `casec replay`'s record, from the
-    /// same code. A malformed event raises `ValueError` naming its line.
+    /// same code. A malformed event raises `ValueError` naming its line; a case whose
+    /// programs the suite was not trusted to run raises `TrustError`.
     #[pyo3(signature = (case_id, trace, model = None, run_id = None))]
     fn replay(
         &self,
@@ -314,6 +398,7 @@ impl Suite {
                 "case `{case_id}` has no world: no sandbox can replay it"
             )));
         };
+        self.require_trust([case])?;
         let events = match to_json(py, trace, "the trace")? {
             Json::Array(events) => events,
             _ => return Err(PyTypeError::new_err("the trace must be a list of events")),
@@ -337,13 +422,17 @@ impl Suite {
                 .unwrap_or_default();
             PyValueError::new_err(format!("the trace does not parse:\n{first}"))
         })?;
-        let mut runtime = casec::runtime::replay::run(suite, case, sandbox, &events);
-        runtime.label = run_label(model, run_id);
-        let record = casec::runtime::replay::result_record(
-            suite,
-            &runtime,
-            &casec::runtime::replay::findings(&runtime),
-        );
+        let trust = self.trust;
+        let record = py.allow_threads(|| {
+            let mut runtime = Runtime::new(suite, case, sandbox).trusting(trust);
+            runtime.label = run_label(model, run_id);
+            let runtime = casec::runtime::replay::play(runtime, &events);
+            casec::runtime::replay::result_record(
+                suite,
+                &runtime,
+                &casec::runtime::replay::findings(&runtime),
+            )
+        });
         to_py(py, &record)
     }
 
@@ -402,7 +491,8 @@ impl Suite {
 
     /// A fresh sandbox session of a case (which must have a world). `model` and
     /// `run_id` name who makes the run, for the result record's `model` and `run_id`
-    /// built-ins (empty when not given).
+    /// built-ins (empty when not given). A case whose programs the suite was not
+    /// trusted to run raises `TrustError`.
     #[pyo3(signature = (case_id, model = None, run_id = None))]
     fn session(
         &self,
@@ -416,11 +506,13 @@ impl Suite {
                 "case `{case_id}` has no world: no sandbox can run it"
             )));
         }
+        self.require_trust([case])?;
+        let trust = self.trust;
         let live = Live::try_new(self.loaded.clone(), |loaded| {
             let case = &loaded.model().cases[index];
             match case.sandbox.as_ref() {
                 Some(sandbox) => {
-                    let mut serving = Serving::new(loaded.model(), case, sandbox);
+                    let mut serving = Serving::new(loaded.model(), case, sandbox).trusting(trust);
                     serving.label(run_label(model, run_id));
                     Ok(serving)
                 }
@@ -432,7 +524,7 @@ impl Suite {
             live: Mutex::new(live),
             case_id: case_id.to_string(),
             followups: case.followups.len(),
-            next_id: 1,
+            next_id: AtomicU64::new(1),
         })
     }
 
@@ -509,14 +601,21 @@ impl Suite {
     /// The suite's labelled runs, replayed: each case's golden trace (every review item
     /// met) and its labelled counter-examples (the items their `violates` lines name).
     /// Each a dict with `case_id`, `run` (`golden` or the label), `record` and `labels`
-    /// (`item`, `kind`, `expected_met`, `group`), for calibrating a judge.
+    /// (`item`, `kind`, `expected_met`, `group`), for calibrating a judge. A suite
+    /// whose programs it was not trusted to run raises `TrustError`.
     fn labelled_runs(&self, py: Python<'_>) -> PyResult<PyObject> {
         let suite = self.loaded.model();
+        self.require_trust(&suite.cases)?;
         let names = &self.loaded.compilation.db;
-        let case_file = |case: &Case| PathBuf::from(&names.file(case.span.file).name);
-        let mut db = casec::source::SourceDb::new();
-        let mut diagnostics = Vec::new();
-        let runs = calibrate::labelled_runs(suite, &case_file, &mut db, &mut diagnostics);
+        let trust = self.trust;
+        let (db, diagnostics, runs) = py.allow_threads(|| {
+            let case_file = |case: &Case| PathBuf::from(&names.file(case.span.file).name);
+            let mut db = casec::source::SourceDb::new();
+            let mut diagnostics = Vec::new();
+            let runs =
+                calibrate::labelled_runs(suite, &case_file, trust, &mut db, &mut diagnostics);
+            (db, diagnostics, runs)
+        });
         if !diagnostics.is_empty() {
             let found = Json::Array(
                 diagnostics
@@ -574,38 +673,49 @@ self_cell::self_cell!(
 );
 
 /// A live sandbox of one case. Any thread may use it, one call at a time (a lock
-/// guards it: its adapter programs' pipes are not shared).
-#[pyclass(module = "casec._casec")]
+/// guards it: its adapter programs' pipes are not shared). Every method takes the lock
+/// with the GIL released, so a call that waits for a program (up to its 10 s timeout)
+/// stalls neither the interpreter's other threads nor a thread waiting for the lock.
+#[pyclass(module = "casec._casec", frozen)]
 struct Session {
     live: Mutex<Live>,
     case_id: String,
     followups: usize,
-    next_id: u64,
+    next_id: AtomicU64,
 }
 
 impl Session {
-    fn live(&self) -> PyResult<MutexGuard<'_, Live>> {
-        self.live
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("the session failed in an earlier call"))
+    /// Runs `f` on the live session, holding its lock, with the GIL released.
+    fn with_live<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Live) -> T + Send,
+    ) -> PyResult<T> {
+        py.allow_threads(|| match self.live.lock() {
+            Ok(mut live) => Ok(f(&mut live)),
+            Err(_) => Err(()),
+        })
+        .map_err(|()| PyRuntimeError::new_err("the session failed in an earlier call"))
     }
 
     /// One JSON-RPC request to the serve session; its `result`, or its error as a
     /// Python exception.
-    fn request(&mut self, method: &str, params: Json) -> PyResult<Json> {
-        if self.ended()? && method != "tools/list" {
-            return Err(PyRuntimeError::new_err(format!(
-                "the session of {} has ended",
-                self.case_id
-            )));
-        }
-        let id = self.next_id;
-        self.next_id += 1;
+    fn request(&self, py: Python<'_>, method: &str, params: Json) -> PyResult<Json> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let line =
             json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
-        let answer = self
-            .live()?
-            .with_dependent_mut(|_, session| session.handle(&line))
+        // `tools/list` still answers after the end; nothing else is sent then.
+        let answer = self.with_live(py, |live| {
+            let ended = live.with_dependent(|_, s| s.ended);
+            match ended && method != "tools/list" {
+                true => Err(()),
+                false => Ok(live.with_dependent_mut(|_, session| session.handle(&line))),
+            }
+        })?;
+        let answer = answer
+            .map_err(|()| {
+                PyRuntimeError::new_err(format!("the session of {} has ended", self.case_id))
+            })?
             .ok_or_else(|| PyRuntimeError::new_err(format!("no answer to `{method}`")))?;
         let mut answer: Json = serde_json::from_str(&answer)
             .map_err(|e| PyRuntimeError::new_err(format!("unreadable answer: {e}")))?;
@@ -622,26 +732,28 @@ impl Session {
             .unwrap_or(Json::Null))
     }
 
-    fn ended(&self) -> PyResult<bool> {
-        Ok(self.live()?.with_dependent(|_, s| s.ended))
+    fn ended(&self, py: Python<'_>) -> PyResult<bool> {
+        self.with_live(py, |live| live.with_dependent(|_, s| s.ended))
     }
 
     /// How many scripted follow-ups were asked so far.
-    fn asked(&self) -> PyResult<usize> {
-        Ok(self.live()?.with_dependent(|_, s| {
-            s.events
-                .iter()
-                .filter(|e| {
-                    matches!(
-                        e,
-                        casec::runtime::trace::TraceEvent::Asked {
-                            followup: Some(_),
-                            ..
-                        }
-                    )
-                })
-                .count()
-        }))
+    fn asked(&self, py: Python<'_>) -> PyResult<usize> {
+        self.with_live(py, |live| {
+            live.with_dependent(|_, s| {
+                s.events
+                    .iter()
+                    .filter(|e| {
+                        matches!(
+                            e,
+                            casec::runtime::trace::TraceEvent::Asked {
+                                followup: Some(_),
+                                ..
+                            }
+                        )
+                    })
+                    .count()
+            })
+        })
     }
 }
 
@@ -655,8 +767,8 @@ impl Session {
 
     /// The case's tools as MCP `tools/list` gives them: name, description, inputSchema.
     #[getter]
-    fn tools(&mut self, py: Python<'_>) -> PyResult<PyObject> {
-        let result = self.request("tools/list", json!({}))?;
+    fn tools(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let result = self.request(py, "tools/list", json!({}))?;
         to_py(py, result.get("tools").unwrap_or(&Json::Array(Vec::new())))
     }
 
@@ -665,7 +777,7 @@ impl Session {
     /// answered by the sandbox (`UNKNOWN_TOOL`), as it would be for a model.
     #[pyo3(signature = (name, arguments = None))]
     fn call(
-        &mut self,
+        &self,
         py: Python<'_>,
         name: &str,
         arguments: Option<&Bound<'_, PyAny>>,
@@ -682,6 +794,7 @@ impl Session {
             }
         };
         let result = self.request(
+            py,
             "tools/call",
             json!({ "name": name, "arguments": arguments }),
         )?;
@@ -699,7 +812,7 @@ impl Session {
     /// next scripted follow-up not asked yet, or, once all are asked (or the case has
     /// none), an unscripted question answered with the case's unscripted reply.
     #[pyo3(signature = (question, followup = None))]
-    fn ask(&mut self, question: &str, followup: Option<usize>) -> PyResult<String> {
+    fn ask(&self, py: Python<'_>, question: &str, followup: Option<usize>) -> PyResult<String> {
         let followup = match followup {
             Some(0) => {
                 return Err(PyValueError::new_err(
@@ -713,14 +826,15 @@ impl Session {
                 )))
             }
             Some(n) => Some(n),
-            None => Some(self.asked()? + 1).filter(|n| *n <= self.followups),
+            None => Some(self.asked(py)? + 1).filter(|n| *n <= self.followups),
         };
         let result = match followup {
             Some(n) => self.request(
+                py,
                 "sandbox/ask",
                 json!({ "question": question, "followup": n }),
             )?,
-            None => self.request("sandbox/question", json!({ "question": question }))?,
+            None => self.request(py, "sandbox/question", json!({ "question": question }))?,
         };
         Ok(result
             .get("reply")
@@ -746,25 +860,28 @@ impl Session {
             model: model.to_string(),
             seed,
         };
-        let asked = self.asked()?;
-        let requests: Vec<Json> = self.live()?.with_dependent(|loaded, _| {
-            let suite = loaded.model();
-            let Some(case) = suite.cases.iter().find(|c| c.id.as_str() == self.case_id) else {
-                return Vec::new();
-            };
-            (asked + 1..=case.followups.len())
-                .filter_map(|n| {
-                    prompt::followup_request(case, n, question, &settings)
-                        .map(|r| json!({ "followup": n, "body": r.body }))
-                })
-                .collect()
-        });
+        let asked = self.asked(py)?;
+        let case_id = &self.case_id;
+        let requests: Vec<Json> = self.with_live(py, |live| {
+            live.with_dependent(|loaded, _| {
+                let suite = loaded.model();
+                let Some(case) = suite.cases.iter().find(|c| c.id.as_str() == case_id) else {
+                    return Vec::new();
+                };
+                (asked + 1..=case.followups.len())
+                    .filter_map(|n| {
+                        prompt::followup_request(case, n, question, &settings)
+                            .map(|r| json!({ "followup": n, "body": r.body }))
+                    })
+                    .collect()
+            })
+        })?;
         to_py(py, &Json::Array(requests))
     }
 
     /// An unscripted question: answered with the case's unscripted reply.
-    fn question(&mut self, question: &str) -> PyResult<String> {
-        let result = self.request("sandbox/question", json!({ "question": question }))?;
+    fn question(&self, py: Python<'_>, question: &str) -> PyResult<String> {
+        let result = self.request(py, "sandbox/question", json!({ "question": question }))?;
         Ok(result
             .get("reply")
             .and_then(Json::as_str)
@@ -773,50 +890,50 @@ impl Session {
     }
 
     /// Records the assistant's reply to the user.
-    fn reply(&mut self, text: &str) -> PyResult<()> {
-        self.request("sandbox/reply", json!({ "content": text }))?;
+    fn reply(&self, py: Python<'_>, text: &str) -> PyResult<()> {
+        self.request(py, "sandbox/reply", json!({ "content": text }))?;
         Ok(())
     }
 
     /// Records a user turn.
-    fn user(&mut self, text: &str) -> PyResult<()> {
-        self.request("sandbox/user", json!({ "content": text }))?;
+    fn user(&self, py: Python<'_>, text: &str) -> PyResult<()> {
+        self.request(py, "sandbox/user", json!({ "content": text }))?;
         Ok(())
     }
 
     /// The result record of the run so far, without ending the session.
     fn result_record(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let record = self.live()?.with_dependent(|_, s| s.result_record());
+        let record = self.with_live(py, |live| live.with_dependent(|_, s| s.result_record()))?;
         to_py(py, &record)
     }
 
     /// Ends the session; its result record.
-    fn end(&mut self, py: Python<'_>) -> PyResult<PyObject> {
-        let record = self.request("sandbox/end", json!({}))?;
+    fn end(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let record = self.request(py, "sandbox/end", json!({}))?;
         to_py(py, &record)
     }
 
     /// Whether the session has ended.
     #[getter(ended)]
-    fn is_ended(&self) -> PyResult<bool> {
-        self.ended()
+    fn is_ended(&self, py: Python<'_>) -> PyResult<bool> {
+        self.ended(py)
     }
 
     /// The events so far, as lines of a trace file (`casec replay` reproduces the
     /// result record from them).
     #[getter]
     fn trace(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let events = self
-            .live()?
-            .with_dependent(|_, s| Json::Array(s.events.iter().map(|e| e.to_json()).collect()));
+        let events = self.with_live(py, |live| {
+            live.with_dependent(|_, s| Json::Array(s.events.iter().map(|e| e.to_json()).collect()))
+        })?;
         to_py(py, &events)
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self, py: Python<'_>) -> String {
         format!(
             "<casec.Session {}{}>",
             self.case_id,
-            if self.ended().unwrap_or(false) {
+            if self.ended(py).unwrap_or(false) {
                 " (ended)"
             } else {
                 ""
@@ -947,6 +1064,7 @@ fn _casec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Suite>()?;
     m.add_class::<Session>()?;
     m.add("CompileError", m.py().get_type::<CompileError>())?;
+    m.add("TrustError", m.py().get_type::<TrustError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -80,10 +80,12 @@ codes! {
     UNKNOWN_DIMENSION = "unknown_dimension" (error): "a check whose dimension cannot be derived";
     CASE_ORDER = "case_order" (error): "an explicit case order that does not list every case once";
     IO = "io" (error): "a file or folder could not be read or written";
+    LIMIT = "limit" (error): "an input past one of casec's limits: a file's size, a suite's size or number of cases";
     MASTER_JSON = "master_json" (error): "the master JSON does not parse or does not follow the schema";
     IMPORT_ROUND_TRIP = "import_round_trip" (error): "an imported suite would not rebuild the same master";
     HIDDEN_TEXT_LEAK = "hidden_text_leak" (error): "harness or evaluator text would reach a model bundle";
     BUNDLE_FILE_NAME = "bundle_file_name" (error): "a case id that cannot name its own bundle file";
+    CASE_FILE_NAME = "case_file_name" (error): "a case id that cannot name the files written for its case: too long, or another's but for letter case";
     EXPORT = "export" (error): "a case that cannot be written in an export format";
     // Worlds, machine overrides and expectations: documented in docs/diagnostics.md.
     SCHEMA_DEFINITION = "schema_definition" (error): "a world schema declaration that cannot be used";
@@ -93,6 +95,7 @@ codes! {
     RECORD_FIELD_TYPE = "record_field_type" (error): "a value that does not fit its field's type";
     MISSING_RECORD_FIELD = "missing_record_field" (error): "a record without one of its required fields";
     DUPLICATE_RECORD = "duplicate_record" (error): "two records of one world with the same id";
+    WORLD_FILE_PATH = "world_file_path" (error): "a file of a world at a path given twice, or at a path that cannot name a file";
     RECORD_ID_PREFIX = "record_id_prefix" (error): "a record or request id that does not start with its prefix";
     DANGLING_REFERENCE = "dangling_reference" (error): "a reference to a record the world does not hold";
     ZONE_OFFSET_MISMATCH = "zone_offset_mismatch" (error): "a datetime whose offset contradicts its timezone";
@@ -137,4 +140,5 @@ codes! {
     JUDGE_OVERRIDE = "judge_override" (error): "a line of a judge override file that is not a verdict on an item of the suite";
     CALIBRATION = "calibration" (error): "a calibration report that cannot gate the judge: not one, or of another judge model or prompt";
     UNJUDGED = "unjudged" (warning): "a review item the judge left without a verdict: its case stays undecided";
+    UNTRUSTED_ADAPTER = "untrusted_adapter" (error): "a command would run a suite's program without the user's consent (`--trust`), or one outside the suite folder without `--trust-outside`";
 }

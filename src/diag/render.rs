@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceSpan};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode, SourceSpan};
 use serde_json::json;
 
 use super::{Diagnostic, Label, Severity};
@@ -183,7 +183,7 @@ struct MietteReport {
     severity: Option<Severity>,
     message: String,
     help: Option<String>,
-    source: Option<NamedSource<String>>,
+    source: Option<Excerpt>,
     labels: Vec<LabeledSpan>,
     related: Vec<MietteReport>,
 }
@@ -204,7 +204,7 @@ impl MietteReport {
                 severity: None,
                 message: format!("{}, continued in {}", d.code, db.file(file).name),
                 help: None,
-                source: Some(named_source(db, file)),
+                source: Some(Excerpt::of(db, file, &d.labels)),
                 labels: labels_in(db, &d.labels, file),
                 related: Vec::new(),
             })
@@ -218,7 +218,7 @@ impl MietteReport {
             severity: Some(d.severity),
             message,
             help: d.help.clone(),
-            source: primary_file.map(|file| named_source(db, file)),
+            source: primary_file.map(|file| Excerpt::of(db, file, &d.labels)),
             labels: primary_file
                 .map(|file| labels_in(db, &d.labels, file))
                 .unwrap_or_default(),
@@ -227,11 +227,86 @@ impl MietteReport {
     }
 }
 
-/// The file's text as quoted: without a leading byte order mark, which the reader's
-/// editor does not show either (spans into it shift by [`bom_len`]).
-fn named_source(db: &SourceDb, file: FileId) -> NamedSource<String> {
-    let f = db.file(file);
-    NamedSource::new(f.name.clone(), f.text[bom_len(db, file)..].to_string())
+/// Files from this size are quoted from a window around a diagnostic's labels: miette
+/// finds a span's line by scanning its source from the start, and a file of 100,000
+/// cases with a diagnostic each was scanned (and copied) whole for every one of them.
+const WINDOW_FROM_BYTES: usize = 64 << 10;
+
+/// The lines of a file around a diagnostic's labels, as miette reads a source: the
+/// whole file when it is small, else from two lines before its first label to two lines
+/// after its last (more than the context an excerpt shows), numbered as in the file.
+/// Without a leading byte order mark, which the reader's editor does not show either.
+/// Spans into it are relative to its start ([`labels_in`]).
+#[derive(Debug)]
+struct Excerpt {
+    name: String,
+    text: std::sync::Arc<str>,
+    range: std::ops::Range<usize>,
+    /// The line of the file the excerpt starts at (zero-based).
+    first_line: usize,
+}
+
+impl Excerpt {
+    fn of(db: &SourceDb, file: FileId, labels: &[Label]) -> Excerpt {
+        const MARGIN_LINES: usize = 2;
+        let f = db.file(file);
+        let whole = Excerpt {
+            name: f.name.clone(),
+            text: std::sync::Arc::clone(&f.text),
+            range: bom_len(db, file)..f.text.len(),
+            first_line: 0,
+        };
+        if f.text.len() < WINDOW_FROM_BYTES {
+            return whole;
+        }
+        let lines = labels
+            .iter()
+            .filter(|l| l.span.file == file)
+            .flat_map(|l| label_lines(db, l));
+        let (Some(first), Some(last)) = (lines.clone().min(), lines.max()) else {
+            return whole;
+        };
+        let first = first.saturating_sub(MARGIN_LINES);
+        let after = last + MARGIN_LINES + 1;
+        let start = match first {
+            0 => whole.range.start,
+            _ => f.lines().line_start(first),
+        };
+        let end = match after < f.lines().line_count() {
+            true => f.lines().line_start(after),
+            false => f.text.len(),
+        };
+        Excerpt {
+            range: start..end,
+            first_line: first,
+            ..whole
+        }
+    }
+}
+
+impl miette::SourceCode for Excerpt {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let window = &self.text.as_bytes()[self.range.clone()];
+        let read = <[u8] as SourceCode>::read_span(
+            window,
+            span,
+            context_lines_before,
+            context_lines_after,
+        )?;
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name.clone(),
+            read.data(),
+            *read.span(),
+            read.line() + self.first_line,
+            read.column(),
+            read.line_count() + self.first_line,
+        )))
+    }
 }
 
 /// The bytes of a byte order mark opening the file, if it has one.
@@ -244,7 +319,7 @@ fn bom_len(db: &SourceDb, file: FileId) -> usize {
 }
 
 fn labels_in(db: &SourceDb, labels: &[Label], file: FileId) -> Vec<LabeledSpan> {
-    let shift = bom_len(db, file);
+    let shift = Excerpt::of(db, file, labels).range.start;
     labels
         .iter()
         .filter(|l| l.span.file == file)
@@ -483,6 +558,80 @@ fn escape_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `d` rendered from its whole file, as miette reads a `NamedSource`.
+    fn rendered_whole(d: &Diagnostic, db: &SourceDb) -> String {
+        let file = d.primary_span().unwrap().file;
+        let shift = bom_len(db, file);
+        let mut report = MietteReport::new(d, db);
+        let f = db.file(file);
+        report.source = Some(Excerpt {
+            name: f.name.clone(),
+            text: std::sync::Arc::clone(&f.text),
+            range: shift..f.text.len(),
+            first_line: 0,
+        });
+        report.labels = d
+            .labels
+            .iter()
+            .map(|l| {
+                let span =
+                    SourceSpan::from(l.span.start as usize - shift..l.span.end as usize - shift);
+                let text = Some(l.message.clone());
+                match l.primary {
+                    true => LabeledSpan::new_primary_with_span(text, span),
+                    false => LabeledSpan::new_with_span(text, span),
+                }
+            })
+            .collect();
+        let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .with_links(false)
+            .with_context_lines(1);
+        let mut out = String::new();
+        handler.render_report(&mut out, &report).unwrap();
+        out
+    }
+
+    /// A large file is quoted from a window around the labels, exactly as from the
+    /// whole file: same lines, same numbers, labels near its start and end included.
+    #[test]
+    fn a_large_file_is_quoted_from_a_window_as_from_the_whole() {
+        for bom in ["", "\u{FEFF}"] {
+            let mut db = SourceDb::new();
+            let mut text = bom.to_string();
+            for i in 0..20_000 {
+                text.push_str(&format!("case C{i} \"title {i}\" {{}}\n"));
+            }
+            assert!(text.len() > WINDOW_FROM_BYTES);
+            // The id of the case on the one-based `line`.
+            let at = |line: usize| {
+                let start = match line {
+                    1 => bom.len(),
+                    _ => text.match_indices('\n').nth(line - 2).unwrap().0 + 1,
+                };
+                start + 5..start + 7
+            };
+            let cases = [
+                vec![(at(10_000), true), (at(9_990), false)],
+                vec![(at(3), true), (at(1), false)],
+                vec![(at(19_999), true), (at(20_000), false)],
+                vec![(at(15_000), true), (at(2), false), (at(19_998), false)],
+            ];
+            let file = db.add("big.case", text.clone(), crate::source::Origin::User);
+            for labels in cases {
+                let mut d = Diagnostic::error(crate::diag::codes::DUPLICATE_CASE, "a mistake");
+                for (range, primary) in labels {
+                    let span = crate::source::Span::new(file, range);
+                    d = match primary {
+                        true => d.primary(span, "here"),
+                        false => d.secondary(span, "and there"),
+                    };
+                }
+                assert_eq!(human(&d, &db, HumanStyle::PLAIN), rendered_whole(&d, &db));
+            }
+        }
+    }
 
     #[test]
     fn long_lines_are_located_not_quoted() {

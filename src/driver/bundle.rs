@@ -1,17 +1,19 @@
 //! `casec bundle [SUITE] -o DIR [--jsonl FILE]`: the blinded model bundles.
 //!
-//! Both outputs may be asked for in one run; they are then written all or nothing:
-//! the JSON Lines file is staged beside its target, the folder is written atomically,
-//! and only then is the staged file renamed into place. If a step fails, what this
-//! run already wrote is removed. `--jsonl -` writes the lines to standard output.
+//! Both outputs may be asked for in one run; they are then written all or nothing, as
+//! far as two renames can be: both are written under temporary names beside their
+//! targets, then the JSON Lines file is renamed into place (the file it replaces kept
+//! open), and the folder last. If the folder cannot be put in place, the replaced
+//! file's text is put back. The folder comes last because it is the output a reader
+//! can tell is new (it was absent or empty): whatever happens, even a kill between the
+//! renames, once the run's folder is in place its JSON Lines file is too. `--jsonl -`
+//! writes the lines to standard output.
 
-use std::fs;
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::{
-    output, report, report_to_stderr, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK,
-};
+use super::output::{Pending, PendingFolder};
+use super::{output, report, report_to_stderr, Format, Report, EXIT_ERRORS, EXIT_OK};
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::lower::bundle::BundleSet;
@@ -91,23 +93,30 @@ fn write_all<'a>(
     if let Some(path) = file {
         output::refuse_input(path, db, &[]).map_err(|d| (path, io::Error::other(d.message)))?;
     }
-    let staged = match file {
-        Some(path) => {
-            Some(output::stage(path, |w| w.write_all(jsonl.as_bytes())).map_err(|e| (path, e))?)
-        }
+    let staged_file = match file {
+        Some(path) => Some((
+            path,
+            output::stage(path, |w| w.write_all(jsonl.as_bytes())).map_err(|e| (path, e))?,
+        )),
         None => None,
     };
-    if let Some(folder) = outputs.folder {
-        let existed = folder.is_dir();
-        write_folder_atomically(folder, &set.files()).map_err(|e| (folder, e))?;
-        if let (Some(staged), Some(path)) = (staged, file) {
-            staged.commit().map_err(|e| {
-                remove_written_folder(folder, existed);
-                (path, e)
+    let staged_folder = match outputs.folder {
+        Some(folder) => Some((
+            folder,
+            output::stage_folder(folder, &set.files()).map_err(|e| (folder, e))?,
+        )),
+        None => None,
+    };
+    match (staged_file, staged_folder) {
+        (Some((path, file)), Some((folder, staged))) => {
+            commit_pair(file, staged).map_err(|(output, e)| match output {
+                Which::File => (path, e),
+                Which::Folder => (folder, e),
             })?;
         }
-    } else if let (Some(staged), Some(path)) = (staged, file) {
-        staged.commit().map_err(|e| (path, e))?;
+        (Some((path, file)), None) => file.commit().map_err(|e| (path, e))?,
+        (None, Some((folder, staged))) => staged.commit().map_err(|e| (folder, e))?,
+        (None, None) => {}
     }
     match outputs.jsonl.filter(|p| output::is_stdout(p)) {
         Some(path) => output::print(jsonl.as_bytes()).map_err(|e| (path, e)),
@@ -115,10 +124,90 @@ fn write_all<'a>(
     }
 }
 
-/// Undoes a folder this run created: it was absent or empty before.
-fn remove_written_folder(folder: &Path, existed: bool) {
-    let _ = fs::remove_dir_all(folder);
-    if existed {
-        let _ = fs::create_dir(folder);
+/// Which of the two outputs failed.
+#[derive(Debug, PartialEq, Eq)]
+enum Which {
+    File,
+    Folder,
+}
+
+/// Puts the staged JSON Lines file and then the staged folder in place; if the folder
+/// cannot be, the file is put back as it was (see the module's comment).
+fn commit_pair(file: Pending, folder: PendingFolder) -> Result<(), (Which, io::Error)> {
+    let replaced = file
+        .commit_keeping_previous()
+        .map_err(|e| (Which::File, e))?;
+    folder.commit().map_err(|e| {
+        let e = match replaced.undo() {
+            Ok(()) => e,
+            Err(undo) => io::Error::new(
+                e.kind(),
+                format!(
+                    "{e}; and the JSON Lines file this run wrote could not be taken back: {undo}"
+                ),
+            ),
+        };
+        (Which::Folder, e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// The names in `dir`, sorted (temporary files included).
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A JSON Lines file and a folder staged in `dir`, the file over `previous` (none:
+    /// no file before).
+    fn staged(dir: &Path, previous: Option<&str>) -> (Pending, PendingFolder) {
+        if let Some(previous) = previous {
+            fs::write(dir.join("bundles.jsonl"), previous).unwrap();
+        }
+        let file = output::stage(&dir.join("bundles.jsonl"), |w| w.write_all(b"new\n")).unwrap();
+        let files = [("A.json".to_string(), b"{}".to_vec())];
+        let folder = output::stage_folder(&dir.join("bundles"), &files).unwrap();
+        (file, folder)
+    }
+
+    #[test]
+    fn the_pair_is_put_in_place_and_nothing_else_is_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, folder) = staged(dir.path(), Some("old\n"));
+        commit_pair(file, folder).unwrap();
+        assert_eq!(names(dir.path()), ["bundles", "bundles.jsonl"]);
+        assert_eq!(names(&dir.path().join("bundles")), ["A.json"]);
+        let jsonl = fs::read_to_string(dir.path().join("bundles.jsonl")).unwrap();
+        assert_eq!(jsonl, "new\n");
+    }
+
+    /// An injected failure of the last rename: the folder is taken by another writer
+    /// after it was staged. The JSON Lines file is put back as it was.
+    #[test]
+    fn a_folder_that_cannot_be_put_in_place_puts_the_replaced_file_back() {
+        for previous in [Some("old\n"), None] {
+            let dir = tempfile::tempdir().unwrap();
+            let (file, folder) = staged(dir.path(), previous);
+            fs::create_dir(dir.path().join("bundles")).unwrap();
+            fs::write(dir.path().join("bundles/theirs.txt"), "theirs").unwrap();
+            let (failed, _) = commit_pair(file, folder).unwrap_err();
+            assert_eq!(failed, Which::Folder);
+            let jsonl = fs::read_to_string(dir.path().join("bundles.jsonl")).ok();
+            assert_eq!(jsonl.as_deref(), previous);
+            let expected: &[&str] = match previous {
+                Some(_) => &["bundles", "bundles.jsonl"],
+                None => &["bundles"],
+            };
+            assert_eq!(names(dir.path()), expected);
+            assert_eq!(names(&dir.path().join("bundles")), ["theirs.txt"]);
+        }
     }
 }

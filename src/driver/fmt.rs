@@ -4,11 +4,15 @@
 //! untouched while the others are still formatted. Only files whose text changes are
 //! rewritten, each atomically. With `--check` nothing is written: the unified diff of
 //! every file that would change goes to stdout (as `a/PATH` → `b/PATH`, so it applies
-//! with `git apply`) and the exit code is 1.
+//! with `git apply`) and the exit code is 1. A diff costs time that grows with the
+//! product of the file's length and the number of changed lines (Myers); one not found
+//! within [`DIFF_TIME_LIMIT`] is replaced by a line saying the file would be
+//! reformatted, which `git apply` skips.
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::{output, report, write_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
 use crate::diag::{codes, Diagnostic};
@@ -135,12 +139,28 @@ fn missing(path: &Path) -> Diagnostic {
         .help("check the path")
 }
 
+/// How long `--check` may spend finding one file's diff. A file of megabytes whose
+/// every line changes (a suite re-indented) would take minutes; well within the limit,
+/// a diff of a file of some thousand lines takes milliseconds.
+const DIFF_TIME_LIMIT: Duration = Duration::from_secs(1);
+
 fn print_diff(name: &str, old: &str, new: &str) -> io::Result<()> {
-    let diff = similar::TextDiff::from_lines(old, new);
-    let text = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{name}"), &format!("b/{name}"))
-        .to_string();
+    let deadline = Instant::now() + DIFF_TIME_LIMIT;
+    let diff = similar::TextDiff::configure()
+        .deadline(deadline)
+        .diff_lines(old, new);
+    // Past the deadline similar gives up and approximates: a diff that still applies but
+    // may replace far more than changed, so none is shown.
+    let text = if Instant::now() < deadline {
+        diff.unified_diff()
+            .context_radius(3)
+            .header(&format!("a/{name}"), &format!("b/{name}"))
+            .to_string()
+    } else {
+        format!(
+            "would reformat {name} (no diff: not found within {} s; `casec fmt` rewrites the file)\n",
+            DIFF_TIME_LIMIT.as_secs()
+        )
+    };
     output::print(text.as_bytes())
 }

@@ -26,6 +26,7 @@ use crate::load;
 use crate::model::{Case, Suite};
 use crate::parallel;
 use crate::runtime::report::read_record_values;
+use crate::runtime::trust::Trust;
 use crate::source::{SourceDb, Span};
 
 use super::{
@@ -56,7 +57,7 @@ fn connect(args: &JudgeArgs) -> Result<(OpenAi, Option<Cache>), Diagnostic> {
         Some(dir) => Some(Cache::open(dir).map_err(|e| {
             Diagnostic::error(codes::IO, format!("cannot open the judge cache: {e}"))
                 .at_path(load::display(dir))
-                .help("give a folder to keep the judge's answers in (created if absent; its parent must exist)")
+                .help("give a folder of your own to keep the judge's answers in (created, readable by you only, if absent; its parent must exist)")
         })?),
     };
     Ok((endpoint, cache))
@@ -408,9 +409,8 @@ fn read_input(
     db: &mut SourceDb,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<Input> {
-    let (file, text) = read_given(
+    let (file, text) = super::report::read_result_file(
         path,
-        "the result record",
         "give the paths of result records written by `casec replay`, `casec serve` or a harness",
         db,
         diagnostics,
@@ -443,11 +443,27 @@ fn case_of<'a>(suite: &'a Suite, record: &Json) -> Option<&'a Case> {
 /// `casec calibrate SUITE --endpoint URL --model NAME [-o FILE]`: judges the golden
 /// traces (positives) and the labelled counter-examples (negatives) of every case
 /// with a world, and reports agreement with the labels.
-pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options: Report) -> u8 {
+///
+/// Replaying runs the suite's programs as `trust` allows; a suite whose programs it
+/// does not allow, or whose programs ask for the judge's key, is refused first.
+pub fn calibrate(
+    suite: &Path,
+    output: Option<&Path>,
+    args: &JudgeArgs,
+    trust: Trust,
+    options: Report,
+) -> u8 {
     let (mut db, model, mut diagnostics) = match clean_suite(suite, options) {
         Ok(clean) => clean,
         Err(code) => return code,
     };
+    let allowed = super::trust::require(&db, &diagnostics, &model, &model.cases, trust, options)
+        .and_then(|()| {
+            super::trust::withhold(&db, &model, &model.cases, args.api_key_env, options)
+        });
+    if let Err(code) = allowed {
+        return code;
+    }
     // The names of the files read so far, by file id (the traces are added after them).
     let names: Vec<PathBuf> = db.files().map(|(_, f)| PathBuf::from(&f.name)).collect();
     let case_file = |case: &Case| {
@@ -456,7 +472,7 @@ pub fn calibrate(suite: &Path, output: Option<&Path>, args: &JudgeArgs, options:
             .cloned()
             .unwrap_or_default()
     };
-    let runs = calibrate::labelled_runs(&model, &case_file, &mut db, &mut diagnostics);
+    let runs = calibrate::labelled_runs(&model, &case_file, trust, &mut db, &mut diagnostics);
     let (endpoint, cache) = match connect_after(args, &mut diagnostics) {
         Ok(found) => found,
         Err(code) => return report_to_stderr(&db, &diagnostics, options).max(code),

@@ -18,6 +18,7 @@ mod report;
 mod sandbox;
 mod serve;
 mod staged;
+mod trust;
 
 use std::borrow::Borrow;
 use std::fs;
@@ -208,9 +209,13 @@ fn summary_line(errors: usize, warnings: usize) -> String {
 }
 
 fn exit_code<D: Borrow<Diagnostic>>(diagnostics: &[D], options: Report) -> u8 {
+    // A refusal to run a suite's programs is a usage error too: the command lacks the
+    // consent flag, and ran nothing, which CI must tell from a suite that failed.
     let usage = |d: &D| {
         let d = d.borrow();
-        d.code == codes::IO || (d.code == codes::MISSING_SUITE && d.labels.is_empty())
+        d.code == codes::IO
+            || d.code == codes::UNTRUSTED_ADAPTER
+            || (d.code == codes::MISSING_SUITE && d.labels.is_empty())
     };
     if diagnostics.iter().any(usage) {
         EXIT_USAGE
@@ -413,9 +418,11 @@ pub(crate) fn compile_suite(path: &Path, depth: Depth, options: Report) -> Resul
     }
 }
 
-/// The text of a file outside any suite folder that declares a `suite` itself.
+/// The text of a file outside any suite folder that declares a `suite` itself. Read
+/// as sources are ([`load::read_bytes`]): a FIFO, a device or an oversized file is left
+/// to the compilation of loose files, whose reading reports it.
 fn one_file_suite(path: &Path) -> Option<String> {
-    let text = fs::read_to_string(path).ok()?;
+    let text = String::from_utf8(load::read_bytes(path).ok()?.0).ok()?;
     let parsed = crate::syntax::parse(crate::source::FileId(0), &text);
     let declares = parsed.file?.statements.iter().any(|s| s.name() == "suite");
     declares.then_some(text)
@@ -516,7 +523,7 @@ pub(crate) fn write_output(
 pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report) -> u8 {
     let mut db = SourceDb::new();
     let mut diags = Vec::new();
-    let Some(source) = load::read(master, crate::source::Role::Member, &mut diags) else {
+    let Some(source) = load::read_master(master, &mut diags) else {
         return report(&db, &diags, 0, options);
     };
     let file = db.add(source.name, source.text, Origin::User);

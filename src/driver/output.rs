@@ -17,19 +17,14 @@
 //! minute; on Linux, where `/proc` tells). An output that is one of the run's inputs
 //! (`build S -o S/suite.case`) is refused before anything is written.
 
-use std::collections::BTreeSet;
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::time::Duration;
 
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::source::{DiskId, Origin, SourceDb};
-
-/// The marker between a target's name and the PID in a temporary name.
-const TEMP_MARK: &str = ".casec-tmp-";
+use crate::temp_files::{remove_stale_temps, temp_name};
 
 /// How many symbolic links are followed before a path counts as a loop (Linux's limit).
 const MAX_LINKS: usize = 40;
@@ -103,9 +98,72 @@ impl Pending {
         }
     }
 
+    /// Renames the temporary file over the target like [`Pending::commit`], keeping the
+    /// file it replaces open, so that [`Replaced::undo`] can put its text back: the first
+    /// of two outputs that must appear together.
+    pub fn commit_keeping_previous(mut self) -> io::Result<Replaced> {
+        let Some(tmp) = self.tmp.take() else {
+            return Ok(Replaced {
+                target: self.target.clone(),
+                previous: Previous::WrittenThrough,
+            });
+        };
+        // Opened before the rename, the replaced file stays readable after it.
+        let previous = match fs::symlink_metadata(&self.target) {
+            Ok(meta) if meta.is_file() => File::open(&self.target).map(Previous::Open),
+            _ => Ok(Previous::Absent),
+        };
+        let renamed = previous.and_then(|previous| {
+            fs::rename(&tmp, &self.target)?;
+            Ok(previous)
+        });
+        match renamed {
+            Ok(previous) => Ok(Replaced {
+                target: self.target.clone(),
+                previous,
+            }),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                Err(e)
+            }
+        }
+    }
+
     /// The path the output lands on.
     pub fn target(&self) -> &Path {
         &self.target
+    }
+}
+
+/// A file [`Pending::commit_keeping_previous`] put in place, and what it replaced.
+/// Dropped, the replaced file is gone for good.
+pub struct Replaced {
+    target: PathBuf,
+    previous: Previous,
+}
+
+enum Previous {
+    /// The replaced file, still open (its text readable though its name is gone).
+    Open(File),
+    /// There was no file.
+    Absent,
+    /// The output was written straight into a FIFO or a device.
+    WrittenThrough,
+}
+
+impl Replaced {
+    /// Puts the replaced file's text back (atomically, with its mode), or removes the
+    /// new file where there was none.
+    pub fn undo(self) -> io::Result<()> {
+        match self.previous {
+            Previous::Open(mut file) => {
+                write_atomically_with(&self.target, |w| io::copy(&mut file, w).map(|_| ()))
+            }
+            Previous::Absent => fs::remove_file(&self.target),
+            Previous::WrittenThrough => Err(io::Error::other(
+                "it was written straight into a FIFO or a device and cannot be taken back",
+            )),
+        }
     }
 }
 
@@ -184,6 +242,47 @@ pub fn write_atomically_with(
 /// temporary sibling folder first, renamed to `dir` at the end. `dir` (or the folder a
 /// link at `dir` leads to) must be absent or empty.
 pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::Result<()> {
+    stage_folder(dir, files)?.commit()
+}
+
+/// A folder being written for an output: under a temporary name beside its target
+/// until [`PendingFolder::commit`] renames it into place. Dropped uncommitted, the
+/// temporary folder is removed and the target is left as it was.
+pub struct PendingFolder {
+    target: PathBuf,
+    tmp: Option<PathBuf>,
+}
+
+impl PendingFolder {
+    /// Renames the temporary folder to the target, which must still be absent or empty.
+    pub fn commit(mut self) -> io::Result<()> {
+        let Some(tmp) = self.tmp.take() else {
+            return Ok(());
+        };
+        let put = || -> io::Result<()> {
+            if self.target.exists() {
+                fs::remove_dir(&self.target)?;
+            }
+            fs::rename(&tmp, &self.target)
+        };
+        put().inspect_err(|_| {
+            let _ = fs::remove_dir_all(&tmp);
+        })
+    }
+}
+
+impl Drop for PendingFolder {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            let _ = fs::remove_dir_all(tmp);
+        }
+    }
+}
+
+/// Writes `files` (relative path, bytes) into a new temporary folder beside `dir` (see
+/// [`PendingFolder`]); `dir` (or the folder a link at `dir` leads to) must be absent or
+/// empty.
+pub fn stage_folder(dir: &Path, files: &[(String, Vec<u8>)]) -> io::Result<PendingFolder> {
     let dir = resolve(dir)?;
     if dir.exists() {
         let empty = dir.is_dir() && fs::read_dir(&dir)?.next().is_none();
@@ -196,25 +295,19 @@ pub fn write_folder_atomically(dir: &Path, files: &[(String, Vec<u8>)]) -> io::R
     }
     parent_exists(&dir)?;
     let tmp = temp_beside(&dir)?;
-    let write = || -> io::Result<()> {
-        fs::create_dir(&tmp)?;
-        for (path, bytes) in files {
-            let target = tmp.join(path);
-            if let Some(p) = target.parent() {
-                fs::create_dir_all(p)?;
-            }
-            fs::write(target, bytes)?;
-        }
-        if dir.exists() {
-            fs::remove_dir(&dir)?;
-        }
-        fs::rename(&tmp, &dir)
+    fs::create_dir(&tmp)?;
+    let pending = PendingFolder {
+        target: dir,
+        tmp: Some(tmp.clone()),
     };
-    let result = write();
-    if result.is_err() {
-        let _ = fs::remove_dir_all(&tmp);
+    for (path, bytes) in files {
+        let target = tmp.join(path);
+        if let Some(p) = target.parent() {
+            fs::create_dir_all(p)?;
+        }
+        fs::write(target, bytes)?;
     }
-    result
+    Ok(pending)
 }
 
 /// An output goes into an existing folder: casec creates no folders above it, so that
@@ -243,11 +336,7 @@ pub(crate) fn temp_beside(target: &Path) -> io::Result<PathBuf> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file or folder path"))?
         .to_string_lossy();
     remove_stale_temps(dir);
-    Ok(dir.join(format!(
-        ".{}{TEMP_MARK}{}",
-        prefix(&name, MAX_TEMP_STEM),
-        std::process::id()
-    )))
+    Ok(dir.join(temp_name(prefix(&name, MAX_TEMP_STEM))))
 }
 
 /// The longest part of a target's name a temporary name repeats, so that the
@@ -300,73 +389,6 @@ fn private_while_written(options: &mut OpenOptions, replaces: Option<&Metadata>)
 #[cfg(not(unix))]
 fn private_while_written(_: &mut OpenOptions, _: Option<&Metadata>) {}
 
-/// Removes, once per folder and run, the temporary files and folders of casec
-/// processes that are gone (killed before they could clean up).
-fn remove_stale_temps(dir: &Path) {
-    static CLEANED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
-    let first_time = CLEANED
-        .lock()
-        .map(|mut cleaned| cleaned.insert(dir.to_path_buf()))
-        .unwrap_or(false);
-    if !first_time {
-        return;
-    }
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(temp_pid) else {
-            continue;
-        };
-        let path = entry.path();
-        let Ok(meta) = fs::symlink_metadata(&path) else {
-            continue;
-        };
-        if !is_stale(&meta, pid) {
-            continue;
-        }
-        let _ = if meta.is_dir() {
-            fs::remove_dir_all(&path)
-        } else {
-            fs::remove_file(&path)
-        };
-    }
-}
-
-/// The PID in a temporary name `.NAME.casec-tmp-PID`.
-fn temp_pid(name: &str) -> Option<u32> {
-    let (head, pid) = name.rsplit_once(TEMP_MARK)?;
-    let digits = !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit());
-    (name.starts_with('.') && head.len() > 1 && digits)
-        .then(|| pid.parse().ok())
-        .flatten()
-}
-
-/// How long a temporary file must have been left untouched before it may be removed:
-/// a live writer keeps touching its file.
-const STALE_AFTER: Duration = Duration::from_secs(60);
-
-/// Whether a temporary entry is safe to remove: owned by this user, untouched for a
-/// while, and its process is gone. Where that cannot be known (without `/proc`),
-/// nothing is.
-#[cfg(target_os = "linux")]
-fn is_stale(meta: &Metadata, pid: u32) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    // Each `/proc/PID` is owned by the effective user of its process.
-    let mine = fs::metadata("/proc/self").is_ok_and(|me| me.uid() == meta.uid());
-    let untouched = meta
-        .modified()
-        .ok()
-        .and_then(|m| m.elapsed().ok())
-        .is_some_and(|age| age >= STALE_AFTER);
-    mine && untouched && !Path::new("/proc").join(pid.to_string()).exists()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn is_stale(_: &Metadata, _: u32) -> bool {
-    false
-}
-
 /// Refuses an output path that is one of the run's inputs: the user files of `db`
 /// (the suite's sources, a trace, result records) or `more`. Only an existing output
 /// can be an input, so nothing is looked up for a new one.
@@ -414,18 +436,4 @@ fn same_file(a: &Metadata, b: &Metadata) -> bool {
 #[cfg(not(unix))]
 fn same_file(a: &Metadata, b: &Metadata) -> bool {
     a.len() == b.len() && a.modified().ok() == b.modified().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn temporary_names_carry_the_pid() {
-        assert_eq!(temp_pid(".master.json.casec-tmp-4242"), Some(4242));
-        assert_eq!(temp_pid(".a.casec-tmp-"), None);
-        assert_eq!(temp_pid("master.json.casec-tmp-1"), None);
-        assert_eq!(temp_pid(".casec-tmp-1"), None);
-        assert_eq!(temp_pid(".a.casec-tmp-1x"), None);
-    }
 }

@@ -11,13 +11,17 @@ use crate::load;
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
 use crate::runtime::replay::Findings;
-use crate::runtime::replay::{findings, replay_text, run};
+use crate::runtime::replay::{findings, play, record_text};
+use crate::runtime::trace::TraceEvent;
 use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace};
+use crate::runtime::trust::Trust;
+use crate::runtime::Runtime;
 use crate::source::SourceDb;
 use crate::Compilation;
 
 use super::{
-    output, report, report_to_stderr, suite_folder, write_output, Format, Report, EXIT_ERRORS,
+    output, report, report_to_stderr, suite_folder, trust, write_output, Format, Report,
+    EXIT_ERRORS,
 };
 
 /// What `casec replay` was pointed at.
@@ -29,9 +33,11 @@ pub struct ReplayArgs<'a> {
     /// `suite.case`, or the current folder for a case id.
     pub suite: Option<&'a Path>,
     pub output: Option<&'a Path>,
+    /// What the user allows the suite's programs (`--trust`).
+    pub trust: Trust,
 }
 
-/// `casec replay CASE --trace TRACE.jsonl [SUITE] [-o FILE]`
+/// `casec replay CASE --trace TRACE.jsonl [SUITE] [-o FILE] [--trust [--trust-outside]]`
 pub fn replay(args: ReplayArgs, options: Report) -> u8 {
     let case_file = Path::new(args.case);
     let is_file = args.case.ends_with(".case") || case_file.is_file();
@@ -60,6 +66,15 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
         return report(&SourceDb::new(), &[d], 0, options);
     };
     let case_id = case.id.as_str().to_string();
+    if let Some(model) = compilation.suite.as_ref() {
+        let case = [case];
+        let earlier = &compilation.diagnostics;
+        if let Err(code) =
+            trust::require(&compilation.db, earlier, model, case, args.trust, options)
+        {
+            return code;
+        }
+    }
     let mut diagnostics = compilation.diagnostics.clone();
     // The reader of counter-examples takes every trace file `casec verify` takes (a
     // run's, a golden trace, a labelled counter-example); the labels are for a judge,
@@ -77,7 +92,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
             .help("add `world { … }` to the case (docs/worlds.md) so a sandbox can run it");
         return report(&SourceDb::new(), &[d], 0, options);
     };
-    let text = replay_text(model, case, sandbox, &events);
+    let text = record_text(model, &replayed(model, case, sandbox, &events, args.trust));
     let inputs = (&compilation.db, &[args.trace][..]);
     write_output(
         args.output,
@@ -146,8 +161,10 @@ impl Counter {
 /// must pass every machine check and trigger no critical failure), its counter-examples
 /// (each must fail a machine check or trigger a critical failure) and the empty trace
 /// (a warning when it too passes every machine check). A case without a golden trace
-/// is a warning, so verify is useful while traces are being written.
-pub fn verify(suite: &Path, options: Report) -> u8 {
+/// is a warning, so verify is useful while traces are being written. The suite's
+/// programs run as `trust` allows; a suite whose programs it does not allow is
+/// refused before anything is replayed.
+pub fn verify(suite: &Path, trust: Trust, options: Report) -> u8 {
     let suite = suite_folder(suite);
     let mut compilation = match compiled(&suite, options) {
         Ok(compilation) => compilation,
@@ -156,13 +173,30 @@ pub fn verify(suite: &Path, options: Report) -> u8 {
     let Some(model) = compilation.suite.take() else {
         return EXIT_ERRORS;
     };
+    let earlier = &compilation.diagnostics;
+    if let Err(code) = trust::require(
+        &compilation.db,
+        earlier,
+        &model,
+        &model.cases,
+        trust,
+        options,
+    ) {
+        return code;
+    }
     let mut trace_diags = compilation.diagnostics.clone();
     let reports: Vec<CaseReport> = model
         .cases
         .iter()
         .filter_map(|case| Some((case, case.sandbox.as_ref()?)))
         .map(|(case, sandbox)| {
-            verify_case(&model, case, sandbox, &mut compilation.db, &mut trace_diags)
+            let replay = Replay {
+                suite: &model,
+                case,
+                sandbox,
+                trust,
+            };
+            verify_case(&replay, &mut compilation.db, &mut trace_diags)
         })
         .collect();
     let code = report_to_stderr(&compilation.db, &trace_diags, options);
@@ -190,13 +224,33 @@ pub fn verify(suite: &Path, options: Report) -> u8 {
     }
 }
 
-fn verify_case(
-    suite: &Suite,
-    case: &Case,
-    sandbox: &Sandbox,
-    db: &mut SourceDb,
-    diags: &mut Vec<Diagnostic>,
-) -> CaseReport {
+/// A case's sandbox to replay traces in, with the user's trust in the suite's programs.
+struct Replay<'a> {
+    suite: &'a Suite,
+    case: &'a Case,
+    sandbox: &'a Sandbox,
+    trust: Trust,
+}
+
+impl<'a> Replay<'a> {
+    fn run(&self, events: &[TraceEvent]) -> Runtime<'a> {
+        replayed(self.suite, self.case, self.sandbox, events, self.trust)
+    }
+}
+
+/// `events` replayed in a fresh sandbox of `case` whose programs run as `trust` allows.
+fn replayed<'a>(
+    suite: &'a Suite,
+    case: &'a Case,
+    sandbox: &'a Sandbox,
+    events: &[TraceEvent],
+    trust: Trust,
+) -> Runtime<'a> {
+    play(Runtime::new(suite, case, sandbox).trusting(trust), events)
+}
+
+fn verify_case(replay: &Replay, db: &mut SourceDb, diags: &mut Vec<Diagnostic>) -> CaseReport {
+    let case = replay.case;
     let mut out = CaseReport {
         id: case.id.as_str().to_string(),
         golden: None,
@@ -205,28 +259,26 @@ fn verify_case(
         failed_calls: Vec::new(),
         counters: Vec::new(),
     };
-    let empty = run(suite, case, sandbox, &[]);
+    let empty = replay.run(&[]);
     if findings(&empty).machine_failures().is_empty() {
         out.warnings.push("the do-nothing trace already passes every machine check: the case does not discriminate by state".into());
     }
     let case_file = PathBuf::from(&db.file(case.span.file).name);
     let path = golden_path(&case_file, case.id.as_str());
     if path.is_file() {
-        verify_golden(suite, case, sandbox, &path, db, diags, &mut out);
+        verify_golden(replay, &path, db, diags, &mut out);
     } else {
         out.warnings
             .push(format!("no golden trace ({})", load::display(&path)));
     }
-    verify_counters(suite, case, sandbox, &case_file, db, diags, &mut out);
+    verify_counters(replay, &case_file, db, diags, &mut out);
     out
 }
 
 /// Replays the golden trace at `path`: it must fail no machine check and trigger no
 /// critical failure.
 fn verify_golden(
-    suite: &Suite,
-    case: &Case,
-    sandbox: &Sandbox,
+    replay: &Replay,
     path: &Path,
     db: &mut SourceDb,
     diags: &mut Vec<Diagnostic>,
@@ -240,9 +292,9 @@ fn verify_golden(
             return;
         }
     };
-    let rt = run(suite, case, sandbox, &events);
+    let rt = replay.run(&events);
     let decided = findings(&rt);
-    out.golden = Some(decided.outcome(suite).to_string());
+    out.golden = Some(decided.outcome(replay.suite).to_string());
     let failures = decided.machine_failures();
     if !failures.is_empty() {
         out.errors.push(format!(
@@ -264,14 +316,13 @@ fn verify_golden(
 /// violates, golden trace or not; a label must name items of the case, and a machine
 /// decides must agree with it.
 fn verify_counters(
-    suite: &Suite,
-    case: &Case,
-    sandbox: &Sandbox,
+    replay: &Replay,
     case_file: &Path,
     db: &mut SourceDb,
     diags: &mut Vec<Diagnostic>,
     out: &mut CaseReport,
 ) {
+    let (suite, case) = (replay.suite, replay.case);
     for (label, path) in counter_examples(case_file, case.id.as_str()) {
         let (events, labels) = match read_counter(db, &path) {
             Ok(read) => read,
@@ -282,7 +333,7 @@ fn verify_counters(
                 continue;
             }
         };
-        let decided = findings(&run(suite, case, sandbox, &events));
+        let decided = findings(&replay.run(&events));
         let counter = Counter {
             label,
             fails: decided

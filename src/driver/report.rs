@@ -6,8 +6,11 @@ mod html;
 
 use std::path::{Path, PathBuf};
 
+use crate::diag::{codes, Diagnostic};
+use crate::load;
 use crate::lower::record_schema::{record_schema as schema_of, Record};
 use crate::runtime::report::{duplicates_in, read_record_values, report as aggregate};
+use crate::source::{FileId, SourceDb};
 
 use super::{clean_suite, read_given, report_to_stderr, write_output, Report, EXIT_OK};
 
@@ -27,9 +30,8 @@ pub fn report_results(
     };
     let mut read = Vec::new();
     for path in results {
-        let Some((file, text)) = read_given(
+        let Some((file, text)) = read_result_file(
             path,
-            "the result record",
             "give the paths of result records written by `casec replay`",
             &mut db,
             &mut diagnostics,
@@ -77,6 +79,28 @@ pub fn report_results(
         |w| w.write_all(text.as_bytes()),
         options,
     )
+}
+
+/// Reads a file of result records given to `casec report` or `casec judge` (`help`
+/// says which to give). A file with no text at all is refused rather than read as no
+/// records: it is what `casec serve` leaves at `--result-out` when it is killed
+/// before its session ends (it claims the file empty as it starts).
+pub(super) fn read_result_file(
+    path: &Path,
+    help: &str,
+    db: &mut SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(FileId, String)> {
+    let (file, text) = read_given(path, "the result record", help, db, diagnostics)?;
+    if !text.trim().is_empty() {
+        return Some((file, text));
+    }
+    diagnostics.push(
+        Diagnostic::error(codes::RESULT_RECORD, "the file is empty: it holds no result record")
+            .at_path(load::display(path))
+            .help("a `casec serve` killed before its session ended leaves its --result-out empty: run `casec replay` on the session's trace to get the record, or run the session again"),
+    );
+    None
 }
 
 /// `casec schema [SUITE] [--record result|judged] [-o FILE]`.

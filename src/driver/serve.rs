@@ -11,17 +11,23 @@
 //! the trace into the result record the session would have written. Either output is
 //! created afresh: an existing file (a record of an earlier session, or a server
 //! writing the same file) is refused before anything is served.
+//!
+//! Input is read a line at a time, each at most [`framing::MAX_LINE_BYTES`] long: a
+//! longer line (or a client that never sends a line break) is skipped as it arrives and
+//! answered with an error, never held in memory, and the session goes on.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver};
 
+use crate::capped_lines::{self, Line};
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::runtime::framing;
 use crate::runtime::serve::Session;
 use crate::runtime::trace::TraceEvent;
+use crate::runtime::trust::Trust;
 use crate::source::SourceDb;
 use crate::Depth;
 
@@ -33,7 +39,15 @@ pub struct ServeOutputs<'a> {
     pub result: Option<&'a Path>,
 }
 
-pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report) -> u8 {
+/// The case's programs run as `trust` allows; a case whose programs it does not allow
+/// is refused before anything is served or written.
+pub fn serve(
+    suite: &Path,
+    case_id: &str,
+    outputs: ServeOutputs,
+    trust: Trust,
+    options: Report,
+) -> u8 {
     let compilation = match compile_suite(suite, Depth::Check, options) {
         Ok(compilation) => compilation,
         Err(code) => return code,
@@ -51,21 +65,26 @@ pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report
         .help("give the id of a case that has a `world`");
         return report(&SourceDb::new(), &[d], 0, options);
     };
+    if let Err(code) = super::trust::require(&compilation.db, &[], model, [case], trust, options) {
+        return code;
+    }
     let mut records = match Records::open(&outputs) {
         Ok(records) => records,
         Err(d) => return report(&SourceDb::new(), &[d], 0, options),
     };
-    let mut session = Session::new(model, case, sandbox);
+    let mut session = Session::new(model, case, sandbox).trusting(trust);
     let mut diagnostics = Vec::new();
     let input = read_input();
     let mut stdout = io::stdout().lock();
-    while let Ok(Input::Line(line)) = input.recv() {
-        if line.trim_ascii().is_empty() {
-            continue;
-        }
-        let answer = match std::str::from_utf8(line.trim_ascii()) {
-            Ok(text) => session.handle(text),
-            Err(e) => Some(framing::parse_error(&format!("not UTF-8: {e}"))),
+    loop {
+        let answer = match input.recv() {
+            Ok(Input::Line(line)) if line.trim_ascii().is_empty() => continue,
+            Ok(Input::Line(line)) => match std::str::from_utf8(line.trim_ascii()) {
+                Ok(text) => session.handle(text),
+                Err(e) => Some(framing::parse_error(&format!("not UTF-8: {e}"))),
+            },
+            Ok(Input::TooLong) => Some(framing::line_too_long()),
+            Ok(Input::End) | Err(_) => break,
         };
         // The event is on disk before the client learns of its result, and so is the
         // result record before `sandbox/end` is answered. The server still answers what
@@ -92,8 +111,10 @@ pub fn serve(suite: &Path, case_id: &str, outputs: ServeOutputs, options: Report
 
 /// What the session's input brings.
 enum Input {
-    /// One line, without its line break (it may be any bytes).
+    /// One line, with its line break if it had one (it may be any bytes).
     Line(Vec<u8>),
+    /// A line longer than [`framing::MAX_LINE_BYTES`], skipped unread.
+    TooLong,
     /// The end of input, or a signal to stop.
     End,
 }
@@ -101,19 +122,24 @@ enum Input {
 /// Lines of standard input, and SIGTERM or SIGINT as the end, on one channel: reading
 /// blocks, so each source has a thread that feeds the channel.
 fn read_input() -> Receiver<Input> {
-    let (tx, rx) = mpsc::channel();
+    // A rendezvous: the reader hands a line over only when the session asks for the
+    // next, so it holds at most one line ahead of the one being answered. A client that
+    // writes faster than it is answered waits, rather than filling memory with its
+    // lines (each up to `framing::MAX_LINE_BYTES`).
+    let (tx, rx) = mpsc::sync_channel(0);
     stop_on_signals(tx.clone());
     std::thread::spawn(move || {
         let mut stdin = io::stdin().lock();
+        let mut line = Vec::new();
         loop {
-            let mut line = Vec::new();
-            match stdin.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    if tx.send(Input::Line(line)).is_err() {
-                        return;
-                    }
-                }
+            let read = capped_lines::read_line(&mut stdin, framing::MAX_LINE_BYTES, &mut line);
+            let input = match read {
+                Ok(Line::Read) => Input::Line(std::mem::take(&mut line)),
+                Ok(Line::TooLong) => Input::TooLong,
+                Ok(Line::End) | Err(_) => break,
+            };
+            if tx.send(input).is_err() {
+                return;
             }
         }
         let _ = tx.send(Input::End);
@@ -122,7 +148,7 @@ fn read_input() -> Receiver<Input> {
 }
 
 #[cfg(unix)]
-fn stop_on_signals(tx: mpsc::Sender<Input>) {
+fn stop_on_signals(tx: mpsc::SyncSender<Input>) {
     use signal_hook::consts::{SIGINT, SIGTERM};
     // Without the handlers a signal still ends the process, as before: only the
     // result record is then missing, and the trace has every event.
@@ -137,7 +163,7 @@ fn stop_on_signals(tx: mpsc::Sender<Input>) {
 }
 
 #[cfg(not(unix))]
-fn stop_on_signals(_: mpsc::Sender<Input>) {}
+fn stop_on_signals(_: mpsc::SyncSender<Input>) {}
 
 /// The session's outputs, claimed when it starts.
 struct Records<'a> {

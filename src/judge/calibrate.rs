@@ -18,9 +18,11 @@ use serde_json::{json, Value as Json};
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Suite};
-use crate::runtime::replay::{findings, result_record, run};
+use crate::runtime::replay::{findings, play, result_record};
 use crate::runtime::trace::TraceEvent;
 use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace};
+use crate::runtime::trust::Trust;
+use crate::runtime::Runtime;
 use crate::source::{FileId, SourceDb, Span};
 
 use super::{review_items, Item, ItemKind, Judgement, Source};
@@ -38,10 +40,11 @@ pub struct LabelledRun<'a> {
 /// The labelled runs of every case with a world (`case_file` gives the file each case
 /// was read from): the golden trace when there is one, then each counter-example with a
 /// label, in label order. Traces are read into `db`; one that does not parse adds its
-/// diagnostics and is left out.
+/// diagnostics and is left out. The suite's programs run as `trust` allows.
 pub fn labelled_runs<'a>(
     suite: &'a Suite,
     case_file: &dyn Fn(&Case) -> PathBuf,
+    trust: Trust,
     db: &mut SourceDb,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<LabelledRun<'a>> {
@@ -52,7 +55,7 @@ pub fn labelled_runs<'a>(
         };
         let case_file = case_file(case);
         let replayed = |events: &[TraceEvent]| {
-            let rt = run(suite, case, sandbox, events);
+            let rt = play(Runtime::new(suite, case, sandbox).trusting(trust), events);
             result_record(suite, &rt, &findings(&rt))
         };
         let golden = golden_path(&case_file, case.id.as_str());

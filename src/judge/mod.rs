@@ -199,6 +199,9 @@ pub struct Judge<'a> {
     pub overrides: &'a overrides::Overrides,
 }
 
+/// How much of why an item has no verdict is kept, in characters.
+const MAX_FAILURE_CHARS: usize = 500;
+
 /// What answering one item cost: whether a request went to the endpoint.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
@@ -253,7 +256,7 @@ impl Judge<'_> {
             tally.unjudged = 1;
             return (judgement, tally);
         }
-        if let Some(found) = self.cache.and_then(|c| c.get(&request.key)) {
+        if let Some(found) = self.cache.and_then(|c| c.get(&request)) {
             judgement.met = Some(found.met);
             judgement.reason = found.reason;
             judgement.source = Some(Source::Cache);
@@ -269,14 +272,15 @@ impl Judge<'_> {
             Ok(found) => {
                 if let Some(cache) = self.cache {
                     // A cache that cannot be written costs a request next time, no more.
-                    let _ = cache.put(&request.key, &found);
+                    let _ = cache.put(&request, &found);
                 }
                 judgement.met = Some(found.met);
                 judgement.reason = found.reason;
                 judgement.source = Some(Source::Judge);
             }
             Err(why) => {
-                judgement.reason = why;
+                // An unreadable answer's reason may quote it (a parser's error does).
+                judgement.reason = endpoint::one_line(&why, MAX_FAILURE_CHARS);
                 tally.unjudged = 1;
             }
         }

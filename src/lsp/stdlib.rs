@@ -59,7 +59,9 @@ pub fn uri(cache_dir: &Path, name: &str) -> Option<Url> {
     let file = name.strip_prefix("<stdlib>/")?;
     let (_, text) = STDLIB.iter().find(|(n, _)| *n == file)?;
     let path = stdlib_dir(cache_dir).join(file);
-    let current = fs::read_to_string(&path).is_ok_and(|on_disk| on_disk == *text);
+    // Read as a source is: a FIFO or device planted in the cache is not opened.
+    let current =
+        crate::load::read_bytes(&path).is_ok_and(|(on_disk, _)| on_disk == text.as_bytes());
     if !current {
         write_read_only(&path, text).ok()?;
     }
@@ -77,7 +79,15 @@ fn write_read_only(path: &Path, text: &str) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
     let tmp = dir.join(format!(".casec-tmp-{}", std::process::id()));
-    fs::write(&tmp, text)?;
+    // A new file, never an existing one: the cache may sit in a shared temporary
+    // folder, where a link planted at this predictable name must not be written through.
+    let _ = fs::remove_file(&tmp);
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    std::io::Write::write_all(&mut file, text.as_bytes())?;
+    drop(file);
     let mut permissions = fs::metadata(&tmp)?.permissions();
     permissions.set_readonly(true);
     fs::set_permissions(&tmp, permissions)?;
@@ -91,6 +101,31 @@ fn write_read_only(path: &Path, text: &str) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_planted_at_the_temporary_name_is_not_written_through() {
+        let cache = std::env::temp_dir().join(format!("casec-stdlib-link-{}", std::process::id()));
+        let dir = stdlib_dir(&cache);
+        fs::create_dir_all(&dir).expect("the cache folder");
+        let victim = cache.join("victim.txt");
+        fs::write(&victim, "kept").expect("the victim");
+        let tmp = dir.join(format!(".casec-tmp-{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).expect("the planted link");
+        let (file, text) = STDLIB[0];
+        let written = uri(&cache, &format!("<stdlib>/{file}"));
+        assert!(written.is_some(), "the stdlib file is still written");
+        assert_eq!(fs::read_to_string(&victim).expect("the victim"), "kept");
+        assert_eq!(
+            fs::read_to_string(dir.join(file)).expect("the stdlib file"),
+            text
+        );
+        let mut permissions = fs::metadata(dir.join(file)).expect("written").permissions();
+        #[allow(clippy::permissions_set_readonly_false)]
+        permissions.set_readonly(false);
+        let _ = fs::set_permissions(dir.join(file), permissions);
+        let _ = fs::remove_dir_all(&cache);
+    }
 
     #[test]
     fn stdlib_files_are_written_once_read_only_and_named_by_uri() {

@@ -4,8 +4,14 @@
 //! lsp-server's stdio threads so that a bad frame never ends the session. A body that
 //! is not JSON gets a `ParseError` response, JSON that is not a message gets an
 //! `InvalidRequest` response (echoing its id when it has one), and the next frame is
-//! read as usual. A declared length is never allocated up front: a huge one simply
-//! meets the end of the input.
+//! read as usual.
+//!
+//! What a frame may hold is capped, so that no input can grow memory until the process
+//! aborts: a header line longer than [`MAX_HEADER_LINE_BYTES`] (an endless one
+//! included) and a body longer than [`MAX_BODY_BYTES`] are skipped as they arrive,
+//! never held, and answered with a `ParseError` (or, when the input ends first, end
+//! the session like any input that ends without `exit`). A declared length is never
+//! allocated up front.
 
 use std::io::{self, BufRead, Read, Write};
 
@@ -13,6 +19,15 @@ use lsp_server::{ErrorCode, Message};
 use serde_json::{json, Value};
 
 use super::server::Server;
+use crate::capped_lines::{self, Line};
+
+/// The longest header line read, its line break included. Headers are a
+/// `Content-Length` and perhaps a `Content-Type`: some dozen bytes.
+const MAX_HEADER_LINE_BYTES: usize = 8 << 10;
+
+/// The longest message body read (a body is held whole while it is read): far above
+/// the text of any `.case` file a person edits, sent whole at each change.
+const MAX_BODY_BYTES: u64 = 64 << 20;
 
 /// Serves one session: reads messages from `input` until `exit` or the end of the
 /// input, writing the server's messages to `output`. Returns the exit code.
@@ -42,13 +57,24 @@ pub fn serve(input: &mut impl BufRead, output: &mut impl Write, server: &mut Ser
 /// read), `None` at the end of the input.
 fn read_frame(input: &mut impl BufRead) -> io::Result<Option<Result<Vec<u8>, Value>>> {
     let mut length: Option<Result<u64, String>> = None;
+    // A header that makes the frame bad even with a good length.
+    let mut problem: Option<String> = None;
     let mut seen_header = false;
+    // Bytes, not `read_line`: a header that is not UTF-8 is a bad frame, not the end of
+    // the session.
+    let mut bytes = Vec::new();
     loop {
-        // Bytes, not `read_line`: a header that is not UTF-8 is a bad frame, not the
-        // end of the session.
-        let mut bytes = Vec::new();
-        if input.read_until(b'\n', &mut bytes)? == 0 {
-            return Ok(None);
+        match capped_lines::read_line(input, MAX_HEADER_LINE_BYTES, &mut bytes)? {
+            Line::End => return Ok(None),
+            Line::TooLong => {
+                seen_header = true;
+                problem.get_or_insert(format!(
+                    "a header line longer than {} KiB",
+                    MAX_HEADER_LINE_BYTES >> 10
+                ));
+                continue;
+            }
+            Line::Read => {}
         }
         let line = String::from_utf8_lossy(&bytes);
         let line = line.trim_end_matches(['\r', '\n']);
@@ -80,8 +106,21 @@ fn read_frame(input: &mut impl BufRead) -> io::Result<Option<Result<Vec<u8>, Val
     let length = match length {
         Some(Ok(length)) => length,
         Some(Err(problem)) => return bad(&problem),
-        None => return bad("no Content-Length header"),
+        None => return bad(problem.as_deref().unwrap_or("no Content-Length header")),
     };
+    if length > MAX_BODY_BYTES {
+        problem.get_or_insert(format!(
+            "a message of {length} bytes, longer than the limit of {} MiB",
+            MAX_BODY_BYTES >> 20
+        ));
+    }
+    if let Some(problem) = problem {
+        // Skipped, not read: the next frame starts after it.
+        if io::copy(&mut input.take(length), &mut io::sink())? < length {
+            return Ok(None);
+        }
+        return bad(&format!("{problem}: the frame was skipped"));
+    }
     let mut body = Vec::new();
     input.take(length).read_to_end(&mut body)?;
     if (body.len() as u64) < length {
@@ -207,6 +246,55 @@ mod tests {
     fn a_huge_declared_length_meets_the_end_of_input() {
         let (code, replies) = serve_bytes(b"Content-Length: 18446744073709551615\r\n\r\n{}");
         assert_eq!((code, replies.len()), (1, 0));
+    }
+
+    /// The frames of a session that initializes, shuts down and exits.
+    fn orderly_session() -> Vec<u8> {
+        [
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","method":"exit"}"#,
+        ]
+        .iter()
+        .flat_map(|body| frame(body).into_bytes())
+        .collect()
+    }
+
+    #[test]
+    fn a_header_line_over_the_cap_is_skipped_with_its_frame_and_answered() {
+        let body = r#"{"jsonrpc":"2.0","id":9,"method":"shutdown"}"#;
+        let mut input = format!("X-Long: {}\r\n", "a".repeat(MAX_HEADER_LINE_BYTES)).into_bytes();
+        input.extend(frame(body).bytes());
+        input.extend(orderly_session());
+        let (code, replies) = serve_bytes(&input);
+        assert_eq!(replies[0]["error"]["code"], -32700);
+        assert_eq!(
+            replies[0]["error"]["message"],
+            "a header line longer than 8 KiB: the frame was skipped"
+        );
+        // The frame's body was skipped, not read as headers or answered.
+        assert_eq!(replies[1]["id"], 1);
+        assert_eq!((code, replies.len()), (0, 3));
+    }
+
+    #[test]
+    fn an_endless_header_line_ends_the_session_as_a_failure() {
+        let endless = vec![b'a'; 4 * MAX_HEADER_LINE_BYTES];
+        assert_eq!(serve_bytes(&endless), (1, vec![]));
+    }
+
+    #[test]
+    fn a_body_over_the_cap_is_skipped_and_answered() {
+        let length = MAX_BODY_BYTES + 1;
+        let mut input = format!("Content-Length: {length}\r\n\r\n").into_bytes();
+        input.resize(input.len() + length as usize, b' ');
+        input.extend(orderly_session());
+        let (code, replies) = serve_bytes(&input);
+        assert_eq!(
+            replies[0]["error"]["message"],
+            "a message of 67108865 bytes, longer than the limit of 64 MiB: the frame was skipped"
+        );
+        assert_eq!((code, replies.len()), (0, 3));
     }
 
     #[test]

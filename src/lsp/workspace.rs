@@ -175,12 +175,11 @@ impl Workspace {
             return;
         };
         unit.load_errors.clear();
-        unit.disk = load::case_files(root, &mut unit.load_errors)
+        // Read as `casec check` reads a suite: never a FIFO, a device or the server's
+        // own standard input behind a link, nothing outside the suite, within the caps.
+        unit.disk = load::suite_files(root, &mut unit.load_errors)
             .into_iter()
-            .filter_map(|path| {
-                let source = load::read(&path, Role::Member, &mut unit.load_errors)?;
-                Some((path, source.text))
-            })
+            .map(|(path, source)| (path, source.text))
             .collect();
     }
 

@@ -442,8 +442,9 @@ pub enum Answer {
     },
 }
 
-/// `adapter "COMMAND" "ARG"… { reads COLL…; writes COLL… }`: a program speaking the
-/// adapter protocol (docs/tools.md) on standard input and output.
+/// `adapter "COMMAND" "ARG"… { reads COLL…; writes COLL…; env "NAME"… }`: a program
+/// speaking the adapter protocol (docs/tools.md) on standard input and output. It runs
+/// only with the user's consent, with a cleared environment (docs/security.md).
 #[derive(Clone, Debug)]
 pub struct Adapter {
     pub command: Vec<Text>,
@@ -451,4 +452,42 @@ pub struct Adapter {
     pub reads: Option<Vec<Name>>,
     /// The collections its changes may touch.
     pub writes: Vec<Name>,
+    /// The environment variables passed to the program besides `PATH` (none of them
+    /// [`secret_variable`]).
+    pub env: Vec<Text>,
+    /// The `adapter` statement.
+    pub span: Span,
+}
+
+/// Words that mark an environment variable as a credential: its value is never passed
+/// to a suite's program, whatever the suite declares. Matched in the upper-cased name,
+/// so `OPENAI_API_KEY` (the judge's key by default), `GITHUB_TOKEN`,
+/// `AWS_SECRET_ACCESS_KEY`, `PGPASSWORD`, `SSH_AUTH_SOCK` (the SSH agent) and
+/// `*_CREDENTIALS` are all refused.
+const SECRET_WORDS: &[&str] = &[
+    "KEY",
+    "TOKEN",
+    "SECRET",
+    "PASSWORD",
+    "PASSWD",
+    "CREDENTIAL",
+    "AUTH",
+    "COOKIE",
+];
+
+/// Whether the environment variable `name` looks like a credential (see
+/// [`SECRET_WORDS`]): an adapter may not ask for it.
+pub fn secret_variable(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_WORDS.iter().any(|w| upper.contains(w))
+}
+
+/// Whether `name` can name an environment variable: ASCII letters, digits and `_`, not
+/// starting with a digit (what a shell can export).
+pub fn variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

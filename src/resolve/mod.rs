@@ -298,6 +298,10 @@ fn resolve_in_parts(
             }
         }
     }
+    if let Some(past) = cases.get(MAX_CASES).and_then(CasePlace::statement) {
+        diags.push(too_many_cases(cases.len(), past));
+        return (None, diags);
+    }
     let read = || Declarations::read(&schemas, &shapes);
     let Declarations {
         schemas: world_schemas,
@@ -413,6 +417,43 @@ fn resolve_in_parts(
     (Some(suite), diags)
 }
 
+/// The most cases a suite may hold: 500,000, five times the largest suite the
+/// benchmarks check (100,000 cases). Counted as soon as the files are parsed, before any
+/// case is resolved: a suite's model takes memory by its cases, and a suite of a million
+/// small cases would otherwise take more than a machine has.
+pub const MAX_CASES: usize = 500_000;
+
+/// The suite holds `count` cases, more than [`MAX_CASES`]; `past` is the first case
+/// beyond.
+fn too_many_cases(count: usize, past: &Statement) -> Diagnostic {
+    Diagnostic::error(
+        codes::LIMIT,
+        format!(
+            "the suite holds {} cases, more than the {} casec reads in one suite",
+            thousands(count),
+            thousands(MAX_CASES)
+        ),
+    )
+    .primary(
+        past.key.span,
+        format!("case {} of the suite", thousands(MAX_CASES + 1)),
+    )
+    .help("split the suite into several suites")
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// The shape a suite block names, or casec's own (`std.casec`) when it names none;
 /// `declared` are the names of every shape statement, read or not.
 fn chosen_shape(
@@ -512,10 +553,21 @@ fn applied_profiles(statement: &Statement) -> impl Iterator<Item = String> + '_ 
         .filter_map(|s| s.values.first()?.as_ident().map(str::to_string))
 }
 
+/// The longest case id, in bytes. Case ids name files: `<id>.json` (bundles, sandbox
+/// files), `<id>/` (export folders), `<id>.case` (import), and beside a case the traces
+/// casec reads, `<id>.trace.jsonl` and `<id>.counter-<LABEL>.trace.jsonl`. 200 bytes
+/// leaves every one of them under the 255 bytes a file name may have, with room for a
+/// counter-example's label.
+pub const MAX_CASE_ID_BYTES: usize = 200;
+
 /// The places of cases whose ids are new; a case reusing an earlier id is reported
-/// and left out.
+/// and left out. An id too long to name a file, or equal to an earlier one but for
+/// letter case (their files would be one on a case-insensitive file system), is
+/// reported too.
 fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<CasePlace<'a>> {
     let mut seen: HashMap<ArcStr, Span, FixedState> =
+        HashMap::with_capacity_and_hasher(cases.len(), FixedState::default());
+    let mut folded: HashMap<String, Name, FixedState> =
         HashMap::with_capacity_and_hasher(cases.len(), FixedState::default());
     let mut out = Vec::with_capacity(cases.len());
     for place in cases {
@@ -535,11 +587,52 @@ fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<
                 );
                 continue;
             }
+            check_file_name(&id, &mut folded, diags);
             seen.insert(id.value, id.span);
         }
         out.push(place);
     }
     out
+}
+
+/// Whether the case id `id` can name the files written for its case: not longer than
+/// [`MAX_CASE_ID_BYTES`], and not an id of `folded` (earlier ids, lowercased) but for
+/// letter case.
+fn check_file_name(
+    id: &Name,
+    folded: &mut HashMap<String, Name, FixedState>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let length = id.as_str().len();
+    if length > MAX_CASE_ID_BYTES {
+        diags.push(
+            Diagnostic::error(
+                codes::CASE_FILE_NAME,
+                format!("this case id is {length} bytes long, too long to name the case's files"),
+            )
+            .primary(id.span, format!("at most {MAX_CASE_ID_BYTES} bytes"))
+            .help("shorten the id: casec names a case's files after it (`<id>.json`, `<id>.trace.jsonl`), and a file name has at most 255 bytes"),
+        );
+        return;
+    }
+    match folded.entry(id.as_str().to_ascii_lowercase()) {
+        std::collections::hash_map::Entry::Occupied(first) => diags.push(
+            Diagnostic::error(
+                codes::CASE_FILE_NAME,
+                format!(
+                    "case ids `{}` and `{}` differ only in letter case",
+                    first.get().as_str(),
+                    id.as_str()
+                ),
+            )
+            .primary(id.span, "its files would clash")
+            .secondary(first.get().span, "with the files of this case")
+            .help("rename one case: on a case-insensitive file system (macOS, Windows) both cases' files would be one file"),
+        ),
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            slot.insert(id.clone());
+        }
+    }
 }
 
 /// Resolves every case against its defaults and world, in batches on up to `parts`

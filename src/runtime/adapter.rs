@@ -7,23 +7,33 @@
 //! answers with the result and the record changes it wants: creates, updates, deletes
 //! of collections it `writes`. casec keeps the state, the trace, the overrides and the
 //! evaluation: it checks every change against the schema and applies all of them or
-//! none. A program that cannot start, exits, answers garbage, changes what it may not,
-//! or takes longer than [`ANSWER_TIMEOUT`] fails the call with `ADAPTER_ERROR`.
-//! Replays are deterministic when the program is.
+//! none. A program that cannot start, exits, answers garbage or more than
+//! [`MAX_ANSWER`] bytes, changes what it may not, or takes longer than
+//! [`ANSWER_TIMEOUT`] fails the call with `ADAPTER_ERROR`. Replays are deterministic
+//! when the program is.
+//!
+//! A program is someone else's code, so it starts only with the user's consent
+//! ([`super::trust`]), from the suite folder, with an environment holding only `PATH`
+//! and the variables its adapter declares (`env`, never a credential's), in a process
+//! group of its own that is killed as a whole when the session ends or the program is
+//! restarted, under a memory limit ([`MEMORY_LIMIT`]), its standard error passed on up
+//! to [`MAX_STDERR`] bytes (docs/security.md).
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write as _};
+use std::io::{self, BufReader, Read, Write as _};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::time::Duration;
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::model::tool::{Adapter, Tool};
+use crate::capped_lines::{self, Line};
+use crate::model::tool::{secret_variable, Adapter, Binding, Tool};
 use crate::model::value::FieldValue;
 
 use super::services::records::{create_record, typed_fields};
+use super::trust::{self, Refused, Trust};
 use super::{Outcome, Runtime};
 
 /// The protocol revision casec speaks, sent with every request.
@@ -32,36 +42,78 @@ pub const PROTOCOL: &str = "casec-adapter/1";
 /// How long casec waits for an answer to one call.
 pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The longest answer line casec reads (16 MiB, its line break included): a longer one
+/// fails the call, so a program cannot make casec's memory grow without end.
+pub const MAX_ANSWER: usize = 16 << 20;
+
+/// The address space a program may use (`RLIMIT_AS`, 2 GiB; on Unix).
+pub const MEMORY_LIMIT: u64 = 2 << 30;
+
+/// How much of a program's standard error casec passes on to its own, per start
+/// (64 KiB); the rest is read and dropped, so the program never blocks on it.
+pub const MAX_STDERR: usize = 64 << 10;
+
 /// The adapter programs of a session, started on their tool's first call.
 #[derive(Default)]
 pub struct Adapters {
     running: HashMap<String, Process>,
 }
 
+/// What the reader of a program's output hands over: an answer line, or why none
+/// can be read.
+type Answer = Result<String, String>;
+
 struct Process {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    answers: Receiver<Answer>,
 }
 
 impl Drop for Process {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop(&mut self.child);
     }
+}
+
+/// Kills the program and whatever it started in its process group, then reaps it.
+/// The program is reaped only here, so its process group id cannot have been reused.
+fn stop(child: &mut Child) {
+    #[cfg(unix)]
+    {
+        let group = rustix::process::Pid::from_child(child);
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 pub fn run(rt: &mut Runtime, tool: &Tool, spec: &Adapter, arguments: &Json) -> Outcome {
     let request = request(rt, tool, spec, arguments);
-    let answer = match exchange(rt, tool, spec, &request) {
-        Ok(answer) => answer,
+    match exchange(rt, tool, spec, &request).and_then(|line| parse(&line)) {
+        Ok(answer) => apply(rt, tool, spec, answer).unwrap_or_else(|why| adapter_error(tool, why)),
         Err(why) => {
             // A program that failed once is not trusted with the next call: restart it.
             rt.adapters.running.remove(tool.name.as_str());
-            return adapter_error(tool, why);
+            adapter_error(tool, why)
         }
+    }
+}
+
+/// What one answer line of `tool`'s adapter does to the sandbox: the call's outcome,
+/// as [`run`] gives it once the line is read. Any line gives an outcome, never a
+/// panic (the fuzz target `adapter_answer` feeds it arbitrary lines).
+pub fn answer(rt: &mut Runtime, tool: &Tool, line: &str) -> Outcome {
+    let Binding::Adapter(spec) = &tool.binding else {
+        return adapter_error(tool, "the tool has no adapter".into());
     };
-    apply(rt, tool, spec, answer).unwrap_or_else(|why| adapter_error(tool, why))
+    match parse(line) {
+        Ok(answer) => apply(rt, tool, spec, answer).unwrap_or_else(|why| adapter_error(tool, why)),
+        Err(why) => adapter_error(tool, why),
+    }
+}
+
+fn parse(line: &str) -> Result<Json, String> {
+    serde_json::from_str(line).map_err(|e| format!("its answer is not JSON: {e}"))
 }
 
 fn adapter_error(tool: &Tool, why: String) -> Outcome {
@@ -102,63 +154,170 @@ fn request(rt: &Runtime, tool: &Tool, spec: &Adapter, arguments: &Json) -> Json 
 }
 
 /// Sends one request line and waits for one answer line.
-fn exchange(rt: &mut Runtime, tool: &Tool, spec: &Adapter, request: &Json) -> Result<Json, String> {
-    let root = rt.root.clone();
-    let name = tool.name.as_str().to_string();
-    if !rt.adapters.running.contains_key(&name) {
-        let process = start(spec, root.as_deref())?;
-        rt.adapters.running.insert(name.clone(), process);
+fn exchange(
+    rt: &mut Runtime,
+    tool: &Tool,
+    spec: &Adapter,
+    request: &Json,
+) -> Result<String, String> {
+    let name = tool.name.as_str();
+    if !rt.adapters.running.contains_key(name) {
+        let process = start(spec, rt.root.as_deref(), rt.trust())?;
+        rt.adapters.running.insert(name.to_string(), process);
     }
-    let Some(process) = rt.adapters.running.get_mut(&name) else {
+    let Some(process) = rt.adapters.running.get_mut(name) else {
         return Err("it is not running".into());
     };
     writeln!(process.stdin, "{request}")
         .and_then(|()| process.stdin.flush())
         .map_err(|e| format!("cannot write to it: {e}"))?;
-    let line = process.lines.recv_timeout(ANSWER_TIMEOUT).map_err(|_| {
-        format!(
-            "no answer within {} s (or it exited)",
-            ANSWER_TIMEOUT.as_secs()
-        )
-    })?;
-    serde_json::from_str(&line).map_err(|e| format!("its answer is not JSON: {e}"))
+    match process.answers.recv_timeout(ANSWER_TIMEOUT) {
+        Ok(answer) => answer,
+        Err(RecvTimeoutError::Timeout) => {
+            Err(format!("no answer within {} s", ANSWER_TIMEOUT.as_secs()))
+        }
+        Err(RecvTimeoutError::Disconnected) => Err("it exited without answering".into()),
+    }
 }
 
-fn start(spec: &Adapter, root: Option<&Path>) -> Result<Process, String> {
-    let Some((program, args)) = spec.command.split_first() else {
-        return Err("no command".into());
-    };
-    let mut command = Command::new(program.as_str());
+/// Why a program the user has not allowed did not start.
+fn refused(spec: &Adapter, why: Refused) -> String {
+    let command = trust::shown(spec);
+    match why {
+        Refused::NoConsent => format!(
+            "`{command}` did not start: a suite's programs run only with the user's consent (`--trust` on the command line, `trust=True` in Python; docs/security.md)"
+        ),
+        Refused::Outside { word, leads } => format!(
+            "`{command}` did not start: `{word}` is outside the suite folder ({leads}), which only `--trust-outside` (`trust_outside=True` in Python) allows"
+        ),
+    }
+}
+
+fn start(spec: &Adapter, root: Option<&Path>, trust: Trust) -> Result<Process, String> {
+    let launch = trust::launch(spec, root, trust).map_err(|why| refused(spec, why))?;
+    let mut command = Command::new(&launch.program);
     command
-        .args(args.iter().map(|a| a.as_str()))
+        .args(&launch.args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+        .stderr(Stdio::piped())
+        .env_clear();
+    if let Some(path) = std::env::var_os("PATH") {
+        command.env("PATH", path);
+    }
+    // The resolver refuses a credential's name; a model built another way is held to
+    // the same rule here.
+    for name in spec.env.iter().map(|n| n.as_str()) {
+        match std::env::var_os(name) {
+            Some(value) if !secret_variable(name) => {
+                command.env(name, value);
+            }
+            _ => {}
+        }
+    }
     if let Some(root) = root {
         command.current_dir(root);
     }
+    confine(&mut command);
     let mut child = command
         .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", program.as_str()))?;
-    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        let _ = child.kill();
+        .map_err(|e| format!("cannot start `{}`: {e}", trust::shown(spec)))?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        stop(&mut child);
         return Err("no standard input or output".into());
     };
-    let (sender, lines) = mpsc::channel();
-    // The reader thread ends when the program closes its output (it exits or is killed).
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            if sender.send(line).is_err() {
-                break;
-            }
-        }
-    });
+    // One answer waits at most: a program that writes without being asked blocks on
+    // its full pipe rather than filling casec's memory.
+    let (sender, answers) = mpsc::sync_channel(1);
+    std::thread::spawn(move || read_answers(stdout, &sender));
+    let shown = trust::shown(spec);
+    std::thread::spawn(move || pass_on_errors(stderr, &shown));
     Ok(Process {
         child,
         stdin,
-        lines,
+        answers,
     })
+}
+
+/// A process group of its own (killed as a whole, see [`stop`]) and the memory limit.
+#[cfg(unix)]
+fn confine(command: &mut Command) {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+    // Never above a hard limit the user has set already: the program could not raise it.
+    let hard = getrlimit(Resource::As).maximum;
+    let limit = hard.map_or(MEMORY_LIMIT, |h| h.min(MEMORY_LIMIT));
+    let memory = Rlimit {
+        current: Some(limit),
+        maximum: Some(limit),
+    };
+    // SAFETY: the closure runs in the child between `fork` and `exec`, where only
+    // async-signal-safe calls may be made: it makes one system call, `setrlimit`, and
+    // allocates nothing (its error converts to `io::Error` without allocating).
+    unsafe {
+        command.pre_exec(move || setrlimit(Resource::As, memory).map_err(io::Error::from));
+    }
+}
+
+/// Elsewhere the program starts as it is (with the same consent and environment).
+#[cfg(not(unix))]
+fn confine(_: &mut Command) {}
+
+/// Reads the program's answer lines until its output ends: each line, or why it is
+/// not one. A line over the cap is refused as soon as it passes it (the program may
+/// never end it), and nothing more is read: the call fails and the program is stopped.
+fn read_answers(stdout: ChildStdout, answers: &SyncSender<Answer>) {
+    let mut reader = BufReader::new(stdout);
+    let mut line = Vec::new();
+    let beyond_cap = u64::try_from(MAX_ANSWER)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    loop {
+        let mut within = (&mut reader).take(beyond_cap);
+        let answer = match capped_lines::read_line(&mut within, MAX_ANSWER, &mut line) {
+            Ok(Line::Read) => String::from_utf8(line.trim_ascii_end().to_vec())
+                .map_err(|e| format!("its answer is not UTF-8: {e}")),
+            Ok(Line::TooLong) => Err(format!(
+                "its answer is longer than {} MiB, the most casec reads",
+                MAX_ANSWER >> 20
+            )),
+            Ok(Line::End) | Err(_) => return,
+        };
+        let refused = answer.is_err();
+        if answers.send(answer).is_err() || refused {
+            return;
+        }
+    }
+}
+
+/// Passes the program's standard error on to casec's, up to [`MAX_STDERR`] bytes, and
+/// drops the rest.
+fn pass_on_errors(mut stderr: ChildStderr, command: &str) {
+    let mut passed = 0;
+    let mut buffer = [0u8; 8192];
+    loop {
+        let read = match stderr.read(&mut buffer) {
+            Ok(0) | Err(_) => return,
+            Ok(read) => read,
+        };
+        let shown = read.min(MAX_STDERR - passed);
+        if shown == 0 {
+            continue;
+        }
+        let mut out = io::stderr().lock();
+        let _ = out.write_all(&buffer[..shown]);
+        passed += shown;
+        if passed == MAX_STDERR {
+            let _ = writeln!(
+                out,
+                "\ncasec: `{command}` wrote more than {} KiB to standard error; the rest is not shown",
+                MAX_STDERR >> 10
+            );
+        }
+    }
 }
 
 /// A change the program asked for, checked against the schema before any is applied.

@@ -3,7 +3,13 @@
 //!
 //! Whatever a client sends, the session goes on, and every request gets an answer:
 //!
-//! * text that is not JSON (or not UTF-8) gets a `-32700` parse error with id `null`;
+//! * text that is not JSON (or not UTF-8) gets a `-32700` parse error with id `null`,
+//!   and so does JSON that cannot be read as data: a member of the message given twice
+//!   (`"id"` twice: which one would be answered?), arrays or objects nested more than
+//!   128 deep, or a string escape of half a UTF-16 surrogate pair (`"\ud800"`, which
+//!   no Unicode text holds) in the id, the method or the params;
+//! * a line longer than [`MAX_LINE_BYTES`] is not read: it gets a `-32600` invalid
+//!   request with id `null`;
 //! * JSON that is not a request object (`42`, `null`, `"str"`, an object without a
 //!   string `method`, a `jsonrpc` other than `"2.0"`, an id that is not a string, a
 //!   number or `null`) gets a `-32600` invalid request, with the request's id when it
@@ -26,6 +32,11 @@ use serde_json::Value as Json;
 pub const INVALID_REQUEST: i64 = -32600;
 const PARSE_ERROR: i64 = -32700;
 
+/// The longest line of input read as a message, its line break included: far above
+/// any call a harness makes (a tool call is some hundred bytes), far below what would
+/// exhaust memory. A longer line is skipped as it arrives, never held.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
 /// A line of input: one message or a batch of them.
 pub enum Input<'a> {
     One(Message<'a>),
@@ -45,6 +56,8 @@ pub enum Message<'a> {
         id: Option<&'a RawValue>,
         reason: String,
     },
+    /// An object that cannot be read as data: answered with a [`parse_error`].
+    Unreadable { reason: String },
     /// A client's response: not answered.
     Response,
 }
@@ -97,9 +110,20 @@ fn message(value: &RawValue) -> Message<'_> {
     if !value.get().starts_with('{') {
         return invalid(None, "a JSON-RPC message is an object");
     }
-    let Ok(envelope) = serde_json::from_str::<Envelope>(value.get()) else {
-        return invalid(None, "a JSON-RPC message is an object");
+    let envelope = match serde_json::from_str::<Envelope>(value.get()) {
+        Ok(envelope) => envelope,
+        Err(e) => {
+            let at = format!("line {}, column {}", e.line(), e.column());
+            return unreadable(format!("{} ({at})", problem_of(&e)));
+        }
     };
+    if let Some(Err(e)) = envelope
+        .id
+        .filter(|id| id.get().starts_with('"'))
+        .map(text_of)
+    {
+        return unreadable(format!("the id holds {}", problem_of(&e)));
+    }
     let id = envelope.id.filter(|id| valid_id(id));
     if envelope.id.is_some() && id.is_none() {
         return invalid(None, "the id must be a string, a number or null");
@@ -124,6 +148,32 @@ fn message(value: &RawValue) -> Message<'_> {
     }
 }
 
+fn unreadable(reason: String) -> Message<'static> {
+    Message::Unreadable { reason }
+}
+
+/// What makes JSON unreadable as data, without serde_json's position: its words, or
+/// clearer ones for the recursion limit and for half a surrogate pair (which serde_json
+/// words by where its decoding stopped).
+fn problem_of(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let problem = text
+        .rsplit_once(" at line ")
+        .map_or(text.as_str(), |(p, _)| p);
+    match problem {
+        "recursion limit exceeded" => "arrays or objects nested more than 128 deep".into(),
+        p if p.contains("hex escape") || p.contains("unicode code point") => {
+            r"a `\u` escape of half a UTF-16 surrogate pair, which no Unicode text holds".into()
+        }
+        p => p.to_string(),
+    }
+}
+
+/// The text of a JSON string, which fails for an escape of half a surrogate pair.
+fn text_of(string: &RawValue) -> Result<String, serde_json::Error> {
+    serde_json::from_str(string.get())
+}
+
 fn valid_id(id: &RawValue) -> bool {
     let text = id.get();
     text == "null" || text.starts_with(|c: char| c == '"' || c == '-' || c.is_ascii_digit())
@@ -146,6 +196,16 @@ pub fn parse_error(message: &str) -> String {
     error(None, PARSE_ERROR, &format!("parse error: {message}"))
 }
 
+/// The answer to a line longer than [`MAX_LINE_BYTES`], which was not read.
+pub fn line_too_long() -> String {
+    let limit = MAX_LINE_BYTES >> 20;
+    error(
+        None,
+        INVALID_REQUEST,
+        &format!("a line of more than {limit} MiB: it was skipped unread; send one message of at most {limit} MiB per line"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +216,7 @@ mod tests {
                 format!("request {method} {}", id.map_or("-", |id| id.get()))
             }
             Message::Invalid { id, .. } => format!("invalid {}", id.map_or("-", |id| id.get())),
+            Message::Unreadable { reason } => format!("unreadable: {reason}"),
             Message::Response => "response".to_string(),
         };
         match parse(text) {
@@ -236,6 +297,52 @@ mod tests {
             kinds("[]"),
             [r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"an empty batch"}}"#]
         );
+    }
+
+    #[test]
+    fn objects_that_cannot_be_read_as_data_are_parse_errors_not_invalid_objects() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"a":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        for (text, problem) in [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+                "unreadable: duplicate field `id` (line 1, column",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#,
+                r"unreadable: the id holds a `\u` escape of half a UTF-16 surrogate pair",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"x\udc00"}"#,
+                r"unreadable: a `\u` escape of half a UTF-16 surrogate pair, which no Unicode text holds (line 1, column 41)",
+            ),
+            (
+                deep.as_str(),
+                "unreadable: arrays or objects nested more than 128 deep (line 1, column",
+            ),
+        ] {
+            let kind = &kinds(text)[0];
+            assert!(kind.starts_with(problem), "{text}: {kind}");
+        }
+        // A surrogate pair is text, and an id holding one is echoed as written.
+        assert_eq!(
+            kinds(r#"{"jsonrpc":"2.0","id":"\ud83d\ude00","method":"ping"}"#),
+            [r#"request ping "\ud83d\ude00""#]
+        );
+    }
+
+    #[test]
+    fn a_line_too_long_is_an_invalid_request_with_no_id() {
+        let answer: Json = serde_json::from_str(&line_too_long()).unwrap();
+        assert_eq!(answer["id"], Json::Null);
+        assert_eq!(answer["error"]["code"], INVALID_REQUEST);
+        assert!(answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("a line of more than 64 MiB"));
     }
 
     #[test]

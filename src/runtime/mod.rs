@@ -6,8 +6,9 @@
 //! overrides, in the order written, may answer it (`when`, `after`, `times`, an error
 //! or success data, `request`, `commits`); otherwise the tool's binding runs it: a
 //! built-in service ([`services`]), declared effects ([`declared`]) or an adapter
-//! program ([`adapter`]). Dispatch is an exhaustive match over the binding: nothing
-//! here knows a suite's tool, collection or argument names.
+//! program ([`adapter`]), which runs only with the user's consent ([`trust`]). Dispatch
+//! is an exhaustive match over the binding: nothing here knows a suite's tool,
+//! collection or argument names.
 //!
 //! Every call goes into the trace with what [`eval`] needs to decide expectations —
 //! its arguments, whether it failed, the records it returned and changed — but not its
@@ -29,6 +30,7 @@ pub mod services;
 pub mod state;
 pub mod trace;
 pub mod trace_files;
+pub mod trust;
 pub mod values;
 
 use std::collections::HashMap;
@@ -150,6 +152,8 @@ pub struct Runtime<'a> {
     adapters: adapter::Adapters,
     /// The suite folder adapter programs run in, when the suite was read from disk.
     pub root: Option<std::path::PathBuf>,
+    /// What the user allows the suite's programs: none runs without consent.
+    trust: trust::Trust,
     /// Who makes the run, for the result record (`model`, `run_id` in a result layout).
     pub label: crate::lower::layout::RunLabel,
 }
@@ -179,8 +183,21 @@ impl<'a> Runtime<'a> {
             responses: HashMap::new(),
             adapters: adapter::Adapters::default(),
             root: suite.root.clone(),
+            trust: trust::Trust::default(),
             label: Default::default(),
         }
+    }
+
+    /// This sandbox with the user's consent to run the suite's programs (its tools'
+    /// adapters); without it, an adapter call fails with `ADAPTER_ERROR`.
+    pub fn trusting(mut self, trust: trust::Trust) -> Runtime<'a> {
+        self.trust = trust;
+        self
+    }
+
+    /// What the user allows the suite's programs.
+    pub fn trust(&self) -> trust::Trust {
+        self.trust
     }
 
     pub fn cx(&self) -> Cx<'_> {

@@ -76,14 +76,19 @@ impl Findings {
     }
 }
 
-/// Runs `events` in a fresh sandbox of `case`.
+/// Runs `events` in a fresh sandbox of `case`, whose programs do not run (see
+/// [`play`] for a sandbox the user trusts).
 pub fn run<'a>(
     suite: &'a Suite,
     case: &'a Case,
     sandbox: &'a Sandbox,
     events: &[TraceEvent],
 ) -> Runtime<'a> {
-    let mut rt = Runtime::new(suite, case, sandbox);
+    play(Runtime::new(suite, case, sandbox), events)
+}
+
+/// Runs `events` in `rt` (a fresh sandbox, [`Runtime::trusting`] the user's consent).
+pub fn play<'a>(mut rt: Runtime<'a>, events: &[TraceEvent]) -> Runtime<'a> {
     for event in events {
         match event {
             TraceEvent::Call { tool, arguments } => {
@@ -219,8 +224,12 @@ fn event_json(event: &Event) -> Json {
 
 /// Replays `events` for `case` and returns its result record as pretty JSON text.
 pub fn replay_text(suite: &Suite, case: &Case, sandbox: &Sandbox, events: &[TraceEvent]) -> String {
-    let rt = run(suite, case, sandbox, events);
-    let record = result_record(suite, &rt, &findings(&rt));
+    record_text(suite, &run(suite, case, sandbox, events))
+}
+
+/// The result record of a run, as pretty JSON text.
+pub fn record_text(suite: &Suite, rt: &Runtime) -> String {
+    let record = result_record(suite, rt, &findings(rt));
     let mut text = serde_json::to_string_pretty(&record).unwrap_or_default();
     text.push('\n');
     text

@@ -14,11 +14,12 @@
 //! `tools/list` to its model) is never shown them, so the model is never offered them.
 //! No case tool can have such a name (tool names have no dot).
 //!
-//! Errors: a well-formed `tools/call` (a string `name`, an object of `arguments`)
-//! answers a tool result whatever the call asks (an unknown tool, a bad argument, a
-//! session that has ended: `isError` with a JSON error text), so an MCP client never
-//! raises for it; the `sandbox/*` methods answer JSON-RPC errors (`-32602` bad params,
-//! `-32000` after `sandbox/end`). See docs/tools.md#the-harness-tools.
+//! Errors: a well-formed `tools/call` (a string `name`, an object of `arguments`, or
+//! none: absent or `null`) answers a tool result whatever the call asks (an unknown
+//! tool, a bad argument, a session that has ended: `isError` with a JSON error text), so
+//! an MCP client never raises for it; the `sandbox/*` methods answer JSON-RPC errors
+//! (`-32602` bad params, `-32000` after `sandbox/end`). See
+//! docs/tools.md#the-harness-tools.
 //!
 //! The session keeps the events as a trace, so what was served can be replayed byte for
 //! byte: the sandbox is deterministic, so the live runtime is in the state a replay of
@@ -71,6 +72,13 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// This session with the user's consent to run the suite's programs (see
+    /// [`Runtime::trusting`]).
+    pub fn trusting(mut self, trust: super::trust::Trust) -> Session<'a> {
+        self.runtime = self.runtime.trusting(trust);
+        self
+    }
+
     /// Answers one line of input (one JSON-RPC message or batch); `None` when nothing
     /// is to be answered (notifications, a client's responses). See [`framing`] for
     /// how malformed input is answered.
@@ -102,6 +110,7 @@ impl<'a> Session<'a> {
             framing::Message::Invalid { id, reason } => {
                 Some(framing::error(id, framing::INVALID_REQUEST, &reason))
             }
+            framing::Message::Unreadable { reason } => Some(framing::parse_error(&reason)),
             framing::Message::Response => None,
         }
     }
@@ -142,7 +151,12 @@ impl<'a> Session<'a> {
             }
             "tools/call" => {
                 let tool = text("name")?;
-                let arguments = params.get("arguments").cloned().unwrap_or(json!({}));
+                // Absent or `null` (which clients send for a tool without arguments):
+                // no arguments.
+                let arguments = match params.get("arguments") {
+                    None | Some(Json::Null) => json!({}),
+                    Some(given) => given.clone(),
+                };
                 if !arguments.is_object() {
                     return Err((-32602, "`arguments` must be an object".into()));
                 }

@@ -46,13 +46,22 @@ fn read_with<T>(
     path: &Path,
     parse: impl Fn(FileId, &str) -> Result<T, Vec<Diagnostic>>,
 ) -> Result<T, Vec<Diagnostic>> {
-    let text = fs::read_to_string(path).map_err(|e| {
-        vec![
-            Diagnostic::error(codes::IO, format!("cannot read the trace: {e}"))
-                .at_path(load::display(path))
-                .help("give the path of a JSON Lines trace (docs/traces.md)"),
-        ]
-    })?;
+    // Read as a source is: a regular file within the size cap (a FIFO or a device
+    // named like a trace would block or never end).
+    let bytes = match load::read_bytes(path) {
+        Ok((bytes, _)) => bytes,
+        Err(load::Unread::Io(e)) => {
+            return Err(vec![Diagnostic::error(
+                codes::IO,
+                format!("cannot read the trace: {e}"),
+            )
+            .at_path(load::display(path))
+            .help("give the path of a JSON Lines trace (docs/traces.md)")])
+        }
+        Err(unread) => return Err(vec![unread.diagnostic(path)]),
+    };
+    let text =
+        String::from_utf8(bytes).map_err(|e| vec![load::not_utf8(&load::display(path), &e)])?;
     let file = db.add(load::display(path), text.as_str(), Origin::User);
     parse(file, &text)
 }

@@ -541,8 +541,8 @@ struct Survey {
 
 impl Survey {
     /// Stamps every file (a `stat`, or its blob from the listing), and reads those
-    /// whose stamp does not vouch for them; `None` when a file cannot be read (a check
-    /// without the cache reports it).
+    /// whose stamp does not vouch for them; `None` when a file cannot be read, or the
+    /// walked files pass the suite's size cap (a check without the cache reports it).
     fn of(
         root: &Path,
         listed: Listed,
@@ -577,6 +577,7 @@ impl Survey {
             aggregate: None,
         };
         let at: Vec<usize> = (0..count).collect();
+        let stamped_bytes = std::sync::atomic::AtomicU64::new(0);
         let found = crate::parallel::map(&at, count >= PARALLEL_FROM_FILES, |&at| {
             let (name, stamp) = match survey.walked.get(at) {
                 Some(path) => (
@@ -585,6 +586,13 @@ impl Survey {
                 ),
                 None => (staged[at].name(&shown_root), Stamp::Blob(staged[at].blob)),
             };
+            if let Stamp::Stat(stat) = stamp {
+                let before =
+                    stamped_bytes.fetch_add(stat.size, std::sync::atomic::Ordering::Relaxed);
+                if before.saturating_add(stat.size) > load::MAX_SUITE_BYTES {
+                    return None;
+                }
+            }
             let entry = find(at, &name);
             let racy = match stamp {
                 Stamp::Stat(stat) => {
@@ -644,10 +652,11 @@ impl Survey {
         Some(survey)
     }
 
-    /// The text of a file of the folder walk; `None` if it cannot be read or is not
-    /// UTF-8. (Staged files are read in batches, through [`staged::Blobs::read_all`].)
+    /// The text of a file of the folder walk; `None` if it cannot be read as a source
+    /// ([`load::read_bytes`]: a regular file within the size cap) or is not UTF-8.
+    /// (Staged files are read in batches, through [`staged::Blobs::read_all`].)
     fn read_walked(&self, seen: &Seen) -> Option<Arc<str>> {
-        utf8(fs::read(self.walked.get(seen.at)?).ok()?)
+        utf8(load::read_bytes(self.walked.get(seen.at)?).ok()?.0)
     }
 
     /// The check of the survey through the index `old` of the last run: warm when the

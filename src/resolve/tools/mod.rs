@@ -12,7 +12,7 @@ pub mod behavior;
 pub mod services;
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::tool::{Adapter, Binding, Tool};
+use crate::model::tool::{secret_variable, variable_name, Adapter, Binding, Tool};
 use crate::model::world::WorldSchema;
 use crate::model::Text;
 use crate::syntax::ast::Statement;
@@ -63,7 +63,7 @@ pub const TOOL_KEYS: &[KeySpec<'static>] = &[
     ),
     one(
         "adapter",
-        "`adapter \"COMMAND\" \"ARG\"… { reads …; writes … }`: a program runs the calls.",
+        "`adapter \"COMMAND\" \"ARG\"… { reads …; writes …; env \"NAME\"… }`: a program of the suite runs the calls, with the user's consent (`--trust`).",
     ),
     many(
         "refuse",
@@ -176,15 +176,20 @@ fn binding(
     }
 }
 
-const ADAPTER_KEYS: &[KeySpec<'static>] = &[
+/// The statements of an `adapter` block.
+pub const ADAPTER_KEYS: &[KeySpec<'static>] = &[
     one(
         "reads",
         "The collections the adapter is sent (default: every collection).",
     ),
     one("writes", "The collections the adapter's changes may touch."),
+    one(
+        "env",
+        "`env \"NAME\"…`: environment variables passed to the program besides PATH (never a key, token, secret or password; docs/security.md).",
+    ),
 ];
 
-/// `adapter "COMMAND" "ARG"… { reads COLL…; writes COLL… }`.
+/// `adapter "COMMAND" "ARG"… { reads COLL…; writes COLL…; env "NAME"… }`.
 fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) -> Option<Adapter> {
     let command: Option<Vec<Text>> = statement
         .values
@@ -216,9 +221,46 @@ fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) 
     };
     let reads = collections("reads", diags);
     let writes = collections("writes", diags).unwrap_or_default();
+    let before = diags.len();
+    let env = first(statements, "env")
+        .and_then(|s| values::words(s, diags))
+        .unwrap_or_default();
+    for name in &env {
+        check_variable(name, diags);
+    }
+    if diags.len() > before {
+        return None;
+    }
     Some(Adapter {
         command,
         reads,
         writes,
+        env,
+        span: statement.span,
     })
+}
+
+/// An `env` name of an adapter: a variable name, and not a credential's, which a
+/// suite's program is never given.
+fn check_variable(name: &Text, diags: &mut Vec<Diagnostic>) {
+    let text = name.as_str();
+    if !variable_name(text) {
+        diags.push(
+            Diagnostic::error(
+                codes::TOOL_DEFINITION,
+                format!("`{text}` is not the name of an environment variable"),
+            )
+            .primary(name.span, "in the adapter's `env`")
+            .help("name a variable with letters, digits and `_`, as a shell exports it: `env \"LANG\"`"),
+        );
+    } else if secret_variable(text) {
+        diags.push(
+            Diagnostic::error(
+                codes::TOOL_DEFINITION,
+                format!("the adapter asks for `{text}`, which holds a credential by its name"),
+            )
+            .primary(name.span, "never passed to a suite's program")
+            .help("a suite's program gets no key, token, secret or password (docs/security.md): remove it, and let the program work without it"),
+        );
+    }
 }

@@ -35,7 +35,7 @@ use crate::resolve::values;
 use crate::syntax::ast::{Statement, ValueKind};
 
 use crate::model::expect::{
-    critical_id, global_critical_id, Expectation, MachineOverride, Review, Sandbox,
+    critical_id, global_critical_id, Expectation, FileStore, MachineOverride, Review, Sandbox,
 };
 use crate::model::world::WorldSchema;
 
@@ -70,6 +70,8 @@ pub fn chosen_schema(
 pub struct SuiteWorld<'a> {
     schema: Chosen,
     tools: &'a [Tool],
+    /// The file store the tools' `files.*` services agree on, if any.
+    files: Option<FileStore>,
     global_criticals: usize,
 }
 
@@ -102,6 +104,7 @@ impl<'a> SuiteWorld<'a> {
     pub fn new(schema: Chosen, tools: &'a [Tool], global_criticals: usize) -> SuiteWorld<'a> {
         SuiteWorld {
             schema,
+            files: crate::model::tool::file_store(tools).and_then(Result::ok),
             tools,
             global_criticals,
         }
@@ -146,7 +149,7 @@ impl<'a> SuiteWorld<'a> {
             .timezone
             .as_ref()
             .and_then(|z| z.as_str().parse::<chrono_tz::Tz>().ok());
-        let world = records::read_world(world_statement, &schema, zone, diags);
+        let world = records::read_world(world_statement, &schema, zone, self.files.as_ref(), diags);
         // Request ids first: any override's conditions and the expectations may name
         // any of them.
         let requests: Vec<Option<Name>> = override_statements

@@ -11,12 +11,19 @@
 //! Reading happens in two passes: ids first (so references can point forwards), then
 //! every field against its type.
 
+use std::collections::hash_map::{Entry, HashMap};
+
+use arcstr::ArcStr;
+use foldhash::fast::FixedState;
+
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text};
 use crate::resolve::keys::body;
 use crate::resolve::values::{self, Kind};
+use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
+use crate::model::expect::FileStore;
 use crate::model::value::{FieldValue, IdIndex};
 use crate::model::world::{
     id_letters, Collection, FieldType, Record, Revision, World, WorldSchema, RESERVED_FIELDS,
@@ -27,10 +34,14 @@ use super::value::{self, TypeCx};
 /// Reads a world block. A record with errors is reported and kept with the fields that
 /// read well, so its id does not cascade into further errors (a case with errors gets
 /// no sandbox anyway).
+///
+/// `files` is the suite's file store: the paths of its files must name files, each
+/// once ([`FilePaths`]).
 pub fn read_world(
     statement: &Statement,
     schema: &WorldSchema,
     zone: Option<chrono_tz::Tz>,
+    files: Option<&FileStore>,
     diags: &mut Vec<Diagnostic>,
 ) -> World {
     let Some(block) = values::block_only(statement, diags) else {
@@ -38,7 +49,7 @@ pub fn read_world(
     };
     let mut world = World::default();
     let mut heads: Vec<(&Collection, Name, &Statement)> = Vec::new();
-    let mut seen: Vec<Name> = Vec::new();
+    let mut seen = SeenIds::default();
     for statement in &block.statements {
         if statement.name() == "new" {
             read_new_ids(statement, schema, &mut seen, &mut world, diags);
@@ -68,7 +79,11 @@ pub fn read_world(
     };
     // A case's world is kept to the end of the run: sized, not grown by doubling.
     world.records.reserve_exact(heads.len());
+    let mut paths = FilePaths::default();
     for (collection, id, statement) in heads {
+        if let Some(store) = files.filter(|f| f.collection.as_str() == collection.name.as_str()) {
+            paths.claim(statement, store, diags);
+        }
         world
             .records
             .push(read_record(collection, id, statement, &cx, diags));
@@ -76,11 +91,108 @@ pub fn read_world(
     world
 }
 
+/// The longest name of a file or folder most file systems take, in bytes.
+const MAX_FILE_NAME_BYTES: usize = 255;
+
+/// The paths of a world's files so far, each with where it was first written. A
+/// world's files are seeded into a workspace (`casec export`) and served by the
+/// sandbox, by path: a path given twice would be one file to one and another file to
+/// the other, and a path that cannot name a file fails only when it is written.
+#[derive(Default)]
+struct FilePaths<'t> {
+    seen: HashMap<&'t str, Span, FixedState>,
+}
+
+impl<'t> FilePaths<'t> {
+    /// Checks the path of the file record `record` of the store `files`: a file path
+    /// (NUL-free, made of names of at most [`MAX_FILE_NAME_BYTES`], none empty, `.` or
+    /// `..`) not given before in this world.
+    fn claim(&mut self, record: &'t Statement, files: &FileStore, diags: &mut Vec<Diagnostic>) {
+        let written = body(record)
+            .iter()
+            .find(|s| s.name() == files.path_field.as_str())
+            .and_then(|s| match s.values.as_slice() {
+                [value] => Some((value.as_str()?, value.span)),
+                _ => None,
+            });
+        // A path that is not one text is reported by the record's type check.
+        let Some((path, span)) = written else {
+            return;
+        };
+        if let Some(problem) = path_problem(path) {
+            diags.push(
+                Diagnostic::error(
+                    codes::WORLD_FILE_PATH,
+                    format!("`{}` cannot name a file: {problem}", shown(path)),
+                )
+                .primary(span, "this path")
+                .help("write a file's path as an absolute path of names: `/workspace/data/in.csv`"),
+            );
+            return;
+        }
+        match self.seen.entry(path) {
+            Entry::Occupied(first) => diags.push(
+                Diagnostic::error(
+                    codes::WORLD_FILE_PATH,
+                    format!("the file `{}` is given twice in this world", shown(path)),
+                )
+                .primary(span, "given again here")
+                .secondary(*first.get(), "first given here")
+                .help(
+                    "a path names one file: keep one record of it, or give the other another path",
+                ),
+            ),
+            Entry::Vacant(slot) => {
+                slot.insert(span);
+            }
+        }
+    }
+}
+
+/// Why `path` cannot name a file, if it cannot.
+fn path_problem(path: &str) -> Option<String> {
+    if path.is_empty() {
+        return Some("it is empty".into());
+    }
+    if path.contains('\0') {
+        return Some("it holds a NUL character, which no file name can".into());
+    }
+    let names = path.strip_prefix('/').unwrap_or(path).split('/');
+    for name in names {
+        match name {
+            "" => return Some("it has an empty part (`//`, or a `/` at its end)".into()),
+            "." | ".." => return Some(format!("it has a `{name}` part")),
+            long if long.len() > MAX_FILE_NAME_BYTES => {
+                return Some(format!(
+                    "it has a part of {} bytes, and file systems name files of at most {MAX_FILE_NAME_BYTES}",
+                    long.len()
+                ))
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A path as a message quotes it: its first 80 characters, control characters escaped.
+fn shown(path: &str) -> String {
+    const SHOWN_CHARS: usize = 80;
+    let mut out: String = path
+        .chars()
+        .take(SHOWN_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if path.chars().nth(SHOWN_CHARS).is_some() {
+        out.push('…');
+    }
+    out
+}
+
 /// `new COLLECTION ID…`
 fn read_new_ids(
     statement: &Statement,
     schema: &WorldSchema,
-    seen: &mut Vec<Name>,
+    seen: &mut SeenIds,
     world: &mut World,
     diags: &mut Vec<Diagnostic>,
 ) {
@@ -152,27 +264,35 @@ pub fn known_collection<'a>(
     None
 }
 
+/// The ids a world has claimed so far, each with where it was first written: looked up
+/// by hash, so a world of 100,000 records is read in linear time.
+type SeenIds = HashMap<ArcStr, Span, FixedState>;
+
 /// Checks an id's prefix and uniqueness; records it as seen.
 fn claim_id(
     id: &Name,
     collection: &Collection,
     schema: &WorldSchema,
-    seen: &mut Vec<Name>,
+    seen: &mut SeenIds,
     diags: &mut Vec<Diagnostic>,
 ) -> bool {
-    if let Some(first) = seen.iter().find(|s| s.as_str() == id.as_str()) {
-        diags.push(
-            Diagnostic::error(
-                codes::DUPLICATE_RECORD,
-                format!("record id `{}` is used twice in this world", id.as_str()),
-            )
-            .primary(id.span, "used again here")
-            .secondary(first.span, "first used here")
-            .help("ids name one record each across the whole world; number the second one on"),
-        );
-        return false;
+    match seen.entry(id.value.clone()) {
+        Entry::Occupied(first) => {
+            diags.push(
+                Diagnostic::error(
+                    codes::DUPLICATE_RECORD,
+                    format!("record id `{}` is used twice in this world", id.as_str()),
+                )
+                .primary(id.span, "used again here")
+                .secondary(*first.get(), "first used here")
+                .help("ids name one record each across the whole world; number the second one on"),
+            );
+            return false;
+        }
+        Entry::Vacant(slot) => {
+            slot.insert(id.span);
+        }
     }
-    seen.push(id.clone());
     check_prefix(id, &collection.id_prefix, &collection.name, schema, diags)
 }
 

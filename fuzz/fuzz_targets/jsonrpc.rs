@@ -1,0 +1,40 @@
+//! `casec serve`'s JSON-RPC on any input: a session of a Tujora case with a world (the
+//! first byte picks it) answers every line, in order, with JSON-RPC that parses (or
+//! with nothing, for notifications and responses), and its result record stays JSON.
+#![no_main]
+
+#[path = "common.rs"]
+mod common;
+
+use casec::runtime::serve::Session;
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value as Json;
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(rest) else {
+        return;
+    };
+    let suite = common::tujora().suite.as_ref().expect("Tujora resolves");
+    let (case, sandbox) = common::tujora_world(pick);
+    let mut session = Session::new(suite, case, sandbox);
+    for line in text.lines() {
+        if let Some(answer) = session.handle(line) {
+            let answer: Json = serde_json::from_str(&answer).expect("an answer is JSON");
+            let answers = match answer {
+                Json::Array(items) => items,
+                one => vec![one],
+            };
+            for a in &answers {
+                assert_eq!(a["jsonrpc"], "2.0", "a JSON-RPC 2.0 answer: {a}");
+                assert!(
+                    a.get("result").is_some() != a.get("error").is_some(),
+                    "a result or an error: {a}"
+                );
+            }
+        }
+    }
+    let _: Json = serde_json::from_str(&session.result_record().to_string()).expect("a record");
+});
