@@ -356,7 +356,7 @@ pub fn suite_files(root: &Path, diags: &mut Vec<Diagnostic>) -> Vec<(PathBuf, So
             Role::Member
         };
         match looked {
-            Ok(_) => match read_looked(path, MAX_FILE_BYTES) {
+            Ok(_) => match read_looked(path, MAX_FILE_BYTES, Links::Follow) {
                 Ok((bytes, disk)) => source_of(path, role, bytes, disk),
                 Err(unread) => Err(unread.diagnostic(path)),
             },
@@ -409,7 +409,7 @@ pub fn read_master(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Source> {
 }
 
 fn read_source(path: &Path, role: Role, cap: u64) -> Result<Source, Diagnostic> {
-    let read = look(path, cap).and_then(|_| read_looked(path, cap));
+    let read = read_regular(path, cap, Links::Follow);
     match read {
         Ok((bytes, disk)) => source_of(path, role, bytes, disk),
         Err(unread) => Err(unread.diagnostic(path)),
@@ -464,16 +464,40 @@ impl Unread {
 }
 
 /// A file's bytes and which file it is, when it is a regular file of at most
-/// [`MAX_FILE_BYTES`].
+/// [`MAX_FILE_BYTES`]: [`read_regular`] following links.
+pub fn read_bytes(path: &Path) -> Result<(Vec<u8>, Option<DiskId>), Unread> {
+    read_regular(path, MAX_FILE_BYTES, Links::Follow)
+}
+
+/// What a read does with a symbolic link at the path it is given.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Links {
+    /// Reads what the link leads to (a suite's links were vetted by the walk).
+    Follow,
+    /// Refuses the link: a file in a folder others may have written (the judge cache).
+    Refuse,
+}
+
+/// A file's bytes and which file it is, when it is a regular file of at most `cap`
+/// bytes.
 ///
 /// The path's type is looked at before it is opened (a device is never opened), the
 /// file is opened without blocking (a FIFO put in its place meanwhile does not block
-/// the open) and its type and size are taken again from the open file, which is read
-/// through a reader that stops past the cap (a file growing as it is read, or one that
-/// does not know its size, cannot fill memory). The identity comes from that `fstat`.
-pub fn read_bytes(path: &Path) -> Result<(Vec<u8>, Option<DiskId>), Unread> {
-    look(path, MAX_FILE_BYTES)?;
-    read_looked(path, MAX_FILE_BYTES)
+/// the open; with [`Links::Refuse`], nor does a link) and its type and size are taken
+/// again from the open file, which is read through [`read_capped`] (a file growing as
+/// it is read, or one that does not know its size, cannot fill memory). The identity
+/// comes from that `fstat`.
+pub fn read_regular(
+    path: &Path,
+    cap: u64,
+    links: Links,
+) -> Result<(Vec<u8>, Option<DiskId>), Unread> {
+    let metadata = match links {
+        Links::Follow => fs::metadata(path),
+        Links::Refuse => fs::symlink_metadata(path),
+    };
+    regular_within_cap(&metadata.map_err(Unread::Io)?, cap)?;
+    read_looked(path, cap, links)
 }
 
 /// The size of the file at `path`, when it is a regular file of at most `cap` bytes.
@@ -483,23 +507,35 @@ fn look(path: &Path, cap: u64) -> Result<u64, Unread> {
     Ok(metadata.len())
 }
 
-/// [`read_bytes`] of a file [`look`] accepted, within `cap`.
-fn read_looked(path: &Path, cap: u64) -> Result<(Vec<u8>, Option<DiskId>), Unread> {
-    use std::io::Read;
-    let mut file = open_without_blocking(path).map_err(Unread::Io)?;
+/// [`read_regular`] of a file whose path was looked at already, within `cap`.
+fn read_looked(path: &Path, cap: u64, links: Links) -> Result<(Vec<u8>, Option<DiskId>), Unread> {
+    let file = open_without_blocking(path, links).map_err(Unread::Io)?;
     let metadata = file.metadata().map_err(Unread::Io)?;
     regular_within_cap(&metadata, cap)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    // Through `take`: the cap, and `File::read_to_end` would `fstat` the file again to
-    // size the buffer that is sized already.
-    (&mut file)
-        .take(cap + 1)
+    let bytes = read_capped(file, metadata.len(), cap)?;
+    Ok((bytes, DiskId::of(&metadata)))
+}
+
+/// Everything `reader` gives, when that is at most `cap` bytes: the one way casec reads
+/// an input whose size it does not control (a file, standard input, a named pipe the
+/// user gives). `expected` is the size a file says it has (0 when unknown): past the
+/// cap, nothing is read; else it sizes the buffer.
+pub fn read_capped(reader: impl std::io::Read, expected: u64, cap: u64) -> Result<Vec<u8>, Unread> {
+    use std::io::Read;
+    if expected > cap {
+        return Err(Unread::TooLarge(expected, cap));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(expected.min(cap)).unwrap_or(0));
+    // Through `take`: the cap; and `File::read_to_end` would `fstat` the file again to
+    // size a buffer that is sized already.
+    reader
+        .take(cap.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(Unread::Io)?;
     if bytes.len() as u64 > cap {
         return Err(Unread::TooLarge(bytes.len() as u64, cap));
     }
-    Ok((bytes, DiskId::of(&metadata)))
+    Ok(bytes)
 }
 
 fn regular_within_cap(metadata: &fs::Metadata, cap: u64) -> Result<(), Unread> {
@@ -513,11 +549,15 @@ fn regular_within_cap(metadata: &fs::Metadata, cap: u64) -> Result<(), Unread> {
 }
 
 /// Opens `path` for reading with `O_NONBLOCK`, which only changes how a FIFO or a
-/// device opens: at once, instead of waiting for a writer.
+/// device opens: at once, instead of waiting for a writer; with [`Links::Refuse`],
+/// `O_NOFOLLOW` too (a link put in the file's place fails the open).
 #[cfg(unix)]
-fn open_without_blocking(path: &Path) -> std::io::Result<fs::File> {
+fn open_without_blocking(path: &Path, links: Links) -> std::io::Result<fs::File> {
     use rustix::fs::{Mode, OFlags};
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let mut flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    if links == Links::Refuse {
+        flags |= OFlags::NOFOLLOW;
+    }
     Ok(fs::File::from(rustix::fs::open(
         path,
         flags,
@@ -526,7 +566,7 @@ fn open_without_blocking(path: &Path) -> std::io::Result<fs::File> {
 }
 
 #[cfg(not(unix))]
-fn open_without_blocking(path: &Path) -> std::io::Result<fs::File> {
+fn open_without_blocking(path: &Path, _links: Links) -> std::io::Result<fs::File> {
     fs::File::open(path)
 }
 
@@ -560,8 +600,23 @@ fn not_regular(path: &Path, kind: fs::FileType) -> Diagnostic {
     .help("sources are regular files: reading a FIFO or a device could block or never end")
 }
 
+/// Whether `path`, found in the folder of `case_file` (a file of a suite), is in that
+/// suite: not a symbolic link, or one whose real path lies under the suite's root (the
+/// rule of the folder walk). A dangling link is in: reading it reports it.
+pub fn inside_suite_of(case_file: &Path, path: &Path) -> bool {
+    if !fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return true;
+    }
+    let Ok(real) = fs::canonicalize(path) else {
+        return true;
+    };
+    suite_root_of(case_file)
+        .and_then(|root| fs::canonicalize(root).ok())
+        .is_some_and(|root| real.starts_with(root))
+}
+
 /// A symbolic link in a suite whose real path lies outside the suite folder.
-fn outside_root(link: &Path, to_folder: bool) -> Diagnostic {
+pub fn outside_root(link: &Path, to_folder: bool) -> Diagnostic {
     let what = if to_folder { "folder" } else { "file" };
     Diagnostic::error(
         codes::IO,
@@ -580,11 +635,15 @@ fn file_too_large(path: &Path, size: u64, cap: u64) -> Diagnostic {
         }
         _ => "split the suite it holds into several suites",
     };
+    // A size just past the cap is only as much as a capped read took.
+    let holds = match size > cap.saturating_add(1) {
+        true => format!("holds {}, more than", bytes_in_words(size)),
+        false => "holds more than".to_string(),
+    };
     Diagnostic::error(
         codes::LIMIT,
         format!(
-            "this file holds {}, more than the {} casec reads of one file: not read",
-            bytes_in_words(size),
+            "this file {holds} the {} casec reads of one file: not read",
             bytes_in_words(cap)
         ),
     )

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use casec::lower::tools::input_schema;
 use casec::model::tool::ArgType;
 use casec::runtime::trace::TraceEvent;
-use casec::runtime::trace_files::{counter_examples, golden_path, read_counter};
+use casec::runtime::trace_files::{self, counter_examples, golden_path, read_counter};
 use serde_json::json;
 
 fn tujora() -> casec::Compilation {
@@ -100,7 +100,8 @@ fn every_trace_call_validates_against_its_tools_schema() {
             .collect();
         traces.push(golden_path(&file, case.id.as_str()));
         for trace in traces.iter().filter(|p| Path::new(p).is_file()) {
-            let (events, _) = read_counter(&mut compilation.db, trace).expect("the trace reads");
+            let (events, _) = read_counter(&mut compilation.db, trace, trace_files::Found::Named)
+                .expect("the trace reads");
             for event in events {
                 let TraceEvent::Call { tool, arguments } = event else {
                     continue;

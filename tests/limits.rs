@@ -140,6 +140,47 @@ mod special_files {
         only(&output, "io", "extra.case");
     }
 
+    /// A golden trace or a counter-example is found beside its case, so it is read as
+    /// the case is: a link out of the suite is refused, and what it leads to never
+    /// quoted.
+    #[test]
+    fn a_trace_beside_a_case_linking_out_of_the_suite_is_refused_and_never_quoted() {
+        let dir = Scratch::new("limits", "outside-trace");
+        let suite = dir.0.join("suite");
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora"),
+            &suite,
+        );
+        fs::write(dir.0.join("secret.jsonl"), SECRET).unwrap();
+        let golden = suite.join("appointments/TUJ-021.trace.jsonl");
+        fs::remove_file(&golden).unwrap();
+        symlink("../../secret.jsonl", &golden).unwrap();
+        symlink(
+            "../../secret.jsonl",
+            suite.join("appointments/TUJ-021.counter-leak.trace.jsonl"),
+        )
+        .unwrap();
+        let output = casec_in(&suite, &["verify", "--format", "json"], Stdio::null());
+        let shown = String::from_utf8_lossy(&output.stderr);
+        assert!(!shown.contains("THE-SECRET"), "{shown}");
+        let found = diagnostics(&output);
+        let files: Vec<&str> = found.iter().map(|d| d["file"].as_str().unwrap()).collect();
+        assert_eq!(
+            files,
+            [
+                "appointments/TUJ-021.trace.jsonl",
+                "appointments/TUJ-021.counter-leak.trace.jsonl"
+            ],
+            "{found:#?}"
+        );
+        for d in &found {
+            assert_eq!(
+                d["message"], "symbolic link to a file outside the suite folder: not read",
+                "{d:#}"
+            );
+        }
+    }
+
     #[test]
     fn a_link_to_a_file_inside_the_suite_is_read() {
         let dir = Scratch::new("limits", "inside-file");
@@ -372,6 +413,41 @@ fn a_file_past_the_size_cap_is_refused_unread() {
         assert_eq!(loose.status.code(), Some(1), "{command}");
         only(&loose, "limit", "loose.case");
     }
+}
+
+/// What a command is given to read as a whole has a cap too: standard input to `fmt
+/// --stdin` (a source file's), a result record file to `report` (a suite's).
+#[test]
+fn a_given_input_past_its_cap_is_refused_unread() {
+    let dir = Scratch::new("limits", "big-input");
+    let big_source = dir.0.join("big.case");
+    sparse(&big_source, MAX_FILE_BYTES + 1);
+    let stdin = Stdio::from(fs::File::open(&big_source).unwrap());
+    let output = casec_in(&dir.0, &["fmt", "--stdin", "--format", "json"], stdin);
+    assert_eq!(output.status.code(), Some(1));
+    let refused = only(&output, "limit", "<stdin>");
+    assert_eq!(
+        refused["message"],
+        "this file holds more than the 256 MiB casec reads of one file: not read"
+    );
+    let records = dir.0.join("results.jsonl");
+    sparse(&records, MAX_SUITE_BYTES + 1);
+    let suite = dir.0.join("suite");
+    copy_suite(&suite);
+    let output = casec_in(
+        &dir.0,
+        &[
+            "report",
+            "results.jsonl",
+            "--suite",
+            "suite",
+            "--format",
+            "json",
+        ],
+        Stdio::null(),
+    );
+    assert_eq!(output.status.code(), Some(1));
+    only(&output, "limit", "results.jsonl");
 }
 
 #[test]

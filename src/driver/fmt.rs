@@ -9,7 +9,7 @@
 //! within [`DIFF_TIME_LIMIT`] is replaced by a line saying the file would be
 //! reformatted, which `git apply` skips.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -89,13 +89,26 @@ pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
 /// `casec fmt --stdin [--check]`: standard input to standard output.
 pub fn fmt_stdin(mode: FmtMode, options: Report) -> u8 {
     const NAME: &str = "<stdin>";
-    let mut text = String::new();
-    if let Err(e) = io::stdin().lock().read_to_string(&mut text) {
-        let d = Diagnostic::error(codes::IO, format!("cannot read standard input: {e}"))
-            .at_path(NAME)
-            .help("pipe UTF-8 text into `casec fmt --stdin`");
-        return report(&SourceDb::new(), &[d], 0, options);
-    }
+    // A source, so within a source file's cap.
+    let read = load::read_capped(io::stdin().lock(), 0, load::MAX_FILE_BYTES);
+    let text = match read.map(String::from_utf8) {
+        Ok(Ok(text)) => text,
+        Ok(Err(e)) => return report(&SourceDb::new(), &[load::not_utf8(NAME, &e)], 0, options),
+        Err(load::Unread::Io(e)) => {
+            let d = Diagnostic::error(codes::IO, format!("cannot read standard input: {e}"))
+                .at_path(NAME)
+                .help("pipe UTF-8 text into `casec fmt --stdin`");
+            return report(&SourceDb::new(), &[d], 0, options);
+        }
+        Err(unread) => {
+            return report(
+                &SourceDb::new(),
+                &[unread.diagnostic(Path::new(NAME))],
+                0,
+                options,
+            )
+        }
+    };
     let mut db = SourceDb::new();
     let id = db.add(NAME, text.as_str(), Origin::User);
     let printed = match (format_source(id, &text), mode) {

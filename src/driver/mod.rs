@@ -463,7 +463,10 @@ pub fn suite_folder(path: &Path) -> PathBuf {
 }
 
 /// Reads a file a command is given into `db`, so its diagnostics show its lines: its
-/// id and text, or an `io` error naming `what` it should be, with `help`.
+/// id and text, or an error naming `what` it should be, with `help`.
+///
+/// The user named the file, so it may be a pipe (`casec report <(…)`); what it gives
+/// is capped at [`load::MAX_SUITE_BYTES`], as a master to import is.
 pub(crate) fn read_given(
     path: &Path,
     what: &str,
@@ -471,19 +474,36 @@ pub(crate) fn read_given(
     db: &mut SourceDb,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<(crate::source::FileId, String)> {
-    match fs::read_to_string(path) {
-        Ok(text) => Some((
-            db.add(load::display(path), text.as_str(), Origin::User),
-            text,
-        )),
-        Err(e) => {
-            diagnostics.push(
-                Diagnostic::error(codes::IO, format!("cannot read {what}: {e}"))
-                    .at_path(load::display(path))
-                    .help(help),
-            );
-            None
+    let read = fs::File::open(path)
+        .map_err(load::Unread::Io)
+        .and_then(|file| {
+            let expected = file.metadata().map_or(0, |m| m.len());
+            load::read_capped(file, expected, load::MAX_SUITE_BYTES)
+        });
+    let text = match read.map(String::from_utf8) {
+        Ok(Ok(text)) => text,
+        Ok(Err(e)) => {
+            diagnostics.push(load::not_utf8(&load::display(path), &e));
+            return None;
         }
+        Err(unread) => {
+            diagnostics.push(given_unread(path, what, help, &unread));
+            return None;
+        }
+    };
+    Some((
+        db.add(load::display(path), text.as_str(), Origin::User),
+        text,
+    ))
+}
+
+/// Why a file a command was given was not read.
+fn given_unread(path: &Path, what: &str, help: &str, unread: &load::Unread) -> Diagnostic {
+    match unread {
+        load::Unread::Io(e) => Diagnostic::error(codes::IO, format!("cannot read {what}: {e}"))
+            .at_path(load::display(path))
+            .help(help),
+        unread => unread.diagnostic(path),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::model::{Case, Suite};
 use crate::runtime::replay::Findings;
 use crate::runtime::replay::{findings, play, record_text};
 use crate::runtime::trace::TraceEvent;
-use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace};
+use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace, Found};
 use crate::runtime::trust::Trust;
 use crate::runtime::Runtime;
 use crate::source::SourceDb;
@@ -79,7 +79,8 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
     // The reader of counter-examples takes every trace file `casec verify` takes (a
     // run's, a golden trace, a labelled counter-example); the labels are for a judge,
     // the record is the sandbox's.
-    let events = read_counter(&mut compilation.db, args.trace).map(|(events, _labels)| events);
+    let events =
+        read_counter(&mut compilation.db, args.trace, Found::Named).map(|(events, _labels)| events);
     if let Err(found) = &events {
         diagnostics.extend(found.iter().cloned());
     }
@@ -266,7 +267,7 @@ fn verify_case(replay: &Replay, db: &mut SourceDb, diags: &mut Vec<Diagnostic>) 
     let case_file = PathBuf::from(&db.file(case.span.file).name);
     let path = golden_path(&case_file, case.id.as_str());
     if path.is_file() {
-        verify_golden(replay, &path, db, diags, &mut out);
+        verify_golden(replay, (&path, &case_file), db, diags, &mut out);
     } else {
         out.warnings
             .push(format!("no golden trace ({})", load::display(&path)));
@@ -275,16 +276,16 @@ fn verify_case(replay: &Replay, db: &mut SourceDb, diags: &mut Vec<Diagnostic>) 
     out
 }
 
-/// Replays the golden trace at `path`: it must fail no machine check and trigger no
-/// critical failure.
+/// Replays the golden trace at `path`, beside `case_file`: it must fail no machine
+/// check and trigger no critical failure.
 fn verify_golden(
     replay: &Replay,
-    path: &Path,
+    (path, case_file): (&Path, &Path),
     db: &mut SourceDb,
     diags: &mut Vec<Diagnostic>,
     out: &mut CaseReport,
 ) {
-    let events = match read_trace(db, path) {
+    let events = match read_trace(db, path, Found::BesideCase(case_file)) {
         Ok(events) => events,
         Err(found) => {
             diags.extend(found);
@@ -324,7 +325,7 @@ fn verify_counters(
 ) {
     let (suite, case) = (replay.suite, replay.case);
     for (label, path) in counter_examples(case_file, case.id.as_str()) {
-        let (events, labels) = match read_counter(db, &path) {
+        let (events, labels) = match read_counter(db, &path, Found::BesideCase(case_file)) {
             Ok(read) => read,
             Err(found) => {
                 diags.extend(found);

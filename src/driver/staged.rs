@@ -445,8 +445,18 @@ fn head_tree(root: &Path) -> Result<ObjectId, Diagnostic> {
 pub fn read_file(path: &Path) -> Result<String, Diagnostic> {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
     let object = format!(":./{}", name.unwrap_or_default());
-    let bytes = git(load::parent_or_dot(path), &["cat-file", "blob", &object])
-        .map_err(|d| d.at_path(load::display(path)))?;
+    let folder = load::parent_or_dot(path);
+    let size =
+        git(folder, &["cat-file", "-s", &object]).map_err(|d| d.at_path(load::display(path)))?;
+    let size: u64 = std::str::from_utf8(&size)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .ok_or_else(|| garbled(folder, "cat-file -s").at_path(load::display(path)))?;
+    if size > load::MAX_FILE_BYTES {
+        return Err(load::Unread::TooLarge(size, load::MAX_FILE_BYTES).diagnostic(path));
+    }
+    let bytes =
+        git(folder, &["cat-file", "blob", &object]).map_err(|d| d.at_path(load::display(path)))?;
     String::from_utf8(bytes).map_err(|e| load::not_utf8(&load::display(path), &e))
 }
 
@@ -472,17 +482,17 @@ impl Blobs {
 
     /// The contents of the blobs `ids`, asked for all at once (a writer thread feeds
     /// git while this one reads its answers: one request after another would wait for
-    /// each answer); `None` for each one git cannot give.
-    pub fn read_all(&self, ids: &[ObjectId]) -> Vec<Option<Vec<u8>>> {
+    /// each answer); [`Blob::Missing`] for each one git cannot give.
+    pub fn read_all(&self, ids: &[ObjectId]) -> Vec<Blob> {
         let mut answers = Vec::with_capacity(ids.len());
         let Ok(mut process) = self.process.lock() else {
-            return vec![None; ids.len()];
+            return vec![Blob::Missing; ids.len()];
         };
         if process.is_none() {
             *process = self.start();
         }
         let Some(batch) = process.as_mut() else {
-            return vec![None; ids.len()];
+            return vec![Blob::Missing; ids.len()];
         };
         let in_sync = std::thread::scope(|scope| {
             let Batch {
@@ -519,7 +529,7 @@ impl Blobs {
                 let _ = batch.child.wait();
             }
         }
-        answers.resize(ids.len(), None);
+        answers.resize(ids.len(), Blob::Missing);
         answers
     }
 
@@ -541,24 +551,56 @@ impl Blobs {
     }
 }
 
+/// What `git cat-file --batch` gave for one blob.
+#[derive(Clone, Debug)]
+pub enum Blob {
+    Bytes(Vec<u8>),
+    /// Larger than a source may be ([`load::MAX_FILE_BYTES`]): its size. Its bytes were
+    /// skipped, never held.
+    TooLarge(u64),
+    /// Not a blob git has.
+    Missing,
+}
+
+impl Blob {
+    /// The bytes, when git gave them.
+    pub fn bytes(self) -> Option<Vec<u8>> {
+        match self {
+            Blob::Bytes(bytes) => Some(bytes),
+            Blob::TooLarge(_) | Blob::Missing => None,
+        }
+    }
+}
+
 /// One answer of `git cat-file --batch`: `id blob size`, the content and a newline, or
 /// `id missing`. `Err` when it is neither: the stream is out of step.
-fn answer(output: &mut BufReader<ChildStdout>) -> Result<Option<Vec<u8>>, ()> {
+fn answer(output: &mut impl BufRead) -> Result<Blob, ()> {
     let mut header = Vec::new();
     output.read_until(b'\n', &mut header).map_err(|_| ())?;
     let header = std::str::from_utf8(&header).map_err(|_| ())?.trim_end();
     let mut parts = header.split(' ');
     match (parts.next(), parts.next(), parts.next()) {
-        (Some(_), Some("missing" | "ambiguous"), None) => Ok(None),
+        (Some(_), Some("missing" | "ambiguous"), None) => Ok(Blob::Missing),
         (Some(_), Some(kind), Some(size)) => {
-            let size: usize = size.parse().map_err(|_| ())?;
-            let mut content = vec![0; size + 1];
-            output.read_exact(&mut content).map_err(|_| ())?;
+            let size: u64 = size.parse().map_err(|_| ())?;
             // The content is followed by a newline.
+            let with_newline = size.checked_add(1).ok_or(())?;
+            if size > load::MAX_FILE_BYTES {
+                let skipped = std::io::copy(&mut output.take(with_newline), &mut std::io::sink());
+                return match skipped {
+                    Ok(n) if n == with_newline => Ok(Blob::TooLarge(size)),
+                    _ => Err(()),
+                };
+            }
+            let mut content = vec![0; usize::try_from(with_newline).map_err(|_| ())?];
+            output.read_exact(&mut content).map_err(|_| ())?;
             if content.pop() != Some(b'\n') {
                 return Err(());
             }
-            Ok((kind == "blob").then_some(content))
+            Ok(match kind {
+                "blob" => Blob::Bytes(content),
+                _ => Blob::Missing,
+            })
         }
         _ => Err(()),
     }
@@ -698,6 +740,28 @@ fn path_of(below: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{Cursor, Read};
+
+    #[test]
+    fn a_blob_past_the_file_cap_is_skipped_unheld_and_the_stream_stays_in_step() {
+        let size = load::MAX_FILE_BYTES + 1;
+        let header = format!("{} blob {size}\n", "a".repeat(40));
+        let stream = Cursor::new(header)
+            .chain(std::io::repeat(b'x').take(size))
+            .chain(Cursor::new(format!("\n{} blob 3\nabc\n", "b".repeat(40))));
+        let mut output = BufReader::new(stream);
+        assert!(matches!(answer(&mut output), Ok(Blob::TooLarge(s)) if s == size));
+        assert!(matches!(answer(&mut output), Ok(Blob::Bytes(b)) if b == b"abc"));
+    }
+
+    #[test]
+    fn a_blob_cut_short_puts_the_stream_out_of_step() {
+        let header = format!("{} blob {}\n", "a".repeat(40), load::MAX_FILE_BYTES + 1);
+        let mut output = BufReader::new(Cursor::new(header).chain(Cursor::new("short")));
+        assert!(answer(&mut output).is_err());
+        let mut output = BufReader::new(Cursor::new(format!("{} blob 3\nab", "c".repeat(40))));
+        assert!(answer(&mut output).is_err());
+    }
 
     #[test]
     fn object_ids_read_back_from_hex_and_bytes() {

@@ -26,13 +26,14 @@
 //!   folder can compute it too; the folder's permissions are what keeps others out.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value as Json};
 
 use super::prompt::{digest, Request};
 use super::verdict::Verdict;
+use crate::load;
 use crate::temp_files::{remove_stale_temps, temp_name};
 
 /// The largest entry read: a verdict is a sentence, so anything near this is not one
@@ -211,39 +212,10 @@ fn create_new(path: &Path) -> io::Result<File> {
 /// The text of the entry at `path`, if it is a regular file of at most
 /// [`MAX_ENTRY_BYTES`] in UTF-8.
 fn read_entry(path: &Path) -> Option<String> {
-    // Looked at before it is opened: opening a FIFO for reading waits for a writer.
-    let seen = fs::symlink_metadata(path).ok()?;
-    if !seen.file_type().is_file() || seen.len() > MAX_ENTRY_BYTES {
-        return None;
-    }
-    let file = open_entry(path).ok()?;
-    // What was opened is checked again: the name may have been swapped in between.
-    let opened = file.metadata().ok()?;
-    if !opened.is_file() || opened.len() > MAX_ENTRY_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_ENTRY_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    if bytes.len() as u64 > MAX_ENTRY_BYTES {
-        return None;
-    }
+    // Not through a link, and never a FIFO or a device: the folder is the user's own
+    // (`open` refuses a shared one), but an entry is read as if it might not be.
+    let (bytes, _) = load::read_regular(path, MAX_ENTRY_BYTES, load::Links::Refuse).ok()?;
     String::from_utf8(bytes).ok()
-}
-
-/// Opens an entry for reading: not through a link, and without waiting should it be
-/// a FIFO after all.
-fn open_entry(path: &Path) -> io::Result<File> {
-    let mut options = OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use rustix::fs::OFlags;
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32);
-    }
-    options.open(path)
 }
 
 #[cfg(all(test, unix))]

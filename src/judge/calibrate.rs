@@ -20,7 +20,7 @@ use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Suite};
 use crate::runtime::replay::{findings, play, result_record};
 use crate::runtime::trace::TraceEvent;
-use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace};
+use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace, Found};
 use crate::runtime::trust::Trust;
 use crate::runtime::Runtime;
 use crate::source::{FileId, SourceDb, Span};
@@ -60,7 +60,7 @@ pub fn labelled_runs<'a>(
         };
         let golden = golden_path(&case_file, case.id.as_str());
         if golden.is_file() {
-            match read_trace(db, &golden) {
+            match read_trace(db, &golden, Found::BesideCase(&case_file)) {
                 Ok(events) => runs.push(LabelledRun {
                     case,
                     name: "golden".into(),
@@ -71,7 +71,7 @@ pub fn labelled_runs<'a>(
             }
         }
         for (label, path) in counter_examples(&case_file, case.id.as_str()) {
-            match read_counter(db, &path) {
+            match read_counter(db, &path, Found::BesideCase(&case_file)) {
                 Ok((_, labels)) if labels.is_empty() => {}
                 Ok((events, labels)) => runs.push(LabelledRun {
                     case,

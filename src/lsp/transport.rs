@@ -26,7 +26,10 @@ use crate::capped_lines::{self, Line};
 const MAX_HEADER_LINE_BYTES: usize = 8 << 10;
 
 /// The longest message body read (a body is held whole while it is read): far above
-/// the text of any `.case` file a person edits, sent whole at each change.
+/// the text of any `.case` file a person edits, sent whole at each change. It is below
+/// the largest source casec reads ([`crate::load::MAX_FILE_BYTES`]) on purpose: an
+/// editor sends a document whole at every change, and a document of over 64 MiB (JSON
+/// escaping included) is one `casec check` reads, not one the editor serves.
 const MAX_BODY_BYTES: u64 = 64 << 20;
 
 /// Serves one session: reads messages from `input` until `exit` or the end of the

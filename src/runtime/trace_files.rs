@@ -24,10 +24,25 @@ pub fn golden_path(case_file: &Path, id: &str) -> PathBuf {
     case_file.with_file_name(format!("{id}{TRACE_SUFFIX}"))
 }
 
+/// How a trace to read was come by.
+#[derive(Clone, Copy, Debug)]
+pub enum Found<'a> {
+    /// A path the user named: read wherever it leads.
+    Named,
+    /// Beside this case file ([`golden_path`], [`counter_examples`]): read only when
+    /// its real path lies in the case's suite, as a suite's sources are (a link out of
+    /// the suite would quote someone else's file in diagnostics).
+    BesideCase(&'a Path),
+}
+
 /// Reads and parses a golden trace (or a run's trace that must carry no labels), added
 /// to `db` so its diagnostics show the line: a `violates` label is an error in it.
-pub fn read_trace(db: &mut SourceDb, path: &Path) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
-    read_with(db, path, trace::parse)
+pub fn read_trace(
+    db: &mut SourceDb,
+    path: &Path,
+    found: Found,
+) -> Result<Vec<TraceEvent>, Vec<Diagnostic>> {
+    read_with(db, path, found, trace::parse)
 }
 
 /// Reads and parses any trace file: its events, and its `violates` labels (a
@@ -37,15 +52,22 @@ pub fn read_trace(db: &mut SourceDb, path: &Path) -> Result<Vec<TraceEvent>, Vec
 pub fn read_counter(
     db: &mut SourceDb,
     path: &Path,
+    found: Found,
 ) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
-    read_with(db, path, trace::parse_counter)
+    read_with(db, path, found, trace::parse_counter)
 }
 
 fn read_with<T>(
     db: &mut SourceDb,
     path: &Path,
+    found: Found,
     parse: impl Fn(FileId, &str) -> Result<T, Vec<Diagnostic>>,
 ) -> Result<T, Vec<Diagnostic>> {
+    if let Found::BesideCase(case_file) = found {
+        if !load::inside_suite_of(case_file, path) {
+            return Err(vec![load::outside_root(path, false)]);
+        }
+    }
     // Read as a source is: a regular file within the size cap (a FIFO or a device
     // named like a trace would block or never end).
     let bytes = match load::read_bytes(path) {

@@ -197,11 +197,17 @@ fn uncached_staged(root: &Path, listing: &staged::Listing, blobs: &staged::Blobs
     let ids: Vec<ObjectId> = listing.files.iter().map(|f| f.blob).collect();
     let mut sources = Vec::with_capacity(ids.len());
     let mut diagnostics = Vec::new();
-    for (file, bytes) in listing.files.iter().zip(blobs.read_all(&ids)) {
-        let Some(bytes) = bytes else {
-            return failed(unreadable_blobs(root));
-        };
+    for (file, blob) in listing.files.iter().zip(blobs.read_all(&ids)) {
         let name = file.name(&shown_root);
+        let bytes = match blob {
+            staged::Blob::Bytes(bytes) => bytes,
+            staged::Blob::TooLarge(size) => {
+                let too_large = load::Unread::TooLarge(size, load::MAX_FILE_BYTES);
+                diagnostics.push(too_large.diagnostic(Path::new(&name)));
+                continue;
+            }
+            staged::Blob::Missing => return failed(unreadable_blobs(root)),
+        };
         match String::from_utf8(bytes) {
             Ok(text) => sources.push(suite_source(name, text, &suite_name)),
             Err(e) => diagnostics.push(load::not_utf8(&name, &e)),
@@ -343,7 +349,7 @@ fn read_texts(
     let ids: Vec<ObjectId> = wanted.iter().map(|w| w.1).collect();
     let mut texts = HashMap::with_capacity(wanted.len());
     for (&(at, _), text) in wanted.iter().zip(blobs.read_all(&ids)) {
-        texts.insert(at, utf8(text?)?);
+        texts.insert(at, utf8(text.bytes()?)?);
     }
     Some(texts)
 }
@@ -639,7 +645,7 @@ impl Survey {
             return None;
         }
         for (&i, text) in unread.iter().zip(texts) {
-            found[i].0.take_text(utf8(text?)?);
+            found[i].0.take_text(utf8(text.bytes()?)?);
         }
         let outcomes = crate::parallel::map(&unread, unread.len() >= PARALLEL_FROM_FILES, |&i| {
             let (seen, entry) = &found[i];
@@ -787,7 +793,10 @@ impl Survey {
                     .filter_map(|&i| self.seen[i].blob())
                     .collect();
                 let texts = blobs.read_all(&ids);
-                texts.into_iter().map(|t| t.and_then(utf8)).collect()
+                texts
+                    .into_iter()
+                    .map(|t| t.bytes().and_then(utf8))
+                    .collect()
             }
             None => crate::parallel::map(&missing, missing.len() >= PARALLEL_FROM_FILES, |&i| {
                 self.read_walked(&self.seen[i])
