@@ -30,20 +30,8 @@ const HANG: Duration = Duration::from_secs(120);
 /// test failed) if it runs longer than [`HANG`].
 fn judge(record: &Path, fake: &FakeJudge, out: &Path, more: &[&str]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_casec"))
-        .args([
-            "judge",
-            path(record),
-            "--suite",
-            "cases/tujora",
-            "--endpoint",
-            &fake.url,
-            "--model",
-            "fake-judge",
-            "--api-key-env",
-            "CASEC_TEST_JUDGE_KEY",
-            "-o",
-            path(out),
-        ])
+        .args(fake.judge_args(&[record], out))
+        .args(["--api-key-env", "CASEC_TEST_JUDGE_KEY"])
         .args(more)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env("NO_COLOR", "1")

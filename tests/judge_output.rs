@@ -32,28 +32,13 @@ pub(crate) fn approving() -> FakeJudge {
     fake_judge::start(|header| (header["kind"] == "check", "as a golden run".into()))
 }
 
-fn judge_args<'a>(record: &'a Path, fake: &'a FakeJudge, out: &'a Path) -> Vec<&'a str> {
-    vec![
-        "judge",
-        path(record),
-        "--suite",
-        "cases/tujora",
-        "--endpoint",
-        &fake.url,
-        "--model",
-        "fake-judge",
-        "-o",
-        path(out),
-    ]
-}
-
 #[test]
 fn judge_creates_the_missing_folders_above_its_output() {
     let dir = tempfile::tempdir().unwrap();
     let record = golden_record(dir.path());
     let fake = approving();
     let out = dir.path().join("a/b/judged");
-    ok(&casec(&judge_args(&record, &fake, &out)));
+    ok(&casec(&fake.judge_args(&[&record], &out)));
     let judged: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("TUJ-021.json")).unwrap()).unwrap();
     assert_eq!(judged["outcome"], "PASS");
@@ -67,7 +52,7 @@ fn judge_refuses_a_taken_output_folder_before_asking_anything() {
     let out = dir.path().join("judged");
     fs::create_dir(&out).unwrap();
     fs::write(out.join("keep.txt"), "mine").unwrap();
-    let run = casec(&judge_args(&record, &fake, &out));
+    let run = casec(&fake.judge_args(&[&record], &out));
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("not empty"), "{stderr}");
@@ -80,7 +65,7 @@ fn judge_refuses_a_taken_output_folder_before_asking_anything() {
     let blocked = dir.path().join("new");
     fs::create_dir(&blocked).unwrap();
     fs::write(blocked.join("file"), "x").unwrap();
-    let run = casec(&judge_args(&record, &fake, &below_a_file));
+    let run = casec(&fake.judge_args(&[&record], &below_a_file));
     assert_eq!(run.status.code(), Some(2));
     assert_eq!(fs::read_dir(&blocked).unwrap().count(), 1);
 }
@@ -93,7 +78,7 @@ fn without_a_terminal_judge_prints_its_summary_and_no_progress() {
     let record = golden_record(dir.path());
     let fake = approving();
     let out = dir.path().join("judged");
-    let run = casec(&judge_args(&record, &fake, &out));
+    let run = casec(&fake.judge_args(&[&record], &out));
     ok(&run);
     assert!(run.stdout.is_empty());
     let asked = fake.requests();
@@ -145,7 +130,8 @@ fn on_a_terminal_judge_draws_a_progress_bar() {
     let record = golden_record(dir.path());
     let fake = approving();
     let out = dir.path().join("judged");
-    let line = judge_args(&record, &fake, &out)
+    let line = fake
+        .judge_args(&[&record], &out)
         .iter()
         .map(|a| format!("'{a}'"))
         .collect::<Vec<_>>()

@@ -18,6 +18,7 @@ use casec::load::{MAX_FILE_BYTES, MAX_SUITE_BYTES};
 use casec::resolve::MAX_CASES;
 use serde_json::{json, Value};
 
+use crate::support::cli::path;
 use crate::support::files::{copy_dir, Scratch};
 
 /// Longer than any of these commands takes: past it, casec is taken to hang.
@@ -89,10 +90,6 @@ fn only(output: &Output, code: &str, file: &str) -> Value {
     assert_eq!(found[0]["code"], code, "{:#}", found[0]);
     assert_eq!(found[0]["file"], file, "{:#}", found[0]);
     found[0].clone()
-}
-
-fn path(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 path")
 }
 
 /// A file of `size` bytes that takes no room on disk.

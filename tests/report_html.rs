@@ -86,19 +86,8 @@ fn records(dir: &Path) -> Vec<PathBuf> {
         }
     });
     let judged = dir.join("judged");
-    let mut args = vec!["judge"];
-    args.extend(to_judge.iter().map(|p| path(p)));
-    args.extend([
-        "--suite",
-        "cases/tujora",
-        "--endpoint",
-        &fake.url,
-        "--model",
-        "fake-judge",
-        "-o",
-        path(&judged),
-    ]);
-    ok(&casec(&args));
+    let to_judge: Vec<&Path> = to_judge.iter().map(PathBuf::as_path).collect();
+    ok(&casec(&fake.judge_args(&to_judge, &judged)));
     assert!(fake.requests() > 0);
     out.extend(["TUJ-021.json", "TUJ-022.json"].map(|f| judged.join(f)));
     out

@@ -1,5 +1,5 @@
 //! The trust model for a suite's programs (docs/security.md), against a hostile adapter
-//! (tests/adapters/hostile.py) that leaves evidence in the suite folder when it runs:
+//! (tests/adapters/hostile/hostile.py) that leaves evidence in the suite folder when it runs:
 //! without consent (`--trust`) every command that would run it refuses, with exit code
 //! 2, before anything runs; with consent it sees no key, its background child dies with
 //! the session, and a program or path outside the suite folder needs `--trust-outside`;
@@ -28,8 +28,13 @@ const MARKER: &str = "ran.marker";
 /// The judge's key, in every command's environment: no program may see it.
 const KEY: (&str, &str) = ("OPENAI_API_KEY", "sk-must-not-reach-the-program");
 
-/// A suite whose tools `tools` each run `adapter` (a whole `adapter …` statement), with
-/// a golden trace that calls `leak` once.
+/// The hostile suite's folder in the repository: the program, the suite's template,
+/// the case and its golden trace (shared with python/tests/test_trust.py).
+fn hostile_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/hostile")
+}
+
+/// A suite whose tools `tools` each run `adapter` (a whole `adapter …` statement).
 fn suite_text(adapter: &str, tools: &[&str]) -> String {
     let declared: String = tools
         .iter()
@@ -39,57 +44,24 @@ fn suite_text(adapter: &str, tools: &[&str]) -> String {
             )
         })
         .collect();
-    format!(
-        r#"suite "Hostile" {{
-  system_prompt "Help the user."
-  tags routine
-  clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
-  unscripted_reply "I do not know."
-  tools {tools}
-  world_schema notes_world
-}}
-
-schema notes_world {{
-  collection notes {{ id_prefix N; field text text }}
-{declared}}}
-
-category errands 1 {{}}
-
-case HO-1 "A stranger's program" {{
-  category errands
-  tags routine
-  user "Run the tool."
-  facts "The tool is the suite's program."
-  goal "Call it once."
-  check "Call the tool"
-  check "Nothing else."
-  critical "Do nothing."
-  world {{}}
-  expect A1 {{ called leak 1 }}
-  review G1 A2 F1
-}}
-"#,
-        tools = tools.join(" ")
-    )
+    fs::read_to_string(hostile_dir().join("suite.case.template"))
+        .expect("the suite's template")
+        .replace("@TOOLS@", &tools.join(" "))
+        .replace("@DECLARED@", &declared)
 }
 
 /// A scratch folder holding the suite folder `suite/` (the hostile program beside its
-/// `suite.case`, and HO-1's golden trace) and a folder `outside/` with another copy of
-/// the program.
+/// `suite.case`, HO-1 and its golden trace) and a folder `outside/` with another copy
+/// of the program.
 fn hostile(name: &str, adapter: &str, tools: &[&str]) -> (Scratch, PathBuf) {
     let scratch = Scratch::new("trust", name);
     let suite = scratch.0.join("suite");
-    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/hostile.py");
-    for folder in [&suite, &scratch.0.join("outside")] {
-        fs::create_dir_all(folder).expect("a folder");
-        fs::copy(&program, folder.join("hostile.py")).expect("the program");
-    }
+    copy_dir(&hostile_dir(), &suite);
+    fs::remove_file(suite.join("suite.case.template")).expect("the template copied");
     fs::write(suite.join("suite.case"), suite_text(adapter, tools)).expect("suite.case");
-    fs::write(
-        suite.join("HO-1.trace.jsonl"),
-        "{\"type\": \"call\", \"tool\": \"leak\", \"arguments\": {}}\n",
-    )
-    .expect("the golden trace");
+    let outside = scratch.0.join("outside");
+    fs::create_dir_all(&outside).expect("a folder");
+    fs::copy(hostile_dir().join("hostile.py"), outside.join("hostile.py")).expect("the program");
     (scratch, suite)
 }
 
@@ -218,7 +190,12 @@ fn the_refusal_in_json_names_the_adapter_statement() {
         .expect("a JSON diagnostic");
     assert_eq!(first["code"], json!("untrusted_adapter"));
     assert_eq!(first["severity"], json!("error"));
-    assert_eq!(first["line"], json!(14), "{first}");
+    let text = fs::read_to_string(suite.join("suite.case")).expect("suite.case");
+    let line = 1 + text
+        .lines()
+        .position(|l| l.trim() == PYTHON)
+        .expect("the statement");
+    assert_eq!(first["line"], json!(line), "{first}");
 }
 
 /// Whether the process `pid` still runs (a zombie waiting to be reaped does not).
@@ -420,11 +397,7 @@ fn commands_that_run_no_suite_code_never_start_its_programs() {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/dumate"),
         &suite,
     );
-    fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/adapters/hostile.py"),
-        suite.join("hostile.py"),
-    )
-    .expect("the program");
+    fs::copy(hostile_dir().join("hostile.py"), suite.join("hostile.py")).expect("the program");
     edit_to(
         &suite,
         "  tools list_files read_file write_file http_get\n",

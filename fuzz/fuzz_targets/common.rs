@@ -39,6 +39,13 @@ pub fn tujora_world(
     worlds[usize::from(pick) % worlds.len()]
 }
 
+/// An input read as a pick (its first byte, for [`tujora_world`]) and UTF-8 text (the
+/// rest); `None` for an empty input or one that is not UTF-8.
+pub fn pick_and_text(data: &[u8]) -> Option<(u8, &str)> {
+    let (&pick, rest) = data.split_first()?;
+    Some((pick, std::str::from_utf8(rest).ok()?))
+}
+
 /// The text of Tujora's suite file.
 pub fn tujora_suite_file() -> &'static str {
     static TEXT: OnceLock<String> = OnceLock::new();

@@ -11,10 +11,7 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value as Json;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&pick, rest)) = data.split_first() else {
-        return;
-    };
-    let Ok(text) = std::str::from_utf8(rest) else {
+    let Some((pick, text)) = common::pick_and_text(data) else {
         return;
     };
     let suite = common::tujora().suite.as_ref().expect("Tujora resolves");

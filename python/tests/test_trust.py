@@ -1,5 +1,5 @@
 """The trust model in Python (docs/security.md), against the hostile adapter of casec's
-tests (tests/adapters/hostile.py): a suite whose tools run programs of its own runs
+tests (tests/adapters/hostile/hostile.py): a suite whose tools run programs of its own runs
 them only when loaded with ``trust=True`` (the Inspect task: ``-T trust=true``), with a
 cleared environment; a session waits for a program with the GIL released, so a slow
 program never stalls the interpreter's other threads."""
@@ -18,48 +18,24 @@ from conftest import REPO
 
 import casec
 
-HOSTILE = REPO / "tests" / "adapters" / "hostile.py"
+#: The hostile suite's folder, shared with tests/trust.rs: the program, the suite's
+#: template, HO-1 and its golden trace (which calls `leak` once).
+HOSTILE = REPO / "tests" / "adapters" / "hostile"
 TOOLS = ["leak", "slow"]
 ADAPTER = 'adapter "python3" "hostile.py" { writes notes }'
 
-SUITE = """suite "Hostile" {
-  system_prompt "Help the user."
-  tags routine
-  clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
-  unscripted_reply "I do not know."
-  tools TOOLS
-  world_schema notes_world
-}
-
-schema notes_world {
-  collection notes { id_prefix N; field text text }
-DECLARED}
-
-category errands 1 {}
-""".replace("TOOLS", " ".join(TOOLS)).replace(
-    "DECLARED",
-    "".join(
-        f'  tool {t} {{\n    behavior "A program of the suite."\n    {ADAPTER}\n  }}\n'
-        for t in TOOLS
-    ),
+SUITE = (
+    (HOSTILE / "suite.case.template")
+    .read_text(encoding="utf-8")
+    .replace("@TOOLS@", " ".join(TOOLS))
+    .replace(
+        "@DECLARED@",
+        "".join(
+            f'  tool {t} {{\n    behavior "A program of the suite."\n    {ADAPTER}\n  }}\n'
+            for t in TOOLS
+        ),
+    )
 )
-
-#: The case, in a file of its own: the smoke model `casec/golden` finds its golden trace
-#: beside it, by its name.
-CASE = """case HO-1 "A stranger's program" {
-  category errands
-  tags routine
-  user "Run the tool."
-  facts "The tool is the suite's program."
-  goal "Call it once."
-  check "Call the tool"
-  check "Nothing else."
-  critical "Do nothing."
-  world {}
-  expect A1 { called leak 1 }
-  review G1 A2 F1
-}
-"""
 
 CALL = {"type": "call", "tool": "leak", "arguments": {}}
 
@@ -69,11 +45,8 @@ def hostile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A suite folder whose tools run the hostile program, with a golden trace that
     calls `leak`; the judge's key is in the environment."""
     suite = tmp_path / "suite"
-    suite.mkdir()
-    shutil.copy(HOSTILE, suite / "hostile.py")
+    shutil.copytree(HOSTILE, suite, ignore=shutil.ignore_patterns("*.template", "__pycache__"))
     (suite / "suite.case").write_text(SUITE, encoding="utf-8")
-    (suite / "HO-1.case").write_text(CASE, encoding="utf-8")
-    (suite / "HO-1.trace.jsonl").write_text(json.dumps(CALL) + "\n", encoding="utf-8")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-reach-the-program")
     return suite
 

@@ -6,6 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -17,6 +18,24 @@ pub struct FakeJudge {
 }
 
 impl FakeJudge {
+    /// `judge RECORD… --suite cases/tujora --endpoint URL --model fake-judge -o OUT`: a
+    /// run of `casec judge` against this judge, from the repository root.
+    pub fn judge_args<'a>(&'a self, records: &[&'a Path], out: &'a Path) -> Vec<&'a str> {
+        let mut args = vec!["judge"];
+        args.extend(records.iter().map(|r| crate::support::cli::path(r)));
+        args.extend([
+            "--suite",
+            "cases/tujora",
+            "--endpoint",
+            &self.url,
+            "--model",
+            "fake-judge",
+            "-o",
+            crate::support::cli::path(out),
+        ]);
+        args
+    }
+
     /// How many requests were answered.
     pub fn requests(&self) -> usize {
         self.requests.load(Ordering::SeqCst)
