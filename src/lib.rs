@@ -109,7 +109,7 @@ impl Compilation {
                 (diag::codes::MISSING_SUITE, "not a folder".to_string())
             };
             diagnostics.push(
-                Diagnostic::error(code, message)
+                Diagnostic::new(code, message)
                     .at_path(load::display(root))
                     .help("point casec at a suite folder: the folder that holds suite.case"),
             );

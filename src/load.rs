@@ -296,7 +296,7 @@ fn already_read(link: &Path, first: &Path, what: &str) -> Diagnostic {
         shown if shown.is_empty() || shown == "." => "the current folder".to_string(),
         shown => format!("`{shown}`"),
     };
-    Diagnostic::error(
+    Diagnostic::new(
         codes::IO,
         format!("symbolic link to a {what} already read, as {first}: skipped"),
     )
@@ -436,7 +436,7 @@ fn source_of(
 /// The file `name` (as shown) is not UTF-8: it is left out of the check.
 pub fn not_utf8(name: &str, error: &std::string::FromUtf8Error) -> Diagnostic {
     let at = error.utf8_error().valid_up_to();
-    Diagnostic::error(codes::IO, format!("not valid UTF-8 at byte {at}"))
+    Diagnostic::new(codes::IO, format!("not valid UTF-8 at byte {at}"))
         .at_path(name)
         .help("save the file as UTF-8")
 }
@@ -592,7 +592,7 @@ fn kind_of(kind: fs::FileType) -> &'static str {
 
 /// A `.case` entry (or what a link leads to) that is not a regular file.
 fn not_regular(path: &Path, kind: fs::FileType) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::IO,
         format!("{}, not a regular file: not read", kind_of(kind)),
     )
@@ -618,7 +618,7 @@ pub fn inside_suite_of(case_file: &Path, path: &Path) -> bool {
 /// A symbolic link in a suite whose real path lies outside the suite folder.
 pub fn outside_root(link: &Path, to_folder: bool) -> Diagnostic {
     let what = if to_folder { "folder" } else { "file" };
-    Diagnostic::error(
+    Diagnostic::new(
         codes::IO,
         format!("symbolic link to a {what} outside the suite folder: not read"),
     )
@@ -640,7 +640,7 @@ fn file_too_large(path: &Path, size: u64, cap: u64) -> Diagnostic {
         true => format!("holds {}, more than", bytes_in_words(size)),
         false => "holds more than".to_string(),
     };
-    Diagnostic::error(
+    Diagnostic::new(
         codes::LIMIT,
         format!(
             "this file {holds} the {} casec reads of one file: not read",
@@ -654,7 +654,7 @@ fn file_too_large(path: &Path, size: u64, cap: u64) -> Diagnostic {
 /// The suite's files hold `total` bytes, more than [`MAX_SUITE_BYTES`]; `path` is the
 /// file at which they pass it.
 fn suite_too_large(path: &Path, total: u64) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::LIMIT,
         format!(
             "the suite's files hold {}, more than the {} casec reads of one suite: none was read",
@@ -682,7 +682,7 @@ fn bytes_in_words(bytes: u64) -> String {
 }
 
 pub fn io_error(path: &Path, what: &str, error: &std::io::Error) -> Diagnostic {
-    Diagnostic::error(codes::IO, format!("{what}: {error}"))
+    Diagnostic::new(codes::IO, format!("{what}: {error}"))
         .at_path(display(path))
         .help("check that the path exists and is readable")
 }

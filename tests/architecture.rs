@@ -1,8 +1,10 @@
-//! The top-level modules of `src/` form a DAG, and ARCHITECTURE.md names each of them.
+//! The top-level modules of `src/` form a DAG, and ARCHITECTURE.md's module table lists,
+//! for each of them, exactly the modules it depends on directly (its "uses" column).
 //!
 //! A module depends on another when its non-test code or its documentation names
-//! `crate::OTHER` (in a path, a doc link or a `use crate::{…}` group). Plain comments
-//! and `#[cfg(test)]` modules are left out: tests may reach across phases. A cycle is reported with the files that close it.
+//! `crate::OTHER` (in a path, a doc link or a `use crate::{…}` group). Plain comments,
+//! `#[cfg(test)]` items and the files of `#[cfg(test)] mod NAME;` are left out: tests may
+//! reach across phases. A cycle is reported with the files that close it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -84,12 +86,12 @@ fn named_modules(code: &str) -> BTreeSet<String> {
     for (i, _) in code.match_indices("crate::") {
         let after = &code[i + "crate::".len()..];
         if let Some(group) = after.strip_prefix('{') {
-            let group = group.split('}').next().unwrap_or_default();
             let mut depth = 0;
             let mut item_start = true;
             for (j, c) in group.char_indices() {
                 match c {
                     '{' => depth += 1,
+                    '}' if depth == 0 => break,
                     '}' => depth -= 1,
                     ',' if depth == 0 => item_start = true,
                     c if c.is_whitespace() => {}
@@ -108,22 +110,56 @@ fn named_modules(code: &str) -> BTreeSet<String> {
     out
 }
 
+/// The files of the modules that `text` (the text of `file`) declares under
+/// `#[cfg(test)]` without a body (`mod tests;`): test code kept in a file of its own.
+fn test_module_files(file: &Path, text: &str) -> Vec<PathBuf> {
+    let dir = if file.ends_with("mod.rs") {
+        file.parent().unwrap_or(file).to_path_buf()
+    } else {
+        file.with_extension("")
+    };
+    let mut out = Vec::new();
+    for (at, attribute) in text.match_indices("#[cfg(test)]") {
+        let item = text[at + attribute.len()..].trim_start();
+        let Some(declaration) = item.strip_prefix("mod ").and_then(|d| d.split_once(';')) else {
+            continue;
+        };
+        let name = declaration.0.trim();
+        if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            out.push(dir.join(format!("{name}.rs")));
+            out.push(dir.join(name).join("mod.rs"));
+        }
+    }
+    out
+}
+
 /// module → (module it names → the first file that names it).
 fn dependencies() -> BTreeMap<String, BTreeMap<String, PathBuf>> {
     let mut files = Vec::new();
     rust_files(&root().join("src"), &mut files);
     files.sort();
+    let texts: BTreeMap<&PathBuf, String> = files
+        .iter()
+        .map(|file| (file, fs::read_to_string(file).expect("readable")))
+        .collect();
+    let test_files: BTreeSet<PathBuf> = texts
+        .iter()
+        .flat_map(|(file, text)| test_module_files(file, text))
+        .collect();
     let modules: BTreeSet<String> = files.iter().filter_map(|f| module_of(f)).collect();
     let mut graph: BTreeMap<String, BTreeMap<String, PathBuf>> = BTreeMap::new();
-    for file in &files {
+    for (file, text) in &texts {
         let Some(module) = module_of(file) else {
             continue;
         };
-        let code = production_code(&fs::read_to_string(file).expect("readable"));
         let edges = graph.entry(module.clone()).or_default();
+        if test_files.contains(*file) {
+            continue;
+        }
+        let code = production_code(text);
         for named in named_modules(&code) {
             if named != module && modules.contains(&named) {
-                edges.entry(named).or_insert_with(|| file.clone());
+                edges.entry(named).or_insert_with(|| (*file).clone());
             }
         }
     }
@@ -176,26 +212,149 @@ fn the_top_level_modules_form_a_dag() {
     }
 }
 
+/// The rows of ARCHITECTURE.md's module table, in order: each row's module (its first
+/// cell, `src/NAME/` or `src/NAME.rs`) and the modules its last cell, "uses", lists
+/// (`—` for none).
+fn documented_uses(map: &str) -> Vec<(String, BTreeSet<String>)> {
+    map.lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line
+                .strip_prefix('|')?
+                .strip_suffix('|')?
+                .split('|')
+                .collect();
+            let path = cells
+                .first()?
+                .trim()
+                .strip_prefix("`src/")?
+                .strip_suffix('`')?;
+            let module = path.trim_end_matches('/').trim_end_matches(".rs");
+            let uses = match cells.last()?.trim() {
+                "—" => BTreeSet::new(),
+                listed => listed.split(',').map(|m| m.trim().to_string()).collect(),
+            };
+            Some((module.to_string(), uses))
+        })
+        .collect()
+}
+
+fn architecture_md() -> String {
+    fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md")
+}
+
+/// Each module's row lists exactly the modules it depends on directly, `driver`'s too: a
+/// rule such as "driver may use everything" would hide which modules it reaches only
+/// through `lib.rs` (`Compilation` runs resolve and check), so its row is a list like the
+/// others.
 #[test]
-fn architecture_md_names_every_top_level_module() {
-    let map = fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
-    let missing: Vec<String> = dependencies()
-        .into_keys()
-        .filter(|module| !map.contains(&format!("`src/{module}")))
-        .collect();
+fn architecture_md_uses_column_is_each_modules_direct_dependencies() {
+    let mut documented: BTreeMap<String, BTreeSet<String>> =
+        documented_uses(&architecture_md()).into_iter().collect();
+    let mut wrong = Vec::new();
+    for (module, edges) in dependencies() {
+        let Some(listed) = documented.remove(&module) else {
+            wrong.push(format!("{module}: no row (`src/{module}…`) in the table"));
+            continue;
+        };
+        let add: Vec<String> = edges
+            .iter()
+            .filter(|(used, _)| !listed.contains(*used))
+            .map(|(used, file)| {
+                let file = file.strip_prefix(root()).unwrap_or(file);
+                format!("{used} (named in {})", file.display())
+            })
+            .collect();
+        let remove: Vec<String> = listed
+            .into_iter()
+            .filter(|m| !edges.contains_key(m))
+            .collect();
+        if !add.is_empty() || !remove.is_empty() {
+            let add = if add.is_empty() {
+                "—".to_string()
+            } else {
+                add.join(", ")
+            };
+            let remove = if remove.is_empty() {
+                "—".to_string()
+            } else {
+                remove.join(", ")
+            };
+            wrong.push(format!("{module}: add {add}; remove {remove}"));
+        }
+    }
+    for module in documented.keys() {
+        wrong.push(format!("{module}: a row for a module src/ does not have"));
+    }
     assert!(
-        missing.is_empty(),
-        "ARCHITECTURE.md does not name: {missing:?}"
+        wrong.is_empty(),
+        "ARCHITECTURE.md's \"uses\" column is not the direct dependencies in src/:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The table reads bottom-up: a module uses only modules whose rows come before its own.
+#[test]
+fn architecture_md_lists_the_modules_in_dependency_order() {
+    let graph = dependencies();
+    let mut above = BTreeSet::new();
+    let mut wrong = Vec::new();
+    for (module, _) in documented_uses(&architecture_md()) {
+        let below = graph
+            .get(&module)
+            .into_iter()
+            .flat_map(|edges| edges.keys());
+        for used in below.filter(|used| !above.contains(*used)) {
+            wrong.push(format!("{module} uses {used}, whose row is not above it"));
+        }
+        above.insert(module);
+    }
+    assert!(
+        wrong.is_empty(),
+        "ARCHITECTURE.md's module table is out of dependency order:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_table_reader_takes_the_first_and_last_cells() {
+    let rows = documented_uses(
+        "| module | what it does | uses |\n|---|---|---|\n\
+         | `src/source.rs` | files, a | b | — |\n| `src/diag/` | diagnostics | source, unicode |\n\
+         | a change | `src/x.rs` |\n",
+    );
+    let rows: Vec<(&str, Vec<&str>)> = rows
+        .iter()
+        .map(|(m, uses)| (m.as_str(), uses.iter().map(String::as_str).collect()))
+        .collect();
+    assert_eq!(
+        rows,
+        [("source", vec![]), ("diag", vec!["source", "unicode"])]
     );
 }
 
 #[test]
 fn the_dependency_reader_sees_through_comments_and_tests() {
     let code = production_code(
-        "use crate::{diag::X, model::{A, B}};\n// crate::lower is a comment\n\
+        "use crate::{diag::X, model::{A, B}, unicode};\n// crate::lower is a comment\n\
          //! see [`crate::leaks`]\n\
          #[cfg(test)]\nmod tests { use crate::check; }\nfn f() { crate::syntax::parse(); }",
     );
     let named: Vec<String> = named_modules(&code).into_iter().collect();
-    assert_eq!(named, ["diag", "leaks", "model", "syntax"]);
+    assert_eq!(named, ["diag", "leaks", "model", "syntax", "unicode"]);
+}
+
+#[test]
+fn a_test_module_in_a_file_of_its_own_is_test_code() {
+    let text = "#[cfg(test)]\nmod tests;\n#[cfg(test)]\nmod inline {}\nmod real;";
+    assert_eq!(
+        test_module_files(Path::new("src/fmt/mod.rs"), text),
+        [
+            Path::new("src/fmt/tests.rs"),
+            Path::new("src/fmt/tests/mod.rs")
+        ]
+    );
+    assert_eq!(
+        test_module_files(Path::new("src/lsp/view.rs"), "#[cfg(test)]\nmod tests;")[0],
+        Path::new("src/lsp/view/tests.rs")
+    );
 }

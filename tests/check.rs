@@ -48,7 +48,7 @@ fn case(id: &str, facts: &str, extra: &str) -> String {
 }
 
 fn codes(c: &Compilation) -> Vec<&'static str> {
-    c.diagnostics.iter().map(|d| d.code).collect()
+    c.diagnostics.iter().map(|d| d.code.name).collect()
 }
 
 fn compile(files: &[(&str, String)]) -> Compilation {
@@ -203,7 +203,7 @@ fn checking_is_deterministic() {
     let mut reversed = files.clone();
     reversed.reverse();
     assert_eq!(first, compile(&reversed).diagnostics);
-    let codes: Vec<&str> = first.iter().map(|d| d.code).collect();
+    let codes: Vec<&str> = first.iter().map(|d| d.code.name).collect();
     assert_eq!(codes, ["weekday_mismatch", "text_spacing", "unknown_allow"]);
 }
 

@@ -2,7 +2,7 @@
 //! thread's 2 MB stack, unoptimized); beyond it the file is refused with a located
 //! syntax error, in the library, on the command line and in the language server,
 //! instead of overflowing the stack and aborting the process.
-
+use casec::diag::codes;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Command, Stdio};
 
@@ -62,7 +62,7 @@ fn one_level_more_is_a_located_syntax_error() {
     let [d] = &compilation.diagnostics[..] else {
         panic!("one diagnostic: {:?}", compilation.diagnostics);
     };
-    assert_eq!(d.code, "syntax");
+    assert_eq!(d.code, codes::SYNTAX);
     assert!(
         d.message.contains("nest more than 256 levels"),
         "{}",
@@ -89,7 +89,7 @@ fn files_nested_thousands_deep_are_refused_not_overflowed() {
             .message
             .contains("nest more than"));
         let refused = casec::fmt::format_source(FileId(0), &text).expect_err("refused");
-        assert_eq!(refused[0].code, "syntax");
+        assert_eq!(refused[0].code, codes::SYNTAX);
     }
 }
 

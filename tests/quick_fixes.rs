@@ -2,7 +2,7 @@
 //! suggests (unknown statement key, profile, category, tag, tool) carries a fix, and
 //! applying the fixes gives a suite that compiles cleanly.
 
-use casec::diag::Diagnostic;
+use casec::diag::{codes, Diagnostic};
 use casec::Compilation;
 
 const SUITE: &str = include_str!("lsp/suite/suite.case");
@@ -49,7 +49,7 @@ fn every_did_you_mean_carries_a_fix_that_compiles() {
     // `nede` also leaves the case without its required `need`: that is not reported
     // again, the fix of `nede` mends it.
     let diagnostics: Vec<&Diagnostic> = compilation.diagnostics.iter().collect();
-    let codes: Vec<&str> = diagnostics.iter().map(|d| d.code).collect();
+    let codes: Vec<&str> = diagnostics.iter().map(|d| d.code.name).collect();
     assert_eq!(
         codes,
         [
@@ -86,6 +86,6 @@ fn every_did_you_mean_carries_a_fix_that_compiles() {
 fn a_name_with_nothing_near_it_gets_no_fix() {
     let compilation = compile(&CASE.replace("category belongings", "category zzz"));
     let d = &compilation.diagnostics[0];
-    assert_eq!(d.code, "unknown_category");
+    assert_eq!(d.code, codes::UNKNOWN_CATEGORY);
     assert_eq!(d.fix, None);
 }

@@ -145,7 +145,7 @@ fn assert_explained(compilation: &Compilation, member: FileId, input: &str) {
         assert!(!render::json_line(d, &compilation.db).is_empty());
     }
     let first = &compilation.diagnostics[0];
-    assert!(render::human(first, &compilation.db, HumanStyle::PLAIN).contains(first.code));
+    assert!(render::human(first, &compilation.db, HumanStyle::PLAIN).contains(first.code.name));
     let syntax_errors = compilation
         .diagnostics
         .iter()

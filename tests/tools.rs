@@ -6,6 +6,7 @@
 //! data from an override, several scripted follow-ups, and `called` counting successes
 //! unless told `failed` or `any`.
 
+use casec::diag::codes;
 use casec::model::{Case, Suite};
 use casec::runtime::replay::{findings, run};
 use casec::runtime::trace;
@@ -541,7 +542,7 @@ fn malformed_tool_declarations_are_reported() {
             compilation
                 .diagnostics
                 .iter()
-                .any(|d| d.code == code && !d.labels.is_empty()),
+                .any(|d| d.code.name == code && !d.labels.is_empty()),
             "`{to}`: {:#?}",
             compilation.diagnostics
         );
@@ -708,7 +709,7 @@ tool never_offered {
     let warnings: Vec<_> = compilation
         .diagnostics
         .iter()
-        .filter(|d| d.code == "undocumented_argument")
+        .filter(|d| d.code == codes::UNDOCUMENTED_ARGUMENT)
         .filter(|d| d.message.contains("note_plain") || d.message.contains("never_offered"))
         .collect();
     assert_eq!(warnings.len(), 1, "{warnings:#?}");

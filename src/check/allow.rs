@@ -25,7 +25,7 @@ pub fn apply(case: &Case, mut found: Vec<Diagnostic>, stopped: bool, out: &mut V
             out.push(problem);
         } else if let Some(first) = allowed.iter().find(|a| a.as_str() == code) {
             out.push(
-                Diagnostic::warning(
+                Diagnostic::new(
                     codes::UNUSED_ALLOW,
                     format!("`{code}` is allowed twice in case {}", case.id.as_str()),
                 )
@@ -33,9 +33,9 @@ pub fn apply(case: &Case, mut found: Vec<Diagnostic>, stopped: bool, out: &mut V
                 .secondary(first.span, "first allowed here")
                 .help("remove one of them"),
             );
-        } else if !stopped && !found.iter().any(|d| d.code == code && !d.is_error()) {
+        } else if !stopped && !found.iter().any(|d| d.code.name == code && !d.is_error()) {
             out.push(
-                Diagnostic::warning(
+                Diagnostic::new(
                     codes::UNUSED_ALLOW,
                     format!(
                         "`allow {code}` allows nothing: case {} has no `{code}` warning",
@@ -49,7 +49,7 @@ pub fn apply(case: &Case, mut found: Vec<Diagnostic>, stopped: bool, out: &mut V
             allowed.push(allow);
         }
     }
-    found.retain(|d| d.is_error() || !allowed.iter().any(|a| a.as_str() == d.code));
+    found.retain(|d| d.is_error() || !allowed.iter().any(|a| a.as_str() == d.code.name));
     out.append(&mut found);
 }
 
@@ -61,13 +61,13 @@ fn not_allowable(allow: &Name) -> Option<Diagnostic> {
     let choices = codes::allowable().collect::<Vec<_>>().join(", ");
     let known = codes::declared(code).is_some();
     let d = if known {
-        Diagnostic::warning(codes::UNKNOWN_ALLOW, format!("`{code}` cannot be allowed"))
+        Diagnostic::new(codes::UNKNOWN_ALLOW, format!("`{code}` cannot be allowed"))
             .primary(allow.span, "not an allowable warning")
             .help(format!(
                 "fix what `{code}` reports instead; a case can allow only {choices}"
             ))
     } else {
-        let d = Diagnostic::warning(
+        let d = Diagnostic::new(
             codes::UNKNOWN_ALLOW,
             format!("`{code}` is not a diagnostic code"),
         )

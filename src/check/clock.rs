@@ -65,7 +65,7 @@ impl Clocks {
 }
 
 fn invalid_clock(clock: &Text, reason: &str) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::INVALID_CLOCK,
         format!("`{}` is not an RFC 3339 time", clock.as_str()),
     )
@@ -74,7 +74,7 @@ fn invalid_clock(clock: &Text, reason: &str) -> Diagnostic {
 }
 
 fn unknown_timezone(zone: &Text) -> Diagnostic {
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::UNKNOWN_TIMEZONE,
         format!("`{}` is not an IANA timezone", zone.as_str()),
     )
@@ -102,7 +102,7 @@ fn offset(
         return;
     }
     out.push(
-        Diagnostic::error(
+        Diagnostic::new(
             codes::CLOCK_OFFSET_MISMATCH,
             format!(
                 "the clock's offset {written} is not {}'s offset at that instant ({actual})",

@@ -24,7 +24,7 @@ pub fn check(suite: &Suite, out: &mut Vec<Diagnostic>) {
     let declared = suite.case_count.as_ref();
     if let Some((count, d)) = declared.and_then(|c| Some((c, mismatch(c, present, "the suite")?))) {
         out.push(
-            Diagnostic::error(codes::CASE_COUNT_MISMATCH, d.message)
+            Diagnostic::new(codes::CASE_COUNT_MISMATCH, d.message)
                 .primary(count.span, d.label)
                 .help(format!(
                     "set `{key} {present}`, or add or remove cases until there are {}",
@@ -42,7 +42,7 @@ pub fn check(suite: &Suite, out: &mut Vec<Diagnostic>) {
         let whose = format!("category `{name}`");
         if let Some(d) = mismatch(&category.count, present, &whose) {
             out.push(
-                Diagnostic::error(codes::CATEGORY_COUNT_MISMATCH, d.message)
+                Diagnostic::new(codes::CATEGORY_COUNT_MISMATCH, d.message)
                     .primary(category.count.span, d.label)
                     .secondary(category.name.span, "in this category")
                     .help(format!(

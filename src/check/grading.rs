@@ -29,7 +29,7 @@ pub fn check_ids(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
     for check in &case.checks {
         match first_of.get(check.id.as_str()) {
             Some(first) => out.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::DUPLICATE_CHECK_ID,
                     format!(
                         "check id `{}` is used twice in case {}",
@@ -113,7 +113,7 @@ pub fn check_counts(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
             ),
         };
         out.push(
-            Diagnostic::error(code, message)
+            Diagnostic::new(code, message)
                 .primary(case.span, format!("not enough `{key}` in this case"))
                 .help(match field.kind {
                     Kind::CriticalFailures => format!(
@@ -158,7 +158,7 @@ fn dimension_matches_id(check: &Check, grading: &Grading, out: &mut Vec<Diagnost
             format!("the dimensions are {}", letter_list(grading)),
         ),
     };
-    let d = Diagnostic::error(codes::CHECK_DIMENSION_MISMATCH, message);
+    let d = Diagnostic::new(codes::CHECK_DIMENSION_MISMATCH, message);
     let d = if check.dimension.span == check.id.span {
         d.primary(check.id.span, "id and dimension disagree")
     } else {
@@ -212,7 +212,7 @@ fn count_exactly(
     let (letter, name) = (dimension.letter.as_str(), dimension.name.as_str());
     if of_letter.len() < n {
         out.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::CHECK_COUNT,
                 format!("case {} has no {letter} ({name}) check", case.id.as_str()),
             )
@@ -232,7 +232,7 @@ fn count_exactly(
     };
     for check in &of_letter[n..] {
         out.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::CHECK_COUNT,
                 format!("case {} has more than {} {letter} ({name}) check", case.id.as_str(), number(n)),
             )
@@ -257,7 +257,7 @@ fn count_at_least(
     if of_letter.len() < n {
         let (letter, name) = (dimension.letter.as_str(), dimension.name.as_str());
         out.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::CHECK_COUNT,
                 format!("case {} has no {letter} ({name}) check", case.id.as_str()),
             )
@@ -285,7 +285,7 @@ fn numbering(checks: &[&Check], letter: &str, out: &mut Vec<Diagnostic>) {
         if !is_numbered(check.id.as_str(), letter, i + 1) {
             let expected = format!("{letter}{}", i + 1);
             out.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::CHECK_NUMBERING,
                     format!("check `{}` should be `{expected}`", check.id.as_str()),
                 )

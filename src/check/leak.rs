@@ -416,7 +416,7 @@ fn report(
         Some(case) => format!("the {visible_what} of case {}", case.id.as_str()),
         None => format!("the {visible_what}"),
     };
-    let mut d = Diagnostic::error(
+    let mut d = Diagnostic::new(
         codes::LEAK,
         format!("{whose} repeats {len} words of the hidden {hidden_what}"),
     );

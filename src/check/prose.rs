@@ -26,7 +26,7 @@ pub fn check(text: &Text, db: &SourceDb, field: Option<&FieldDecl>, out: &mut Ve
     }
     if text.as_str().trim().is_empty() {
         out.push(
-            Diagnostic::warning(codes::EMPTY_TEXT, "this string is empty")
+            Diagnostic::new(codes::EMPTY_TEXT, "this string is empty")
                 .primary(text.span, "nothing written here")
                 .help(empty_help(field)),
         );
@@ -43,7 +43,7 @@ pub fn check(text: &Text, db: &SourceDb, field: Option<&FieldDecl>, out: &mut Ve
     for (range, what) in problems {
         let span = Span::new(text.span.file, base + range.start..base + range.end);
         out.push(
-            Diagnostic::warning(codes::TEXT_SPACING, format!("{what} in a string"))
+            Diagnostic::new(codes::TEXT_SPACING, format!("{what} in a string"))
                 .primary(span, what)
                 .help(match what {
                     DOUBLED => "use one space between words",

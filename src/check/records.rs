@@ -116,7 +116,7 @@ fn report(
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let mut d = Diagnostic::warning(
+    let mut d = Diagnostic::new(
         codes::UNSUPPORTED_RECORD,
         format!(
             "case {} names record `{id}`, which its {fields} never mention",

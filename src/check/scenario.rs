@@ -43,7 +43,7 @@ pub fn check_tags(case: &Case, suite: &Suite, out: &mut Vec<Diagnostic>) {
         let written = case.tags.iter().find(|t| t.as_str() == tag);
         match (written, field_span(case, feature.field, field)) {
             (Some(written), None) => out.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::TAG_MISMATCH,
                     format!(
                         "case {} is tagged `{tag}` but sets no `{key}`",
@@ -57,7 +57,7 @@ pub fn check_tags(case: &Case, suite: &Suite, out: &mut Vec<Diagnostic>) {
                 )),
             ),
             (None, Some(at)) if suite.tags.iter().any(|t| t.as_str() == tag) => {
-                let d = Diagnostic::error(
+                let d = Diagnostic::new(
                     codes::TAG_MISMATCH,
                     format!(
                         "case {} sets `{key}` but is not tagged `{tag}`",
@@ -88,7 +88,7 @@ fn check_one_override(case: &Case, o: &crate::model::ToolOverride, out: &mut Vec
         return;
     }
     let offered: Vec<&str> = case.tools.iter().map(Name::as_str).collect();
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::OVERRIDE_TOOL_UNAVAILABLE,
         format!(
             "case {} overrides `{}`, which it does not make available",

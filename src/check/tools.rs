@@ -43,7 +43,7 @@ pub fn check(suite: &Suite, db: &SourceDb, out: &mut Vec<Diagnostic>) {
     {
         let name = tool.name.as_str();
         out.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TOOL_WITHOUT_BEHAVIOR,
                 format!("tool `{name}` has a contract but no behaviour: the sandbox cannot run it"),
             )
@@ -93,7 +93,7 @@ fn undocumented(
                 _ => "",
             };
             out.push(
-                Diagnostic::warning(
+                Diagnostic::new(
                     codes::UNDOCUMENTED_ARGUMENT,
                     format!(
                         "argument `{full}` of tool `{}` has no `doc`",

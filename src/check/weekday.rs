@@ -183,7 +183,7 @@ fn mismatch(
             case.clock_text()
         )
     };
-    Diagnostic::warning(
+    Diagnostic::new(
         codes::WEEKDAY_MISMATCH,
         format!(
             "{} is a {actual}, not a {written}",

@@ -51,7 +51,7 @@ fn unclassified(case: &Case, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
         return;
     };
     let ids: Vec<&str> = open.iter().map(|(id, _)| id.as_str()).collect();
-    let mut d = Diagnostic::error(
+    let mut d = Diagnostic::new(
         codes::UNCLASSIFIED_CHECK,
         format!(
             "case {} leaves {} undecided",
@@ -114,7 +114,7 @@ fn unmodelled(word: &str, text: &Text, sandbox: &Sandbox, db: &SourceDb) -> Diag
             collections.join("|")
         )
     };
-    Diagnostic::error(
+    Diagnostic::new(
         codes::UNMODELLED_RECORD,
         format!("the prose names `{word}`, which the world does not hold"),
     )
@@ -175,7 +175,7 @@ fn tools_without_records(
             continue;
         }
         diags.push(
-            Diagnostic::warning(
+            Diagnostic::new(
                 codes::TOOL_WITHOUT_RECORDS,
                 format!("case {} offers `{}` but its world has no {}", case.id.as_str(), tool.as_str(), bound.join(" or ")),
             )

@@ -1,24 +1,16 @@
 //! The diagnostic model shared by every phase.
 //!
-//! Phases never print: they return [`Diagnostic`] values (a stable code, a severity, a
-//! message, labelled spans, optional help and an optional machine-applicable [`Fix`]).
-//! Only the command line renders them, through [`render`]; the language server turns
-//! them into protocol diagnostics and quick fixes (`lsp::convert`). Codes are documented
-//! in `docs/diagnostics.md`; [`codes`] lists them all so tests can hold docs and UI tests
-//! to the same list.
+//! Phases never print: they return [`Diagnostic`] values (a stable code, which gives
+//! the severity, a message, labelled spans, optional help and an optional
+//! machine-applicable [`Fix`]). Only the command line renders them, through [`render`];
+//! the language server turns them into protocol diagnostics and quick fixes
+//! (`lsp::convert`). [`codes`] declares every code with its documentation, from which
+//! `docs/diagnostics.md` is generated.
 
 pub mod codes;
 pub mod render;
 
 use crate::source::{SourceDb, Span};
-
-/// In debug builds (every test), that `code` is declared in [`codes`] with `severity`.
-fn debug_assert_declared(code: &str, severity: Severity) {
-    debug_assert!(
-        codes::declared(code).is_some_and(|c| c.severity == severity),
-        "diagnostic `{code}` is not declared as {severity:?} in diag/codes.rs"
-    );
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
@@ -57,8 +49,8 @@ pub struct Fix {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    pub code: &'static str,
-    pub severity: Severity,
+    /// Its code, which gives its severity ([`Diagnostic::severity`]).
+    pub code: &'static codes::Code,
     pub message: String,
     pub labels: Vec<Label>,
     pub help: Option<String>,
@@ -69,24 +61,10 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        debug_assert_declared(code, Severity::Error);
+    /// A diagnostic of `code`, with the severity the code is declared with.
+    pub fn new(code: &'static codes::Code, message: impl Into<String>) -> Diagnostic {
         Diagnostic {
             code,
-            severity: Severity::Error,
-            message: message.into(),
-            labels: Vec::new(),
-            help: None,
-            path: None,
-            fix: None,
-        }
-    }
-
-    pub fn warning(code: &'static str, message: impl Into<String>) -> Diagnostic {
-        debug_assert_declared(code, Severity::Warning);
-        Diagnostic {
-            code,
-            severity: Severity::Warning,
             message: message.into(),
             labels: Vec::new(),
             help: None,
@@ -138,8 +116,12 @@ impl Diagnostic {
         self
     }
 
+    pub fn severity(&self) -> Severity {
+        self.code.severity
+    }
+
     pub fn is_error(&self) -> bool {
-        self.severity == Severity::Error
+        self.severity() == Severity::Error
     }
 
     /// The span of the primary label, or of the first label.
@@ -164,13 +146,13 @@ pub fn sort_key<'a>(d: &'a Diagnostic, db: &'a SourceDb) -> (&'a str, u32, &'sta
         Some(span) => (
             db.file(span.file).name.as_str(),
             span.start,
-            d.code,
+            d.code.name,
             d.message.as_str(),
         ),
         None => (
             d.path.as_deref().unwrap_or(""),
             0,
-            d.code,
+            d.code.name,
             d.message.as_str(),
         ),
     }

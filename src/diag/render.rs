@@ -76,7 +76,7 @@ fn render_human(
     if handler.render_report(&mut out, &report).is_err() {
         out = format!(
             "{}[{}]: {}\n",
-            diagnostic.severity.as_str(),
+            diagnostic.severity().as_str(),
             diagnostic.code,
             diagnostic.message
         );
@@ -214,8 +214,8 @@ impl MietteReport {
             _ => d.message.clone(),
         };
         MietteReport {
-            code: Some(d.code),
-            severity: Some(d.severity),
+            code: Some(d.code.name),
+            severity: Some(d.severity()),
             message,
             help: d.help.clone(),
             source: primary_file.map(|file| Excerpt::of(db, file, &d.labels)),
@@ -417,8 +417,8 @@ pub fn json_value(d: &Diagnostic, db: &SourceDb) -> serde_json::Value {
         })
         .collect();
     let mut value = json!({
-        "code": d.code,
-        "severity": d.severity.as_str(),
+        "code": d.code.name,
+        "severity": d.severity().as_str(),
         "message": d.message,
     });
     match d.primary_span() {
@@ -459,7 +459,7 @@ pub fn json_summary(errors: usize, warnings: usize, files: usize) -> String {
 pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
     let capped = capped(d);
     let d = capped.as_ref().unwrap_or(d);
-    let kind = match d.severity {
+    let kind = match d.severity() {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
@@ -486,7 +486,7 @@ pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
             }
         }
     }
-    properties.push(format!("title={}", escape_property(d.code)));
+    properties.push(format!("title={}", escape_property(d.code.name)));
     let mut message = d.message.clone();
     if let Some(help) = &d.help {
         message.push_str("\nhelp: ");
@@ -620,7 +620,7 @@ mod tests {
             ];
             let file = db.add("big.case", text.clone(), crate::source::Origin::User);
             for labels in cases {
-                let mut d = Diagnostic::error(crate::diag::codes::DUPLICATE_CASE, "a mistake");
+                let mut d = Diagnostic::new(crate::diag::codes::DUPLICATE_CASE, "a mistake");
                 for (range, primary) in labels {
                     let span = crate::source::Span::new(file, range);
                     d = match primary {
@@ -638,7 +638,7 @@ mod tests {
         let mut db = SourceDb::new();
         let line = format!("{{ \"a\": \"{}\" }}", "x".repeat(100_000));
         let file = db.add("master.json", line, crate::source::Origin::User);
-        let d = Diagnostic::error(crate::diag::codes::MASTER_JSON, "a mistake")
+        let d = Diagnostic::new(crate::diag::codes::MASTER_JSON, "a mistake")
             .primary(crate::source::Span::new(file, 7..8), "here");
         let out = human(&d, &db, HumanStyle::PLAIN);
         assert!(out.len() < 1_000, "{} bytes", out.len());

@@ -74,7 +74,7 @@ fn write(set: &BundleSet, outputs: Outputs, db: &SourceDb, options: Report) -> u
             options,
         ),
         Err((path, e)) => {
-            let d = Diagnostic::error(codes::IO, format!("cannot write the bundles: {e}"))
+            let d = Diagnostic::new(codes::IO, format!("cannot write the bundles: {e}"))
                 .at_path(load::display(path))
                 .help("choose a new or empty output folder and a writable JSON Lines path; nothing was written");
             report(&SourceDb::new(), &[d], 0, options)

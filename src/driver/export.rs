@@ -64,10 +64,9 @@ pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, options: 
                 return EXIT_USAGE;
             };
             if let Err(e) = write_folder_atomically(output, files) {
-                let d =
-                    Diagnostic::error(codes::IO, format!("cannot write the export folder: {e}"))
-                        .at_path(load::display(output))
-                        .help("choose a new or empty output folder");
+                let d = Diagnostic::new(codes::IO, format!("cannot write the export folder: {e}"))
+                    .at_path(load::display(output))
+                    .help("choose a new or empty output folder");
                 return report(&compilation.db, &[d], 0, options);
             }
             (model.cases.len(), EXIT_OK)

@@ -95,7 +95,7 @@ pub fn fmt_stdin(mode: FmtMode, options: Report) -> u8 {
         Ok(Ok(text)) => text,
         Ok(Err(e)) => return report(&SourceDb::new(), &[load::not_utf8(NAME, &e)], 0, options),
         Err(load::Unread::Io(e)) => {
-            let d = Diagnostic::error(codes::IO, format!("cannot read standard input: {e}"))
+            let d = Diagnostic::new(codes::IO, format!("cannot read standard input: {e}"))
                 .at_path(NAME)
                 .help("pipe UTF-8 text into `casec fmt --stdin`");
             return report(&SourceDb::new(), &[d], 0, options);
@@ -147,7 +147,7 @@ fn files_under(paths: &[PathBuf], diagnostics: &mut Vec<Diagnostic>) -> Vec<Path
 }
 
 fn missing(path: &Path) -> Diagnostic {
-    Diagnostic::error(codes::IO, "no such file or folder")
+    Diagnostic::new(codes::IO, "no such file or folder")
         .at_path(load::display(path))
         .help("check the path")
 }

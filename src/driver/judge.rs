@@ -55,7 +55,7 @@ fn connect(args: &JudgeArgs) -> Result<(OpenAi, Option<Cache>), Diagnostic> {
     let cache = match args.cache {
         None => None,
         Some(dir) => Some(Cache::open(dir).map_err(|e| {
-            Diagnostic::error(codes::IO, format!("cannot open the judge cache: {e}"))
+            Diagnostic::new(codes::IO, format!("cannot open the judge cache: {e}"))
                 .at_path(load::display(dir))
                 .help("give a folder of your own to keep the judge's answers in (created, readable by you only, if absent; its parent must exist)")
         })?),
@@ -217,7 +217,7 @@ pub fn judge_results(
     }
     let files = judged_files(&model, &inputs, names, &per_record, &judge.settings);
     if let Err(e) = write_with_parents(output, &files) {
-        let d = Diagnostic::error(codes::IO, format!("cannot write the judged records: {e}"))
+        let d = Diagnostic::new(codes::IO, format!("cannot write the judged records: {e}"))
             .at_path(load::display(output))
             .help("choose a new or empty output folder");
         return report(db, &[d], 0, options);
@@ -250,7 +250,7 @@ fn output_is_free(output: &Path) -> Result<(), Diagnostic> {
     if !taken {
         return Ok(());
     }
-    Err(Diagnostic::error(
+    Err(Diagnostic::new(
         codes::IO,
         "the output folder exists and is not empty: nothing was asked",
     )
@@ -348,7 +348,7 @@ fn output_names(results: &[PathBuf]) -> Result<Vec<String>, Diagnostic> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "results.json".into());
         if !seen.insert(name.clone()) {
-            return Err(Diagnostic::error(
+            return Err(Diagnostic::new(
                 codes::IO,
                 format!("two result files are named `{name}`"),
             )

@@ -305,7 +305,7 @@ impl Groups {
         for path in paths {
             if !path.exists() {
                 missing.push(
-                    Diagnostic::error(codes::IO, "no such file or folder")
+                    Diagnostic::new(codes::IO, "no such file or folder")
                         .at_path(load::display(path))
                         .help("check the path"),
                 );
@@ -500,7 +500,7 @@ pub(crate) fn read_given(
 /// Why a file a command was given was not read.
 fn given_unread(path: &Path, what: &str, help: &str, unread: &load::Unread) -> Diagnostic {
     match unread {
-        load::Unread::Io(e) => Diagnostic::error(codes::IO, format!("cannot read {what}: {e}"))
+        load::Unread::Io(e) => Diagnostic::new(codes::IO, format!("cannot read {what}: {e}"))
             .at_path(load::display(path))
             .help(help),
         unread => unread.diagnostic(path),
@@ -576,7 +576,7 @@ pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report
                 }
                 Err(e) => {
                     let d =
-                        Diagnostic::error(codes::IO, format!("cannot write the suite folder: {e}"))
+                        Diagnostic::new(codes::IO, format!("cannot write the suite folder: {e}"))
                             .at_path(load::display(output))
                             .help("choose a new or empty output folder");
                     report(&db, &[d], 1, options)

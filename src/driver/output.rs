@@ -51,10 +51,10 @@ pub(crate) fn ignore_broken_pipe(result: io::Result<()>) -> io::Result<()> {
 /// The diagnostic for an output that could not be written.
 pub fn write_error(path: Option<&Path>, e: &io::Error) -> Diagnostic {
     match path.filter(|p| !is_stdout(p)) {
-        Some(path) => Diagnostic::error(codes::IO, format!("cannot write output: {e}"))
+        Some(path) => Diagnostic::new(codes::IO, format!("cannot write output: {e}"))
             .at_path(load::display(path))
             .help("check that the folder exists and is writable and that the device has space"),
-        None => Diagnostic::error(codes::IO, format!("cannot write standard output: {e}"))
+        None => Diagnostic::new(codes::IO, format!("cannot write standard output: {e}"))
             .at_path("<stdout>")
             .help("the output is incomplete: send standard output to a file or device with space"),
     }
@@ -414,7 +414,7 @@ pub fn refuse_input(output: &Path, db: &SourceDb, more: &[&Path]) -> Result<(), 
     for input in inputs {
         if is_written(&input) {
             let input = input.0;
-            return Err(Diagnostic::error(
+            return Err(Diagnostic::new(
                 codes::IO,
                 format!(
                     "the output is an input of this run (`{}`): writing it would destroy it",

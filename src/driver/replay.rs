@@ -60,7 +60,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
             .find(|c| names_case(c, args.case, is_file, &compilation.db))
     });
     let Some(case) = found else {
-        let d = Diagnostic::error(codes::IO, format!("no case `{}` in this suite", args.case))
+        let d = Diagnostic::new(codes::IO, format!("no case `{}` in this suite", args.case))
             .at_path(load::display(&suite))
             .help("give a case id of the suite (TUJ-034) or the path of its .case file");
         return report(&SourceDb::new(), &[d], 0, options);
@@ -89,7 +89,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
         return code.max(EXIT_ERRORS);
     };
     let Some((case, sandbox)) = with_sandbox(model, &case_id) else {
-        let d = Diagnostic::error(codes::MISSING_FIELD, format!("case {case_id} has no world"))
+        let d = Diagnostic::new(codes::MISSING_FIELD, format!("case {case_id} has no world"))
             .help("add `world { … }` to the case (docs/worlds.md) so a sandbox can run it");
         return report(&SourceDb::new(), &[d], 0, options);
     };

@@ -96,7 +96,7 @@ pub(super) fn read_result_file(
         return Some((file, text));
     }
     diagnostics.push(
-        Diagnostic::error(codes::RESULT_RECORD, "the file is empty: it holds no result record")
+        Diagnostic::new(codes::RESULT_RECORD, "the file is empty: it holds no result record")
             .at_path(load::display(path))
             .help("a `casec serve` killed before its session ended leaves its --result-out empty: run `casec replay` on the session's trace to get the record, or run the session again"),
     );

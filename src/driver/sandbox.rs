@@ -28,7 +28,7 @@ pub fn sandbox(suite: &Path, output: &Path, options: Report) -> u8 {
         .map(|(name, text)| (name, text.into_bytes()))
         .collect();
     if let Err(e) = write_folder_atomically(output, &files) {
-        let d = Diagnostic::error(codes::IO, format!("cannot write the sandbox folder: {e}"))
+        let d = Diagnostic::new(codes::IO, format!("cannot write the sandbox folder: {e}"))
             .at_path(load::display(output))
             .help("choose a new or empty output folder");
         return report(&compilation.db, &[d], 0, options);

@@ -57,7 +57,7 @@ pub fn serve(
     };
     let found = model.cases.iter().find(|c| c.id.as_str() == case_id);
     let Some((case, sandbox)) = found.and_then(|c| Some((c, c.sandbox.as_ref()?))) else {
-        let d = Diagnostic::error(
+        let d = Diagnostic::new(
             codes::IO,
             format!("no case `{case_id}` with a world in this suite"),
         )
@@ -292,7 +292,7 @@ fn claim(path: &Path) -> Result<Claimed, Diagnostic> {
 }
 
 fn exists(path: &Path) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::IO,
         "the file exists: it holds the record of another session, or another server is writing it",
     )
@@ -301,7 +301,7 @@ fn exists(path: &Path) -> Diagnostic {
 }
 
 fn record_error(path: &Path, e: &io::Error) -> Diagnostic {
-    Diagnostic::error(codes::IO, format!("cannot write the session's record: {e}"))
+    Diagnostic::new(codes::IO, format!("cannot write the session's record: {e}"))
         .at_path(load::display(path))
         .help("check that the folder exists and is writable")
 }

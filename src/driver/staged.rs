@@ -703,7 +703,7 @@ fn failure(root: &Path, args: &[&str], out: &Output) -> Diagnostic {
 }
 
 fn git_error(path: &Path, message: &str, help: &str) -> Diagnostic {
-    Diagnostic::error(codes::IO, message)
+    Diagnostic::new(codes::IO, message)
         .at_path(load::display(path))
         .help(help)
 }

@@ -46,7 +46,7 @@ pub(crate) fn withhold<'a>(
         .into_iter()
         .filter(|(_, adapter)| adapter.env.iter().any(|n| n.as_str() == variable))
         .map(|(tool, adapter)| {
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::UNTRUSTED_ADAPTER,
                 format!(
                     "the tool `{}` asks for `{variable}`, the variable that holds the judge's key",

@@ -51,7 +51,7 @@ impl Reader {
     fn error(&mut self, path: &str, message: String) {
         let at = if path.is_empty() { "top level" } else { path };
         self.diags.push(
-            Diagnostic::error(codes::MASTER_JSON, format!("{at}: {message}"))
+            Diagnostic::new(codes::MASTER_JSON, format!("{at}: {message}"))
                 .primary(self.span, "in this master file")
                 .help(format!(
                     "the master must follow the layout of shape `{}` (docs/shapes.md)",

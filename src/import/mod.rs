@@ -50,7 +50,7 @@ pub fn import_as(
         // would derive its checks again.
         if !from_json::underive(case, &shape) && case.checks.is_empty() {
             unwritable.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::MASTER_JSON,
                     format!("cases[{i}]: a case needs at least one required check"),
                 )
@@ -68,7 +68,7 @@ pub fn import_as(
     let canonical = to_master_string(&json);
     let modelled = crate::lower::master::master_value(&suite);
     if let Some(difference) = from_json::first_difference(&json, &modelled, "") {
-        return Err(vec![Diagnostic::error(
+        return Err(vec![Diagnostic::new(
             codes::MASTER_JSON,
             format!("the master does not follow its shape's key order: {difference}"),
         )
@@ -120,7 +120,7 @@ fn master_shape(
             .cloned()
             .ok_or_else(|| {
                 vec![
-                    Diagnostic::error(codes::UNKNOWN_SHAPE, format!("unknown shape `{named}`"))
+                    Diagnostic::new(codes::UNKNOWN_SHAPE, format!("unknown shape `{named}`"))
                         .primary(span, "importing this master")
                         .help(format!("the stdlib shapes: {}", names.join(", "))),
                 ]
@@ -147,7 +147,7 @@ fn master_shape(
         .collect();
     match matching.as_slice() {
         [one] => Ok((*one).clone()),
-        _ => Err(vec![Diagnostic::error(
+        _ => Err(vec![Diagnostic::new(
             codes::MASTER_JSON,
             "cannot tell which shape this master follows",
         )
@@ -189,7 +189,7 @@ pub fn import_lines(
         match serde_json::from_str(line) {
             Ok(value) => lines.push((i + 1, value)),
             Err(e) => diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::MASTER_JSON,
                     format!("line {}: invalid JSON: {e}", i + 1),
                 )
@@ -358,7 +358,7 @@ fn lines_shape(
     }
     match candidates.len() {
         1 => Ok(candidates.remove(0)),
-        _ => Err(vec![Diagnostic::error(
+        _ => Err(vec![Diagnostic::new(
             codes::MASTER_JSON,
             "cannot tell which shape these lines follow",
         )
@@ -386,7 +386,7 @@ fn first_error(compilation: &Compilation) -> String {
 }
 
 fn round_trip_error(span: Span, message: String) -> Diagnostic {
-    Diagnostic::error(codes::IMPORT_ROUND_TRIP, message)
+    Diagnostic::new(codes::IMPORT_ROUND_TRIP, message)
         .primary(span, "while importing this master")
         .help("this is a casec bug: please report it with the master file")
 }
@@ -411,7 +411,7 @@ fn json_error(db: &SourceDb, file: FileId, e: &serde_json::Error) -> Diagnostic 
         .next()
         .unwrap_or(&message)
         .to_string();
-    Diagnostic::error(codes::MASTER_JSON, format!("invalid JSON: {message}"))
+    Diagnostic::new(codes::MASTER_JSON, format!("invalid JSON: {message}"))
         .primary(Span::new(file, offset..offset), "here")
         .help("the master must be one JSON object")
 }
@@ -520,7 +520,7 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
     Err(bad
         .into_iter()
         .map(|what| {
-            Diagnostic::error(codes::MASTER_JSON, format!("cannot import {what}"))
+            Diagnostic::new(codes::MASTER_JSON, format!("cannot import {what}"))
                 .primary(span, "in this master file")
                 .help("names must start with a letter or `_` and hold only letters, digits, `_`, `-` and `.`; a case's category and tools must be the suite's")
         })

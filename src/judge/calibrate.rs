@@ -361,7 +361,7 @@ pub fn read_gate(
 ) -> Result<Gate, Diagnostic> {
     let whole = Span::new(file, 0..text.trim_end().len());
     let refuse = |why: String| {
-        Diagnostic::error(codes::CALIBRATION, "this calibration cannot gate the judge")
+        Diagnostic::new(codes::CALIBRATION, "this calibration cannot gate the judge")
             .primary(whole, why)
             .help("give the report `casec calibrate SUITE --format json` (or `-o FILE`) wrote for the same judge model and prompt version")
     };

@@ -83,7 +83,7 @@ pub fn read(file: FileId, text: &str, suite: &Suite) -> Result<Overrides, Vec<Di
 }
 
 fn bad(span: Span, why: String) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::JUDGE_OVERRIDE,
         "this line is not a verdict on an item of the suite",
     )

@@ -125,7 +125,7 @@ pub fn unjudged(
         .and_then(Json::as_str)
         .unwrap_or_default();
     Some(
-        Diagnostic::warning(
+        Diagnostic::new(
             codes::UNJUDGED,
             format!(
                 "{} of `{case}` without a verdict ({}): the case stays undecided",

@@ -253,7 +253,7 @@ fn file_name_clashes(suite: &Suite) -> Vec<Diagnostic> {
         .iter()
         .filter(|case| file_name(case).eq_ignore_ascii_case(INDEX_FILE))
         .map(|case| {
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BUNDLE_FILE_NAME,
                 format!(
                     "case id `{}` would overwrite the bundle index",

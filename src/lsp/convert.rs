@@ -116,7 +116,7 @@ pub fn diagnostic(
         .collect();
     lsp_types::Diagnostic {
         range: primary.map_or_else(Range::default, |span| range(db, span)),
-        severity: Some(match d.severity {
+        severity: Some(match d.severity() {
             Severity::Error => DiagnosticSeverity::ERROR,
             Severity::Warning => DiagnosticSeverity::WARNING,
         }),

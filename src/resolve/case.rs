@@ -13,7 +13,8 @@ use std::collections::HashMap;
 
 use arcstr::ArcStr;
 
-use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
+use crate::diag::codes::{self, Code};
+use crate::diag::{did_you_mean, suggest, Diagnostic};
 use crate::model::shape::{Derivation, FieldDecl, Kind, Shape};
 use crate::model::{Case, Check, Name, Text, ToolOverride, Turn};
 use crate::source::Span;
@@ -343,7 +344,7 @@ fn category_defaults<'a>(
 fn known(
     name: &Name,
     candidates: &[Name],
-    code: &'static str,
+    code: &'static Code,
     what: &str,
     source: &str,
     diags: &mut Vec<Diagnostic>,
@@ -351,7 +352,7 @@ fn known(
     if candidates.iter().any(|c| c.as_str() == name.as_str()) {
         return;
     }
-    let d = Diagnostic::error(code, format!("unknown {what} `{}`", name.as_str()))
+    let d = Diagnostic::new(code, format!("unknown {what} `{}`", name.as_str()))
         .primary(name.span, format!("not declared in {source}"));
     let d = match suggest(name.as_str(), candidates.iter().map(|c| c.as_str())) {
         Some(near) => did_you_mean(d, name.span, near),
@@ -371,7 +372,7 @@ fn known(
 }
 
 fn missing_default(key: &str, span: Span, id: &Name) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::MISSING_FIELD,
         format!("case {} has no `{key}`", id.as_str()),
     )
@@ -459,7 +460,7 @@ impl Builder<'_> {
         });
         if evidence.is_none() && self.wants_evidence {
             missing.push(
-                Diagnostic::error(codes::MISSING_FIELD, format!("check {} has no evidence", id.as_str()))
+                Diagnostic::new(codes::MISSING_FIELD, format!("check {} has no evidence", id.as_str()))
                     .primary(span, format!("no evidence for dimension `{}`", dimension.as_str()))
                     .help(format!(
                         "add `evidence {} \"…\"` to the suite, a profile or the case, or `{{ evidence \"…\" }}` to the check",
@@ -501,7 +502,7 @@ impl Builder<'_> {
             let Some(cid) = check.id else {
                 failed = true;
                 diags.push(
-                    Diagnostic::error(codes::BAD_ARGUMENTS, "this check has no id while others in the case do")
+                    Diagnostic::new(codes::BAD_ARGUMENTS, "this check has no id while others in the case do")
                         .primary(check.requirement.span, "give this check an id")
                         .help("once one check has an explicit id, every check of the case needs one (e.g. `check A2 \"…\"`)"),
                 );
@@ -518,7 +519,7 @@ impl Builder<'_> {
                         .map(|d| d.letter.as_str())
                         .collect();
                     diags.push(
-                        Diagnostic::error(
+                        Diagnostic::new(
                             codes::UNKNOWN_DIMENSION,
                             format!("no dimension for check id `{}`", cid.as_str()),
                         )

@@ -181,7 +181,7 @@ impl Profiles {
             };
             if let Some(first) = profiles.declared.get(name.as_str()) {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::DUPLICATE_DEFINITION,
                         format!("profile `{}` is defined twice", name.as_str()),
                     )
@@ -291,7 +291,7 @@ impl Profiles {
         };
         if stack.iter().any(|s| s == name.as_str()) {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::PROFILE_CYCLE,
                     format!("profile `{}` applies itself", name.as_str()),
                 )
@@ -322,7 +322,7 @@ impl Profiles {
         } else {
             "profile"
         };
-        let d = Diagnostic::error(
+        let d = Diagnostic::new(
             codes::UNKNOWN_PROFILE,
             format!("unknown {what} `{}`", name.as_str()),
         )
@@ -342,7 +342,7 @@ fn header(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> O
         name.value = format!("std.{}", name.as_str()).into();
     } else if name.as_str().starts_with("std.") {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::DUPLICATE_DEFINITION,
                 "the `std.` prefix is reserved for the stdlib",
             )

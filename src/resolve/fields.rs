@@ -235,7 +235,7 @@ pub fn read(field: &FieldDecl, block: &Keyed, diags: &mut Vec<Diagnostic>) -> Op
     if let Some(at_most) = field.at_most.filter(|n| statements.len() > *n) {
         let extra = statements[at_most];
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::DUPLICATE_FIELD,
                 format!(
                     "`{}` is given {} times; at most {at_most} allowed",
@@ -306,7 +306,7 @@ fn one_word(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> 
         [one] => Some(one.clone()),
         _ => {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::BAD_ARGUMENTS,
                     format!("`{}` takes one word", statement.name()),
                 )
@@ -339,7 +339,7 @@ fn check_one_of(field: &FieldDecl, given: &Given, diags: &mut Vec<Diagnostic>) {
         _ => Vec::new(),
     };
     for text in written.into_iter().filter(|t| !words.contains(&t.as_str())) {
-        let d = Diagnostic::error(
+        let d = Diagnostic::new(
             codes::BAD_ARGUMENTS,
             format!(
                 "`{}` is not one of the values of `{}`",
@@ -477,7 +477,7 @@ fn evidence(statements: &[&Statement], diags: &mut Vec<Diagnostic>) -> Option<Ve
         let dimension = v[0].as_ident().unwrap_or_default().to_string();
         if let Some((_, first)) = out.iter().find(|(d, _)| *d == dimension) {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::DUPLICATE_FIELD,
                     format!("evidence for `{dimension}` is given twice"),
                 )
@@ -520,7 +520,7 @@ fn report(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ReportLi
         [one] => aggregation(one, diags)?,
         _ => {
             diags.push(
-                Diagnostic::error(codes::BAD_ARGUMENTS, "a report line computes one thing")
+                Diagnostic::new(codes::BAD_ARGUMENTS, "a report line computes one thing")
                     .primary(block.span, "expected one aggregation")
                     .help(format!("write it as `{usage}`")),
             );
@@ -550,7 +550,7 @@ fn aggregation(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Agg
         ("critical_failures", []) if fits => Some(Aggregation::CriticalFailures),
         _ => {
             diags.push(
-                Diagnostic::error(codes::BAD_ARGUMENTS, format!("`{}` is not an aggregation", statement.name()))
+                Diagnostic::new(codes::BAD_ARGUMENTS, format!("`{}` is not an aggregation", statement.name()))
                     .primary(statement.span, "not something `casec report` computes")
                     .help("write `outcomes` (overall and per category), `outcomes tagged TAG`, `checks DIMENSION` or `critical_failures`"),
             );

@@ -155,7 +155,7 @@ pub fn check_keys(
             Some(spec) if !spec.repeated => {
                 if let Some((_, first)) = seen.iter().find(|(k, _)| *k == key) {
                     diags.push(
-                        Diagnostic::error(
+                        Diagnostic::new(
                             codes::DUPLICATE_FIELD,
                             format!("`{key}` is given twice in {context}"),
                         )
@@ -173,7 +173,7 @@ pub fn check_keys(
     for spec in specs.iter().flat_map(|s| s.iter()).filter(|s| s.required) {
         if !statements.iter().any(|s| s.name() == spec.key) && !corrected.contains(&spec.key) {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::MISSING_FIELD,
                     format!("{context} has no `{}`", spec.key),
                 )
@@ -192,7 +192,7 @@ fn unknown_key<'k>(
 ) -> (Diagnostic, Option<&'k str>) {
     let key = statement.name();
     let known = specs.iter().flat_map(|s| s.iter()).map(|s| s.key);
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::UNKNOWN_FIELD,
         format!("unknown statement `{key}` in {context}"),
     )

@@ -426,7 +426,7 @@ pub const MAX_CASES: usize = 500_000;
 /// The suite holds `count` cases, more than [`MAX_CASES`]; `past` is the first case
 /// beyond.
 fn too_many_cases(count: usize, past: &Statement) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::LIMIT,
         format!(
             "the suite holds {} cases, more than the {} casec reads in one suite",
@@ -474,7 +474,7 @@ fn chosen_shape(
     let at = named.as_ref().map_or(suite.key.span, |n| n.span);
     let mut known: Vec<&str> = shapes.keys().map(String::as_str).collect();
     known.sort_unstable();
-    let d = Diagnostic::error(codes::UNKNOWN_SHAPE, format!("unknown shape `{wanted}`"))
+    let d = Diagnostic::new(codes::UNKNOWN_SHAPE, format!("unknown shape `{wanted}`"))
         .primary(at, "not declared in the suite or the stdlib");
     diags.push(match suggest(wanted, known.iter().copied()) {
         Some(near) => match &named {
@@ -577,7 +577,7 @@ fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<
         if let Some((id, _, _)) = header {
             if let Some(first) = seen.get(id.as_str()) {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::DUPLICATE_CASE,
                         format!("case id `{}` is used twice", id.as_str()),
                     )
@@ -606,7 +606,7 @@ fn check_file_name(
     let length = id.as_str().len();
     if length > MAX_CASE_ID_BYTES {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::CASE_FILE_NAME,
                 format!("this case id is {length} bytes long, too long to name the case's files"),
             )
@@ -617,7 +617,7 @@ fn check_file_name(
     }
     match folded.entry(id.as_str().to_ascii_lowercase()) {
         std::collections::hash_map::Entry::Occupied(first) => diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::CASE_FILE_NAME,
                 format!(
                     "case ids `{}` and `{}` differ only in letter case",
@@ -758,7 +758,7 @@ fn misplaced(statement: &Statement, key: &str, role: Role) -> Diagnostic {
             format!("move this `{key}` to the suite folder's suite.case"),
         ),
     };
-    Diagnostic::error(codes::MISPLACED_DECLARATION, message)
+    Diagnostic::new(codes::MISPLACED_DECLARATION, message)
         .primary(statement.key.span, "not allowed in this file")
         .help(help)
 }
@@ -772,7 +772,7 @@ fn one_suite<'a>(
     if let [first, rest @ ..] = suites {
         for extra in rest {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::DUPLICATE_DEFINITION,
                     "suite.case declares more than one suite",
                 )
@@ -790,13 +790,13 @@ fn one_suite<'a>(
             "cases live in a suite folder: add a suite.case with `suite \"Name\" { … }` beside them"
         };
         diags.push(
-            Diagnostic::error(codes::MISSING_SUITE, "these cases belong to no suite")
+            Diagnostic::new(codes::MISSING_SUITE, "these cases belong to no suite")
                 .primary(case, "this case has no suite")
                 .help(help),
         );
     } else if let Some(Some(file)) = suite_file {
         diags.push(
-            Diagnostic::error(codes::MISSING_SUITE, "suite.case declares no suite")
+            Diagnostic::new(codes::MISSING_SUITE, "suite.case declares no suite")
                 .primary(
                     Span::new(file, 0..0),
                     "expected `suite \"Name\" { … }` in this file",
@@ -809,7 +809,7 @@ fn one_suite<'a>(
 
 /// `name` (a tool, category, schema, collection…) declared again after `first`.
 pub(crate) fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::DUPLICATE_DEFINITION,
         format!("{what} `{}` is defined twice", name.as_str()),
     )

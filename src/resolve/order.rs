@@ -45,7 +45,7 @@ fn order_positions<'a>(
     for (i, id) in order.iter().enumerate() {
         if let Some(&first) = position.get(id.as_str()) {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::CASE_ORDER,
                     format!("`{}` is listed twice in `order`", id.as_str()),
                 )
@@ -54,7 +54,7 @@ fn order_positions<'a>(
             );
         } else if !case_ids.contains(id.as_str()) {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::CASE_ORDER,
                     format!("`order` lists `{}`, which is not a case", id.as_str()),
                 )
@@ -72,7 +72,7 @@ fn order_positions<'a>(
     if let (Some(first), Some(last)) = (order.first(), order.last()) {
         if !missing.is_empty() {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::CASE_ORDER,
                     format!("`order` leaves out {} case(s)", missing.len()),
                 )

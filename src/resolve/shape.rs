@@ -229,7 +229,7 @@ fn read_shape(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) 
         if let Some((which, layout)) = read_named_layout(s, &cx, diags) {
             if layouts.insert(which, layout).is_some() {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::SHAPE_DEFINITION,
                         format!("layout `{which}` is declared twice"),
                     )
@@ -338,7 +338,7 @@ fn record_keys(result: &Layout, grading: &Grading, shape: &Name, diags: &mut Vec
 }
 
 fn shape_error(message: String, span: Span, label: impl Into<String>) -> Diagnostic {
-    Diagnostic::error(codes::SHAPE_DEFINITION, message).primary(span, label)
+    Diagnostic::new(codes::SHAPE_DEFINITION, message).primary(span, label)
 }
 
 /// `field KEY KIND [required] [inherited] [VISIBILITY] { doc; at_most; at_least }`.
@@ -395,7 +395,7 @@ fn read_field(
         .collect();
     let Some([key, kind, flags @ ..]) = words.as_deref() else {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("`{}` is not written as expected", statement.name()),
             )
@@ -702,7 +702,7 @@ fn read_judged_on(
         words.len() >= 2 && words.iter().all(Option::is_some),
     ) else {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 "`judged_on` is not written as expected",
             )
@@ -786,7 +786,7 @@ fn read_dimension(
     let usage = "dimension NAME LETTER exactly N` or `dimension NAME LETTER at_least N";
     let bad = |diags: &mut Vec<Diagnostic>| {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 "`dimension` is not written as expected",
             )
@@ -1050,7 +1050,7 @@ fn slot(
         [value] if value.as_ident().is_some() => values::text_of(value),
         _ => {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::BAD_ARGUMENTS,
                     format!(
                         "layout key `{}` is not written as expected",
@@ -1280,7 +1280,7 @@ fn export_file(
     let usage = "file \"PATH\" text SOURCE`, `file \"PATH\" json|yaml { layout }`, `seed \"FOLDER\" [from \"/PREFIX\"]` or `evaluator \"FOLDER\"";
     let bad = |diags: &mut Vec<Diagnostic>| {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("`{}` is not written as expected", statement.name()),
             )

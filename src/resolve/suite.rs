@@ -4,7 +4,8 @@
 //! fields, and the language's own statements: `shape`, `world_schema`, `tags` (the tag
 //! vocabulary), `order` (an explicit case order) and `profile`.
 
-use crate::diag::{codes, Diagnostic};
+use crate::diag::codes::{self, Code};
+use crate::diag::Diagnostic;
 use crate::model::shape::{Kind, Shape};
 use crate::model::{
     Aggregation, Category, Data, Name, Number, ReportLine, RevisionNote, Text, Value,
@@ -154,7 +155,7 @@ fn check_outcome_names(header: &SuiteHeader, shape: &Shape, diags: &mut Vec<Diag
             .map_or(header.span, |n| n.span)
             .to(names.last().map_or(header.span, |n| n.span));
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!(
                     "the suite names {} outcomes; its shape has {}",
@@ -173,7 +174,7 @@ fn check_outcome_names(header: &SuiteHeader, shape: &Shape, diags: &mut Vec<Diag
         );
     } else if let Some((_, name)) = repeated {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("outcome `{}` is named twice", name.as_str()),
             )
@@ -213,11 +214,11 @@ fn check_reports(header: &SuiteHeader, shape: &Shape, diags: &mut Vec<Diagnostic
 
 fn unknown_name<'a>(
     name: &Name,
-    code: &'static str,
+    code: &'static Code,
     what: &str,
     known: impl Iterator<Item = &'a str> + Clone,
 ) -> Diagnostic {
-    let d = Diagnostic::error(code, format!("unknown {what} `{}`", name.as_str()))
+    let d = Diagnostic::new(code, format!("unknown {what} `{}`", name.as_str()))
         .primary(name.span, format!("not a {what} of this suite"));
     match crate::diag::suggest(name.as_str(), known.clone()) {
         Some(near) => crate::diag::did_you_mean(d, name.span, near),

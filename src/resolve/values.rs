@@ -40,7 +40,7 @@ impl Kind {
 }
 
 fn bad(statement: &Statement, span: Span, label: String, usage: impl Display) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::BAD_ARGUMENTS,
         format!("`{}` is not written as expected", statement.name()),
     )
@@ -283,7 +283,7 @@ pub fn data_object(block: &Block, diags: &mut Vec<Diagnostic>) -> Json {
         let key = statement.name().to_string();
         if let Some((_, first)) = first_span.iter().find(|(k, _)| *k == key) {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::DUPLICATE_FIELD,
                     format!("`{key}` is given twice in this data block"),
                 )
@@ -324,7 +324,7 @@ fn data_value(value: &Value, diags: &mut Vec<Diagnostic>) -> Json {
             "null" => Json::Null,
             other => {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::BAD_ARGUMENTS,
                         format!("bare name `{other}` in a data block"),
                     )

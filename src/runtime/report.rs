@@ -82,7 +82,7 @@ fn skip_space(text: &str, from: usize) -> usize {
 }
 
 fn bad_record(span: Span, why: String) -> Diagnostic {
-    Diagnostic::error(codes::RESULT_RECORD, "this is not a result record of the suite")
+    Diagnostic::new(codes::RESULT_RECORD, "this is not a result record of the suite")
         .primary(span, why)
         .help("give files written by `casec replay` or `casec serve` (or a harness) in the shape of the suite's result records")
 }
@@ -245,7 +245,7 @@ pub fn duplicates(records: &[ResultRecord]) -> Vec<Diagnostic> {
         .map(|(id, copies)| {
             let last = copies[copies.len() - 1].span;
             let at = Span::new(last.file, last.start as usize..last.start as usize);
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::RESULT_RECORD,
                 format!("{} result records for case {id}", count_word(copies.len())),
             )
@@ -290,7 +290,7 @@ pub fn duplicates_in(records: &[ResultRecord], db: &SourceDb) -> Vec<Diagnostic>
                 }
             };
             let last = copies.last().map_or("", |r| name(r));
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::RESULT_RECORD,
                 format!(
                     "{} result records for case {id} ({place})",

@@ -99,7 +99,7 @@ fn read_lines(file: FileId, text: &str) -> (Vec<TraceEvent>, Vec<Violation>, Vec
 }
 
 fn line_error(span: Span, label: String, help: String) -> Diagnostic {
-    Diagnostic::error(codes::TRACE_LINE, "this line is not a trace event")
+    Diagnostic::new(codes::TRACE_LINE, "this line is not a trace event")
         .primary(span, label)
         .help(help)
 }

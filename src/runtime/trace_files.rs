@@ -73,7 +73,7 @@ fn read_with<T>(
     let bytes = match load::read_bytes(path) {
         Ok((bytes, _)) => bytes,
         Err(load::Unread::Io(e)) => {
-            return Err(vec![Diagnostic::error(
+            return Err(vec![Diagnostic::new(
                 codes::IO,
                 format!("cannot read the trace: {e}"),
             )

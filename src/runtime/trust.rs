@@ -102,7 +102,7 @@ impl Refusal<'_> {
             Refused::NoConsent => "a program of the suite",
             Refused::Outside { .. } => "a program or path outside the suite folder",
         };
-        Diagnostic::error(codes::UNTRUSTED_ADAPTER, self.message())
+        Diagnostic::new(codes::UNTRUSTED_ADAPTER, self.message())
             .primary(self.adapter.span, label)
             .help(self.help(consent))
     }

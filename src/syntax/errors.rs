@@ -18,13 +18,13 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
     }
     .min(text.len());
     if let Some(quote) = unterminated_string(text, pos) {
-        return Diagnostic::error(codes::SYNTAX, "unterminated string")
+        return Diagnostic::new(codes::SYNTAX, "unterminated string")
             .primary(Span::new(file, quote..line_end(text, quote)), "this string is not closed on its line")
             .help("close the string with `\"`; for text over several lines use a text block (\"\"\" … \"\"\")");
     }
     if pos == text.len() {
         if let Some(open) = unclosed_brace(text) {
-            return Diagnostic::error(
+            return Diagnostic::new(
                 codes::SYNTAX,
                 "unclosed block: the file ends before its `}`",
             )
@@ -43,7 +43,7 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
     };
     let found = describe_found(text, pos);
     let end = (pos + text[pos..].chars().next().map_or(0, char::len_utf8)).min(text.len());
-    let mut d = Diagnostic::error(codes::SYNTAX, format!("unexpected {found}"))
+    let mut d = Diagnostic::new(codes::SYNTAX, format!("unexpected {found}"))
         .primary(Span::new(file, pos..end), format!("expected {expected}"));
     if text[pos..]
         .chars()
@@ -69,7 +69,7 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
 
 fn too_deep(file: FileId, text: &str, pos: usize) -> Diagnostic {
     let end = (pos + text[pos..].chars().next().map_or(0, char::len_utf8)).min(text.len());
-    Diagnostic::error(codes::SYNTAX, "the file nests too deeply to be parsed")
+    Diagnostic::new(codes::SYNTAX, "the file nests too deeply to be parsed")
         .primary(Span::new(file, pos..end), "nested too deeply from here on")
         .help("flatten the nested lists or blocks")
 }

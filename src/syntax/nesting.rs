@@ -80,7 +80,7 @@ pub(super) fn too_deep(file: FileId, text: &str) -> Option<Diagnostic> {
 }
 
 fn diagnostic(file: FileId, at: usize) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::SYNTAX,
         format!("blocks and lists nest more than {MAX_DEPTH} levels deep"),
     )

@@ -46,7 +46,7 @@ pub(crate) fn unescape(
                         let end =
                             i + 2 + rest.find('}').map(|p| p + 1).unwrap_or(0).min(rest.len());
                         diags.push(
-                            Diagnostic::error(codes::INVALID_ESCAPE, "invalid unicode escape")
+                            Diagnostic::new(codes::INVALID_ESCAPE, "invalid unicode escape")
                                 .primary(Span::new(file, offset + i..offset + end), "not a Unicode scalar value")
                                 .help("write `\\u{…}` with 1 to 6 hex digits of a valid code point, e.g. `\\u{00e9}`"),
                         );
@@ -56,7 +56,7 @@ pub(crate) fn unescape(
             other => {
                 let end = i + 1 + other.len_utf8();
                 diags.push(
-                    Diagnostic::error(codes::INVALID_ESCAPE, format!("unknown escape `\\{other}`"))
+                    Diagnostic::new(codes::INVALID_ESCAPE, format!("unknown escape `\\{other}`"))
                         .primary(Span::new(file, offset + i..offset + end), "unknown escape")
                         .help("valid escapes are \\\" \\\\ \\n \\r \\t and \\u{…}; write `\\\\` for a backslash"),
                 );
@@ -89,7 +89,7 @@ pub(crate) fn fold_text_block(
     let inner_start = start + 3;
     let Some(first_break) = inner.find('\n') else {
         diags.push(
-            Diagnostic::error(codes::TEXT_BLOCK, "a text block must span several lines")
+            Diagnostic::new(codes::TEXT_BLOCK, "a text block must span several lines")
                 .primary(Span::new(file, start..start + raw.len()), "written on one line")
                 .help("use a quoted string \"…\" for one-line text, or put the text on the lines between the quotes"),
         );
@@ -97,7 +97,7 @@ pub(crate) fn fold_text_block(
     };
     if !inner[..first_break].trim().is_empty() {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TEXT_BLOCK,
                 "text block content must start on the line after `\"\"\"`",
             )
@@ -112,7 +112,7 @@ pub(crate) fn fold_text_block(
     if !inner[last_break + 1..].trim().is_empty() {
         let from = inner_start + last_break + 1;
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TEXT_BLOCK,
                 "the closing `\"\"\"` of a text block must be alone on its line",
             )

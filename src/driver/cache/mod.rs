@@ -141,7 +141,7 @@ fn check_staged(root: &Path, cache: Option<&Path>) -> Checked {
     };
     if !listing.files.iter().any(|f| f.below == load::SUITE_FILE) {
         return failed(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::MISSING_SUITE,
                 format!("no {} staged in this folder", load::SUITE_FILE),
             )
@@ -400,7 +400,7 @@ fn failed(diagnostic: Diagnostic) -> Checked {
 }
 
 fn unreadable_blobs(root: &Path) -> Diagnostic {
-    Diagnostic::error(codes::IO, "cannot read the staged files from git")
+    Diagnostic::new(codes::IO, "cannot read the staged files from git")
         .at_path(load::display(root))
         .help("check the repository with `git fsck`, or check without --staged")
 }

@@ -14,12 +14,13 @@
 //! file (its closing blake3 checksum) gives `None`, and the caller checks afresh.
 //! Diagnostics are stored with file names, not file ids, since ids change between runs.
 
-use crate::diag::{codes, Diagnostic, Fix, Label, Severity};
+use crate::diag::codes::{self, Code};
+use crate::diag::{Diagnostic, Fix, Label};
 use crate::driver::staged::ObjectId;
 use crate::source::{FileId, SourceDb, Span};
 
 /// The first bytes of an index; the last byte is the format's version.
-const MAGIC: &[u8; 8] = b"CASECIX\x02";
+const MAGIC: &[u8; 8] = b"CASECIX\x03";
 
 pub type Digest = [u8; 32];
 
@@ -319,8 +320,7 @@ pub type Place = (String, u32, u32);
 
 /// A diagnostic as stored: its spans name files.
 pub struct Stored {
-    code: &'static str,
-    severity: Severity,
+    code: &'static Code,
     message: String,
     labels: Vec<(Place, String, bool)>,
     help: Option<String>,
@@ -362,7 +362,6 @@ impl Stored {
         };
         Some(Diagnostic {
             code: self.code,
-            severity: self.severity,
             message: self.message,
             labels,
             help: self.help,
@@ -386,11 +385,8 @@ pub fn encode_diagnostic(d: &Diagnostic, db: &SourceDb, out: &mut Vec<u8>) {
         }
         None => out.push(0),
     };
-    put_str(out, d.code);
-    out.push(match d.severity {
-        Severity::Error => 0,
-        Severity::Warning => 1,
-    });
+    // The code gives the severity.
+    put_str(out, d.code.name);
     put_str(out, &d.message);
     out.extend_from_slice(&(d.labels.len() as u32).to_le_bytes());
     for label in &d.labels {
@@ -417,11 +413,7 @@ pub fn decode_diagnostics(bytes: &[u8]) -> Option<Vec<Stored>> {
     let mut r = Reader { bytes };
     let mut out = Vec::new();
     while !r.bytes.is_empty() {
-        let code = codes::declared(r.str()?)?.code;
-        let severity = match r.take(1)?[0] {
-            0 => Severity::Error,
-            _ => Severity::Warning,
-        };
+        let code = codes::declared(r.str()?)?;
         let message = r.str()?.to_string();
         let count = r.u32()?;
         let mut labels = Vec::new();
@@ -440,7 +432,6 @@ pub fn decode_diagnostics(bytes: &[u8]) -> Option<Vec<Stored>> {
         };
         out.push(Stored {
             code,
-            severity,
             message,
             labels,
             help,
@@ -540,7 +531,7 @@ mod tests {
     fn diagnostics_read_back_with_their_files() {
         let mut db = SourceDb::new();
         let a = db.add("a.case", "case A \"t\" {}\n", crate::source::Origin::User);
-        let d = Diagnostic::warning(codes::UNUSED_ALLOW, "m")
+        let d = Diagnostic::new(codes::UNUSED_ALLOW, "m")
             .primary(Span::new(a, 0..4), "here")
             .secondary(Span::new(a, 5..6), "there")
             .help("h")

@@ -160,7 +160,7 @@ fn string_values<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
 
 /// The diagnostic for hidden words found in the bundle string `string`.
 fn leak(suite: &Suite, hidden: &Hidden, quote: &str, string: &str, cases: &[usize]) -> Diagnostic {
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::HIDDEN_TEXT_LEAK,
         format!(
             "{} leaks into {}: \"{}\"",

@@ -160,7 +160,7 @@ fn source_value(suite: &Suite, case: &Case, source: &Source) -> Json {
 }
 
 fn export_error(case: &Case, message: String, at: &Text, help: &str) -> Diagnostic {
-    Diagnostic::error(codes::EXPORT, message)
+    Diagnostic::new(codes::EXPORT, message)
         .primary(
             case.span,
             format!("case {} cannot be exported", case.id.as_str()),

@@ -77,7 +77,7 @@ fn read_argument(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<A
     }
     if words.len() < 2 {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 "`argument` is not written as expected",
             )
@@ -103,7 +103,7 @@ fn read_argument(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<A
     if !matches!(ty, ArgType::Object(_)) {
         if let Some(member) = first(statements, "argument") {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::TOOL_DEFINITION,
                     format!("argument `{}` is not an object", name.as_str()),
                 )
@@ -138,7 +138,7 @@ fn read_arg_type(
             return true;
         }
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TOOL_DEFINITION,
                 format!("type `{word}` takes no arguments"),
             )
@@ -161,7 +161,7 @@ fn read_arg_type(
             )),
             _ => {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::TOOL_DEFINITION,
                         "`fields` needs the argument that names the collection",
                     )
@@ -195,7 +195,7 @@ pub fn check_references(arguments: &[Argument], schema: &WorldSchema, diags: &mu
         };
         let names = schema.collections.iter().map(|c| c.name.as_str());
         for target in targets.iter().filter(|t| schema.collection(t).is_none()) {
-            let d = Diagnostic::error(
+            let d = Diagnostic::new(
                 codes::TOOL_DEFINITION,
                 format!(
                     "argument `{}` refers to unknown collection `{target}`",
@@ -225,7 +225,7 @@ fn check_field_arguments(arguments: &[Argument], diags: &mut Vec<Diagnostic>) {
             .any(|a| a.name.as_str() == of && a.ty == ArgType::Collection);
         if !names_collection {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::TOOL_DEFINITION,
                     format!(
                         "argument `{}` holds the fields of `{of}`, which is not a collection argument",

@@ -116,7 +116,7 @@ pub fn read_behavior(
     let Some(schema) = cx.schema else {
         let at = statements.first().map_or(tool.name.span, |s| s.key.span);
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TOOL_DEFINITION,
                 format!(
                     "tool `{}` declares effects but no world schema is in scope",
@@ -200,7 +200,7 @@ impl Reader<'_> {
         );
         if conditions.is_empty() {
             diags.push(
-                Diagnostic::error(codes::TOOL_DEFINITION, "this refusal has no condition")
+                Diagnostic::new(codes::TOOL_DEFINITION, "this refusal has no condition")
                     .primary(statement.key.span, "it would refuse every call")
                     .help("add the conditions under which the call is refused, e.g. `{ subscription.status not active }`"),
             );
@@ -321,7 +321,7 @@ impl Reader<'_> {
         );
         if let Some(record) = first(statements, "record") {
             diags.push(
-                Diagnostic::error(codes::TOOL_DEFINITION, "a create names no record")
+                Diagnostic::new(codes::TOOL_DEFINITION, "a create names no record")
                     .primary(record.key.span, "the sandbox gives a created record its id")
                     .help("remove `record`; use `update` to change an existing record"),
             );
@@ -336,7 +336,7 @@ impl Reader<'_> {
             .collect();
         if !missing.is_empty() {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::TOOL_DEFINITION,
                     format!(
                         "this create never sets {} of {}",
@@ -397,7 +397,7 @@ impl Reader<'_> {
         );
         if let Some(set) = first(statements, "set") {
             diags.push(
-                Diagnostic::error(codes::TOOL_DEFINITION, "a delete sets nothing")
+                Diagnostic::new(codes::TOOL_DEFINITION, "a delete sets nothing")
                     .primary(set.key.span, "the record is removed")
                     .help("remove `set`"),
             );
@@ -418,7 +418,7 @@ impl Reader<'_> {
     ) -> Option<Name> {
         let Some(record) = first(statements, "record") else {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::TOOL_DEFINITION,
                     format!("this {} names no record", owner.name()),
                 )
@@ -562,7 +562,7 @@ impl Reader<'_> {
             }
             _ => {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::TOOL_DEFINITION,
                         "a response answers with data or a record",
                     )
@@ -606,7 +606,7 @@ impl Reader<'_> {
             return Some(name);
         }
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TOOL_DEFINITION,
                 format!(
                     "argument `{}` is {}, not {expected}",
@@ -631,7 +631,7 @@ impl Reader<'_> {
         let found = self.tool.argument(name.as_str());
         if found.is_none() {
             let known = self.tool.arguments.iter().map(|a| a.name.as_str());
-            let d = Diagnostic::error(
+            let d = Diagnostic::new(
                 codes::UNKNOWN_ARGUMENT,
                 format!(
                     "{} takes no argument `{}`",
@@ -696,7 +696,7 @@ fn fits(arg: &ArgType, field: &FieldType, op: Op) -> bool {
 }
 
 fn mismatch(argument: &Name, arg: &ArgType, field: &Name, ty: &FieldType) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::TOOL_DEFINITION,
         format!(
             "argument `{}` ({}) cannot give field `{}` ({})",
@@ -714,7 +714,7 @@ fn mismatch(argument: &Name, arg: &ArgType, field: &Name, ty: &FieldType) -> Dia
 }
 
 fn bad(statement: &Statement, usage: &str) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::BAD_ARGUMENTS,
         format!("`{}` is not written as expected", statement.name()),
     )

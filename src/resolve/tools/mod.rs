@@ -154,7 +154,7 @@ fn binding(
     let ways: Vec<&Statement> = [service, adapter, declared].into_iter().flatten().collect();
     if let [first_way, second, ..] = ways.as_slice() {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TOOL_DEFINITION,
                 format!("tool `{}` says twice how it runs", tool.name.as_str()),
             )
@@ -198,7 +198,7 @@ fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) 
         .collect();
     let Some(command) = command.filter(|c| !c.is_empty()) else {
         diags.push(
-            Diagnostic::error(codes::BAD_ARGUMENTS, "`adapter` is not written as expected")
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`adapter` is not written as expected")
                 .primary(statement.span, "expected the command and its arguments, as strings")
                 .help("write it as `adapter \"python3\" \"tools/calendar.py\" { writes calendar_events }`"),
         );
@@ -246,7 +246,7 @@ fn check_variable(name: &Text, diags: &mut Vec<Diagnostic>) {
     let text = name.as_str();
     if !variable_name(text) {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TOOL_DEFINITION,
                 format!("`{text}` is not the name of an environment variable"),
             )
@@ -255,7 +255,7 @@ fn check_variable(name: &Text, diags: &mut Vec<Diagnostic>) {
         );
     } else if secret_variable(text) {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TOOL_DEFINITION,
                 format!("the adapter asks for `{text}`, which holds a credential by its name"),
             )

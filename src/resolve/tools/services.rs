@@ -343,7 +343,7 @@ pub fn read_service(
 ) -> Option<Service> {
     let [value] = statement.values.as_slice() else {
         diags.push(
-            Diagnostic::error(codes::BAD_ARGUMENTS, "`service` is not written as expected")
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`service` is not written as expected")
                 .primary(statement.span, "expected one service name")
                 .help(
                     "write it as `service NAME { PARAMETER VALUE; … }`, e.g. `service records.search { collection_argument collection; query_argument query }`",
@@ -353,7 +353,7 @@ pub fn read_service(
     };
     let name = values::text_of(value);
     let Some(spec) = SERVICES.iter().find(|s| s.name == name.as_str()) else {
-        let d = Diagnostic::error(
+        let d = Diagnostic::new(
             codes::TOOL_DEFINITION,
             format!("unknown service `{}`", name.as_str()),
         )
@@ -388,7 +388,7 @@ pub fn read_service(
     let schema = match (spec.needs_schema, cx.schema) {
         (true, None) => {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::TOOL_DEFINITION,
                     format!("service `{}` works over a world schema", spec.name),
                 )
@@ -437,7 +437,7 @@ impl<'a> Binder<'a, '_> {
 
     fn error(&mut self, at: &Name, message: String, help: String) {
         self.diags.push(
-            Diagnostic::error(codes::TOOL_DEFINITION, message)
+            Diagnostic::new(codes::TOOL_DEFINITION, message)
                 .primary(at.span, format!("in `service {}`", self.service))
                 .help(help),
         );
@@ -689,7 +689,7 @@ pub fn known_collection<'a>(
 ) -> Option<&'a Collection> {
     let Some(schema) = schema else {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::TOOL_DEFINITION,
                 format!("no world schema holds `{}`", name.as_str()),
             )

@@ -108,7 +108,7 @@ fn ids(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Opt
     let names = values::names(statement, diags)?;
     if names.is_empty() {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("`{}` names no record", statement.name()),
             )
@@ -177,7 +177,7 @@ fn unchanged(
     };
     if split.is_some() && except.is_empty() {
         diags.push(
-            Diagnostic::error(codes::BAD_ARGUMENTS, "`except` names no record")
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`except` names no record")
                 .primary(statement.span, "expected record ids after `except`")
                 .help("write it as `unchanged dose_log except L1`"),
         );
@@ -220,7 +220,7 @@ fn ids_or_collections(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Opt
     let names = values::names(statement, diags)?;
     if names.is_empty() {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("`{}` names nothing", statement.name()),
             )
@@ -272,7 +272,7 @@ fn count_of(
     };
     if parsed.is_none() {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("`{}` is not written as expected", statement.name()),
             )
@@ -300,7 +300,7 @@ fn count(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
     let count = count_of(rest, statement, usage, diags)?;
     let Some(count) = count else {
         diags.push(
-            Diagnostic::error(codes::BAD_ARGUMENTS, "`count` has no number")
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`count` has no number")
                 .primary(statement.span, "expected how many records match")
                 .help(format!("write it as `{usage}`")),
         );
@@ -394,7 +394,7 @@ fn steps(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
                 let (outcome, rest) = call_outcome(&s.values);
                 if !rest.is_empty() {
                     diags.push(
-                        Diagnostic::error(
+                        Diagnostic::new(
                             codes::BAD_ARGUMENTS,
                             format!("step `{}` is not written as expected", s.name()),
                         )
@@ -420,7 +420,7 @@ fn steps(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
         .collect();
     if steps.len() < 2 && diags.len() == before {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("`{}` needs at least two steps", statement.name()),
             )
@@ -440,7 +440,7 @@ fn only_after(
     let steps = steps(statement, cx, diags)?;
     if steps.len() != 2 || matches!(steps[1], Step::Asked) {
         diags.push(
-            Diagnostic::error(codes::BAD_ARGUMENTS, "`only_after` takes a first step and a call")
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`only_after` takes a first step and a call")
                 .primary(statement.span, "expected exactly two steps, the second a tool call")
                 .help("write it as `only_after { TOOL { ARGUMENT VALUE }; TOOL }`: the calls that must come first"),
         );
@@ -483,7 +483,7 @@ fn file(
         Some(Ok(store)) => store,
         Some(Err((a, b))) => {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::BAD_ARGUMENTS,
                     "the suite's file tools keep files in two places",
                 )
@@ -496,7 +496,7 @@ fn file(
         }
         None => {
             diags.push(
-                Diagnostic::error(codes::BAD_ARGUMENTS, "the suite has no file store")
+                Diagnostic::new(codes::BAD_ARGUMENTS, "the suite has no file store")
                     .primary(statement.key.span, "`file` looks for a file the run leaves")
                     .help("declare a tool bound to `service files.read`, `files.write` or `files.list` over a collection of files"),
             );
@@ -553,7 +553,7 @@ fn csv_expectation(
                 match count_of(&s.values, s, usage, diags) {
                     Some(Some(count)) => out.rows = Some(count),
                     Some(None) => diags.push(
-                        Diagnostic::error(codes::BAD_ARGUMENTS, "`rows` has no number")
+                        Diagnostic::new(codes::BAD_ARGUMENTS, "`rows` has no number")
                             .primary(s.span, "expected how many data rows")
                             .help(format!("write it as `{usage}`")),
                     ),
@@ -583,7 +583,7 @@ fn row(
     for cell in &block.statements {
         let bad = |diags: &mut Vec<Diagnostic>, label: &str| {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::BAD_ARGUMENTS,
                     format!("cell `{}` is not written as expected", cell.name()),
                 )
@@ -623,7 +623,7 @@ fn row(
         }
         let column = Text::new(cell.name(), cell.key.span);
         if !columns.is_empty() && !columns.iter().any(|c| c.as_str() == column.as_str()) {
-            let d = Diagnostic::error(
+            let d = Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("`{}` is not one of the columns", column.as_str()),
             )

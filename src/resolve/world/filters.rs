@@ -105,7 +105,7 @@ fn split_test<'a>(
         )
     };
     let bad = |label: &str| {
-        Diagnostic::error(
+        Diagnostic::new(
             codes::BAD_ARGUMENTS,
             format!(
                 "condition `{}` is not written as expected",
@@ -172,7 +172,7 @@ fn follow_type(
             }
             _ => {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::UNKNOWN_RECORD_FIELD,
                         format!("`{path}` goes past a {}", ty.describe()),
                     )
@@ -207,7 +207,7 @@ fn ref_field_type(
         Some((first, rest)) if rest.iter().all(|t| t == first) => Some((*first).clone()),
         Some(_) => {
             diags.push(
-                Diagnostic::error(codes::UNKNOWN_RECORD_FIELD, format!("`{field}` has different types in {}", targets.join(", ")))
+                Diagnostic::new(codes::UNKNOWN_RECORD_FIELD, format!("`{field}` has different types in {}", targets.join(", ")))
                     .primary(span, "this path is ambiguous")
                     .help("compare a field whose type is the same in every collection the reference may name"),
             );
@@ -239,7 +239,7 @@ fn typed_operand(
         (Op::In, _) => FieldType::List(Box::new(ty.clone())),
         _ => {
             diags.push(
-                Diagnostic::error(codes::RECORD_FIELD_TYPE, format!("`{}` does not apply to `{path}`", op.as_str()))
+                Diagnostic::new(codes::RECORD_FIELD_TYPE, format!("`{}` does not apply to `{path}`", op.as_str()))
                     .primary(value.span, format!("`{path}` is {}", ty.describe()))
                     .help("`contains`/`lacks` apply to text and lists; `before`/`after` to dates, times, durations and numbers"),
             );
@@ -361,7 +361,7 @@ fn argument_path(
         (ArgType::Object(members), [member, rest @ ..]) => {
             let Some(member) = members.iter().find(|m| m.name.as_str() == *member) else {
                 let known = members.iter().map(|m| m.name.as_str());
-                let d = Diagnostic::error(
+                let d = Diagnostic::new(
                     codes::UNKNOWN_ARGUMENT,
                     format!("`{name}` has no member `{member}`"),
                 )
@@ -387,7 +387,7 @@ fn argument_path(
         (ArgType::Fields(of), [field, rest @ ..]) => {
             let Some(collection) = named_collection(block, of, cx) else {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::BAD_ARGUMENTS,
                         format!("`{name}.{field}` needs the collection it belongs to"),
                     )
@@ -411,7 +411,7 @@ fn argument_path(
                 _ => "a name is compared whole",
             };
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::UNKNOWN_RECORD_FIELD,
                     format!("`{name}` ({}) cannot be compared so", ty.describe()),
                 )
@@ -439,7 +439,7 @@ fn named_collection<'a>(
 }
 
 fn unknown_argument(tool: &Tool, argument: &str, span: Span) -> Diagnostic {
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::UNKNOWN_ARGUMENT,
         format!("{} takes no argument `{argument}`", tool.name.as_str()),
     )
@@ -462,7 +462,7 @@ fn plain_text(value: &Value, statement: &Statement, diags: &mut Vec<Diagnostic>)
         }
         ValueKind::List(_) => {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::BAD_ARGUMENTS,
                     format!("`{}` compares one value", statement.name()),
                 )
@@ -490,7 +490,7 @@ pub fn known_id(text: &str, cx: &FilterCx) -> bool {
 }
 
 pub fn unknown_id(id: &str, span: Span) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::UNKNOWN_RECORD,
         format!("`{id}` names no record of this world"),
     )

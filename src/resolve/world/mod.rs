@@ -137,7 +137,7 @@ impl<'a> SuiteWorld<'a> {
             Chosen::Reported => return None,
             Chosen::None => {
                 diags.push(
-                    Diagnostic::error(codes::MISSING_FIELD, "the suite names no world schema")
+                    Diagnostic::new(codes::MISSING_FIELD, "the suite names no world schema")
                         .primary(world_statement.key.span, "this world cannot be typed")
                         .help("add `world_schema NAME` to the suite block, naming a schema of the stdlib or your own"),
                 );
@@ -233,7 +233,7 @@ fn grouped(
     let (Some(ids), Some(block)) = (ids.filter(|ids| !ids.is_empty()), statement.block.as_ref())
     else {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::BAD_ARGUMENTS,
                 format!("`{key}` is not written as expected"),
             )
@@ -263,7 +263,7 @@ fn review(
     if names.is_empty() || statement.block.is_some() || names.iter().any(|v| v.as_ident().is_none())
     {
         diags.push(
-            Diagnostic::error(codes::BAD_ARGUMENTS, "`review` is not written as expected")
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`review` is not written as expected")
                 .primary(
                     statement.span,
                     "expected check ids, then an optional reason",
@@ -277,7 +277,7 @@ fn review(
 }
 
 fn unknown_schema(name: &Name, schemas: &schema::Schemas) -> Diagnostic {
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::UNKNOWN_SCHEMA,
         format!("unknown world schema `{}`", name.as_str()),
     )
@@ -292,7 +292,7 @@ fn unknown_schema(name: &Name, schemas: &schema::Schemas) -> Diagnostic {
 }
 
 fn needs_world(statement: &Statement, case: &Case) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::MISSING_FIELD,
         format!(
             "case {} has machine expectations but no `world`",
@@ -304,7 +304,7 @@ fn needs_world(statement: &Statement, case: &Case) -> Diagnostic {
 }
 
 fn override_without_machine_part(statement: &Statement) -> Diagnostic {
-    Diagnostic::error(codes::MISSING_FIELD, "this override has no machine part")
+    Diagnostic::new(codes::MISSING_FIELD, "this override has no machine part")
         .primary(statement.key.span, "a case with a world needs to know what this override does")
         .help("add `when { … }` and `error CODE` (and `times`, `request`, `commits` as the prose says)")
 }
@@ -339,7 +339,7 @@ pub fn offered_tool<'a>(
     {
         return Some(contract);
     }
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::UNOFFERED_TOOL,
         format!("this case does not offer `{}`", tool.as_str()),
     )
@@ -397,7 +397,7 @@ pub fn check_ids(
             (true, false) => "check",
             _ => "critical failure",
         };
-        let d = Diagnostic::error(
+        let d = Diagnostic::new(
             codes::UNKNOWN_CHECK,
             format!("this case has no {what} `{}`", name.as_str()),
         )

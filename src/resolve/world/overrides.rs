@@ -54,7 +54,7 @@ pub fn request_id(
     let request = first(body(statement), "request").and_then(|s| values::name(s, diags))?;
     let Some(prefix) = &schema.request_prefix else {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::RECORD_ID_PREFIX,
                 format!("{} declares no request ids", schema.name.as_str()),
             )
@@ -121,7 +121,7 @@ fn answer(
             .map(|b| OverrideAnswer::Returns(values::data_object(b, diags))),
         (Some(e), Some(r)) => {
             diags.push(
-                Diagnostic::error(codes::BAD_ARGUMENTS, "this override both fails and succeeds")
+                Diagnostic::new(codes::BAD_ARGUMENTS, "this override both fails and succeeds")
                     .primary(r.key.span, "`returns` gives success data")
                     .secondary(e.key.span, "`error` gives a failure")
                     .help("keep one: `error CODE` for an injected failure, `returns { … }` for scripted success data"),
@@ -130,7 +130,7 @@ fn answer(
         }
         (None, None) => {
             diags.push(
-                Diagnostic::error(codes::MISSING_FIELD, "this override's machine part says nothing about what the call returns")
+                Diagnostic::new(codes::MISSING_FIELD, "this override's machine part says nothing about what the call returns")
                     .primary(statement.key.span, "what does the intercepted call return?")
                     .help("add `error CODE` (e.g. `error TIMEOUT`, with `{ field \"value\" }` for further result fields) or `returns { field \"value\" }` for success data"),
             );
@@ -152,7 +152,7 @@ fn count(statement: &Statement, least: u64, diags: &mut Vec<Diagnostic>) -> Opti
                 "write `after 1` to let the first matching call through and intercept the next ones"
             };
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::BAD_ARGUMENTS,
                     format!("`{key}` must be a whole number of at least {least}"),
                 )

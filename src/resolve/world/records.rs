@@ -121,7 +121,7 @@ impl<'t> FilePaths<'t> {
         };
         if let Some(problem) = path_problem(path) {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::WORLD_FILE_PATH,
                     format!("`{}` cannot name a file: {problem}", shown(path)),
                 )
@@ -132,7 +132,7 @@ impl<'t> FilePaths<'t> {
         }
         match self.seen.entry(path) {
             Entry::Occupied(first) => diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::WORLD_FILE_PATH,
                     format!("the file `{}` is given twice in this world", shown(path)),
                 )
@@ -201,7 +201,7 @@ fn read_new_ids(
     };
     let Some((collection, ids)) = names.split_first().filter(|(_, ids)| !ids.is_empty()) else {
         diags.push(
-            Diagnostic::error(codes::BAD_ARGUMENTS, "`new` is not written as expected")
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`new` is not written as expected")
                 .primary(statement.span, "expected a collection and at least one id")
                 .help("write it as `new COLLECTION ID`, e.g. `new bookings B1`"),
         );
@@ -240,7 +240,7 @@ pub fn known_collection<'a>(
         return Some(found);
     }
     let names = schema.collections.iter().map(|c| c.name.as_str());
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::UNKNOWN_COLLECTION,
         format!("unknown collection `{}`", name.as_str()),
     )
@@ -279,7 +279,7 @@ fn claim_id(
     match seen.entry(id.value.clone()) {
         Entry::Occupied(first) => {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::DUPLICATE_RECORD,
                     format!("record id `{}` is used twice in this world", id.as_str()),
                 )
@@ -314,7 +314,7 @@ pub fn check_prefix(
         format!("ids of {}", owner.as_str())
     };
     diags.push(
-        Diagnostic::error(
+        Diagnostic::new(
             codes::RECORD_ID_PREFIX,
             format!("`{}` does not look like one of the {what}", id.as_str()),
         )
@@ -344,7 +344,7 @@ fn read_record(
         if let Some((name, value)) = read_field(collection, field, cx, diags) {
             if let Some((first, _)) = fields.iter().find(|(n, _)| n.as_str() == name.as_str()) {
                 diags.push(
-                    Diagnostic::error(
+                    Diagnostic::new(
                         codes::DUPLICATE_FIELD,
                         format!(
                             "`{}` is given twice in record {}",
@@ -370,7 +370,7 @@ fn read_record(
         };
         if !body(statement).iter().any(written) {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::MISSING_RECORD_FIELD,
                     format!("record {} has no `{}`", id.as_str(), spec.name.as_str()),
                 )
@@ -420,7 +420,7 @@ pub fn read_field(
         [value] if statement.block.is_none() => value,
         _ => {
             diags.push(
-                Diagnostic::error(
+                Diagnostic::new(
                     codes::BAD_ARGUMENTS,
                     format!("`{}` takes one value", name.as_str()),
                 )
@@ -451,7 +451,7 @@ pub fn unknown_field(name: &Name, collection: &Collection) -> Diagnostic {
         .iter()
         .map(|f| f.name.as_str())
         .chain(RESERVED_FIELDS.iter().copied());
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::UNKNOWN_RECORD_FIELD,
         format!(
             "{} has no field `{}`",
@@ -507,7 +507,7 @@ fn read_revision(
         .collect();
     if fields.is_empty() {
         diags.push(
-            Diagnostic::error(
+            Diagnostic::new(
                 codes::MISSING_FIELD,
                 "this history entry records no earlier value",
             )

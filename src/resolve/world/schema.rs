@@ -8,7 +8,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::diag::{codes, suggest, Diagnostic};
+use crate::diag::codes::{self, Code};
+use crate::diag::{suggest, Diagnostic};
 use crate::model::tool::Tool;
 use crate::model::world::{
     Collection, FieldSpec, FieldType, WorldSchema, RESERVED_COLLECTIONS, RESERVED_FIELDS,
@@ -280,7 +281,7 @@ fn read_field(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Fiel
     }
     if words.len() < 2 {
         diags.push(
-            Diagnostic::error(codes::BAD_ARGUMENTS, "`field` is not written as expected")
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`field` is not written as expected")
                 .primary(statement.span, "expected a field name and a type, as names")
                 .help(format!("write it as `{usage}`")),
         );
@@ -309,7 +310,7 @@ fn read_field(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Fiel
 /// Where a type is written: what mistakes are reported as, and the type words other
 /// than field types that the place also accepts (for "did you mean").
 pub(crate) struct TypePlace {
-    pub code: &'static str,
+    pub code: &'static Code,
     /// "field" or "argument".
     pub noun: &'static str,
     pub also: &'static [&'static str],
@@ -329,7 +330,7 @@ pub(crate) fn read_type(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<FieldType> {
     let error = |message: String, span: Span, label: &str| {
-        Diagnostic::error(place.code, message).primary(span, label.to_string())
+        Diagnostic::new(place.code, message).primary(span, label.to_string())
     };
     let (head, rest) = words.split_first()?;
     let word = head.as_ident().unwrap_or_default();
@@ -446,7 +447,7 @@ fn check_references(collections: &[Collection], diags: &mut Vec<Diagnostic>) {
 }
 
 fn schema_error(message: String, span: Span, label: impl Into<String>) -> Diagnostic {
-    Diagnostic::error(codes::SCHEMA_DEFINITION, message).primary(span, label)
+    Diagnostic::new(codes::SCHEMA_DEFINITION, message).primary(span, label)
 }
 
 fn reserved(name: &Name, what: &str, why: &str) -> Diagnostic {

@@ -101,7 +101,7 @@ fn read_item(
         ListItem::Value(v) => v,
         ListItem::Block(b) => {
             return Err(
-                Diagnostic::error(codes::RECORD_FIELD_TYPE, format!("{which} is a block"))
+                Diagnostic::new(codes::RECORD_FIELD_TYPE, format!("{which} is a block"))
                     .primary(b.span, format!("expected {}", item.describe()))
                     .help(format!(
                         "`{field}` is a list of {}: {}",
@@ -139,7 +139,7 @@ fn read_ref(
         Some(collection) if collection.is_empty() || targets.contains(collection) => {
             Ok(FieldValue::Ref(id.to_string()))
         }
-        Some(collection) => Err(Diagnostic::error(
+        Some(collection) => Err(Diagnostic::new(
             codes::DANGLING_REFERENCE,
             format!("`{field}` refers to `{id}`, a record of {collection}"),
         )
@@ -154,7 +154,7 @@ fn read_ref(
                 .filter(|(_, c)| targets.contains(c))
                 .map(|(i, _)| i.as_str())
                 .collect();
-            let d = Diagnostic::error(
+            let d = Diagnostic::new(
                 codes::DANGLING_REFERENCE,
                 format!("`{field}` refers to `{id}`, which this world does not hold"),
             )
@@ -190,7 +190,7 @@ fn how_to_write(ty: &FieldType) -> String {
 }
 
 fn type_error(value: &Value, field: &str, ty: &FieldType, why: String) -> Diagnostic {
-    Diagnostic::error(
+    Diagnostic::new(
         codes::RECORD_FIELD_TYPE,
         format!("`{field}` is not a valid {}", ty.describe()),
     )
@@ -203,7 +203,7 @@ fn type_error(value: &Value, field: &str, ty: &FieldType, why: String) -> Diagno
 }
 
 fn enum_error(value: &Value, field: &str, word: &str, options: &[String]) -> Diagnostic {
-    let d = Diagnostic::error(
+    let d = Diagnostic::new(
         codes::RECORD_FIELD_TYPE,
         format!("`{word}` is not a value of `{field}`"),
     )
@@ -226,7 +226,7 @@ fn offset_mismatch(
 ) -> Diagnostic {
     let stamp = text.split('[').next().unwrap_or(text);
     let local = stamp.get(..16).unwrap_or(stamp).replace('T', " ");
-    Diagnostic::error(
+    Diagnostic::new(
         codes::ZONE_OFFSET_MISMATCH,
         format!("offset {written} contradicts {zone}, where this time has offset {expected}"),
     )
