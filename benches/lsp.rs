@@ -81,7 +81,9 @@ fn main() {
     let mut uncached: Vec<Duration> = (0..ROUNDS / 4)
         .map(|_| {
             let start = Instant::now();
-            let compilation = casec::Compilation::from_sources(sources.iter().map(|(n, t)| (n, t)));
+            let compilation = casec::Compilation::new(casec::Sources::in_memory(
+                sources.iter().map(|(n, t)| (n, t)),
+            ));
             let elapsed = start.elapsed();
             assert!(!compilation.has_errors(), "the Tujora suite is clean");
             elapsed

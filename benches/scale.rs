@@ -33,8 +33,7 @@
 //! third of jrsonnet's peak memory; 100,000 cases within 10.5× the time and memory of
 //! 10,000; a warm incremental check of 100,000 cases after one edit under 100 ms.
 
-#[path = "../tests/support/generate.rs"]
-mod generate;
+use casec_corpus as generate;
 
 use std::collections::HashMap;
 use std::fs;
@@ -43,7 +42,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use casec::source::{Origin, SourceDb};
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use serde_json::Value;
 
 /// Suite sizes and how many timed rounds each gets (fewer for the larger ones, so the
@@ -154,7 +153,7 @@ impl Corpus {
             }
             Corpus::Tujora => {
                 scaled_tujora(cases.div_ceil(100), &suite);
-                let compilation = Compilation::from_dir(&suite);
+                let compilation = Compilation::new(Sources::Folder(&suite));
                 assert!(!compilation.has_errors(), "the scaled suite checks clean");
                 let model = compilation.suite.as_ref().expect("the suite resolves");
                 (suite, casec::lower::master::master_json(model))

@@ -9,13 +9,13 @@
 //! rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase. Beside them: [`fmt`] (the
 //! formatter), [`import`] (master JSON to sources), [`runtime`] (the reference
 //! sandbox), [`judge`] (verdicts on the items a run leaves for review), and the language server ([`lsp`]), which runs the same phases for an
-//! editor and re-checks through [`Compilation::from_sources_cached`] with a
-//! [`Recheck`], so that an edit costs the work of the files it changed.
+//! editor and re-checks with a [`Recheck`] in the [`Config`] of each
+//! [`Compilation`], so that an edit costs the work of the files it changed.
 //!
 //! # Embedding
 //!
 //! ```
-//! use casec::Compilation;
+//! use casec::{Compilation, Sources};
 //!
 //! // A suite of casec's own shape (`std.casec`): a goal (check G1), further checks.
 //! let suite = r#"
@@ -32,7 +32,7 @@
 //!   critical "Invent a time."
 //! }
 //! "#;
-//! let compilation = Compilation::from_sources([("suite.case", suite)]);
+//! let compilation = Compilation::new(Sources::in_memory([("suite.case", suite)]));
 //! assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
 //! let master = compilation.master_json().unwrap();
 //! assert!(master.starts_with(r#"{ "name": "Demo""#));
@@ -74,8 +74,7 @@ use std::sync::Arc;
 
 use diag::Diagnostic;
 use load::Source;
-use source::Role;
-use source::SourceDb;
+use source::{FileId, Role, SourceDb};
 use syntax::ParseCache;
 
 /// The result of compiling one suite: its sources, the resolved model (if the suite
@@ -86,168 +85,107 @@ pub struct Compilation {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-impl Compilation {
-    /// Compiles the suite folder at `root` (a folder holding `suite.case`).
-    pub fn from_dir(root: &Path) -> Compilation {
-        Compilation::from_dir_to(root, Depth::Check)
+/// What a compilation reads.
+pub enum Sources<'a> {
+    /// The suite folder at a path (the folder holding `suite.case`), read from disk.
+    Folder(&'a Path),
+    /// Files on disk that belong to no suite, read in path order: profiles are
+    /// validated, and cases are reported as needing a suite.
+    Files(&'a [&'a Path]),
+    /// Sources the caller read, compiled in the order given, with the diagnostics of
+    /// reading them. A suite folder's files in the order [`load::suite_sources`] reads
+    /// them compile as [`Sources::Folder`] does, even in what depends on file order
+    /// (which of two cases with one id comes first).
+    Read(Vec<Source>, Vec<Diagnostic>),
+}
+
+impl Sources<'_> {
+    /// In-memory `(name, text)` pairs, compiled in name order; the one named
+    /// `suite.case` is the suite file.
+    pub fn in_memory<N: AsRef<str>, T: AsRef<str>>(
+        pairs: impl IntoIterator<Item = (N, T)>,
+    ) -> Sources<'static> {
+        Sources::Read(in_memory(pairs), Vec::new())
     }
 
-    /// Compiles the suite folder at `root`, as far as `depth`.
-    pub fn from_dir_to(root: &Path, depth: Depth) -> Compilation {
-        let mut diagnostics = Vec::new();
-        if !root.join(load::SUITE_FILE).is_file() {
-            // Either way the command was pointed at the wrong place: a usage error
-            // (exit 2, see `driver::exit_code`).
-            let (code, message) = if !root.exists() {
-                (diag::codes::IO, "no such file or folder".to_string())
-            } else if root.is_dir() {
-                (
-                    diag::codes::MISSING_SUITE,
-                    format!("no {} in this folder", load::SUITE_FILE),
-                )
-            } else {
-                (diag::codes::MISSING_SUITE, "not a folder".to_string())
-            };
-            diagnostics.push(
-                Diagnostic::new(code, message)
-                    .at_path(load::display(root))
-                    .help("point casec at a suite folder: the folder that holds suite.case"),
-            );
-            return Compilation {
-                db: SourceDb::new(),
-                suite: None,
-                diagnostics,
-            };
+    /// One file under a display name: a one-file suite when it declares a `suite`, else
+    /// a file of profiles and cases outside any suite.
+    pub fn lone(name: &str, text: &str) -> Sources<'static> {
+        Sources::Read(vec![Source::lone(name, text)], Vec::new())
+    }
+}
+
+/// How to compile: what, how far, and what a re-check may reuse. A [`Sources`] alone is
+/// the config of a whole compilation from scratch.
+pub struct Config<'a> {
+    pub sources: Sources<'a>,
+    pub depth: Depth,
+    /// What the last run of a re-check of the same suite left (the trees of unchanged
+    /// files, the resolved cases and the checks of unchanged cases), reused and replaced
+    /// by this run's: an edit costs the work of the files it changed. For the language
+    /// server and `casec check --cache`.
+    pub recheck: Option<&'a mut Recheck>,
+}
+
+impl<'a> From<Sources<'a>> for Config<'a> {
+    fn from(sources: Sources<'a>) -> Config<'a> {
+        Config {
+            sources,
+            depth: Depth::Check,
+            recheck: None,
         }
-        let sources = load::suite_sources(root, &mut diagnostics);
-        let mut compilation = Compilation::run(sources, diagnostics, depth, None);
-        if let Some(suite) = &mut compilation.suite {
+    }
+}
+
+impl Compilation {
+    /// Compiles as `config` says: parses every source (a file with a syntax error is
+    /// left out, the others go on), resolves the suite and, at [`Depth::Check`], runs
+    /// the semantic checks on it.
+    pub fn new<'a>(config: impl Into<Config<'a>>) -> Compilation {
+        let Config {
+            sources,
+            depth,
+            recheck,
+        } = config.into();
+        let mut diagnostics = Vec::new();
+        let (sources, root) = match sources {
+            Sources::Folder(root) => match not_a_suite_folder(root) {
+                Some(wrong_place) => {
+                    return Compilation {
+                        diagnostics: vec![wrong_place],
+                        ..Compilation::empty()
+                    }
+                }
+                None => (load::suite_sources(root, &mut diagnostics), Some(root)),
+            },
+            Sources::Files(paths) => (read_files(paths, &mut diagnostics), None),
+            Sources::Read(sources, read) => {
+                diagnostics = read;
+                (sources, None)
+            }
+        };
+        let mut compilation = Compilation::compile(sources, diagnostics, depth, recheck);
+        if let (Some(suite), Some(root)) = (&mut compilation.suite, root) {
             suite.root = Some(root.to_path_buf());
         }
         compilation
     }
 
-    /// Compiles in-memory sources. A source named `suite.case` is the suite file.
-    pub fn from_sources<N: AsRef<str>, T: AsRef<str>>(
-        sources: impl IntoIterator<Item = (N, T)>,
-    ) -> Compilation {
-        Compilation::compile(in_memory(sources), Vec::new())
-    }
-
-    /// Like [`Compilation::from_sources`], but stops after resolution: the semantic
-    /// checks do not run. Import uses it, because it must reproduce any master
-    /// faithfully, defects included; `casec check` then shows what to fix.
-    pub fn resolve_sources<N: AsRef<str>, T: AsRef<str>>(
-        sources: impl IntoIterator<Item = (N, T)>,
-    ) -> Compilation {
-        Compilation::run(in_memory(sources), Vec::new(), Depth::Resolve, None)
-    }
-
-    /// Compiles one file under a display name: as a one-file suite when it declares a
-    /// `suite`, else as a file of profiles and cases outside any suite.
-    pub fn from_single_file(name: &str, text: &str) -> Compilation {
-        Compilation::from_single_file_to(name, text, Depth::Check)
-    }
-
-    /// Like [`Compilation::from_single_file`], as far as `depth`.
-    pub fn from_single_file_to(name: &str, text: &str, depth: Depth) -> Compilation {
-        Compilation::run(vec![Source::lone(name, text)], Vec::new(), depth, None)
-    }
-
-    /// Compiles `sources` (in name order, whatever order they come in) reusing what
-    /// `cache` holds from the last run for unchanged files (their trees, the checks of
-    /// their cases), and leaves this run's in it. For callers that re-check the same
-    /// suite after small edits: the language server.
-    pub fn from_sources_cached(mut sources: Vec<Source>, cache: &mut Recheck) -> Compilation {
-        sources.sort_by(|a, b| a.name.cmp(&b.name));
-        Compilation::run(sources, Vec::new(), Depth::Check, Some(cache))
-    }
-
-    /// Like [`Compilation::from_sources_cached`], with `sources` in the order given: a
-    /// suite folder's files in the order [`load::suite_sources`] reads them, so that
-    /// what depends on file order (which of two cases with one id comes first) is what
-    /// [`Compilation::from_dir`] gives. For `casec check --cache`, which reads the
-    /// folder itself.
-    pub fn from_suite_sources_cached(sources: Vec<Source>, cache: &mut Recheck) -> Compilation {
-        Compilation::run(sources, Vec::new(), Depth::Check, Some(cache))
-    }
-
-    /// Compiles a suite's `sources` in the order given (a suite folder's files in the
-    /// order [`load::suite_sources`] reads them), as [`Compilation::from_dir`] would
-    /// compile the folder, with the `diagnostics` of reading them. For `casec check
-    /// --staged`, which reads git's index.
-    pub fn from_suite_sources(sources: Vec<Source>, diagnostics: Vec<Diagnostic>) -> Compilation {
-        Compilation::run(sources, diagnostics, Depth::Check, None)
-    }
-
-    /// Compiles loose files that belong to no suite, from their `sources` (members),
-    /// as [`Compilation::from_files`] compiles them from disk.
-    pub fn from_loose_sources(mut sources: Vec<Source>) -> Compilation {
-        load::sort_paths_by(&mut sources, |s| Path::new(&s.name));
-        Compilation::compile(sources, Vec::new())
-    }
-
-    /// Compiles loose files that belong to no suite: profiles are validated, and cases
-    /// are reported as needing a suite.
-    pub fn from_files(paths: &[&Path]) -> Compilation {
-        let mut diagnostics = Vec::new();
-        let mut sorted = paths.to_vec();
-        sorted.sort();
-        let sources = sorted
-            .into_iter()
-            .filter_map(|p| load::read(p, Role::Member, &mut diagnostics))
-            .collect();
-        Compilation::compile(sources, diagnostics)
-    }
-
-    fn compile(sources: Vec<Source>, diagnostics: Vec<Diagnostic>) -> Compilation {
-        Compilation::run(sources, diagnostics, Depth::Check, None)
-    }
-
-    /// Parses every source (a file with a syntax error is left out, the others go on),
-    /// resolves the suite and, at [`Depth::Check`], runs the semantic checks on it. With
-    /// a cache, unchanged files reuse their trees; without, files parse in parallel.
-    fn run(
+    /// Compiles `sources` after the stdlib's: from scratch, or through `recheck`.
+    fn compile(
         sources: Vec<Source>,
         mut diagnostics: Vec<Diagnostic>,
         depth: Depth,
-        mut cache: Option<&mut Recheck>,
+        recheck: Option<&mut Recheck>,
     ) -> Compilation {
         let mut db = SourceDb::new();
         let mut all = load::stdlib_sources();
         all.extend(sources);
-        let ids = load::add_all(&mut db, all);
-        let (trees, texts): (Vec<_>, Vec<_>) =
-            parse_files(&db, &ids, cache.as_deref_mut().map(|c| &mut c.trees))
-                .into_iter()
-                .unzip();
-        for tree in &trees {
-            diagnostics.extend(tree.diagnostics.iter().cloned());
-        }
-        let scope = cache.is_some().then(|| scope::Scope::new(&db, &trees));
-        // Resolution takes the trees and drops them as it goes; the checks read the
-        // model and the source text only.
-        let inputs: Vec<resolve::Input> = trees
-            .into_iter()
-            .zip(texts)
-            .zip(&ids)
-            .filter(|((tree, _), _)| tree.file.is_some())
-            .map(|((tree, outlined), (_, role))| resolve::Input {
-                tree,
-                role: *role,
-                outlined,
-            })
-            .collect();
-        let (suite, resolve_diagnostics) = match (cache.as_deref_mut(), &scope) {
-            (Some(cache), Some(scope)) => resolve::resolve_reusing(inputs, &mut cache.cases, scope),
-            _ => resolve::resolve(inputs),
+        let files = load::add_all(&mut db, all);
+        let suite = match recheck {
+            None => compile_fresh(&db, &files, &mut diagnostics, depth),
+            Some(recheck) => recheck.compile(&db, &files, &mut diagnostics, depth),
         };
-        diagnostics.extend(resolve_diagnostics);
-        if let (Some(suite), Depth::Check) = (&suite, depth) {
-            let reuse = cache.map(|c| &mut c.checks).zip(scope.as_ref());
-            let found = check::check(suite, &db, &diagnostics, reuse);
-            diagnostics.extend(found);
-        }
         diag::sort(&mut diagnostics, &db);
         Compilation {
             db,
@@ -307,6 +245,40 @@ pub enum Depth {
     Check,
 }
 
+/// Why `root` is not a suite folder (no `suite.case` in it), if it is not. Either way
+/// the command was pointed at the wrong place: a usage error (exit 2, see
+/// `driver::exit_code`).
+fn not_a_suite_folder(root: &Path) -> Option<Diagnostic> {
+    if root.join(load::SUITE_FILE).is_file() {
+        return None;
+    }
+    let (code, message) = if !root.exists() {
+        (diag::codes::IO, "no such file or folder".to_string())
+    } else if root.is_dir() {
+        (
+            diag::codes::MISSING_SUITE,
+            format!("no {} in this folder", load::SUITE_FILE),
+        )
+    } else {
+        (diag::codes::MISSING_SUITE, "not a folder".to_string())
+    };
+    Some(
+        Diagnostic::new(code, message)
+            .at_path(load::display(root))
+            .help("point casec at a suite folder: the folder that holds suite.case"),
+    )
+}
+
+/// The files at `paths`, read in path order as members of no suite.
+fn read_files(paths: &[&Path], diagnostics: &mut Vec<Diagnostic>) -> Vec<Source> {
+    let mut sorted = paths.to_vec();
+    sorted.sort();
+    sorted
+        .into_iter()
+        .filter_map(|p| load::read(p, Role::Member, diagnostics))
+        .collect()
+}
+
 /// In-memory `(name, text)` pairs as sources, sorted by name; `suite.case` is the
 /// suite file.
 fn in_memory<N: AsRef<str>, T: AsRef<str>>(
@@ -333,6 +305,35 @@ fn in_memory<N: AsRef<str>, T: AsRef<str>>(
     sources
 }
 
+/// Compiles the files `ids` of `db` from scratch: they parse in parallel, each member
+/// file's tree reduced to its [`resolve::outline`] and given with its text, from which
+/// resolution parses its cases again.
+fn compile_fresh(
+    db: &SourceDb,
+    ids: &[(FileId, Role)],
+    diagnostics: &mut Vec<Diagnostic>,
+    depth: Depth,
+) -> Option<model::Suite> {
+    let texts: Vec<(FileId, &str)> = ids
+        .iter()
+        .map(|(id, _)| (*id, &*db.file(*id).text))
+        .collect();
+    let parsed = syntax::parse_all_keeping(&texts, |i, mut parsed| {
+        let (id, role) = ids[i];
+        let outlined = match (&mut parsed.file, role) {
+            (Some(file), Role::Member) => {
+                resolve::outline(file);
+                Some(Arc::clone(&db.file(id).text))
+            }
+            _ => None,
+        };
+        (Arc::new(parsed), outlined)
+    });
+    let inputs = resolve_inputs(parsed, ids, diagnostics);
+    let resolved = resolve::resolve(inputs);
+    checked(resolved, db, diagnostics, depth, None)
+}
+
 /// What a re-check of the same suite can reuse from the last run: the trees of
 /// unchanged files, and the resolved cases and the checks of cases whose file and
 /// context ([`scope::Scope`]) are unchanged.
@@ -352,47 +353,80 @@ impl Recheck {
             self.cases.keep(suite);
         }
     }
+
+    /// Compiles the files `ids` of `db` as [`compile_fresh`] does, with the same
+    /// result, reusing what this cache holds and leaving this run's in it. Trees are
+    /// kept whole (no outlines): the next run reuses them.
+    fn compile(
+        &mut self,
+        db: &SourceDb,
+        ids: &[(FileId, Role)],
+        diagnostics: &mut Vec<Diagnostic>,
+        depth: Depth,
+    ) -> Option<model::Suite> {
+        let files: Vec<(FileId, &str, &Arc<str>)> = ids
+            .iter()
+            .map(|(id, _)| {
+                let file = db.file(*id);
+                (*id, file.name.as_str(), &file.text)
+            })
+            .collect();
+        let trees = self.trees.parse_all(&files);
+        let names: Vec<&str> = db.files().map(|(_, f)| f.name.as_str()).collect();
+        self.trees.retain(&names);
+        let scope = scope::Scope::new(db, &trees);
+        let trees = trees.into_iter().map(|tree| (tree, None)).collect();
+        let inputs = resolve_inputs(trees, ids, diagnostics);
+        let resolved = resolve::resolve_reusing(inputs, &mut self.cases, &scope);
+        checked(
+            resolved,
+            db,
+            diagnostics,
+            depth,
+            Some((&mut self.checks, &scope)),
+        )
+    }
 }
 
-/// The trees of the files `ids` of `db`, in order: through `cache` when there is one
-/// (it then forgets files no longer in `db`), else parsed in parallel, each member
-/// file's reduced to its [`resolve::outline`] and given with its text, from which
-/// resolution parses its cases again.
-fn parse_files(
-    db: &SourceDb,
-    ids: &[(source::FileId, Role)],
-    cache: Option<&mut ParseCache>,
-) -> Vec<(Arc<syntax::Parsed>, Option<Arc<str>>)> {
-    match cache {
-        Some(cache) => {
-            let files: Vec<(source::FileId, &str, &Arc<str>)> = ids
-                .iter()
-                .map(|(id, _)| {
-                    let file = db.file(*id);
-                    (*id, file.name.as_str(), &file.text)
-                })
-                .collect();
-            let trees = cache.parse_all(&files);
-            let names: Vec<&str> = db.files().map(|(_, f)| f.name.as_str()).collect();
-            cache.retain(&names);
-            trees.into_iter().map(|tree| (tree, None)).collect()
-        }
-        None => {
-            let texts: Vec<(source::FileId, &str)> = ids
-                .iter()
-                .map(|(id, _)| (*id, &*db.file(*id).text))
-                .collect();
-            syntax::parse_all_keeping(&texts, |i, mut parsed| {
-                let (id, role) = ids[i];
-                let outlined = match (&mut parsed.file, role) {
-                    (Some(file), Role::Member) => {
-                        resolve::outline(file);
-                        Some(Arc::clone(&db.file(id).text))
-                    }
-                    _ => None,
-                };
-                (Arc::new(parsed), outlined)
-            })
-        }
+/// The parsed files `ids`, each tree with its text when it is an outline, as
+/// resolution's inputs; their syntax errors go to `diagnostics`, and a file with a
+/// syntax error is left out. Resolution takes the trees and drops them as it goes; the
+/// checks read the model and the source text only.
+fn resolve_inputs(
+    parsed: Vec<(Arc<syntax::Parsed>, Option<Arc<str>>)>,
+    ids: &[(FileId, Role)],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<resolve::Input> {
+    for (tree, _) in &parsed {
+        diagnostics.extend(tree.diagnostics.iter().cloned());
     }
+    parsed
+        .into_iter()
+        .zip(ids)
+        .filter(|((tree, _), _)| tree.file.is_some())
+        .map(|((tree, outlined), (_, role))| resolve::Input {
+            tree,
+            role: *role,
+            outlined,
+        })
+        .collect()
+}
+
+/// The suite `resolved` gives, its diagnostics added to `diagnostics` and, at
+/// [`Depth::Check`], what the checks find in it (reusing `reuse`'s for unchanged
+/// cases).
+fn checked(
+    resolved: (Option<model::Suite>, Vec<Diagnostic>),
+    db: &SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+    depth: Depth,
+    reuse: Option<(&mut check::CheckCache, &scope::Scope)>,
+) -> Option<model::Suite> {
+    let (suite, found) = resolved;
+    diagnostics.extend(found);
+    if let (Some(suite), Depth::Check) = (&suite, depth) {
+        let found = check::check(suite, db, diagnostics, reuse);
+        diagnostics.extend(found);
+    }
+    suite
 }

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use casec::driver::{self, FmtMode, Format, Report};
+use casec::driver::{self, FmtMode, Format, Report, Reporter};
 use casec::Depth;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
@@ -432,6 +432,14 @@ fn options(format: FormatArg, deny: Option<Deny>, color: Color) -> Report {
     }
 }
 
+/// Runs `command` with the run's one [`Reporter`], made from `options`, then prints
+/// the run's summary: the command's exit code.
+fn reporting(options: Report, command: impl FnOnce(&Reporter) -> u8) -> u8 {
+    let reporter = Reporter::new(options);
+    let code = command(&reporter);
+    reporter.finish(code)
+}
+
 impl ReportArgs {
     fn options(&self) -> Report {
         options(self.format, self.deny, self.color)
@@ -473,7 +481,9 @@ fn main() -> ExitCode {
                 true => driver::cache::Snapshot::Staged,
                 false => driver::cache::Snapshot::WorkingTree,
             };
-            driver::check(&paths, cache.as_deref(), snapshot, report.options())
+            reporting(report.options(), |reporter| {
+                driver::check(&paths, cache.as_deref(), snapshot, reporter)
+            })
         }
         Command::Build {
             suite,
@@ -486,33 +496,43 @@ fn main() -> ExitCode {
             } else {
                 Depth::Check
             };
-            driver::build(&suite, output.as_deref(), depth, report.options())
+            reporting(report.options(), |reporter| {
+                driver::build(&suite, output.as_deref(), depth, reporter)
+            })
         }
         Command::Bundle {
             suite,
             output,
             jsonl,
             report,
-        } => driver::bundle(
-            &suite,
-            driver::Outputs {
-                folder: output.as_deref(),
-                jsonl: jsonl.as_deref(),
-            },
-            report.options(),
-        ),
+        } => reporting(report.options(), |reporter| {
+            driver::bundle(
+                &suite,
+                driver::Outputs {
+                    folder: output.as_deref(),
+                    jsonl: jsonl.as_deref(),
+                },
+                reporter,
+            )
+        }),
         Command::Sandbox {
             suite,
             output,
             report,
-        } => driver::sandbox(&suite, &output, report.options()),
-        Command::Stats { suite, report } => driver::stats(&suite, report.options()),
+        } => reporting(report.options(), |reporter| {
+            driver::sandbox(&suite, &output, reporter)
+        }),
+        Command::Stats { suite, report } => {
+            reporting(report.options(), |reporter| driver::stats(&suite, reporter))
+        }
         Command::Export {
             suite,
             format,
             output,
             report,
-        } => driver::export_suite(&suite, &format, output.as_deref(), report.options()),
+        } => reporting(report.options(), |reporter| {
+            driver::export_suite(&suite, &format, output.as_deref(), reporter)
+        }),
         Command::Replay {
             case,
             trace,
@@ -520,21 +540,25 @@ fn main() -> ExitCode {
             output,
             trust,
             report,
-        } => driver::replay(
-            driver::ReplayArgs {
-                case: &case,
-                trace: &trace,
-                suite: suite.as_deref(),
-                output: output.as_deref(),
-                trust: trust.trust(),
-            },
-            report.options(),
-        ),
+        } => reporting(report.options(), |reporter| {
+            driver::replay(
+                driver::ReplayArgs {
+                    case: &case,
+                    trace: &trace,
+                    suite: suite.as_deref(),
+                    output: output.as_deref(),
+                    trust: trust.trust(),
+                },
+                reporter,
+            )
+        }),
         Command::Verify {
             suite,
             trust,
             report,
-        } => driver::verify(&suite, trust.trust(), report.options()),
+        } => reporting(report.options(), |reporter| {
+            driver::verify(&suite, trust.trust(), reporter)
+        }),
         Command::Judge {
             results,
             suite,
@@ -544,57 +568,65 @@ fn main() -> ExitCode {
             min_kappa,
             output,
             report,
-        } => driver::judge_results(
-            &results,
-            &suite,
-            driver::JudgeInputs {
-                overrides: overrides.as_deref(),
-                calibration: calibration.as_deref().map(|c| (c, min_kappa)),
-            },
-            &output,
-            &judge.args(),
-            report.options(),
-        ),
+        } => reporting(report.options(), |reporter| {
+            driver::judge_results(
+                &results,
+                &suite,
+                driver::JudgeInputs {
+                    overrides: overrides.as_deref(),
+                    calibration: calibration.as_deref().map(|c| (c, min_kappa)),
+                },
+                &output,
+                &judge.args(),
+                reporter,
+            )
+        }),
         Command::Calibrate {
             suite,
             judge,
             output,
             trust,
             report,
-        } => driver::calibrate(
-            &suite,
-            output.as_deref(),
-            &judge.args(),
-            trust.trust(),
-            report.options(),
-        ),
+        } => reporting(report.options(), |reporter| {
+            driver::calibrate(
+                &suite,
+                output.as_deref(),
+                &judge.args(),
+                trust.trust(),
+                reporter,
+            )
+        }),
         Command::Schema {
             suite,
             record,
             output,
             report,
-        } => driver::record_schema(
-            &suite,
-            match record {
-                RecordArg::Result => casec::lower::record_schema::Record::Result,
-                RecordArg::Judged => casec::lower::record_schema::Record::Judged,
-            },
-            output.as_deref(),
-            report.options(),
-        ),
+        } => reporting(report.options(), |reporter| {
+            driver::record_schema(
+                &suite,
+                match record {
+                    RecordArg::Result => casec::lower::record_schema::Record::Result,
+                    RecordArg::Judged => casec::lower::record_schema::Record::Judged,
+                },
+                output.as_deref(),
+                reporter,
+            )
+        }),
         Command::Report {
             results,
             suite,
             output,
             html,
             report,
-        } => driver::report_results(
-            &results,
-            &suite,
-            output.as_deref(),
-            html.as_deref(),
-            report.options(),
-        ),
+        } => reporting(report.options(), |reporter| {
+            driver::report_results(
+                &results,
+                &suite,
+                output.as_deref(),
+                html.as_deref(),
+                reporter,
+            )
+        }),
         Command::Serve {
             suite,
             case,
@@ -602,22 +634,26 @@ fn main() -> ExitCode {
             result_out,
             trust,
             report,
-        } => driver::serve(
-            &suite,
-            &case,
-            driver::ServeOutputs {
-                trace: trace_out.as_deref(),
-                result: result_out.as_deref(),
-            },
-            trust.trust(),
-            report.options(),
-        ),
+        } => reporting(report.options(), |reporter| {
+            driver::serve(
+                &suite,
+                &case,
+                driver::ServeOutputs {
+                    trace: trace_out.as_deref(),
+                    result: result_out.as_deref(),
+                },
+                trust.trust(),
+                reporter,
+            )
+        }),
         Command::Import {
             master,
             output,
             shape,
             report,
-        } => driver::import(&master, &output, shape.as_deref(), report.options()),
+        } => reporting(report.options(), |reporter| {
+            driver::import(&master, &output, shape.as_deref(), reporter)
+        }),
         Command::Fmt {
             paths,
             check,
@@ -629,17 +665,16 @@ fn main() -> ExitCode {
             } else {
                 FmtMode::Write
             };
-            if stdin {
-                driver::fmt_stdin(mode, report.options())
-            } else {
-                driver::fmt_paths(&paths, mode, report.options())
-            }
+            reporting(report.options(), |reporter| match stdin {
+                true => driver::fmt_stdin(mode, reporter),
+                false => driver::fmt_paths(&paths, mode, reporter),
+            })
         }
         Command::Completions { shell } => completions(shell),
         Command::Man { output } => man_pages(output.as_deref()),
         Command::Lsp { stdio: _ } => casec::lsp::stdio(),
     };
-    ExitCode::from(driver::finish(code))
+    ExitCode::from(code)
 }
 
 /// `casec completions SHELL`: the completion script, on standard output.

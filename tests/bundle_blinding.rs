@@ -14,7 +14,7 @@
 //!   not tested on it.
 
 use casec::diag::codes;
-use casec::Compilation;
+use casec::{Compilation, Config, Depth, Sources};
 use proptest::prelude::*;
 
 const TOOLS: [&str; 3] = ["t_alpha", "t_beta", "t_gamma"];
@@ -274,7 +274,11 @@ fn contract_marker(tool: &str) -> String {
 /// Parses and resolves without the semantic checks: `casec check`'s own `leak` rule
 /// would stop a copy within one case first, and this proves the bundle layer alone.
 fn compile(source: &str) -> Compilation {
-    let compilation = Compilation::resolve_sources([("suite.case", source)]);
+    let compilation = Compilation::new(Config {
+        sources: Sources::in_memory([("suite.case", source)]),
+        depth: Depth::Resolve,
+        recheck: None,
+    });
     assert!(
         !compilation.has_errors(),
         "{:#?}\n{source}",
@@ -348,7 +352,7 @@ proptest! {
         });
         prop_assert!(found, "no leak of {:?} reported: {:#?}", copied, diagnostics);
         // `casec check` finds the same leak, at the copy.
-        let checked = Compilation::from_sources([("suite.case", source.as_str())]);
+        let checked = Compilation::new(Sources::in_memory([("suite.case", source.as_str())]));
         let leak = checked.diagnostics.iter().find(|d| d.code == codes::LEAK);
         prop_assert!(leak.is_some(), "check missed the copy of {:?}: {:#?}", copied, checked.diagnostics);
     }

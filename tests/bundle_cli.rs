@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use casec::Compilation;
+use casec::{Compilation, Sources};
 
 use crate::support::files::copy_dir;
 
@@ -71,7 +71,10 @@ fn writes_100_bundles_an_index_and_the_same_lines_as_jsonl() {
     let lines = fs::read_to_string(&jsonl).expect("jsonl written");
     let lines: Vec<&str> = lines.lines().collect();
     assert_eq!(lines.len(), 100);
-    let expected = Compilation::from_dir(&tujora()).bundles().unwrap().unwrap();
+    let expected = Compilation::new(Sources::Folder(&tujora()))
+        .bundles()
+        .unwrap()
+        .unwrap();
     for (bundle, line) in expected.bundles.iter().zip(lines) {
         let file = fs::read_to_string(out.join(&bundle.file_name)).expect("bundle file");
         assert_eq!(file, bundle.json);

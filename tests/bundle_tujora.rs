@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use casec::lower::bundle::BundleSet;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use serde_json::{Map, Value};
 
 fn root() -> &'static Path {
@@ -22,7 +22,7 @@ fn published_master() -> Value {
 }
 
 fn tujora_bundles() -> BundleSet {
-    let compilation = Compilation::from_dir(&root().join("cases/tujora"));
+    let compilation = Compilation::new(Sources::Folder(&root().join("cases/tujora")));
     assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
     match compilation.bundles() {
         Some(Ok(set)) => set,
@@ -217,7 +217,7 @@ fn the_jsonl_lines_are_the_bundle_files() {
 /// holds, or a leak would be reported without the place the model sees it.
 #[test]
 fn every_bundle_string_is_a_located_model_facing_text() {
-    let compilation = Compilation::from_dir(&root().join("cases/tujora"));
+    let compilation = Compilation::new(Sources::Folder(&root().join("cases/tujora")));
     let suite = compilation.suite.as_ref().expect("a suite");
     for case in &suite.cases {
         let located = casec::lower::bundle::model_facing_texts(suite, case);

@@ -1,7 +1,7 @@
 //! Behaviour of the check phase that one UI snapshot cannot show: allows, text shared by
 //! many cases, coverage after earlier errors, determinism, and robustness on any prose.
 
-use casec::Compilation;
+use casec::{Compilation, Config, Depth, Sources};
 use proptest::prelude::*;
 
 /// A suite file: `cases` cases in category `errands` (declared with `count`), with
@@ -52,7 +52,9 @@ fn codes(c: &Compilation) -> Vec<&'static str> {
 }
 
 fn compile(files: &[(&str, String)]) -> Compilation {
-    Compilation::from_sources(files.iter().map(|(n, t)| (*n, t.as_str())))
+    Compilation::new(Sources::in_memory(
+        files.iter().map(|(n, t)| (*n, t.as_str())),
+    ))
 }
 
 #[test]
@@ -246,6 +248,16 @@ fn tujora_edited(edits: &[(&str, &str, &str)]) -> Vec<casec::load::Source> {
     sources
 }
 
+/// `sources`, in the order given, checked through `recheck` as the language server
+/// checks them.
+fn rechecked(sources: Vec<casec::load::Source>, recheck: &mut casec::Recheck) -> Compilation {
+    Compilation::new(Config {
+        sources: Sources::Read(sources, Vec::new()),
+        depth: Depth::Check,
+        recheck: Some(recheck),
+    })
+}
+
 fn rendered(c: &Compilation) -> Vec<String> {
     c.diagnostics.iter().map(|d| format!("{d:?}")).collect()
 }
@@ -306,8 +318,8 @@ fn a_recheck_reports_what_a_fresh_check_does_after_each_edit() {
         if step == 5 {
             sources.retain(|s| !s.name.ends_with("TUJ-035.case"));
         }
-        let fresh = Compilation::from_sources_cached(sources.clone(), &mut Default::default());
-        let reused = Compilation::from_sources_cached(sources, &mut recheck);
+        let fresh = rechecked(sources.clone(), &mut Default::default());
+        let reused = rechecked(sources, &mut recheck);
         assert_eq!(rendered(&reused), rendered(&fresh), "step {step}");
         assert_eq!(model(&reused), model(&fresh), "step {step}");
         assert_eq!(
@@ -327,10 +339,10 @@ fn a_recheck_reports_what_a_fresh_check_does_after_each_edit() {
         let leaking_edits = edits.iter().filter(|e| *e != &hidden_reworded).count();
         assert_eq!(leaks, leaking_edits, "step {step}: one leak per edit");
     }
-    let from_disk = Compilation::from_dir(
+    let from_disk = Compilation::new(Sources::Folder(
         &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora"),
-    );
-    let reused = Compilation::from_sources_cached(tujora_edited(&[]), &mut recheck);
+    ));
+    let reused = rechecked(tujora_edited(&[]), &mut recheck);
     assert_eq!(
         rendered(&reused),
         rendered(&from_disk),
@@ -371,9 +383,8 @@ fn a_recheck_reads_a_changed_shape_again() {
     ];
     let mut recheck = casec::Recheck::default();
     for (step, (suite, case, expected)) in steps.into_iter().enumerate() {
-        let fresh =
-            Compilation::from_sources_cached(sources(&suite, &case), &mut Default::default());
-        let reused = Compilation::from_sources_cached(sources(&suite, &case), &mut recheck);
+        let fresh = rechecked(sources(&suite, &case), &mut Default::default());
+        let reused = rechecked(sources(&suite, &case), &mut recheck);
         assert_eq!(rendered(&reused), rendered(&fresh), "step {step}");
         let missing = codes(&fresh)
             .iter()

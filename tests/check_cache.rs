@@ -167,7 +167,7 @@ fn a_rule_breaking_suite_checks_the_same_through_the_cache() {
     let suite = scratch.0.join("generated");
     let cache = scratch.0.join("cache");
     let mut db = SourceDb::new();
-    let master = crate::generate::generate_master(60, 11);
+    let master = casec_corpus::generate_master(60, 11);
     let file = db.add("master.json", master, Origin::User);
     let files = casec::import::import(&db, file).expect("the generated master imports");
     let files: Vec<(String, Vec<u8>)> = files

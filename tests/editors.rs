@@ -11,7 +11,7 @@ use casec::resolve::keys::{CHECK, FOLLOWUP, OVERRIDE, TOP_LEVEL};
 use casec::resolve::stdlib_shapes;
 use casec::resolve::tools::TOOL_KEYS;
 use casec::source::FileId;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 
 const SAMPLES: &[&str] = &["editors/vscode/sample.case", "editors/vim/sample.case"];
 /// Conversation turns are keyed by role; `assistant` is the one no other block uses.
@@ -122,7 +122,7 @@ fn the_samples_are_canonical_suites_that_compile_cleanly() {
             Some(text.as_str()),
             "{path} is not in canonical form"
         );
-        let compilation = Compilation::from_single_file(path, &text);
+        let compilation = Compilation::new(Sources::lone(path, &text));
         assert!(
             compilation.diagnostics.is_empty(),
             "{path}: {:#?}",

@@ -13,7 +13,7 @@ use serde_json::json;
 
 fn tujora() -> casec::Compilation {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
-    let compilation = casec::Compilation::from_dir(&root);
+    let compilation = casec::Compilation::new(casec::Sources::Folder(&root));
     assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
     compilation
 }

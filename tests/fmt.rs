@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use casec::source::{FileId, Origin, SourceDb};
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use proptest::prelude::*;
 use support::case_gen;
 use support::tree::{shape, tokens};
@@ -137,7 +137,7 @@ fn the_importer_writes_canonical_text_and_reproduces_the_suite() {
 #[test]
 fn tujora_builds_the_master_byte_for_byte() {
     let expected = fs::read_to_string(root().join(TUJORA_MASTER)).expect("master");
-    let compilation = Compilation::from_dir(&root().join("cases/tujora"));
+    let compilation = Compilation::new(Sources::Folder(&root().join("cases/tujora")));
     assert_eq!(
         compilation.master_json().as_deref(),
         Some(expected.as_str())

@@ -35,7 +35,7 @@ use std::path::{Path, PathBuf};
 use casec::diag::render::{self, HumanStyle};
 use casec::diag::Diagnostic;
 use casec::source::{Origin, SourceDb};
-use casec::{Compilation, Depth};
+use casec::{Compilation, Config, Depth, Sources};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 const AREAS: &[&str] = &["ui", "build", "fmt"];
@@ -136,7 +136,7 @@ fn relative(path: &Path) -> String {
 /// what only the bundles' blinding proof reports can be shown on its own.
 pub fn compile(input: &Path) -> Compilation {
     if input.is_dir() {
-        Compilation::from_dir(Path::new(&relative(input)))
+        Compilation::new(Sources::Folder(Path::new(&relative(input))))
     } else {
         let text = fs::read_to_string(input).expect("readable test input");
         let name = relative(input);
@@ -145,7 +145,11 @@ pub fn compile(input: &Path) -> Compilation {
         } else {
             Depth::Check
         };
-        Compilation::from_single_file_to(&name, &text, depth)
+        Compilation::new(Config {
+            sources: Sources::lone(&name, &text),
+            depth,
+            recheck: None,
+        })
     }
 }
 
@@ -173,7 +177,7 @@ fn parse_trace(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
 
 /// Reads result records against the Tujora suite, as `casec report` does.
 fn read_results(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
-    let mut compilation = Compilation::from_dir(Path::new("cases/tujora"));
+    let mut compilation = Compilation::new(Sources::Folder(Path::new("cases/tujora")));
     let suite = compilation.suite.take().expect("the Tujora suite resolves");
     let mut db = SourceDb::new();
     let text = fs::read_to_string(input).expect("readable test input");
@@ -188,7 +192,7 @@ fn read_results(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
 
 /// Reads judge overrides against the Tujora suite, as `casec judge` does.
 fn read_overrides(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
-    let mut compilation = Compilation::from_dir(Path::new("cases/tujora"));
+    let mut compilation = Compilation::new(Sources::Folder(Path::new("cases/tujora")));
     let suite = compilation.suite.take().expect("the Tujora suite resolves");
     let mut db = SourceDb::new();
     let text = fs::read_to_string(input).expect("readable test input");
@@ -211,7 +215,7 @@ impl casec::judge::endpoint::Complete for Silent {
 /// Judges result records of the Tujora suite with [`Silent`], as `casec judge` does,
 /// keeping the warnings of the items left without a verdict.
 fn judge_silently(input: &Path) -> (SourceDb, Vec<Diagnostic>) {
-    let mut compilation = Compilation::from_dir(Path::new("cases/tujora"));
+    let mut compilation = Compilation::new(Sources::Folder(Path::new("cases/tujora")));
     let suite = compilation.suite.take().expect("the Tujora suite resolves");
     let mut db = SourceDb::new();
     let text = fs::read_to_string(input).expect("readable test input");

@@ -7,8 +7,6 @@
 // Helpers several test modules use, each compiled once.
 #[path = "support/fake_judge.rs"]
 mod fake_judge;
-#[path = "support/generate.rs"]
-mod generate;
 #[path = "lsp/client.rs"]
 mod lsp_client;
 #[path = "support/mod.rs"]

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use casec::lsp::{Options, Server};
 use casec::source::FileId;
 use casec::syntax::nesting::MAX_DEPTH;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use lsp_server::{Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
 
@@ -43,7 +43,7 @@ fn deep_lists(depth: usize) -> String {
 #[test]
 fn a_suite_nested_to_the_limit_compiles_lowers_and_formats() {
     let text = nested_suite(MAX_DEPTH);
-    let compilation = Compilation::from_single_file("suite.case", &text);
+    let compilation = Compilation::new(Sources::lone("suite.case", &text));
     assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
     let master = compilation.master_json().expect("a master");
     assert!(
@@ -58,7 +58,7 @@ fn a_suite_nested_to_the_limit_compiles_lowers_and_formats() {
 #[test]
 fn one_level_more_is_a_located_syntax_error() {
     let text = nested_suite(MAX_DEPTH + 1);
-    let compilation = Compilation::from_single_file("suite.case", &text);
+    let compilation = Compilation::new(Sources::lone("suite.case", &text));
     let [d] = &compilation.diagnostics[..] else {
         panic!("one diagnostic: {:?}", compilation.diagnostics);
     };
@@ -83,7 +83,7 @@ fn files_nested_thousands_deep_are_refused_not_overflowed() {
         deep_lists(20_000),
         deep_lists(100_000),
     ] {
-        let compilation = Compilation::from_single_file("deep.case", &text);
+        let compilation = Compilation::new(Sources::lone("deep.case", &text));
         assert_eq!(compilation.diagnostics.len(), 1);
         assert!(compilation.diagnostics[0]
             .message

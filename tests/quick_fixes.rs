@@ -3,7 +3,7 @@
 //! applying the fixes gives a suite that compiles cleanly.
 
 use casec::diag::{codes, Diagnostic};
-use casec::Compilation;
+use casec::{Compilation, Sources};
 
 const SUITE: &str = include_str!("lsp/suite/suite.case");
 const PROFILES: &str = include_str!("lsp/suite/profiles.case");
@@ -12,12 +12,12 @@ const CASE: &str = include_str!("lsp/suite/errands/ERR-2.case");
 
 /// The whole fixture suite (its coverage counts both cases), with ERR-2 replaced.
 fn compile(case: &str) -> Compilation {
-    Compilation::from_sources([
+    Compilation::new(Sources::in_memory([
         ("suite.case", SUITE),
         ("profiles.case", PROFILES),
         ("errands/ERR-1.case", OTHER_CASE),
         ("errands/ERR-2.case", case),
-    ])
+    ]))
 }
 
 /// `text` (the file `name` of `compilation`) with the fixes of `diagnostics` applied.

@@ -140,7 +140,9 @@ fn the_html_report_shows_the_json_reports_numbers_the_failures_the_reasons_and_t
     assert!(html.contains("<svg"), "charts are inline SVG");
 
     // The critical failures with their texts, and the cases that triggered them.
-    let suite = casec::Compilation::from_dir(&tujora()).suite.unwrap();
+    let suite = casec::Compilation::new(casec::Sources::Folder(&tujora()))
+        .suite
+        .unwrap();
     for id in ["TUJ-038", "TUJ-066"] {
         let record = read_json(&dir.path().join(format!("runs/{id}.json")));
         let case = suite.cases.iter().find(|c| c.id.as_str() == id).unwrap();

@@ -9,7 +9,7 @@
 //! The member file is compiled against the Tujora suite file and the stdlib, parsed
 //! once, so thousands of inputs go through parse, resolve and lower in a few seconds.
 
-use crate::generate;
+use casec_corpus as generate;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use casec::resolve;
 use casec::source::Role;
 use casec::source::{FileId, Origin, SourceDb};
 use casec::syntax::{self, Parsed};
-use casec::Compilation;
+use casec::{Compilation, Config, Depth, Sources};
 use generate::Rng;
 
 const SUITE: &str = include_str!("../cases/tujora/suite.case");
@@ -206,7 +206,10 @@ fn prefixes_of_the_suite_file_are_explained() {
             continue;
         }
         tested += 1;
-        let compilation = Compilation::from_sources([("suite.case", before), (CASE_NAME, CASE)]);
+        let compilation = Compilation::new(Sources::in_memory([
+            ("suite.case", before),
+            (CASE_NAME, CASE),
+        ]));
         if end < suite_block_end {
             assert!(compilation.has_errors(), "prefix of {end} bytes is clean");
         }
@@ -335,7 +338,7 @@ fn random_edits_never_panic_and_every_error_is_explained() {
 
 fn assert_refused_as_not_utf8(path: &Path, bytes: &[u8], valid_up_to: usize) {
     std::fs::write(path, bytes).expect("writable temp file");
-    let compilation = Compilation::from_files(&[path]);
+    let compilation = Compilation::new(Sources::Files(&[path]));
     let [d] = compilation.diagnostics.as_slice() else {
         panic!("expected one diagnostic, got {:?}", compilation.diagnostics);
     };
@@ -358,8 +361,11 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
             let nested = format!("{}1{}", open.repeat(depth), close.repeat(depth));
             let deep = format!("design_reference {{\n    deep {nested}\n");
             let suite = SUITE.replacen("design_reference {", &deep, 1);
-            let compilation =
-                Compilation::resolve_sources([("suite.case", suite.as_str()), (CASE_NAME, CASE)]);
+            let compilation = Compilation::new(Config {
+                sources: Sources::in_memory([("suite.case", suite.as_str()), (CASE_NAME, CASE)]),
+                depth: Depth::Resolve,
+                recheck: None,
+            });
             // The suite block and the design reference are two levels of their own.
             if depth + 2 > limit {
                 assert!(
@@ -408,8 +414,11 @@ fn assert_imports_or_explains(text: &str) {
             let canonical = casec::lower::json_style::to_master_string(
                 &serde_json::from_str::<serde_json::Value>(text).expect("imported JSON parses"),
             );
-            let rebuilt =
-                Compilation::resolve_sources(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+            let rebuilt = Compilation::new(Config {
+                sources: Sources::in_memory(files.iter().map(|(p, t)| (p.as_str(), t.as_str()))),
+                depth: Depth::Resolve,
+                recheck: None,
+            });
             assert_eq!(rebuilt.master_json().as_deref(), Some(canonical.as_str()));
         }
         Err(diags) => {

@@ -11,14 +11,14 @@ use casec::runtime::replay::{findings, replay_text, run, Findings};
 use casec::runtime::trace;
 use casec::runtime::Runtime;
 use casec::source::FileId;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use serde_json::{json, Value as Json};
 
 fn suite() -> &'static Suite {
     static SUITE: OnceLock<Suite> = OnceLock::new();
     SUITE.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
-        let compilation = Compilation::from_dir(&root);
+        let compilation = Compilation::new(Sources::Folder(&root));
         assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
         compilation.suite.expect("the Tujora suite resolves")
     })

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use casec::lower::sandbox::sandbox_files;
 use casec::lower::stats::suite_stats;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use libtest_mimic::{Arguments, Failed, Trial};
 
 fn main() {
@@ -55,7 +55,7 @@ fn file_name(path: &Path) -> String {
 }
 
 fn compile(suite: &Path) -> Result<Compilation, Failed> {
-    let compilation = Compilation::from_dir(suite);
+    let compilation = Compilation::new(Sources::Folder(suite));
     if compilation.has_errors() {
         return Err(format!(
             "{} does not compile: {:?}",
@@ -369,7 +369,7 @@ fn arbitrary_world_statements_never_panic() -> Result<(), Failed> {
                 body.push('\n');
             }
             let text = format!("{}\n{body}}}\n", &base[..end]);
-            let compilation = Compilation::from_sources([("suite.case", text.as_str())]);
+            let compilation = Compilation::new(Sources::in_memory([("suite.case", text.as_str())]));
             prop_assert!(compilation
                 .diagnostics
                 .iter()

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use casec::source::{Origin, SourceDb};
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use jsonschema::Validator;
 use serde_json::{json, Value};
 
@@ -44,7 +44,7 @@ fn assert_valid(validator: &Validator, instance: &Value, what: &str) {
 
 #[test]
 fn every_output_built_from_tujora_validates() {
-    let compilation = Compilation::from_dir(&root().join("cases/tujora"));
+    let compilation = Compilation::new(Sources::Folder(&root().join("cases/tujora")));
     let master: Value =
         serde_json::from_str(&compilation.master_json().expect("a master")).expect("master JSON");
     assert_valid(&validator("master.schema.json"), &master, "built master");
@@ -87,7 +87,7 @@ fn the_bundle_schema_shares_the_master_schema_definitions() {
 fn schemas_reject_what_bundles_must_not_hold() {
     let bundle = validator("bundle.schema.json");
     let index = validator("bundle-index.schema.json");
-    let set = Compilation::from_dir(&root().join("cases/tujora"))
+    let set = Compilation::new(Sources::Folder(&root().join("cases/tujora")))
         .bundles()
         .expect("compiled")
         .expect("blind");
@@ -348,7 +348,7 @@ fn result_and_judged_records_follow_their_suites_schemas() {
     use casec::lower::record_schema::{record_schema, Record};
     use casec::runtime::replay::{findings, result_record, run};
     for suite in ["cases/tujora", "cases/donnabench", "cases/dumate"] {
-        let compilation = Compilation::from_dir(&root().join(suite));
+        let compilation = Compilation::new(Sources::Folder(&root().join(suite)));
         let model = compilation.suite.as_ref().expect("the suite resolves");
         let compile = |record: Record| {
             let schema = record_schema(model, record);

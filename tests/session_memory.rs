@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicIsize, Ordering};
 
 use casec::runtime::{Event, Runtime};
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use serde_json::json;
 
 struct Counting;
@@ -50,7 +50,7 @@ fn live() -> isize {
 #[test]
 fn a_long_session_retains_ids_not_results() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
-    let compilation = Compilation::from_dir(&root);
+    let compilation = Compilation::new(Sources::Folder(&root));
     let suite = compilation
         .suite
         .as_ref()

@@ -13,7 +13,7 @@ use casec::runtime::trace;
 use casec::runtime::trust::Trust;
 use casec::runtime::Runtime;
 use casec::source::FileId;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use serde_json::{json, Value as Json};
 
 const SUITE: &str = r#"
@@ -205,7 +205,7 @@ case TD-3 "Two follow-ups" {
 fn suite() -> &'static Suite {
     static SUITE_MODEL: std::sync::OnceLock<Suite> = std::sync::OnceLock::new();
     SUITE_MODEL.get_or_init(|| {
-        let compilation = Compilation::from_sources([("suite.case", SUITE)]);
+        let compilation = Compilation::new(Sources::in_memory([("suite.case", SUITE)]));
         assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
         compilation.suite.expect("the suite resolves")
     })
@@ -537,7 +537,7 @@ fn malformed_tool_declarations_are_reported() {
     for (from, to, code) in cases {
         assert!(base.contains(from), "{from}");
         let text = base.replacen(from, to, 1);
-        let compilation = Compilation::from_sources([("suite.case", text.as_str())]);
+        let compilation = Compilation::new(Sources::in_memory([("suite.case", text.as_str())]));
         assert!(
             compilation
                 .diagnostics
@@ -562,7 +562,7 @@ fn every_suite_and_stdlib_schema() -> Vec<(String, Suite)> {
         .collect();
     dirs.sort();
     for dir in dirs {
-        let compilation = Compilation::from_dir(&dir);
+        let compilation = Compilation::new(Sources::Folder(&dir));
         let suite = compilation.suite.expect("the suite resolves");
         suites.push((dir.display().to_string(), suite));
     }
@@ -590,7 +590,7 @@ fn every_suite_and_stdlib_schema() -> Vec<(String, Suite)> {
   world_schema std.{schema}
 }}"#
         );
-        let compilation = Compilation::from_sources([("suite.case", text.as_str())]);
+        let compilation = Compilation::new(Sources::in_memory([("suite.case", text.as_str())]));
         let suite = compilation
             .suite
             .expect("a suite over a stdlib schema resolves");
@@ -705,7 +705,7 @@ tool never_offered {
   respond { data { planned true } }
 }
 "#;
-    let compilation = Compilation::from_sources([("suite.case", text.as_str())]);
+    let compilation = Compilation::new(Sources::in_memory([("suite.case", text.as_str())]));
     let warnings: Vec<_> = compilation
         .diagnostics
         .iter()

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use casec::runtime::trust::Trust;
 use casec::runtime::Runtime;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use serde_json::{json, Value};
 
 use crate::support::cli::path;
@@ -541,7 +541,7 @@ fn read_messages(stdout: impl Read + Send + 'static) -> mpsc::Receiver<Value> {
 
 /// The suite compiled from its folder, as `casec verify` compiles it.
 fn compiled(suite: &Path) -> casec::model::Suite {
-    let compilation = Compilation::from_dir(suite);
+    let compilation = Compilation::new(Sources::Folder(suite));
     assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
     compilation.suite.expect("the suite resolves")
 }

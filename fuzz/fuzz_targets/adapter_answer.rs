@@ -9,14 +9,16 @@ use casec::model::Suite;
 use casec::runtime::adapter::answer;
 use casec::runtime::trust::Trust;
 use casec::runtime::Runtime;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 use libfuzzer_sys::fuzz_target;
 
 fn suite() -> &'static Suite {
     static SUITE: OnceLock<Suite> = OnceLock::new();
     SUITE.get_or_init(|| {
-        let compilation =
-            Compilation::from_sources([("suite.case", include_str!("../data/adapter.case"))]);
+        let compilation = Compilation::new(Sources::in_memory([(
+            "suite.case",
+            include_str!("../data/adapter.case"),
+        )]));
         assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
         compilation.suite.expect("the suite resolves")
     })

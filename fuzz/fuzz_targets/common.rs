@@ -10,14 +10,14 @@ use std::sync::OnceLock;
 use casec::diag::render::{self, HumanStyle};
 use casec::diag::Diagnostic;
 use casec::source::SourceDb;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 
 /// The Tujora suite, compiled once per process.
 pub fn tujora() -> &'static Compilation {
     static TUJORA: OnceLock<Compilation> = OnceLock::new();
     TUJORA.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/tujora");
-        let compilation = Compilation::from_dir(&root);
+        let compilation = Compilation::new(Sources::Folder(&root));
         assert!(!compilation.has_errors(), "Tujora compiles clean");
         compilation
     })

@@ -6,7 +6,7 @@
 mod common;
 
 use casec::source::{Origin, SourceDb};
-use casec::Compilation;
+use casec::{Compilation, Config, Depth, Sources};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -17,7 +17,11 @@ fuzz_target!(|data: &[u8]| {
     let file = db.add("master.json", text, Origin::User);
     match casec::import::import(&db, file) {
         Ok(files) => {
-            let imported = Compilation::resolve_sources(files);
+            let imported = Compilation::new(Config {
+                sources: Sources::in_memory(files),
+                depth: Depth::Resolve,
+                recheck: None,
+            });
             common::assert_sound(&imported.diagnostics, &imported.db);
             let _ = imported.master_json();
         }

@@ -19,7 +19,6 @@
 //! text (refusing what is not JSON, NaN included) and answers back into Python values.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use pyo3::create_exception;
@@ -38,10 +37,10 @@ use casec::judge::{
 use casec::model::expect::Decided;
 use casec::model::shape::{Builtin, Verdict};
 use casec::model::{Case, Suite as Model};
-use casec::runtime::serve::Session as Serving;
+use casec::runtime::serve::{Ended, Session as Serving};
 use casec::runtime::trust::{refusals, Consent, Trust};
 use casec::runtime::Runtime;
-use casec::Compilation;
+use casec::{Compilation, Sources};
 
 create_exception!(
     _casec,
@@ -139,7 +138,7 @@ fn load(py: Python<'_>, path: PathBuf, trust: bool, trust_outside: bool) -> PyRe
         ));
     }
     let root = casec::driver::suite_folder(&path);
-    let compilation = py.allow_threads(|| Compilation::from_dir(&root));
+    let compilation = py.allow_threads(|| Compilation::new(Sources::Folder(&root)));
     let diagnostics = diagnostics_json(&compilation);
     if compilation.has_errors() || compilation.suite.is_none() {
         let errors = compilation.error_count();
@@ -524,7 +523,6 @@ impl Suite {
             live: Mutex::new(live),
             case_id: case_id.to_string(),
             followups: case.followups.len(),
-            next_id: AtomicU64::new(1),
         })
     }
 
@@ -681,7 +679,6 @@ struct Session {
     live: Mutex<Live>,
     case_id: String,
     followups: usize,
-    next_id: AtomicU64,
 }
 
 impl Session {
@@ -698,38 +695,17 @@ impl Session {
         .map_err(|()| PyRuntimeError::new_err("the session failed in an earlier call"))
     }
 
-    /// One JSON-RPC request to the serve session; its `result`, or its error as a
-    /// Python exception.
-    fn request(&self, py: Python<'_>, method: &str, params: Json) -> PyResult<Json> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let line =
-            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string();
-        // `tools/list` still answers after the end; nothing else is sent then.
-        let answer = self.with_live(py, |live| {
-            let ended = live.with_dependent(|_, s| s.ended);
-            match ended && method != "tools/list" {
-                true => Err(()),
-                false => Ok(live.with_dependent_mut(|_, session| session.handle(&line))),
-            }
-        })?;
-        let answer = answer
-            .map_err(|()| {
+    /// Runs one event on the live session (a typed call of the runtime's session, as
+    /// `casec serve` makes them): its answer, or, once the session has ended, an error.
+    fn event<T: Send>(
+        &self,
+        py: Python<'_>,
+        event: impl FnOnce(&mut Serving) -> Result<T, Ended> + Send,
+    ) -> PyResult<T> {
+        self.with_live(py, |live| live.with_dependent_mut(|_, session| event(session)))?
+            .map_err(|Ended| {
                 PyRuntimeError::new_err(format!("the session of {} has ended", self.case_id))
-            })?
-            .ok_or_else(|| PyRuntimeError::new_err(format!("no answer to `{method}`")))?;
-        let mut answer: Json = serde_json::from_str(&answer)
-            .map_err(|e| PyRuntimeError::new_err(format!("unreadable answer: {e}")))?;
-        if let Some(error) = answer.get("error") {
-            let message = error
-                .get("message")
-                .and_then(Json::as_str)
-                .unwrap_or("error");
-            return Err(PyValueError::new_err(format!("{method}: {message}")));
-        }
-        Ok(answer
-            .get_mut("result")
-            .map(Json::take)
-            .unwrap_or(Json::Null))
+            })
     }
 
     fn ended(&self, py: Python<'_>) -> PyResult<bool> {
@@ -768,8 +744,8 @@ impl Session {
     /// The case's tools as MCP `tools/list` gives them: name, description, inputSchema.
     #[getter]
     fn tools(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let result = self.request(py, "tools/list", json!({}))?;
-        to_py(py, result.get("tools").unwrap_or(&Json::Array(Vec::new())))
+        let tools = self.with_live(py, |live| live.with_dependent(|_, s| s.listed_tools()))?;
+        to_py(py, &Json::Array(tools))
     }
 
     /// Calls a tool with `arguments` (a dict, JSON-serialisable); the tool's result
@@ -793,18 +769,8 @@ impl Session {
                 )))
             }
         };
-        let result = self.request(
-            py,
-            "tools/call",
-            json!({ "name": name, "arguments": arguments }),
-        )?;
-        let text = result
-            .pointer("/content/0/text")
-            .and_then(Json::as_str)
-            .unwrap_or("null");
-        let value: Json = serde_json::from_str(text)
-            .map_err(|e| PyRuntimeError::new_err(format!("unreadable tool result: {e}")))?;
-        to_py(py, &value)
+        let result = self.event(py, |s| s.call_tool(name.to_string(), arguments))?;
+        to_py(py, &result)
     }
 
     /// The assistant asks the user a clarifying question; the user's reply. With
@@ -828,19 +794,7 @@ impl Session {
             Some(n) => Some(n),
             None => Some(self.asked(py)? + 1).filter(|n| *n <= self.followups),
         };
-        let result = match followup {
-            Some(n) => self.request(
-                py,
-                "sandbox/ask",
-                json!({ "question": question, "followup": n }),
-            )?,
-            None => self.request(py, "sandbox/question", json!({ "question": question }))?,
-        };
-        Ok(result
-            .get("reply")
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-            .to_string())
+        self.event(py, |s| s.ask(question.to_string(), followup))
     }
 
     /// The requests that ask a judge whether `question` is one of the case's scripted
@@ -881,24 +835,17 @@ impl Session {
 
     /// An unscripted question: answered with the case's unscripted reply.
     fn question(&self, py: Python<'_>, question: &str) -> PyResult<String> {
-        let result = self.request(py, "sandbox/question", json!({ "question": question }))?;
-        Ok(result
-            .get("reply")
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-            .to_string())
+        self.event(py, |s| s.ask(question.to_string(), None))
     }
 
     /// Records the assistant's reply to the user.
     fn reply(&self, py: Python<'_>, text: &str) -> PyResult<()> {
-        self.request(py, "sandbox/reply", json!({ "content": text }))?;
-        Ok(())
+        self.event(py, |s| s.reply(text.to_string()))
     }
 
     /// Records a user turn.
     fn user(&self, py: Python<'_>, text: &str) -> PyResult<()> {
-        self.request(py, "sandbox/user", json!({ "content": text }))?;
-        Ok(())
+        self.event(py, |s| s.user(text.to_string()))
     }
 
     /// The result record of the run so far, without ending the session.
@@ -909,7 +856,7 @@ impl Session {
 
     /// Ends the session; its result record.
     fn end(&self, py: Python<'_>) -> PyResult<PyObject> {
-        let record = self.request(py, "sandbox/end", json!({}))?;
+        let record = self.event(py, |s| s.end())?;
         to_py(py, &record)
     }
 

@@ -399,12 +399,6 @@ fn written_texts<'t>(
         .collect()
 }
 
-/// The test corpus generator, for tests that need a large rule-breaking suite.
-#[cfg(test)]
-#[path = "../../tests/support/generate.rs"]
-#[allow(dead_code)]
-pub(crate) mod generate;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -413,10 +407,14 @@ mod tests {
     /// A suite that breaks rules in every case, as the generator makes them.
     fn rule_breaking_suite(cases: usize) -> Compilation {
         let mut db = SourceDb::new();
-        let master = generate::generate_master(cases, 7);
+        let master = casec_corpus::generate_master(cases, 7);
         let file = db.add("master.json", master, Origin::User);
         let files = crate::import::import(&db, file).expect("the generated master imports");
-        Compilation::resolve_sources(files)
+        Compilation::new(crate::Config {
+            sources: crate::Sources::in_memory(files),
+            depth: crate::Depth::Resolve,
+            recheck: None,
+        })
     }
 
     /// Workers take batches of cases, each with a leak guard that has seen some earlier

@@ -23,6 +23,9 @@ pub struct Code {
     /// A warning a case may accept with `allow CODE` (only warnings about text the case
     /// itself holds).
     pub allowable: bool,
+    /// The command could not do what it was asked, rather than finding the suite at
+    /// fault: exit code 2 (see [`super::Diagnostic::is_usage_error`]).
+    pub usage: bool,
     /// Markdown: what triggers it, a failing example and the fix (the declaration's doc
     /// comment, one leading space per line).
     docs: &'static str,
@@ -53,21 +56,18 @@ impl Code {
     /// The code's entry in docs/diagnostics.md: its heading, its severity (and whether
     /// a case may allow it), then its documentation.
     pub fn docs_entry(&self) -> String {
-        let severity = match (self.severity, self.allowable) {
-            (Severity::Error, _) => "Error",
-            (Severity::Warning, false) => "Warning",
-            (Severity::Warning, true) => "Warning, allowable",
+        let severity = match (self.severity, self.allowable, self.usage) {
+            (Severity::Error, _, true) => "**Error** (exit code 2).",
+            (Severity::Error, _, false) => "**Error.**",
+            (Severity::Warning, false, _) => "**Warning.**",
+            (Severity::Warning, true, _) => "**Warning, allowable.**",
         };
         let docs: Vec<&str> = self
             .docs
             .lines()
             .map(|line| line.strip_prefix(' ').unwrap_or(line))
             .collect();
-        format!(
-            "### `{}`\n\n**{severity}.** {}\n",
-            self.name,
-            docs.join("\n")
-        )
+        format!("### `{}`\n\n{severity} {}\n", self.name, docs.join("\n"))
     }
 }
 
@@ -80,24 +80,42 @@ macro_rules! severity {
     };
 }
 
+/// Whether the flags after a severity hold `allowable`.
 macro_rules! allowable {
     () => {
         false
     };
-    (allowable) => {
+    (allowable $($rest:ident)*) => {
         true
+    };
+    (usage $($rest:ident)*) => {
+        allowable!($($rest)*)
+    };
+}
+
+/// Whether the flags after a severity hold `usage`.
+macro_rules! usage {
+    () => {
+        false
+    };
+    (usage $($rest:ident)*) => {
+        true
+    };
+    (allowable $($rest:ident)*) => {
+        usage!($($rest)*)
     };
 }
 
 macro_rules! codes {
-    ($($(#[doc = $doc:literal])* $name:ident = $code:literal ($severity:ident $(, $allowable:ident)?): $title:literal;)*) => {
+    ($($(#[doc = $doc:literal])* $name:ident = $code:literal ($severity:ident $(, $flag:ident)*): $title:literal;)*) => {
         $(
             #[doc = concat!("`", $code, "`: ", $title, " (docs/diagnostics.md).")]
             pub const $name: &Code = &Code {
                 name: $code,
                 title: $title,
                 severity: severity!($severity),
-                allowable: allowable!($($allowable)?),
+                allowable: allowable!($($flag)*),
+                usage: usage!($($flag)*),
                 docs: concat!($($doc, "\n"),*),
             };
         )*
@@ -365,7 +383,7 @@ codes! {
     /// **Fix.** List every case once, or remove `order` to sort cases by id.
     CASE_ORDER = "case_order" (error): "an explicit case order that does not list every case once";
 
-    /// Exit code 2. A file or folder could not be read or written: a path that
+    /// A file or folder could not be read or written: a path that
     /// does not exist, a file that is not UTF-8, an output that cannot be written. The
     /// diagnostic names the path instead of a span.
     ///
@@ -394,7 +412,7 @@ codes! {
     /// points to into the suite; replace a FIFO or device with a regular file. UI test: the
     /// suite folder `tests/ui/io_not_utf8/`; links and special files exist only on disk, and
     /// `tests/paths.rs` (`links`) and `tests/limits.rs` show them.
-    IO = "io" (error): "a file or folder could not be read or written";
+    IO = "io" (error, usage): "a file or folder could not be read or written";
 
     /// An input past one of casec's limits, each far above any suite casec is
     /// measured on ([language.md, "Limits"](language.md#limits)): a source file of more than
@@ -1267,7 +1285,7 @@ codes! {
     /// variable; or decide the items in an overrides file.
     UNJUDGED = "unjudged" (warning): "a review item the judge left without a verdict: its case stays undecided";
 
-    /// Exit code 2. A command that runs a suite's programs (`casec verify`,
+    /// A command that runs a suite's programs (`casec verify`,
     /// `replay`, `serve`, `calibrate`) was pointed at a suite whose tools have an `adapter`,
     /// and the user has not consented: the programs would run as the user, with the user's
     /// files. Or, with `--trust`, a program given as a path, or an argument that is an
@@ -1291,5 +1309,5 @@ codes! {
     /// must reach outside the suite folder, also `--trust-outside`. Never declare the judge's
     /// key variable in an adapter's `env`. UI test: `tests/ui/untrusted_adapter.case` (the
     /// refusal every running command gives).
-    UNTRUSTED_ADAPTER = "untrusted_adapter" (error): "a command would run a suite's program without the user's consent (`--trust`), or one outside the suite folder without `--trust-outside`";
+    UNTRUSTED_ADAPTER = "untrusted_adapter" (error, usage): "a command would run a suite's program without the user's consent (`--trust`), or one outside the suite folder without `--trust-outside`";
 }

@@ -124,6 +124,14 @@ impl Diagnostic {
         self.severity() == Severity::Error
     }
 
+    /// Whether the command could not do what it was asked (exit code 2, which CI tells
+    /// from a suite that fails its checks): a code declared `usage` (a path that cannot
+    /// be read, programs the user has not allowed to run), or a path holding no suite
+    /// (a `missing_suite` at no place in a file).
+    pub fn is_usage_error(&self) -> bool {
+        self.code.usage || (self.code == codes::MISSING_SUITE && self.labels.is_empty())
+    }
+
     /// The span of the primary label, or of the first label.
     pub fn primary_span(&self) -> Option<Span> {
         self.labels

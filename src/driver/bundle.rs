@@ -13,12 +13,12 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::output::{Pending, PendingFolder};
-use super::{output, report, report_to_stderr, Format, Report, EXIT_ERRORS, EXIT_OK};
+use super::{output, Format, Reporter, EXIT_ERRORS, EXIT_OK};
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::lower::bundle::BundleSet;
 use crate::source::SourceDb;
-use crate::Compilation;
+use crate::{Compilation, Sources};
 
 /// Where the bundles go: a folder, a JSON Lines file (`-` for stdout), or both.
 #[derive(Clone, Copy, Debug)]
@@ -27,26 +27,26 @@ pub struct Outputs<'a> {
     pub jsonl: Option<&'a Path>,
 }
 
-pub fn bundle(suite: &Path, outputs: Outputs, options: Report) -> u8 {
-    let compilation = Compilation::from_dir(&super::suite_folder(suite));
+pub fn bundle(suite: &Path, outputs: Outputs, reporter: &Reporter) -> u8 {
+    let compilation = Compilation::new(Sources::Folder(&super::suite_folder(suite)));
     let mut diagnostics = compilation.diagnostics.clone();
     let built = compilation.bundles();
     if let Some(Err(stopped)) = &built {
         diagnostics.extend(stopped.iter().cloned());
     }
-    let code = report_to_stderr(&compilation.db, &diagnostics, options);
+    let code = reporter.report_compiled(&compilation.db, &diagnostics);
     let code = match &built {
-        Some(Ok(set)) if code == EXIT_OK => write(set, outputs, &compilation.db, options),
+        Some(Ok(set)) if code == EXIT_OK => write(set, outputs, &compilation.db, reporter),
         _ => code.max(EXIT_ERRORS),
     };
     super::leave_to_exit((built, compilation));
     code
 }
 
-fn write(set: &BundleSet, outputs: Outputs, db: &SourceDb, options: Report) -> u8 {
+fn write(set: &BundleSet, outputs: Outputs, db: &SourceDb, reporter: &Reporter) -> u8 {
     match write_all(set, outputs, db) {
         Ok(()) => {
-            if options.format == Format::Human {
+            if reporter.options.format == Format::Human {
                 let targets: Vec<String> = [outputs.folder, outputs.jsonl]
                     .into_iter()
                     .flatten()
@@ -67,17 +67,14 @@ fn write(set: &BundleSet, outputs: Outputs, db: &SourceDb, options: Report) -> u
             }
             EXIT_OK
         }
-        Err((path, e)) if output::is_stdout(path) => report(
-            &SourceDb::new(),
-            &[output::write_error(None, &e)],
-            0,
-            options,
-        ),
+        Err((path, e)) if output::is_stdout(path) => {
+            reporter.report(&SourceDb::new(), &[output::write_error(None, &e)], 0)
+        }
         Err((path, e)) => {
             let d = Diagnostic::new(codes::IO, format!("cannot write the bundles: {e}"))
                 .at_path(load::display(path))
                 .help("choose a new or empty output folder and a writable JSON Lines path; nothing was written");
-            report(&SourceDb::new(), &[d], 0, options)
+            reporter.report(&SourceDb::new(), &[d], 0)
         }
     }
 }

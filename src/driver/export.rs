@@ -10,14 +10,13 @@ use crate::lower::export::{export, export_names, Exported};
 use crate::Depth;
 
 use super::{
-    compile_suite, report, report_to_stderr, write_folder_atomically, write_output, Format, Report,
-    EXIT_OK, EXIT_USAGE,
+    compile_suite, write_folder_atomically, write_output, Format, Reporter, EXIT_OK, EXIT_USAGE,
 };
 
 /// Writes the export `format` of the suite at `suite`: JSON Lines to `output` (a file;
 /// standard output without one), folders into `output` (a new or empty folder).
-pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, options: Report) -> u8 {
-    let compilation = match compile_suite(suite, Depth::Check, options) {
+pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, reporter: &Reporter) -> u8 {
+    let compilation = match compile_suite(suite, Depth::Check, reporter) {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
@@ -46,7 +45,7 @@ pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, options: 
     };
     let exported = match result {
         Ok(exported) => exported,
-        Err(diags) => return report_to_stderr(&compilation.db, &diags, options),
+        Err(diags) => return reporter.report_compiled(&compilation.db, &diags),
     };
     let (written, code) = match &exported {
         Exported::Lines(text) => {
@@ -54,7 +53,7 @@ pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, options: 
                 output,
                 (&compilation.db, &[]),
                 |w| w.write_all(text.as_bytes()),
-                options,
+                reporter,
             );
             (text.lines().count(), code)
         }
@@ -67,12 +66,12 @@ pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, options: 
                 let d = Diagnostic::new(codes::IO, format!("cannot write the export folder: {e}"))
                     .at_path(load::display(output))
                     .help("choose a new or empty output folder");
-                return report(&compilation.db, &[d], 0, options);
+                return reporter.report(&compilation.db, &[d], 0);
             }
             (model.cases.len(), EXIT_OK)
         }
     };
-    if code == EXIT_OK && options.format == Format::Human {
+    if code == EXIT_OK && reporter.options.format == Format::Human {
         if let Some(output) = output {
             let unit = match exported {
                 Exported::Lines(_) => "line(s)",

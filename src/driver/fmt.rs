@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{output, report, write_atomically, Format, Report, EXIT_ERRORS, EXIT_OK};
+use super::{output, write_atomically, Format, Reporter, EXIT_ERRORS, EXIT_OK};
 use crate::diag::{codes, Diagnostic};
 use crate::fmt::format_source;
 use crate::load;
@@ -30,7 +30,7 @@ pub enum FmtMode {
 }
 
 /// `casec fmt [--check] [PATH…]`: every `.case` file under the paths (default: `.`).
-pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
+pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, reporter: &Reporter) -> u8 {
     let mut db = SourceDb::new();
     let mut diagnostics = Vec::new();
     let files = files_under(paths, &mut diagnostics);
@@ -63,8 +63,8 @@ pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
             }
         }
     }
-    let code = report(&db, &diagnostics, files.len(), options);
-    if options.format == Format::Human {
+    let code = reporter.report(&db, &diagnostics, files.len());
+    if reporter.options.format == Format::Human {
         let verb = match mode {
             FmtMode::Check => "would reformat",
             FmtMode::Write => "reformatted",
@@ -87,39 +87,34 @@ pub fn fmt_paths(paths: &[PathBuf], mode: FmtMode, options: Report) -> u8 {
 }
 
 /// `casec fmt --stdin [--check]`: standard input to standard output.
-pub fn fmt_stdin(mode: FmtMode, options: Report) -> u8 {
+pub fn fmt_stdin(mode: FmtMode, reporter: &Reporter) -> u8 {
     const NAME: &str = "<stdin>";
     // A source, so within a source file's cap.
     let read = load::read_capped(io::stdin().lock(), 0, load::MAX_FILE_BYTES);
     let text = match read.map(String::from_utf8) {
         Ok(Ok(text)) => text,
-        Ok(Err(e)) => return report(&SourceDb::new(), &[load::not_utf8(NAME, &e)], 0, options),
+        Ok(Err(e)) => return reporter.report(&SourceDb::new(), &[load::not_utf8(NAME, &e)], 0),
         Err(load::Unread::Io(e)) => {
             let d = Diagnostic::new(codes::IO, format!("cannot read standard input: {e}"))
                 .at_path(NAME)
                 .help("pipe UTF-8 text into `casec fmt --stdin`");
-            return report(&SourceDb::new(), &[d], 0, options);
+            return reporter.report(&SourceDb::new(), &[d], 0);
         }
         Err(unread) => {
-            return report(
-                &SourceDb::new(),
-                &[unread.diagnostic(Path::new(NAME))],
-                0,
-                options,
-            )
+            return reporter.report(&SourceDb::new(), &[unread.diagnostic(Path::new(NAME))], 0)
         }
     };
     let mut db = SourceDb::new();
     let id = db.add(NAME, text.as_str(), Origin::User);
     let printed = match (format_source(id, &text), mode) {
-        (Err(diags), _) => return report(&db, &diags, 1, options),
+        (Err(diags), _) => return reporter.report(&db, &diags, 1),
         (Ok(formatted), FmtMode::Write) => output::print(formatted.as_bytes()).map(|()| EXIT_OK),
         (Ok(formatted), FmtMode::Check) if formatted == text => Ok(EXIT_OK),
         (Ok(formatted), FmtMode::Check) => {
             print_diff(NAME, &text, &formatted).map(|()| EXIT_ERRORS)
         }
     };
-    printed.unwrap_or_else(|e| report(&db, &[output::write_error(None, &e)], 1, options))
+    printed.unwrap_or_else(|e| reporter.report(&db, &[output::write_error(None, &e)], 1))
 }
 
 /// The files named, and the `.case` files below the folders named, sorted; missing

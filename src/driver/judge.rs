@@ -30,8 +30,8 @@ use crate::runtime::trust::Trust;
 use crate::source::{SourceDb, Span};
 
 use super::{
-    clean_suite, output, read_given, report, report_to_stderr, write_folder_atomically, Format,
-    Report, EXIT_ERRORS, EXIT_OK, EXIT_USAGE,
+    clean_suite, output, read_given, write_folder_atomically, Format, Report, Reporter,
+    EXIT_ERRORS, EXIT_OK, EXIT_USAGE,
 };
 
 /// How to reach the judge, shared by both commands.
@@ -160,20 +160,20 @@ pub fn judge_results(
     inputs_given: JudgeInputs,
     output: &Path,
     args: &JudgeArgs,
-    options: Report,
+    reporter: &Reporter,
 ) -> u8 {
-    let (mut db, model, mut diagnostics) = match clean_suite(suite, options) {
+    let (mut db, model, mut diagnostics) = match clean_suite(suite, reporter) {
         Ok(clean) => clean,
         Err(code) => return code,
     };
     let db = &mut db;
     let names = match output_names(results) {
         Ok(names) => names,
-        Err(d) => return report(db, &[d], 0, options),
+        Err(d) => return reporter.report(db, &[d], 0),
     };
     // Before anything is asked: judging costs requests, and its records are written last.
     if let Err(d) = output_is_free(output) {
-        return report(db, &[d], 0, options);
+        return reporter.report(db, &[d], 0);
     }
     let people = read_overrides(inputs_given.overrides, &model, db, &mut diagnostics);
     let gate = inputs_given
@@ -185,7 +185,7 @@ pub fn judge_results(
         .collect();
     let (endpoint, cache) = match connect_after(args, &mut diagnostics) {
         Ok(found) => found,
-        Err(code) => return report_to_stderr(db, &diagnostics, options).max(code),
+        Err(code) => return reporter.report_compiled(db, &diagnostics).max(code),
     };
     let judge = judge_of(args, &endpoint, cache.as_ref(), &people);
     let all: Vec<(Span, &Json)> = inputs
@@ -197,7 +197,13 @@ pub fn judge_results(
     let items = work.len();
     let owners: Vec<usize> = work.iter().map(|w| w.record).collect();
     let (judgements, mut tally) = judge_all(
-        &judge, &model, &records, work, args.jobs, "judging", options,
+        &judge,
+        &model,
+        &records,
+        work,
+        args.jobs,
+        "judging",
+        reporter.options,
     );
     let mut per_record: Vec<Vec<Judgement>> = vec![Vec::new(); all.len()];
     for (owner, mut j) in owners.into_iter().zip(judgements) {
@@ -211,7 +217,7 @@ pub fn judge_results(
     for ((span, record), judged) in all.iter().zip(&per_record) {
         diagnostics.extend(unjudged(*span, &model, record, judged));
     }
-    let code = report_to_stderr(db, &diagnostics, options);
+    let code = reporter.report_compiled(db, &diagnostics);
     if code != EXIT_OK {
         return code;
     }
@@ -220,9 +226,9 @@ pub fn judge_results(
         let d = Diagnostic::new(codes::IO, format!("cannot write the judged records: {e}"))
             .at_path(load::display(output))
             .help("choose a new or empty output folder");
-        return report(db, &[d], 0, options);
+        return reporter.report(db, &[d], 0);
     }
-    if options.format == Format::Human {
+    if reporter.options.format == Format::Human {
         let _ = writeln!(
             io::stderr(),
             "casec judge: {} record(s), {} review item(s): {} asked of {}, {} from the cache, {} decided by people, {} left for review; wrote {}",
@@ -451,15 +457,15 @@ pub fn calibrate(
     output: Option<&Path>,
     args: &JudgeArgs,
     trust: Trust,
-    options: Report,
+    reporter: &Reporter,
 ) -> u8 {
-    let (mut db, model, mut diagnostics) = match clean_suite(suite, options) {
+    let (mut db, model, mut diagnostics) = match clean_suite(suite, reporter) {
         Ok(clean) => clean,
         Err(code) => return code,
     };
-    let allowed = super::trust::require(&db, &diagnostics, &model, &model.cases, trust, options)
+    let allowed = super::trust::require(&db, &diagnostics, &model, &model.cases, trust, reporter)
         .and_then(|()| {
-            super::trust::withhold(&db, &model, &model.cases, args.api_key_env, options)
+            super::trust::withhold(&db, &model, &model.cases, args.api_key_env, reporter)
         });
     if let Err(code) = allowed {
         return code;
@@ -475,7 +481,7 @@ pub fn calibrate(
     let runs = calibrate::labelled_runs(&model, &case_file, trust, &mut db, &mut diagnostics);
     let (endpoint, cache) = match connect_after(args, &mut diagnostics) {
         Ok(found) => found,
-        Err(code) => return report_to_stderr(&db, &diagnostics, options).max(code),
+        Err(code) => return reporter.report_compiled(&db, &diagnostics).max(code),
     };
     let people = Overrides::default();
     let judge = judge_of(args, &endpoint, cache.as_ref(), &people);
@@ -505,7 +511,7 @@ pub fn calibrate(
         work,
         args.jobs,
         "calibrating",
-        options,
+        reporter.options,
     );
     let samples: Vec<Sample> = labels
         .into_iter()
@@ -524,8 +530,8 @@ pub fn calibrate(
     if let Json::Object(map) = &mut calibration {
         map.insert("settings".into(), judge.settings.to_json());
     }
-    let code = report_to_stderr(&db, &diagnostics, options);
-    let text = match (options.format, output) {
+    let code = reporter.report_compiled(&db, &diagnostics);
+    let text = match (reporter.options.format, output) {
         (Format::Json, _) | (_, Some(_)) => {
             format!(
                 "{}\n",
@@ -539,9 +545,9 @@ pub fn calibrate(
         None => output::print(text.as_bytes()),
     };
     if let Err(e) = written {
-        return report(&db, &[output::write_error(output, &e)], 0, options);
+        return reporter.report(&db, &[output::write_error(output, &e)], 0);
     }
-    if output.is_some() && options.format == Format::Human {
+    if output.is_some() && reporter.options.format == Format::Human {
         let _ = io::stderr().write_all(human(&calibration).as_bytes());
     }
     code

@@ -21,16 +21,16 @@ mod staged;
 mod trust;
 
 use std::borrow::Borrow;
+use std::cell::RefCell;
 use std::fs;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::diag::render::{self, HumanStyle};
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::source::{Origin, SourceDb};
-use crate::{Compilation, Depth};
+use crate::{Compilation, Config, Depth, Sources};
 
 pub use self::bundle::{bundle, Outputs};
 pub use self::export::export_suite;
@@ -77,11 +77,24 @@ fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
     }
 }
 
-/// What the run has reported so far. Every diagnostic goes to standard error as it is
-/// reported; the one summary of the run follows at its end ([`finish`]), however many
-/// times a command reported.
+/// The diagnostics of one run of a command: how they are printed ([`Report`]) and what
+/// was reported so far. The command line makes one per run and passes it to the
+/// command. Every diagnostic goes to standard error as it is reported; the one summary
+/// of the run follows at its end ([`Reporter::finish`]), however many times the command
+/// reported.
+#[derive(Debug)]
+pub struct Reporter {
+    pub options: Report,
+    /// Counted through a shared reference: a command reports from several places.
+    reported: RefCell<Reported>,
+}
+
+/// What a [`Reporter`] has reported so far.
+#[derive(Debug, Default)]
 struct Reported {
-    options: Option<Report>,
+    /// Whether the command reported at all (even no diagnostic): only then is there a
+    /// summary.
+    any: bool,
     errors: usize,
     warnings: usize,
     files: usize,
@@ -91,95 +104,91 @@ struct Reported {
     lost: bool,
 }
 
-static REPORTED: Mutex<Reported> = Mutex::new(Reported {
-    options: None,
-    errors: 0,
-    warnings: 0,
-    files: 0,
-    check_summary: false,
-    lost: false,
-});
+impl Reporter {
+    pub fn new(options: Report) -> Reporter {
+        Reporter {
+            options,
+            reported: RefCell::default(),
+        }
+    }
 
-fn reported() -> MutexGuard<'static, Reported> {
-    REPORTED.lock().unwrap_or_else(PoisonError::into_inner)
-}
+    /// Prints diagnostics on standard error (the one stream of diagnostics of every
+    /// command) and counts them for the run's summary, with the `files` read; returns
+    /// the exit code they call for.
+    pub(crate) fn report(&self, db: &SourceDb, diagnostics: &[Diagnostic], files: usize) -> u8 {
+        self.emit(diagnostics.iter().map(|d| (d, db)), files);
+        exit_code(diagnostics, self.options)
+    }
 
-/// Prints diagnostics on standard error (the one stream of diagnostics of every
-/// command) and counts them for the run's summary; returns the exit code they call for.
-pub(crate) fn report(
-    db: &SourceDb,
-    diagnostics: &[Diagnostic],
-    files: usize,
-    options: Report,
-) -> u8 {
-    emit(diagnostics.iter().map(|d| (d, db)), files, options);
-    exit_code(diagnostics, options)
-}
+    /// Reports diagnostics of a compilation (its own, plus any a command found), which
+    /// read the user files of `db`.
+    pub(crate) fn report_compiled(&self, db: &SourceDb, diagnostics: &[Diagnostic]) -> u8 {
+        self.report(db, diagnostics, user_files(db))
+    }
 
-/// Prints and counts diagnostics, each rendered against its own sources.
-fn emit<'a>(
-    diagnostics: impl Iterator<Item = (&'a Diagnostic, &'a SourceDb)>,
-    files: usize,
-    options: Report,
-) {
-    let mut out = io::stderr().lock();
-    let mut state = reported();
-    state.options = Some(options);
-    state.files = state.files.max(files);
-    for (d, db) in diagnostics {
-        if d.is_error() {
-            state.errors += 1;
+    /// Prints and counts diagnostics, each rendered against its own sources.
+    fn emit<'a>(
+        &self,
+        diagnostics: impl Iterator<Item = (&'a Diagnostic, &'a SourceDb)>,
+        files: usize,
+    ) {
+        let mut out = io::stderr().lock();
+        let mut state = self.reported.borrow_mut();
+        state.any = true;
+        state.files = state.files.max(files);
+        for (d, db) in diagnostics {
+            if d.is_error() {
+                state.errors += 1;
+            } else {
+                state.warnings += 1;
+            }
+            if out
+                .write_all(render_one(d, db, self.options).as_bytes())
+                .is_err()
+            {
+                state.lost = true;
+            }
+        }
+    }
+
+    /// The run's summary line: in JSON always, for humans when something was reported
+    /// or for `casec check`; none when the command reported nothing.
+    fn summary(&self) -> Option<String> {
+        let state = self.reported.borrow();
+        if !state.any {
+            return None;
+        }
+        match self.options.format {
+            Format::Json => Some(render::json_summary(
+                state.errors,
+                state.warnings,
+                state.files,
+            )),
+            Format::Human if state.check_summary => Some(format!(
+                "casec check: {} file(s), {}",
+                state.files,
+                summary_line(state.errors, state.warnings)
+            )),
+            Format::Human if state.errors + state.warnings > 0 => {
+                Some(summary_line(state.errors, state.warnings))
+            }
+            _ => None,
+        }
+    }
+
+    /// Ends the run: prints its summary and returns the exit code, 2 if the
+    /// diagnostics could not be written.
+    pub fn finish(self, code: u8) -> u8 {
+        let mut lost = self.reported.borrow().lost;
+        if let Some(line) = self.summary() {
+            lost |= writeln!(io::stderr(), "{line}").is_err();
+        }
+        if lost {
+            code.max(EXIT_USAGE)
         } else {
-            state.warnings += 1;
-        }
-        if out
-            .write_all(render_one(d, db, options).as_bytes())
-            .is_err()
-        {
-            state.lost = true;
+            code
         }
     }
-}
-
-/// Ends the run: prints its summary (in JSON always, for humans when something was
-/// reported or for `casec check`) and returns the exit code, 2 if the diagnostics could
-/// not be written.
-pub fn finish(code: u8) -> u8 {
-    let mut state = reported();
-    let Some(options) = state.options else {
-        return code;
-    };
-    let line = match options.format {
-        Format::Json => Some(render::json_summary(
-            state.errors,
-            state.warnings,
-            state.files,
-        )),
-        Format::Human if state.check_summary => Some(format!(
-            "casec check: {} file(s), {}",
-            state.files,
-            summary_line(state.errors, state.warnings)
-        )),
-        Format::Human if state.errors + state.warnings > 0 => {
-            Some(summary_line(state.errors, state.warnings))
-        }
-        _ => None,
-    };
-    if let Some(line) = line {
-        if writeln!(io::stderr(), "{line}").is_err() {
-            state.lost = true;
-        }
-    }
-    if state.lost {
-        code.max(EXIT_USAGE)
-    } else {
-        code
-    }
-}
-
-/// Reports diagnostics of a compilation (its own, plus any a command found).
-pub(crate) fn report_to_stderr(db: &SourceDb, diagnostics: &[Diagnostic], options: Report) -> u8 {
-    report(db, diagnostics, user_files(db), options)
 }
 
 /// A suite that compiled without errors, for the commands that grade its runs: its
@@ -188,15 +197,15 @@ pub(crate) type CleanSuite = (SourceDb, crate::model::Suite, Vec<Diagnostic>);
 
 /// The suite `path` is in, compiled: a [`CleanSuite`], or the exit code once its
 /// errors are reported.
-pub(crate) fn clean_suite(path: &Path, options: Report) -> Result<CleanSuite, u8> {
+pub(crate) fn clean_suite(path: &Path, reporter: &Reporter) -> Result<CleanSuite, u8> {
     let Compilation {
         db,
         suite,
         diagnostics,
-    } = Compilation::from_dir(&suite_folder(path));
+    } = Compilation::new(Sources::Folder(&suite_folder(path)));
     match suite.filter(|_| !diagnostics.iter().any(Diagnostic::is_error)) {
         Some(model) => Ok((db, model, diagnostics)),
-        None => Err(report_to_stderr(&db, &diagnostics, options).max(EXIT_ERRORS)),
+        None => Err(reporter.report_compiled(&db, &diagnostics).max(EXIT_ERRORS)),
     }
 }
 
@@ -209,15 +218,7 @@ fn summary_line(errors: usize, warnings: usize) -> String {
 }
 
 fn exit_code<D: Borrow<Diagnostic>>(diagnostics: &[D], options: Report) -> u8 {
-    // A refusal to run a suite's programs is a usage error too: the command lacks the
-    // consent flag, and ran nothing, which CI must tell from a suite that failed.
-    let usage = |d: &D| {
-        let d = d.borrow();
-        d.code == codes::IO
-            || d.code == codes::UNTRUSTED_ADAPTER
-            || (d.code == codes::MISSING_SUITE && d.labels.is_empty())
-    };
-    if diagnostics.iter().any(usage) {
+    if diagnostics.iter().any(|d| d.borrow().is_usage_error()) {
         EXIT_USAGE
     } else if diagnostics.iter().any(|d| d.borrow().is_error())
         || (options.deny_warnings && !diagnostics.is_empty())
@@ -240,7 +241,7 @@ pub fn check(
     paths: &[PathBuf],
     cache: Option<&Path>,
     snapshot: cache::Snapshot,
-    options: Report,
+    reporter: &Reporter,
 ) -> u8 {
     let groups = Groups::of(paths);
     let mut checked: Vec<cache::Checked> = groups
@@ -269,10 +270,10 @@ pub fn check(
         crate::diag::sort_key(a, a_db).cmp(&crate::diag::sort_key(b, b_db))
     });
     let files = checked.iter().map(|c| c.files).sum::<usize>();
-    reported().check_summary = true;
-    emit(ordered.iter().copied(), files, options);
+    reporter.reported.borrow_mut().check_summary = true;
+    reporter.emit(ordered.iter().copied(), files);
     let all: Vec<&Diagnostic> = ordered.into_iter().map(|(d, _)| d).collect();
-    let code = exit_code(&all, options);
+    let code = exit_code(&all, reporter.options);
     leave_to_exit(checked);
     code
 }
@@ -344,7 +345,7 @@ impl Groups {
         let mut out: Vec<Compilation> = self
             .roots
             .iter()
-            .map(|r| Compilation::from_dir(r))
+            .map(|r| Compilation::new(Sources::Folder(r)))
             .collect();
         out.extend(self.rest());
         out
@@ -359,14 +360,16 @@ impl Groups {
             match staged::read_file(path) {
                 Ok(text) => match load::Source::lone(&load::display(path), &text) {
                     lone if lone.role == crate::source::Role::SuiteFile => {
-                        out.push(Compilation::from_single_file(&lone.name, &lone.text));
+                        out.push(Compilation::new(Sources::Read(vec![lone], Vec::new())));
                     }
                     member => members.push(member),
                 },
                 Err(diagnostic) => self.missing.push(diagnostic),
             }
         }
-        let members = (!members.is_empty()).then(|| Compilation::from_loose_sources(members));
+        load::sort_paths_by(&mut members, |s| Path::new(&s.name));
+        let members =
+            (!members.is_empty()).then(|| Compilation::new(Sources::Read(members, Vec::new())));
         with_the_rest(out, members, self.missing)
     }
 
@@ -378,11 +381,13 @@ impl Groups {
         let mut members: Vec<&Path> = Vec::new();
         for path in &self.loose {
             match one_file_suite(path) {
-                Some(text) => out.push(Compilation::from_single_file(&load::display(path), &text)),
+                Some(text) => {
+                    out.push(Compilation::new(Sources::lone(&load::display(path), &text)))
+                }
                 None => members.push(path),
             }
         }
-        let members = (!members.is_empty()).then(|| Compilation::from_files(&members));
+        let members = (!members.is_empty()).then(|| Compilation::new(Sources::Files(&members)));
         with_the_rest(out, members, self.missing)
     }
 }
@@ -408,9 +413,17 @@ fn with_the_rest(
 /// Compiles the suite a command was pointed at (to `depth`) and reports its
 /// diagnostics on stderr: the compilation when it allows the command to go on, else
 /// the exit code.
-pub(crate) fn compile_suite(path: &Path, depth: Depth, options: Report) -> Result<Compilation, u8> {
-    let compilation = Compilation::from_dir_to(&suite_folder(path), depth);
-    let code = report_to_stderr(&compilation.db, &compilation.diagnostics, options);
+pub(crate) fn compile_suite(
+    path: &Path,
+    depth: Depth,
+    reporter: &Reporter,
+) -> Result<Compilation, u8> {
+    let compilation = Compilation::new(Config {
+        sources: Sources::Folder(&suite_folder(path)),
+        depth,
+        recheck: None,
+    });
+    let code = reporter.report_compiled(&compilation.db, &compilation.diagnostics);
     match code {
         EXIT_OK if compilation.suite.is_some() => Ok(compilation),
         EXIT_OK => Err(EXIT_ERRORS),
@@ -429,8 +442,8 @@ fn one_file_suite(path: &Path) -> Option<String> {
 }
 
 /// `casec build [SUITE] [-o FILE] [--no-check]`
-pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, options: Report) -> u8 {
-    let compilation = match compile_suite(suite, depth, options) {
+pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, reporter: &Reporter) -> u8 {
+    let compilation = match compile_suite(suite, depth, reporter) {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
@@ -442,7 +455,7 @@ pub fn build(suite: &Path, output: Option<&Path>, depth: Depth, options: Report)
         output,
         (&compilation.db, &[]),
         |w| crate::lower::master::write_master_json(suite, w),
-        options,
+        reporter,
     );
     leave_to_exit(compilation);
     code
@@ -514,12 +527,12 @@ pub(crate) fn write_output(
     path: Option<&Path>,
     inputs: (&SourceDb, &[&Path]),
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    options: Report,
+    reporter: &Reporter,
 ) -> u8 {
     let path = path.filter(|p| !output::is_stdout(p));
     if let Some(path) = path {
         if let Err(d) = output::refuse_input(path, inputs.0, inputs.1) {
-            return report(&SourceDb::new(), &[d], 0, options);
+            return reporter.report(&SourceDb::new(), &[d], 0);
         }
     }
     let result = match path {
@@ -533,18 +546,18 @@ pub(crate) fn write_output(
         Ok(()) => EXIT_OK,
         Err(e) => {
             let d = output::write_error(path, &e);
-            report(&SourceDb::new(), &[d], 0, options)
+            reporter.report(&SourceDb::new(), &[d], 0)
         }
     }
 }
 
 /// `casec import MASTER.json -o DIR [--shape NAME]`, or `casec import TASKS.jsonl …`
 /// for the lines an export writes.
-pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report) -> u8 {
+pub fn import(master: &Path, output: &Path, shape: Option<&str>, reporter: &Reporter) -> u8 {
     let mut db = SourceDb::new();
     let mut diags = Vec::new();
     let Some(source) = load::read_master(master, &mut diags) else {
-        return report(&db, &diags, 0, options);
+        return reporter.report(&db, &diags, 0);
     };
     let file = db.add(source.name, source.text, Origin::User);
     let lines = master.extension().is_some_and(|e| e == "jsonl");
@@ -564,7 +577,7 @@ pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report
                 .collect();
             match write_folder_atomically(output, &files) {
                 Ok(()) => {
-                    if options.format == Format::Human {
+                    if reporter.options.format == Format::Human {
                         let _ = writeln!(
                             io::stderr(),
                             "casec import: wrote {} files to {}",
@@ -579,15 +592,41 @@ pub fn import(master: &Path, output: &Path, shape: Option<&str>, options: Report
                         Diagnostic::new(codes::IO, format!("cannot write the suite folder: {e}"))
                             .at_path(load::display(output))
                             .help("choose a new or empty output folder");
-                    report(&db, &[d], 1, options)
+                    reporter.report(&db, &[d], 1)
                 }
             }
         }
-        Err(diags) => report(&db, &diags, 1, options),
+        Err(diags) => reporter.report(&db, &diags, 1),
     }
 }
 
 /// Whether stderr is a terminal that should get colour.
 pub fn stderr_is_terminal() -> bool {
     io::stderr().is_terminal()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each run counts its own diagnostics: two reporters in one process (two commands
+    /// run by a program that embeds casec, or tests in parallel) do not add up into one
+    /// summary, as a process-wide count would.
+    #[test]
+    fn two_reporters_count_independently() {
+        let options = Report {
+            format: Format::Human,
+            deny_warnings: false,
+            color: false,
+        };
+        let (first, second) = (Reporter::new(options), Reporter::new(options));
+        let db = SourceDb::new();
+        let error = Diagnostic::new(codes::IO, "cannot read").at_path("a.case");
+        let warning = Diagnostic::new(codes::EMPTY_TEXT, "an empty string").at_path("b.case");
+        assert_eq!(first.report(&db, &[error], 0), EXIT_USAGE);
+        assert_eq!(second.report(&db, &[warning.clone(), warning], 0), EXIT_OK);
+        assert_eq!(first.summary().as_deref(), Some("1 error, 0 warnings"));
+        assert_eq!(second.summary().as_deref(), Some("0 errors, 2 warnings"));
+        assert_eq!(Reporter::new(options).summary(), None);
+    }
 }

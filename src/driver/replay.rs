@@ -17,12 +17,9 @@ use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, r
 use crate::runtime::trust::Trust;
 use crate::runtime::Runtime;
 use crate::source::SourceDb;
-use crate::Compilation;
+use crate::{Compilation, Sources};
 
-use super::{
-    output, report, report_to_stderr, suite_folder, trust, write_output, Format, Report,
-    EXIT_ERRORS,
-};
+use super::{output, suite_folder, trust, write_output, Format, Reporter, EXIT_ERRORS};
 
 /// What `casec replay` was pointed at.
 pub struct ReplayArgs<'a> {
@@ -38,7 +35,7 @@ pub struct ReplayArgs<'a> {
 }
 
 /// `casec replay CASE --trace TRACE.jsonl [SUITE] [-o FILE] [--trust [--trust-outside]]`
-pub fn replay(args: ReplayArgs, options: Report) -> u8 {
+pub fn replay(args: ReplayArgs, reporter: &Reporter) -> u8 {
     let case_file = Path::new(args.case);
     let is_file = args.case.ends_with(".case") || case_file.is_file();
     let suite = args.suite.map(suite_folder).unwrap_or_else(|| {
@@ -49,7 +46,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
             PathBuf::from(".")
         }
     });
-    let mut compilation = match compiled(&suite, options) {
+    let mut compilation = match compiled(&suite, reporter) {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
@@ -63,14 +60,14 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
         let d = Diagnostic::new(codes::IO, format!("no case `{}` in this suite", args.case))
             .at_path(load::display(&suite))
             .help("give a case id of the suite (TUJ-034) or the path of its .case file");
-        return report(&SourceDb::new(), &[d], 0, options);
+        return reporter.report(&SourceDb::new(), &[d], 0);
     };
     let case_id = case.id.as_str().to_string();
     if let Some(model) = compilation.suite.as_ref() {
         let case = [case];
         let earlier = &compilation.diagnostics;
         if let Err(code) =
-            trust::require(&compilation.db, earlier, model, case, args.trust, options)
+            trust::require(&compilation.db, earlier, model, case, args.trust, reporter)
         {
             return code;
         }
@@ -84,14 +81,14 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
     if let Err(found) = &events {
         diagnostics.extend(found.iter().cloned());
     }
-    let code = report_to_stderr(&compilation.db, &diagnostics, options);
+    let code = reporter.report_compiled(&compilation.db, &diagnostics);
     let (Ok(events), Some(model)) = (events, compilation.suite.as_ref()) else {
         return code.max(EXIT_ERRORS);
     };
     let Some((case, sandbox)) = with_sandbox(model, &case_id) else {
         let d = Diagnostic::new(codes::MISSING_FIELD, format!("case {case_id} has no world"))
             .help("add `world { … }` to the case (docs/worlds.md) so a sandbox can run it");
-        return report(&SourceDb::new(), &[d], 0, options);
+        return reporter.report(&SourceDb::new(), &[d], 0);
     };
     let text = record_text(model, &replayed(model, case, sandbox, &events, args.trust));
     let inputs = (&compilation.db, &[args.trace][..]);
@@ -99,7 +96,7 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
         args.output,
         inputs,
         |w| w.write_all(text.as_bytes()),
-        options,
+        reporter,
     )
     .max(code)
 }
@@ -107,10 +104,10 @@ pub fn replay(args: ReplayArgs, options: Report) -> u8 {
 /// Compiles the suite; with errors, reports its diagnostics and gives the exit code
 /// they call for (2 for a missing path, as every command gives). Without errors the
 /// caller reports its warnings with its own findings.
-fn compiled(suite: &Path, options: Report) -> Result<Compilation, u8> {
-    let compilation = Compilation::from_dir(suite);
+fn compiled(suite: &Path, reporter: &Reporter) -> Result<Compilation, u8> {
+    let compilation = Compilation::new(Sources::Folder(suite));
     if compilation.has_errors() || compilation.suite.is_none() {
-        let code = report_to_stderr(&compilation.db, &compilation.diagnostics, options);
+        let code = reporter.report_compiled(&compilation.db, &compilation.diagnostics);
         return Err(code.max(EXIT_ERRORS));
     }
     Ok(compilation)
@@ -165,9 +162,9 @@ impl Counter {
 /// is a warning, so verify is useful while traces are being written. The suite's
 /// programs run as `trust` allows; a suite whose programs it does not allow is
 /// refused before anything is replayed.
-pub fn verify(suite: &Path, trust: Trust, options: Report) -> u8 {
+pub fn verify(suite: &Path, trust: Trust, reporter: &Reporter) -> u8 {
     let suite = suite_folder(suite);
-    let mut compilation = match compiled(&suite, options) {
+    let mut compilation = match compiled(&suite, reporter) {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
@@ -181,7 +178,7 @@ pub fn verify(suite: &Path, trust: Trust, options: Report) -> u8 {
         &model,
         &model.cases,
         trust,
-        options,
+        reporter,
     ) {
         return code;
     }
@@ -200,8 +197,8 @@ pub fn verify(suite: &Path, trust: Trust, options: Report) -> u8 {
             verify_case(&replay, &mut compilation.db, &mut trace_diags)
         })
         .collect();
-    let code = report_to_stderr(&compilation.db, &trace_diags, options);
-    let text = match options.format {
+    let code = reporter.report_compiled(&compilation.db, &trace_diags);
+    let text = match reporter.options.format {
         Format::Json => reports
             .iter()
             .map(|r| format!("{}\n", report_json(r)))
@@ -209,15 +206,10 @@ pub fn verify(suite: &Path, trust: Trust, options: Report) -> u8 {
         _ => human(&reports, model.cases.len()),
     };
     if let Err(e) = output::print(text.as_bytes()) {
-        return report(
-            &compilation.db,
-            &[output::write_error(None, &e)],
-            0,
-            options,
-        );
+        return reporter.report(&compilation.db, &[output::write_error(None, &e)], 0);
     }
     let failed = reports.iter().any(|r| !r.errors.is_empty());
-    let denied = options.deny_warnings && reports.iter().any(|r| !r.warnings.is_empty());
+    let denied = reporter.options.deny_warnings && reports.iter().any(|r| !r.warnings.is_empty());
     if failed || denied {
         code.max(EXIT_ERRORS)
     } else {

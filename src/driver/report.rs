@@ -12,7 +12,7 @@ use crate::lower::record_schema::{record_schema as schema_of, Record};
 use crate::runtime::report::{duplicates_in, read_record_values, report as aggregate};
 use crate::source::{FileId, SourceDb};
 
-use super::{clean_suite, read_given, report_to_stderr, write_output, Report, EXIT_OK};
+use super::{clean_suite, read_given, write_output, Reporter, EXIT_OK};
 
 /// `casec report RESULT… [--suite DIR] [-o FILE] [--html FILE]`: the JSON report to
 /// `output` (standard output when neither `output` nor `html` is given), the HTML page
@@ -22,9 +22,9 @@ pub fn report_results(
     suite: &Path,
     output: Option<&Path>,
     html: Option<&Path>,
-    options: Report,
+    reporter: &Reporter,
 ) -> u8 {
-    let (mut db, model, mut diagnostics) = match clean_suite(suite, options) {
+    let (mut db, model, mut diagnostics) = match clean_suite(suite, reporter) {
         Ok(clean) => clean,
         Err(code) => return code,
     };
@@ -45,7 +45,7 @@ pub fn report_results(
     }
     let records: Vec<_> = read.iter().map(|(r, _)| r.clone()).collect();
     diagnostics.extend(duplicates_in(&records, &db));
-    let code = report_to_stderr(&db, &diagnostics, options);
+    let code = reporter.report_compiled(&db, &diagnostics);
     if code != EXIT_OK {
         return code;
     }
@@ -65,7 +65,7 @@ pub fn report_results(
             Some(path),
             (&db, &inputs),
             |w| w.write_all(page.as_bytes()),
-            options,
+            reporter,
         );
         if written != EXIT_OK || output.is_none() {
             return written;
@@ -77,7 +77,7 @@ pub fn report_results(
         output,
         (&db, &inputs),
         |w| w.write_all(text.as_bytes()),
-        options,
+        reporter,
     )
 }
 
@@ -104,19 +104,24 @@ pub(super) fn read_result_file(
 }
 
 /// `casec schema [SUITE] [--record result|judged] [-o FILE]`.
-pub fn record_schema(suite: &Path, record: Record, output: Option<&Path>, options: Report) -> u8 {
-    let (db, model, diagnostics) = match clean_suite(suite, options) {
+pub fn record_schema(
+    suite: &Path,
+    record: Record,
+    output: Option<&Path>,
+    reporter: &Reporter,
+) -> u8 {
+    let (db, model, diagnostics) = match clean_suite(suite, reporter) {
         Ok(clean) => clean,
         Err(code) => return code,
     };
-    let code = report_to_stderr(&db, &diagnostics, options);
+    let code = reporter.report_compiled(&db, &diagnostics);
     let mut text = serde_json::to_string_pretty(&schema_of(&model, record)).unwrap_or_default();
     text.push('\n');
     let written = write_output(
         output,
         (&db, &[]),
         |out| out.write_all(text.as_bytes()),
-        options,
+        reporter,
     );
     code.max(written)
 }

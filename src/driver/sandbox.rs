@@ -10,13 +10,13 @@ use crate::lower::sandbox::sandbox_files;
 use crate::lower::stats::{suite_stats, Row, Stats, Tally};
 
 use super::{
-    compile_suite, output, report, write_folder_atomically, Format, Report, EXIT_ERRORS, EXIT_OK,
+    compile_suite, output, write_folder_atomically, Format, Reporter, EXIT_ERRORS, EXIT_OK,
 };
 use crate::Depth;
 
 /// `casec sandbox [SUITE] -o DIR`: `DIR/<case_id>.json` for every case with a world.
-pub fn sandbox(suite: &Path, output: &Path, options: Report) -> u8 {
-    let compilation = match compile_suite(suite, Depth::Check, options) {
+pub fn sandbox(suite: &Path, output: &Path, reporter: &Reporter) -> u8 {
+    let compilation = match compile_suite(suite, Depth::Check, reporter) {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
@@ -31,9 +31,9 @@ pub fn sandbox(suite: &Path, output: &Path, options: Report) -> u8 {
         let d = Diagnostic::new(codes::IO, format!("cannot write the sandbox folder: {e}"))
             .at_path(load::display(output))
             .help("choose a new or empty output folder");
-        return report(&compilation.db, &[d], 0, options);
+        return reporter.report(&compilation.db, &[d], 0);
     }
-    if options.format == Format::Human {
+    if reporter.options.format == Format::Human {
         let unmodelled = model.cases.len() - files.len();
         let _ = writeln!(
             io::stderr(),
@@ -46,8 +46,8 @@ pub fn sandbox(suite: &Path, output: &Path, options: Report) -> u8 {
 }
 
 /// `casec stats [SUITE]`: a table on stdout (`--format json`: one JSON object).
-pub fn stats(suite: &Path, options: Report) -> u8 {
-    let compilation = match compile_suite(suite, Depth::Check, options) {
+pub fn stats(suite: &Path, reporter: &Reporter) -> u8 {
+    let compilation = match compile_suite(suite, Depth::Check, reporter) {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
@@ -55,18 +55,13 @@ pub fn stats(suite: &Path, options: Report) -> u8 {
         return EXIT_ERRORS;
     };
     let stats = suite_stats(model);
-    let text = match options.format {
+    let text = match reporter.options.format {
         Format::Json => format!("{}\n", stats.to_json()),
         _ => render_table(&stats),
     };
     match output::print(text.as_bytes()) {
         Ok(()) => EXIT_OK,
-        Err(e) => report(
-            &compilation.db,
-            &[output::write_error(None, &e)],
-            0,
-            options,
-        ),
+        Err(e) => reporter.report(&compilation.db, &[output::write_error(None, &e)], 0),
     }
 }
 

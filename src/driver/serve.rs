@@ -31,7 +31,7 @@ use crate::runtime::trust::Trust;
 use crate::source::SourceDb;
 use crate::Depth;
 
-use super::{compile_suite, output, report, write_atomically, Report, EXIT_ERRORS};
+use super::{compile_suite, output, write_atomically, Reporter, EXIT_ERRORS};
 
 /// Where a session's records go.
 pub struct ServeOutputs<'a> {
@@ -46,9 +46,9 @@ pub fn serve(
     case_id: &str,
     outputs: ServeOutputs,
     trust: Trust,
-    options: Report,
+    reporter: &Reporter,
 ) -> u8 {
-    let compilation = match compile_suite(suite, Depth::Check, options) {
+    let compilation = match compile_suite(suite, Depth::Check, reporter) {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
@@ -63,14 +63,14 @@ pub fn serve(
         )
         .at_path(load::display(suite))
         .help("give the id of a case that has a `world`");
-        return report(&SourceDb::new(), &[d], 0, options);
+        return reporter.report(&SourceDb::new(), &[d], 0);
     };
-    if let Err(code) = super::trust::require(&compilation.db, &[], model, [case], trust, options) {
+    if let Err(code) = super::trust::require(&compilation.db, &[], model, [case], trust, reporter) {
         return code;
     }
     let mut records = match Records::open(&outputs) {
         Ok(records) => records,
-        Err(d) => return report(&SourceDb::new(), &[d], 0, options),
+        Err(d) => return reporter.report(&SourceDb::new(), &[d], 0),
     };
     let mut session = Session::new(model, case, sandbox).trusting(trust);
     let mut diagnostics = Vec::new();
@@ -106,7 +106,7 @@ pub fn serve(
     if !records.finished {
         diagnostics.extend(records.finish(&session));
     }
-    report(&SourceDb::new(), &diagnostics, 0, options)
+    reporter.report(&SourceDb::new(), &diagnostics, 0)
 }
 
 /// What the session's input brings.

@@ -7,7 +7,7 @@ use crate::model::{Case, Suite};
 use crate::runtime::trust::{adapters, refusals, Trust, COMMAND_LINE};
 use crate::source::SourceDb;
 
-use super::{report_to_stderr, Report};
+use super::Reporter;
 
 /// Refuses, before any work, to run the programs of `cases` that `trust` does not
 /// allow: `Err` with the exit code (2, a usage error) once the refusals are reported
@@ -18,7 +18,7 @@ pub(crate) fn require<'a>(
     suite: &'a Suite,
     cases: impl IntoIterator<Item = &'a Case>,
     trust: Trust,
-    options: Report,
+    reporter: &Reporter,
 ) -> Result<(), u8> {
     let refused = refusals(suite, cases, trust);
     if refused.is_empty() {
@@ -29,7 +29,7 @@ pub(crate) fn require<'a>(
         .cloned()
         .chain(refused.iter().map(|r| r.diagnostic(&COMMAND_LINE)))
         .collect();
-    Err(report_to_stderr(db, &diagnostics, options))
+    Err(reporter.report_compiled(db, &diagnostics))
 }
 
 /// Refuses, before any work, to run a program of `cases` whose adapter asks for
@@ -40,7 +40,7 @@ pub(crate) fn withhold<'a>(
     suite: &'a Suite,
     cases: impl IntoIterator<Item = &'a Case>,
     variable: &str,
-    options: Report,
+    reporter: &Reporter,
 ) -> Result<(), u8> {
     let diagnostics: Vec<Diagnostic> = adapters(suite, cases)
         .into_iter()
@@ -59,6 +59,6 @@ pub(crate) fn withhold<'a>(
         .collect();
     match diagnostics.is_empty() {
         true => Ok(()),
-        false => Err(report_to_stderr(db, &diagnostics, options)),
+        false => Err(reporter.report_compiled(db, &diagnostics)),
     }
 }

@@ -440,9 +440,9 @@ impl Reader {
 
     fn part_text(&mut self, parts: &Parts, part: Part, path: &str) -> Option<Text> {
         match parts.get(&part) {
-            Some(v) => self.text(v, &format!("{path}.{}", part_name(part))),
+            Some(v) => self.text(v, &format!("{path}.{}", part.as_str())),
             None => {
-                self.error(path, format!("missing the item's `{}`", part_name(part)));
+                self.error(path, format!("missing the item's `{}`", part.as_str()));
                 None
             }
         }
@@ -450,7 +450,7 @@ impl Reader {
 
     fn optional_part(&mut self, parts: &Parts, part: Part, path: &str) -> Option<Option<Text>> {
         match parts.get(&part) {
-            Some(v) => self.optional_text(v, &format!("{path}.{}", part_name(part))),
+            Some(v) => self.optional_text(v, &format!("{path}.{}", part.as_str())),
             None => Some(None),
         }
     }
@@ -696,13 +696,6 @@ pub fn case_tags(cases: &[Case]) -> Vec<Name> {
         }
     }
     tags
-}
-
-fn part_name(part: Part) -> &'static str {
-    Part::ALL
-        .iter()
-        .find(|(_, p, _)| *p == part)
-        .map_or("part", |(n, _, _)| n)
 }
 
 /// Whether the shape's derivations give exactly the checks `case` lists (ids,

@@ -16,7 +16,7 @@ use crate::diag::{codes, Diagnostic};
 use crate::lower::json_style::to_master_string;
 use crate::model::shape::{ExportFormat, Shape};
 use crate::source::{FileId, SourceDb, Span};
-use crate::Compilation;
+use crate::{Compilation, Config, Depth, Sources};
 
 /// The sources of an imported suite, as `(relative path, text)`, suite.case first.
 pub type SuiteFiles = Vec<(String, String)>;
@@ -81,7 +81,7 @@ pub fn import_as(
     names_are_writable(&suite, span)?;
     let known = known_fields(&suite, &case_layout(&shape.master));
     let files = emit::emit(&suite, &known);
-    let rebuilt = Compilation::resolve_sources(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let rebuilt = rebuild(&files);
     match rebuilt.master_json() {
         Some(master) if master == canonical => Ok(files),
         Some(master) => {
@@ -239,7 +239,7 @@ pub fn import_lines(
     names_are_writable(&suite, span)?;
     let known = known_fields(&suite, &[&layout]);
     let files = emit::emit(&suite, &known);
-    let rebuilt = Compilation::resolve_sources(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let rebuilt = rebuild(&files);
     let expected: String = lines
         .iter()
         .map(|(_, v)| format!("{}\n", serde_json::to_string(v).unwrap_or_default()))
@@ -525,4 +525,15 @@ fn names_are_writable(suite: &crate::model::Suite, span: Span) -> Result<(), Vec
                 .help("names must start with a letter or `_` and hold only letters, digits, `_`, `-` and `.`; a case's category and tools must be the suite's")
         })
         .collect())
+}
+
+/// The suite the imported `files` make, resolved but not checked: the import must
+/// reproduce any master faithfully, defects included; `casec check` then shows what to
+/// fix.
+fn rebuild(files: &[(String, String)]) -> Compilation {
+    Compilation::new(Config {
+        sources: Sources::in_memory(files.iter().map(|(p, t)| (p.as_str(), t.as_str()))),
+        depth: Depth::Resolve,
+        recheck: None,
+    })
 }

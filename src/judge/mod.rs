@@ -23,31 +23,29 @@ pub mod record;
 pub mod verdict;
 
 use serde_json::{json, Value as Json};
+use strum::{EnumString, IntoStaticStr};
 
 use crate::model::shape::{Builtin, Evidence};
 use crate::model::{Case, Suite};
 use crate::runtime::replay::Status;
 
-/// A check or a critical failure, the two kinds of item a reader decides.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A check or a critical failure, the two kinds of item a reader decides; named
+/// `check` and `critical_failure` in verdict files and caches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum ItemKind {
     Check,
     CriticalFailure,
 }
 
 impl ItemKind {
-    pub const ALL: [ItemKind; 2] = [ItemKind::Check, ItemKind::CriticalFailure];
-
     pub fn as_str(self) -> &'static str {
-        match self {
-            ItemKind::Check => "check",
-            ItemKind::CriticalFailure => "critical_failure",
-        }
+        self.into()
     }
 
     /// The kind named `name` (`check`, `critical_failure`).
     pub fn named(name: &str) -> Option<ItemKind> {
-        ItemKind::ALL.into_iter().find(|k| k.as_str() == name)
+        name.parse().ok()
     }
 }
 
@@ -285,5 +283,23 @@ impl Judge<'_> {
             }
         }
         (judgement, tally)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ItemKind;
+
+    /// The words are those of verdict files and caches: renaming a variant must not
+    /// change one.
+    #[test]
+    fn item_kinds_keep_their_words() {
+        let kinds = [ItemKind::Check, ItemKind::CriticalFailure];
+        let words: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+        assert_eq!(words, ["check", "critical_failure"]);
+        assert!(words
+            .iter()
+            .all(|w| ItemKind::named(w).map(ItemKind::as_str) == Some(*w)));
+        assert_eq!(ItemKind::named("Check"), None);
     }
 }

@@ -23,7 +23,7 @@ use crate::diag::Diagnostic;
 use crate::load::{self, Source};
 use crate::source::Role;
 use crate::source::{FileId, Origin};
-use crate::{Compilation, Recheck};
+use crate::{Compilation, Config, Depth, Recheck, Sources};
 
 use super::convert;
 
@@ -192,7 +192,11 @@ impl Workspace {
         };
         let last = std::mem::replace(&mut unit.compilation, Compilation::empty());
         unit.cache.keep(last);
-        unit.compilation = Compilation::from_sources_cached(sources, &mut unit.cache);
+        unit.compilation = Compilation::new(Config {
+            sources: Sources::Read(sources, Vec::new()),
+            depth: Depth::Check,
+            recheck: Some(&mut unit.cache),
+        });
         let mut made = std::mem::take(&mut unit.made_uris);
         let uris = Uris::new(&self.documents, &mut made, &unit.compilation);
         let mut fresh = diagnostics_by_file(unit, &|name| uris.get(name));
@@ -215,8 +219,8 @@ impl Workspace {
     }
 
     /// The sources of a unit: for a suite, its files on disk with open documents'
-    /// text over them (an open document not yet saved is added); for a lone
-    /// document, its text.
+    /// text over them (an open document not yet saved is added), in name order; for a
+    /// lone document, its text.
     fn sources(&self, key: &UnitKey) -> Vec<Source> {
         match key {
             UnitKey::Lone(uri) => self
@@ -237,10 +241,12 @@ impl Workspace {
                     }
                 }
                 let suite_file = root.join(load::SUITE_FILE);
-                texts
+                let mut sources: Vec<Source> = texts
                     .into_iter()
                     .map(|(path, text)| suite_source(&suite_file, &path, text))
-                    .collect()
+                    .collect();
+                sources.sort_by(|a, b| a.name.cmp(&b.name));
+                sources
             }
         }
     }

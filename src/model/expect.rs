@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use serde_json::Value as Json;
+use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use crate::model::{Name, Text};
 use crate::source::Span;
@@ -12,8 +13,11 @@ use crate::source::Span;
 use super::value::FieldValue;
 use super::world::{World, WorldSchema};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A condition's comparison, named by its word in the language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Op {
+    /// Written as no operator at all (`PATH VALUE`); `eq` only in outputs.
     Eq,
     Not,
     Contains,
@@ -23,24 +27,22 @@ pub enum Op {
     In,
 }
 
-pub const OPS: &[(&str, Op)] = &[
-    ("not", Op::Not),
-    ("contains", Op::Contains),
-    ("lacks", Op::Lacks),
-    ("before", Op::Before),
-    ("after", Op::After),
-    ("in", Op::In),
-];
-
 impl Op {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Op::Eq => "eq",
-            other => OPS
-                .iter()
-                .find(|(_, o)| *o == other)
-                .map_or("eq", |(n, _)| n),
-        }
+        self.into()
+    }
+
+    /// The operator written as `word` before a value (any but `eq`, which is not written).
+    pub fn written(word: &str) -> Option<Op> {
+        word.parse().ok().filter(|op| *op != Op::Eq)
+    }
+
+    /// The words of the operators written before a value, in order.
+    pub fn written_words() -> impl Iterator<Item = &'static str> {
+        Op::VARIANTS
+            .iter()
+            .filter(|op| **op != Op::Eq)
+            .map(|op| op.as_str())
     }
 }
 
@@ -84,8 +86,10 @@ pub enum Count {
 
 /// Which calls a trace assertion counts: by default the ones that succeeded (the tool
 /// did what was asked); `failed` counts refused and failed calls, `any` every attempt.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, IntoStaticStr, EnumString)]
+#[strum(serialize_all = "snake_case")]
 pub enum CallOutcome {
+    /// Written as no word at all; `succeeded` only in outputs.
     #[default]
     Succeeded,
     Failed,
@@ -93,15 +97,13 @@ pub enum CallOutcome {
 }
 
 impl CallOutcome {
-    pub const WORDS: [(&'static str, CallOutcome); 2] =
-        [("failed", CallOutcome::Failed), ("any", CallOutcome::Any)];
-
     pub fn as_str(self) -> &'static str {
-        match self {
-            CallOutcome::Succeeded => "succeeded",
-            CallOutcome::Failed => "failed",
-            CallOutcome::Any => "any",
-        }
+        self.into()
+    }
+
+    /// The outcome written as `word` after a tool's name (`failed` or `any`).
+    pub fn written(word: &str) -> Option<CallOutcome> {
+        word.parse().ok().filter(|o| *o != CallOutcome::Succeeded)
     }
 
     /// Whether a call that failed (`failed`) or not counts.
@@ -272,7 +274,8 @@ pub struct Sandbox {
 }
 
 /// How a check or critical failure is decided.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Decided {
     Machine,
     Review,
@@ -283,12 +286,7 @@ pub enum Decided {
 
 impl Decided {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Decided::Machine => "machine",
-            Decided::Review => "review",
-            Decided::Both => "both",
-            Decided::Unclassified => "unclassified",
-        }
+        self.into()
     }
 }
 
@@ -337,3 +335,45 @@ pub fn global_critical_id(index: usize) -> String {
 
 /// The letters of critical failure ids, which no check dimension may use.
 pub const CRITICAL_LETTERS: [&str; 2] = ["F", "GF"];
+
+#[cfg(test)]
+mod tests {
+    use strum::VariantArray;
+
+    use super::*;
+
+    /// The words are the language: renaming a variant must not change one; `eq` and
+    /// `succeeded` are never written, only output.
+    #[test]
+    fn the_words_of_operators_outcomes_and_decisions_stay_the_languages() {
+        let ops: Vec<&str> = Op::VARIANTS.iter().map(|op| op.as_str()).collect();
+        assert_eq!(
+            ops,
+            ["eq", "not", "contains", "lacks", "before", "after", "in"]
+        );
+        let written: Vec<&str> = Op::written_words().collect();
+        assert_eq!(written, ops[1..]);
+        assert!(written
+            .iter()
+            .all(|w| Op::written(w).map(Op::as_str) == Some(*w)));
+        assert_eq!(Op::written("eq"), None);
+        let outcomes = [
+            CallOutcome::Succeeded,
+            CallOutcome::Failed,
+            CallOutcome::Any,
+        ];
+        let words: Vec<&str> = outcomes.iter().map(|o| o.as_str()).collect();
+        assert_eq!(words, ["succeeded", "failed", "any"]);
+        assert_eq!(CallOutcome::written("failed"), Some(CallOutcome::Failed));
+        assert_eq!(CallOutcome::written("any"), Some(CallOutcome::Any));
+        assert_eq!(CallOutcome::written("succeeded"), None);
+        let decided = [
+            Decided::Machine,
+            Decided::Review,
+            Decided::Both,
+            Decided::Unclassified,
+        ];
+        let words: Vec<&str> = decided.iter().map(|d| d.as_str()).collect();
+        assert_eq!(words, ["machine", "review", "both", "unclassified"]);
+    }
+}

@@ -10,6 +10,8 @@
 //! place fields in the master, the bundles, the result record and export formats.
 //! The reader is `resolve::shape`; the layout engine `lower::layout`.
 
+use strum::{EnumString, IntoStaticStr, VariantArray};
+
 use crate::model::{Name, Text};
 use crate::source::Span;
 
@@ -119,7 +121,8 @@ impl FieldDecl {
 }
 
 /// Who may read a field's text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Visibility {
     /// The model under test: the only texts a bundle may hold.
     Model,
@@ -132,18 +135,8 @@ pub enum Visibility {
 }
 
 impl Visibility {
-    pub const ALL: [(&'static str, Visibility); 4] = [
-        ("model", Visibility::Model),
-        ("public", Visibility::Public),
-        ("harness", Visibility::Harness),
-        ("evaluator", Visibility::Evaluator),
-    ];
-
     pub fn as_str(self) -> &'static str {
-        Visibility::ALL
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("evaluator", |(n, _)| n)
+        self.into()
     }
 
     /// Hidden from the model: what the blinding proof keeps out of bundles.
@@ -154,8 +147,10 @@ impl Visibility {
 
 /// What a field holds and, for the kinds the sandbox and the checks understand, what
 /// it means. Plain kinds (`text` … `data`) mean nothing to casec beyond their values;
-/// each semantic kind occurs at most once in a shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// each semantic kind occurs at most once in a shape. Its word in a shape declaration
+/// is its name in snake case; the kinds are listed in messages in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Kind {
     // Plain values.
     Text,
@@ -201,44 +196,35 @@ pub enum Level {
 }
 
 impl Kind {
-    /// Every kind with its name in a shape declaration and where it may be declared.
-    pub const ALL: [(&'static str, Kind, Level); 25] = [
-        ("text", Kind::Text, Level::Both),
-        ("texts", Kind::Texts, Level::Both),
-        ("names", Kind::Names, Level::Both),
-        ("number", Kind::Number, Level::Both),
-        ("data", Kind::Data, Level::Both),
-        ("category", Kind::Category, Level::Case),
-        ("tags", Kind::Tags, Level::Case),
-        ("tools", Kind::Tools, Level::Case),
-        ("clock", Kind::Clock, Level::Case),
-        ("timezone", Kind::Timezone, Level::Case),
-        ("user_message", Kind::UserMessage, Level::Case),
-        ("conversation", Kind::Conversation, Level::Case),
-        ("override", Kind::Override, Level::Case),
-        ("followup", Kind::Followup, Level::Case),
-        ("unscripted_reply", Kind::UnscriptedReply, Level::Case),
-        ("checks", Kind::Checks, Level::Case),
-        ("critical_failures", Kind::CriticalFailures, Level::Case),
-        ("evidence", Kind::Evidence, Level::Case),
-        ("system_prompt", Kind::SystemPrompt, Level::Suite),
-        ("case_count", Kind::CaseCount, Level::Suite),
-        ("revisions", Kind::Revisions, Level::Suite),
-        ("reports", Kind::Reports, Level::Suite),
-        ("result_template", Kind::ResultTemplate, Level::Suite),
-        (
-            "global_critical_failures",
-            Kind::GlobalCriticalFailures,
-            Level::Suite,
-        ),
-        ("outcomes", Kind::Outcomes, Level::Suite),
-    ];
-
     pub fn as_str(self) -> &'static str {
-        Kind::ALL
-            .iter()
-            .find(|(_, k, _)| *k == self)
-            .map_or("text", |(n, _, _)| n)
+        self.into()
+    }
+
+    /// Where the kind may be declared.
+    pub fn level(self) -> Level {
+        match self {
+            Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data => Level::Both,
+            Kind::SystemPrompt
+            | Kind::CaseCount
+            | Kind::Revisions
+            | Kind::Reports
+            | Kind::ResultTemplate
+            | Kind::GlobalCriticalFailures
+            | Kind::Outcomes => Level::Suite,
+            Kind::Category
+            | Kind::Tags
+            | Kind::Tools
+            | Kind::Clock
+            | Kind::Timezone
+            | Kind::UserMessage
+            | Kind::Conversation
+            | Kind::Override
+            | Kind::Followup
+            | Kind::UnscriptedReply
+            | Kind::Checks
+            | Kind::CriticalFailures
+            | Kind::Evidence => Level::Case,
+        }
     }
 
     /// Read from every statement with the key, in order, rather than from one.
@@ -329,7 +315,11 @@ pub struct JudgedOn {
 }
 
 /// A part of a run a judge can read: each is a built-in of the result record's layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// Its word in `judged_on` is its name in snake case.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, IntoStaticStr, EnumString, VariantArray,
+)]
+#[strum(serialize_all = "snake_case")]
 pub enum Evidence {
     /// The assistant's replies.
     Reply,
@@ -340,15 +330,9 @@ pub enum Evidence {
 }
 
 impl Evidence {
-    pub const ALL: [Evidence; 3] = [Evidence::Reply, Evidence::Trace, Evidence::FinalState];
-
     /// Its name in `judged_on`.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Evidence::Reply => "reply",
-            Evidence::Trace => "trace",
-            Evidence::FinalState => "final_state",
-        }
+        self.into()
     }
 
     /// The result-layout source that holds it.
@@ -367,8 +351,9 @@ impl Shape {
     pub fn evidence_of(&self, dimension: Option<&str>) -> Vec<Evidence> {
         match self.grading.judged_on(dimension) {
             Some(declared) => declared.to_vec(),
-            None => Evidence::ALL
-                .into_iter()
+            None => Evidence::VARIANTS
+                .iter()
+                .copied()
                 .filter(|e| self.result.key_of(e.source()).is_some())
                 .collect(),
         }
@@ -401,7 +386,8 @@ pub struct Derivation {
 }
 
 /// The three verdicts a run can reach, whatever a suite calls its outcomes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Verdict {
     /// Every check passed and no critical failure occurred, all decided.
     Passed,
@@ -412,17 +398,8 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub const ALL: [(&'static str, Verdict); 3] = [
-        ("passed", Verdict::Passed),
-        ("failed", Verdict::Failed),
-        ("undecided", Verdict::Undecided),
-    ];
-
     pub fn as_str(self) -> &'static str {
-        Verdict::ALL
-            .iter()
-            .find(|(_, v)| *v == self)
-            .map_or("undecided", |(n, _)| n)
+        self.into()
     }
 }
 
@@ -492,10 +469,13 @@ pub enum Source {
     Part(Part),
 }
 
-/// Sources every shape can use, by level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Sources every shape can use, by level. Its word in a layout is its name in snake
+/// case unless said otherwise; the sources are listed in messages in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Builtin {
     // Suite level.
+    #[strum(serialize = "name")]
     SuiteName,
     /// Each category's declared case count, by name.
     Categories,
@@ -505,9 +485,12 @@ pub enum Builtin {
     /// The outcome names, in the grading's order.
     Outcomes,
     // Case level.
+    #[strum(serialize = "id")]
     CaseId,
+    #[strum(serialize = "title")]
     CaseTitle,
     /// Every check of the case, derived and written.
+    #[strum(serialize = "checks")]
     AllChecks,
     // What a run decided (the result record's layout).
     Outcome,
@@ -525,32 +508,30 @@ pub enum Builtin {
 }
 
 impl Builtin {
-    /// Every built-in source with its name in a layout, and where it may be used.
-    pub const ALL: [(&'static str, Builtin, Level); 17] = [
-        ("name", Builtin::SuiteName, Level::Suite),
-        ("categories", Builtin::Categories, Level::Suite),
-        ("tools", Builtin::Tools, Level::Both),
-        ("cases", Builtin::Cases, Level::Suite),
-        ("outcomes", Builtin::Outcomes, Level::Suite),
-        ("id", Builtin::CaseId, Level::Case),
-        ("title", Builtin::CaseTitle, Level::Case),
-        ("checks", Builtin::AllChecks, Level::Case),
-        ("outcome", Builtin::Outcome, Level::Case),
-        ("check_results", Builtin::CheckResults, Level::Case),
-        ("triggered", Builtin::Triggered, Level::Case),
-        ("pending_review", Builtin::PendingReview, Level::Case),
-        ("trace", Builtin::Trace, Level::Case),
-        ("final_state", Builtin::FinalState, Level::Case),
-        ("replies", Builtin::Replies, Level::Case),
-        ("model", Builtin::Model, Level::Case),
-        ("run_id", Builtin::RunId, Level::Case),
-    ];
-
     pub fn as_str(self) -> &'static str {
-        Builtin::ALL
-            .iter()
-            .find(|(_, b, _)| *b == self)
-            .map_or("?", |(n, _, _)| n)
+        self.into()
+    }
+
+    /// Where the source may be used.
+    pub fn level(self) -> Level {
+        match self {
+            Builtin::Tools => Level::Both,
+            Builtin::SuiteName | Builtin::Categories | Builtin::Cases | Builtin::Outcomes => {
+                Level::Suite
+            }
+            Builtin::CaseId
+            | Builtin::CaseTitle
+            | Builtin::AllChecks
+            | Builtin::Outcome
+            | Builtin::CheckResults
+            | Builtin::Triggered
+            | Builtin::PendingReview
+            | Builtin::Trace
+            | Builtin::FinalState
+            | Builtin::Replies
+            | Builtin::Model
+            | Builtin::RunId => Level::Case,
+        }
     }
 
     /// Sources of what a run decided: only the result record's layout has them.
@@ -582,7 +563,10 @@ pub enum Item {
     Revision,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A part of an item; its word in a layout is its name in snake case. The parts of each
+/// item are listed in messages in this order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Part {
     Name,
     Count,
@@ -607,46 +591,37 @@ pub enum Part {
 }
 
 impl Part {
-    /// Every part with its name and the item it belongs to.
-    pub const ALL: [(&'static str, Part, Item); 21] = [
-        ("name", Part::Name, Item::Tool),
-        ("behavior", Part::Behavior, Item::Tool),
-        ("argument_list", Part::ArgumentList, Item::Tool),
-        ("input_schema", Part::InputSchema, Item::Tool),
-        ("name", Part::Name, Item::Category),
-        ("count", Part::Count, Item::Category),
-        ("id", Part::Id, Item::Check),
-        ("dimension", Part::Dimension, Item::Check),
-        ("requirement", Part::Requirement, Item::Check),
-        ("evidence", Part::Evidence, Item::Check),
-        ("tool", Part::Tool, Item::Override),
-        ("match", Part::Match, Item::Override),
-        ("result", Part::Result, Item::Override),
-        ("side_effect", Part::SideEffect, Item::Override),
-        ("verify", Part::Verify, Item::Override),
-        ("asked", Part::Asked, Item::Followup),
-        ("reply", Part::Reply, Item::Followup),
-        ("role", Part::Role, Item::Turn),
-        ("content", Part::Content, Item::Turn),
-        ("case", Part::Case, Item::Revision),
-        ("change", Part::Change, Item::Revision),
-    ];
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+
+    /// Whether `item` has this part.
+    pub fn of(self, item: Item) -> bool {
+        match self {
+            Part::Name => matches!(item, Item::Tool | Item::Category),
+            Part::Count => item == Item::Category,
+            Part::Behavior | Part::ArgumentList | Part::InputSchema => item == Item::Tool,
+            Part::Id | Part::Dimension | Part::Requirement | Part::Evidence => item == Item::Check,
+            Part::Tool | Part::Match | Part::Result | Part::SideEffect | Part::Verify => {
+                item == Item::Override
+            }
+            Part::Asked | Part::Reply => item == Item::Followup,
+            Part::Role | Part::Content => item == Item::Turn,
+            Part::Case | Part::Change => item == Item::Revision,
+        }
+    }
 
     /// The part of `item` named `name`.
     pub fn named(item: Item, name: &str) -> Option<Part> {
-        Part::ALL
-            .iter()
-            .find(|(n, _, i)| *i == item && *n == name)
-            .map(|(_, p, _)| *p)
+        name.parse().ok().filter(|part: &Part| part.of(item))
     }
 
     /// The names of the parts of `item`.
-    pub fn names(item: Item) -> Vec<&'static str> {
-        Part::ALL
+    pub fn names(item: Item) -> impl Iterator<Item = &'static str> + Clone {
+        Part::VARIANTS
             .iter()
-            .filter(|(_, _, i)| *i == item)
-            .map(|(n, _, _)| *n)
-            .collect()
+            .filter(move |part| part.of(item))
+            .map(|part| part.as_str())
     }
 }
 
@@ -687,4 +662,91 @@ pub enum FileContent {
     /// The case's expectations over the files a run leaves (`file` assertions), and a
     /// program that checks a produced workspace against them.
     Evaluator,
+}
+
+#[cfg(test)]
+mod tests {
+    use strum::VariantArray;
+
+    use super::*;
+
+    /// The variants' words in their order (the order of the lists in messages), each
+    /// read back as its variant.
+    fn words<T>(all: &[T]) -> String
+    where
+        T: Copy + PartialEq + std::fmt::Debug + Into<&'static str> + std::str::FromStr,
+    {
+        for &variant in all {
+            let word: &str = variant.into();
+            assert!(word.parse::<T>().ok() == Some(variant), "{word} reads back");
+        }
+        let words: Vec<&str> = all.iter().map(|&v| v.into()).collect();
+        words.join(" ")
+    }
+
+    /// The words are the language: renaming a variant must not change one.
+    #[test]
+    fn the_words_of_the_shape_vocabularies_stay_the_languages() {
+        assert_eq!(
+            words(Visibility::VARIANTS),
+            "model public harness evaluator"
+        );
+        assert_eq!(words(Verdict::VARIANTS), "passed failed undecided");
+        assert_eq!(words(Evidence::VARIANTS), "reply trace final_state");
+        assert_eq!(
+            words(Kind::VARIANTS),
+            "text texts names number data category tags tools clock timezone user_message \
+             conversation override followup unscripted_reply checks critical_failures \
+             evidence system_prompt case_count revisions reports result_template \
+             global_critical_failures outcomes"
+        );
+        assert_eq!(
+            words(Builtin::VARIANTS),
+            "name categories tools cases outcomes id title checks outcome check_results \
+             triggered pending_review trace final_state replies model run_id"
+        );
+        for refused in ["suite_name", "case_id", "case_title", "all_checks"] {
+            assert!(refused.parse::<Builtin>().is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn kinds_and_sources_are_declared_where_they_were() {
+        let kinds_at = |level| {
+            let at = Kind::VARIANTS.iter().filter(|k| k.level() == level);
+            at.map(|k| k.as_str()).collect::<Vec<_>>().join(" ")
+        };
+        assert_eq!(kinds_at(Level::Both), "text texts names number data");
+        assert_eq!(
+            kinds_at(Level::Suite),
+            "system_prompt case_count revisions reports result_template \
+             global_critical_failures outcomes"
+        );
+        let sources_at = |level| {
+            let at = Builtin::VARIANTS.iter().filter(|b| b.level() == level);
+            at.map(|b| b.as_str()).collect::<Vec<_>>().join(" ")
+        };
+        assert_eq!(sources_at(Level::Both), "tools");
+        assert_eq!(sources_at(Level::Suite), "name categories cases outcomes");
+    }
+
+    #[test]
+    fn each_item_has_its_parts_in_order() {
+        let parts = |item| Part::names(item).collect::<Vec<_>>().join(" ");
+        assert_eq!(
+            parts(Item::Tool),
+            "name behavior argument_list input_schema"
+        );
+        assert_eq!(parts(Item::Category), "name count");
+        assert_eq!(parts(Item::Check), "id dimension requirement evidence");
+        assert_eq!(
+            parts(Item::Override),
+            "tool match result side_effect verify"
+        );
+        assert_eq!(parts(Item::Followup), "asked reply");
+        assert_eq!(parts(Item::Turn), "role content");
+        assert_eq!(parts(Item::Revision), "case change");
+        assert_eq!(Part::named(Item::Category, "name"), Some(Part::Name));
+        assert_eq!(Part::named(Item::Category, "behavior"), None);
+    }
 }

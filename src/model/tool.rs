@@ -8,6 +8,8 @@
 //! ([`Behavior`]); or an external command ([`Adapter`]). Readers are in
 //! `resolve::tools`, the runtime in `runtime::tools`.
 
+use strum::{EnumString, IntoStaticStr, VariantArray};
+
 use crate::model::expect::Condition;
 use crate::model::value::FieldValue;
 use crate::model::world::FieldType;
@@ -207,22 +209,15 @@ pub struct Write {
     pub request: Option<Name>,
 }
 
-/// The operations of `records.write`, named by the values of its operation argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The operations of `records.write`, named by the values of its operation argument
+/// (their names in snake case).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum WriteOp {
     Create,
     Update,
     Delete,
     SkipOccurrence,
-}
-
-impl WriteOp {
-    pub const ALL: [(&'static str, WriteOp); 4] = [
-        ("create", WriteOp::Create),
-        ("update", WriteOp::Update),
-        ("delete", WriteOp::Delete),
-        ("skip_occurrence", WriteOp::SkipOccurrence),
-    ];
 }
 
 /// `booking`: book offered slots, reschedule atomically, cancel, look bookings up.
@@ -250,21 +245,14 @@ pub struct Booking {
     pub copy: Vec<Name>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The operations of `booking`, named by the values of its operation argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum BookingOp {
     Create,
     Reschedule,
     Cancel,
     Lookup,
-}
-
-impl BookingOp {
-    pub const ALL: [(&'static str, BookingOp); 4] = [
-        ("create", BookingOp::Create),
-        ("reschedule", BookingOp::Reschedule),
-        ("cancel", BookingOp::Cancel),
-        ("lookup", BookingOp::Lookup),
-    ];
 }
 
 /// `tracker`: locate or ring an item tracker of the world.
@@ -282,15 +270,12 @@ pub struct Tracker {
     pub report: Vec<Name>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The operations of `tracker`, named by the values of its operation argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum TrackerOp {
     Locate,
     Ring,
-}
-
-impl TrackerOp {
-    pub const ALL: [(&'static str, TrackerOp); 2] =
-        [("locate", TrackerOp::Locate), ("ring", TrackerOp::Ring)];
 }
 
 /// `files.read`, `files.write`, `files.list`: a store of text files keyed by path.
@@ -490,4 +475,28 @@ pub fn variable_name(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words<Op: VariantArray + Copy + Into<&'static str>>() -> Vec<&'static str> {
+        Op::VARIANTS.iter().map(|&op| op.into()).collect()
+    }
+
+    /// The words are the values of the services' operation arguments in suites: renaming
+    /// a variant must not change one.
+    #[test]
+    fn service_operations_keep_their_words_in_order() {
+        let write = ["create", "update", "delete", "skip_occurrence"];
+        assert_eq!(words::<WriteOp>(), write);
+        assert_eq!(
+            words::<BookingOp>(),
+            ["create", "reschedule", "cancel", "lookup"]
+        );
+        assert_eq!(words::<TrackerOp>(), ["locate", "ring"]);
+        assert_eq!("skip_occurrence".parse(), Ok(WriteOp::SkipOccurrence));
+        assert!("SkipOccurrence".parse::<WriteOp>().is_err());
+    }
 }

@@ -21,107 +21,112 @@ pub struct KeySpec<'a> {
     pub doc: &'a str,
 }
 
-const fn one(key: &'static str, doc: &'static str) -> KeySpec<'static> {
-    KeySpec {
-        key,
-        required: true,
-        repeated: false,
-        doc,
+impl KeySpec<'static> {
+    /// A statement the block must hold, once.
+    pub const fn required(key: &'static str, doc: &'static str) -> KeySpec<'static> {
+        KeySpec {
+            key,
+            required: true,
+            repeated: false,
+            doc,
+        }
     }
-}
 
-const fn optional(key: &'static str, doc: &'static str) -> KeySpec<'static> {
-    KeySpec {
-        key,
-        required: false,
-        repeated: false,
-        doc,
+    /// A statement the block may hold, once.
+    pub const fn optional(key: &'static str, doc: &'static str) -> KeySpec<'static> {
+        KeySpec {
+            key,
+            required: false,
+            repeated: false,
+            doc,
+        }
     }
-}
 
-const fn many(key: &'static str, doc: &'static str) -> KeySpec<'static> {
-    KeySpec {
-        key,
-        required: false,
-        repeated: true,
-        doc,
+    /// A statement the block may hold any number of times.
+    pub const fn repeated(key: &'static str, doc: &'static str) -> KeySpec<'static> {
+        KeySpec {
+            key,
+            required: false,
+            repeated: true,
+            doc,
+        }
     }
 }
 
 /// Statements allowed at the top of a file.
 pub const TOP_LEVEL: &[KeySpec<'static>] = &[
-    many(
+    KeySpec::repeated(
         "suite",
         "The suite: benchmark metadata and suite-wide defaults (suite.case only).",
     ),
-    many(
+    KeySpec::repeated(
         "tool",
         "A tool contract offered to the model (suite.case only).",
     ),
-    many(
+    KeySpec::repeated(
         "category",
         "A case category with its declared case count and defaults (suite.case only).",
     ),
-    many("profile", "A named set of case defaults."),
-    many("case", "One benchmark case."),
-    many(
+    KeySpec::repeated("profile", "A named set of case defaults."),
+    KeySpec::repeated("case", "One benchmark case."),
+    KeySpec::repeated(
         "schema",
         "`schema NAME { collection … }`: a world schema (typed sandbox collections).",
     ),
-    many(
+    KeySpec::repeated(
         "shape",
         "`shape NAME { field … }`: the fields, grading and layouts of a benchmark.",
     ),
 ];
 
 pub const OVERRIDE: &[KeySpec<'static>] = &[
-    one("result", "What the matched call returns."),
-    optional("side_effect", "What the matched call writes."),
-    optional("verify", "What a later verification or lookup returns."),
-    optional(
+    KeySpec::required("result", "What the matched call returns."),
+    KeySpec::optional("side_effect", "What the matched call writes."),
+    KeySpec::optional("verify", "What a later verification or lookup returns."),
+    KeySpec::optional(
         "when",
         "Machine part: `when { argument value }`, the calls it intercepts.",
     ),
-    optional(
+    KeySpec::optional(
         "after",
         "Machine part: how many matching calls pass before it intercepts (default: none).",
     ),
-    optional(
+    KeySpec::optional(
         "times",
         "Machine part: how many matching calls it intercepts (default: all).",
     ),
-    optional(
+    KeySpec::optional(
         "error",
         "Machine part: `error CODE { field value }`, what the call returns.",
     ),
-    optional(
+    KeySpec::optional(
         "returns",
         "Machine part: `returns { field value }`, success data the call returns instead.",
     ),
-    optional(
+    KeySpec::optional(
         "request",
         "Machine part: the request id the intercepted call reports.",
     ),
-    optional(
+    KeySpec::optional(
         "commits",
         "Machine part: the intercepted write is applied anyway.",
     ),
 ];
 
 pub const FOLLOWUP: &[KeySpec<'static>] = &[
-    one(
+    KeySpec::required(
         "asked",
         "The clarification that triggers the scripted reply.",
     ),
-    one("reply", "The scripted reply, returned verbatim."),
+    KeySpec::required("reply", "The scripted reply, returned verbatim."),
 ];
 
 pub const CHECK: &[KeySpec<'static>] = &[
-    optional(
+    KeySpec::optional(
         "dimension",
         "The check's dimension (default: from its id letter).",
     ),
-    optional(
+    KeySpec::optional(
         "evidence",
         "The check's evidence (default: the dimension's evidence).",
     ),

@@ -909,7 +909,7 @@ mod tests {
     #[test]
     fn resolving_in_parts_gives_what_resolving_at_once_does() {
         let mut db = SourceDb::new();
-        let master = crate::check::generate::generate_master(300, 5);
+        let master = casec_corpus::generate_master(300, 5);
         let master_file = db.add("master.json", master, crate::source::Origin::User);
         let mut files = crate::import::import(&db, master_file).expect("the master imports");
         // Resolution errors too: a case id used twice, an unknown category.

@@ -10,6 +10,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use strum::VariantArray;
+
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::shape::{
     Builtin, CheckCount, Derivation, Dimension, Entry, Evidence, Export, ExportFile, ExportFormat,
@@ -421,8 +423,8 @@ fn read_field(
                 );
                 return None;
             }
-            word => match Visibility::ALL.iter().find(|(n, _)| *n == word) {
-                Some((_, v)) if visibility.is_none() => visibility = Some(*v),
+            word => match word.parse::<Visibility>().ok() {
+                Some(v) if visibility.is_none() => visibility = Some(v),
                 Some(_) => {
                     diags.push(shape_error(
                         format!("field `{}` has two visibilities", key.as_str()),
@@ -432,20 +434,16 @@ fn read_field(
                     return None;
                 }
                 None => {
-                    let words = [
-                        "required",
-                        "inherited",
-                        "model",
-                        "public",
-                        "harness",
-                        "evaluator",
-                    ];
+                    let words: Vec<&str> = ["required", "inherited"]
+                        .into_iter()
+                        .chain(Visibility::VARIANTS.iter().map(|v| v.as_str()))
+                        .collect();
                     let d = shape_error(
                         format!("`{word}` is not a field flag"),
                         flag.span,
                         "not known here",
                     );
-                    diags.push(match suggest(word, words) {
+                    diags.push(match suggest(word, words.iter().copied()) {
                         Some(near) => d.help(format!("did you mean `{near}`?")),
                         None => d.help(format!("flags: {}", words.join(", "))),
                     });
@@ -503,11 +501,10 @@ fn read_field(
 }
 
 fn read_kind(word: &Name, level: Level, diags: &mut Vec<Diagnostic>) -> Option<Kind> {
-    let found = Kind::ALL.iter().find(|(n, _, _)| *n == word.as_str());
-    match found {
-        Some((_, kind, at)) if *at == Level::Both || *at == level => Some(*kind),
-        Some((_, _, at)) => {
-            let place = if *at == Level::Suite {
+    match word.as_str().parse::<Kind>().ok() {
+        Some(kind) if kind.level() == Level::Both || kind.level() == level => Some(kind),
+        Some(kind) => {
+            let place = if kind.level() == Level::Suite {
                 "the suite block (`suite_field`)"
             } else {
                 "cases (`field`)"
@@ -520,10 +517,10 @@ fn read_kind(word: &Name, level: Level, diags: &mut Vec<Diagnostic>) -> Option<K
             None
         }
         None => {
-            let names = Kind::ALL
+            let names = Kind::VARIANTS
                 .iter()
-                .filter(|(_, _, at)| *at == Level::Both || *at == level)
-                .map(|(n, _, _)| *n);
+                .filter(|kind| kind.level() == Level::Both || kind.level() == level)
+                .map(|kind| kind.as_str());
             let d = shape_error(
                 format!("unknown field kind `{}`", word.as_str()),
                 word.span,
@@ -628,15 +625,15 @@ fn read_grading(
             continue;
         };
         let (verdict, name) = (values::text_of(&v[0]), values::text_of(&v[1]));
-        let Some((_, verdict)) = Verdict::ALL.iter().find(|(n, _)| *n == verdict.as_str()) else {
+        let Ok(verdict) = verdict.as_str().parse::<Verdict>() else {
             diags.push(unknown(
                 &verdict,
                 "verdict",
-                Verdict::ALL.iter().map(|(n, _)| *n),
+                Verdict::VARIANTS.iter().map(|v| v.as_str()),
             ));
             continue;
         };
-        if grading.outcomes.iter().any(|o| o.verdict == *verdict) {
+        if grading.outcomes.iter().any(|o| o.verdict == verdict) {
             diags.push(shape_error(
                 format!("verdict `{}` is named twice", verdict.as_str()),
                 v[0].span,
@@ -644,16 +641,13 @@ fn read_grading(
             ));
             continue;
         }
-        grading.outcomes.push(Outcome {
-            verdict: *verdict,
-            name,
-        });
+        grading.outcomes.push(Outcome { verdict, name });
     }
-    if !grading.outcomes.is_empty() && grading.outcomes.len() < Verdict::ALL.len() {
-        let missing: Vec<&str> = Verdict::ALL
+    if !grading.outcomes.is_empty() && grading.outcomes.len() < Verdict::VARIANTS.len() {
+        let missing: Vec<&str> = Verdict::VARIANTS
             .iter()
-            .filter(|(_, v)| !grading.outcomes.iter().any(|o| o.verdict == *v))
-            .map(|(n, _)| *n)
+            .filter(|v| !grading.outcomes.iter().any(|o| o.verdict == **v))
+            .map(|v| v.as_str())
             .collect();
         diags.push(
             shape_error(
@@ -750,8 +744,8 @@ fn read_judged_on(
     let mut evidence = Vec::new();
     for (value, word) in statement.values.iter().zip(&words).skip(1) {
         let word = word.unwrap_or_default();
-        let Some(e) = Evidence::ALL.iter().find(|e| e.as_str() == word) else {
-            let names = Evidence::ALL.iter().map(|e| e.as_str());
+        let Ok(e) = word.parse::<Evidence>() else {
+            let names = Evidence::VARIANTS.iter().map(|e| e.as_str());
             let d = shape_error(
                 format!("unknown evidence `{word}`"),
                 value.span,
@@ -766,8 +760,8 @@ fn read_judged_on(
             });
             return None;
         };
-        if !evidence.contains(e) {
-            evidence.push(*e);
+        if !evidence.contains(&e) {
+            evidence.push(e);
         }
     }
     evidence.sort();
@@ -1124,11 +1118,7 @@ fn source(
         return match Part::named(item, name.as_str()) {
             Some(part) => Some((Source::Part(part), None)),
             None => {
-                diags.push(unknown(
-                    name,
-                    "part of this item",
-                    Part::names(item).into_iter(),
-                ));
+                diags.push(unknown(name, "part of this item", Part::names(item)));
                 None
             }
         };
@@ -1164,20 +1154,16 @@ fn source(
         }
         return Some((Source::SuiteField(id), item_of_kind(cx.suite[id].kind)));
     }
-    let builtin = Builtin::ALL
-        .iter()
-        .find(|(n, _, level)| {
-            *n == name.as_str() && (*level == Level::Both || *level == context.level)
-        })
-        .map(|(_, b, _)| *b);
-    let Some(builtin) = builtin.filter(|b| context.run || !b.of_run()) else {
+    let usable = |b: &Builtin| {
+        (b.level() == Level::Both || b.level() == context.level) && (context.run || !b.of_run())
+    };
+    let builtin = name.as_str().parse::<Builtin>().ok().filter(usable);
+    let Some(builtin) = builtin else {
         let known = fields.iter().map(|f| f.key.as_str()).chain(
-            Builtin::ALL
+            Builtin::VARIANTS
                 .iter()
-                .filter(|(_, b, l)| {
-                    (*l == Level::Both || *l == context.level) && (context.run || !b.of_run())
-                })
-                .map(|(n, _, _)| *n),
+                .filter(|b| usable(b))
+                .map(|b| b.as_str()),
         );
         diags.push(unknown(name, "source", known));
         return None;

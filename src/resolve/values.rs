@@ -109,6 +109,54 @@ pub fn args_with_block<'a>(
     Some(values)
 }
 
+/// A `KEY NAME TYPE… [optional] { … }` statement's words (a collection's `field`, a
+/// tool's `argument`): its name, its type's words and whether it is required.
+pub struct Declared<'a> {
+    pub name: Text,
+    pub type_words: Vec<&'a Value>,
+    pub required: bool,
+}
+
+/// Reads a [`Declared`] statement whose key is `noun` (`field`, `argument`), said with
+/// its article (`a field`, `an argument`) in the message when it is not so written.
+pub fn declared<'a>(
+    statement: &'a Statement,
+    (noun, with_article): (&str, &str),
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Declared<'a>> {
+    let words: Option<Vec<&Value>> = statement
+        .values
+        .iter()
+        .map(|v| v.as_ident().map(|_| v))
+        .collect();
+    let mut words = words.unwrap_or_default();
+    let required = words.last().and_then(|v| v.as_ident()) != Some("optional");
+    if !required {
+        words.pop();
+    }
+    if words.len() < 2 {
+        diags.push(
+            Diagnostic::new(
+                codes::BAD_ARGUMENTS,
+                format!("`{noun}` is not written as expected"),
+            )
+            .primary(
+                statement.span,
+                format!("expected {with_article} name and a type, as names"),
+            )
+            .help(format!(
+                "write it as `{noun} NAME TYPE [optional] {{ doc \"…\" }}`"
+            )),
+        );
+        return None;
+    }
+    Some(Declared {
+        name: text_of(words[0]),
+        type_words: words.split_off(1),
+        required,
+    })
+}
+
 pub fn text_of(value: &Value) -> Text {
     Text::new(
         value.as_str().or(value.as_ident()).unwrap_or_default(),

@@ -10,6 +10,7 @@
 //! The record names it as the suite does (Tujora: FAIL, NOT_TESTED, PASS).
 
 use serde_json::{json, Map, Value as Json};
+use strum::{IntoStaticStr, VariantArray};
 
 use crate::lower::layout::{Cx, Run, View};
 use crate::model::expect::Expectation;
@@ -21,7 +22,9 @@ use super::eval::holds_all;
 use super::trace::TraceEvent;
 use super::{Event, Runtime};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A check's result, named in the result record by its name in snake case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "snake_case")]
 pub enum Status {
     Pass,
     Fail,
@@ -30,11 +33,7 @@ pub enum Status {
 
 impl Status {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Pass => "pass",
-            Status::Fail => "fail",
-            Status::NeedsReview => "needs_review",
-        }
+        self.into()
     }
 }
 
@@ -233,4 +232,18 @@ pub fn record_text(suite: &Suite, rt: &Runtime) -> String {
     let mut text = serde_json::to_string_pretty(&record).unwrap_or_default();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use strum::VariantArray;
+
+    use super::Status;
+
+    /// The words are the result record's: renaming a variant must not change one.
+    #[test]
+    fn statuses_keep_their_record_words() {
+        let words: Vec<&str> = Status::VARIANTS.iter().map(|s| s.as_str()).collect();
+        assert_eq!(words, ["pass", "fail", "needs_review"]);
+    }
 }

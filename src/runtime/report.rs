@@ -12,11 +12,14 @@
 use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value as Json};
+use strum::VariantArray;
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::shape::{Builtin, Verdict};
 use crate::model::{Aggregation, Case, Suite};
 use crate::source::{FileId, SourceDb, Span};
+
+use super::replay::Status;
 
 /// One result record, as read.
 #[derive(Clone, Debug)]
@@ -156,9 +159,9 @@ fn record(
 
 /// The verdict the suite calls `name`.
 fn verdict_named(suite: &Suite, name: &str) -> Option<Verdict> {
-    Verdict::ALL
+    Verdict::VARIANTS
         .iter()
-        .map(|(_, v)| *v)
+        .copied()
         .find(|v| suite.outcome(*v) == name)
 }
 
@@ -170,9 +173,9 @@ struct Tally {
 }
 
 fn slot(verdict: Verdict) -> usize {
-    Verdict::ALL
+    Verdict::VARIANTS
         .iter()
-        .position(|(_, v)| *v == verdict)
+        .position(|v| *v == verdict)
         .unwrap_or(0)
 }
 
@@ -197,7 +200,7 @@ impl Tally {
         let mut m = Map::new();
         m.insert("cases".into(), json!(self.total));
         m.insert("attempted".into(), json!(attempted));
-        for (_, verdict) in Verdict::ALL {
+        for &verdict in Verdict::VARIANTS {
             m.insert(
                 suite.outcome(verdict).into(),
                 json!(self.counts[slot(verdict)]),
@@ -464,7 +467,7 @@ fn check_results(suite: &Suite, records: &[ResultRecord], dimension: &str) -> Js
     for status in statuses {
         *tally.entry(status).or_default() += 1;
     }
-    for status in ["pass", "fail", "needs_review"] {
+    for status in Status::VARIANTS.iter().map(|s| s.as_str()) {
         counts.insert(
             status.into(),
             json!(tally.get(status).copied().unwrap_or(0)),

@@ -51,6 +51,18 @@ pub const HARNESS: &str = "casec/harness";
 /// The MCP protocol revision this server speaks.
 pub const PROTOCOL_VERSION: &str = "2025-06-18";
 
+/// A session's refusal of an event sent after [`Session::end`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ended;
+
+/// The JSON-RPC error of a `sandbox/*` method sent after the end.
+fn ended(_: Ended) -> (i64, String) {
+    (SESSION_ENDED, ENDED.into())
+}
+
+/// A live session of one case: typed events ([`Session::call_tool`], [`Session::ask`],
+/// [`Session::reply`], [`Session::user`], [`Session::end`]), which `casec serve`'s
+/// JSON-RPC ([`Session::handle`]) and the Python binding both call.
 pub struct Session<'a> {
     suite: &'a Suite,
     runtime: Runtime<'a>,
@@ -77,6 +89,55 @@ impl<'a> Session<'a> {
     pub fn trusting(mut self, trust: super::trust::Trust) -> Session<'a> {
         self.runtime = self.runtime.trusting(trust);
         self
+    }
+
+    /// Calls the case's tool `tool` (an object of `arguments`): the tool's answer, as
+    /// the sandbox gives it (an unknown tool or a bad argument is an error answer, not a
+    /// refusal of the session). The call is an event of the trace.
+    pub fn call_tool(&mut self, tool: String, arguments: Json) -> Result<Json, Ended> {
+        self.open()?;
+        let result = self.runtime.call(&tool, &arguments);
+        self.events.push(TraceEvent::Call { tool, arguments });
+        Ok(result)
+    }
+
+    /// The assistant asks the user `question`: the scripted follow-up `followup` (from
+    /// 1), or with `None` an unscripted question. The user's reply.
+    pub fn ask(&mut self, question: String, followup: Option<usize>) -> Result<String, Ended> {
+        self.open()?;
+        let reply = self.runtime.ask(&question, followup);
+        self.events.push(TraceEvent::Asked { question, followup });
+        Ok(reply)
+    }
+
+    /// The assistant's reply to the user.
+    pub fn reply(&mut self, content: String) -> Result<(), Ended> {
+        self.open()?;
+        self.runtime.reply(&content);
+        self.events.push(TraceEvent::Reply(content));
+        Ok(())
+    }
+
+    /// A user turn.
+    pub fn user(&mut self, content: String) -> Result<(), Ended> {
+        self.open()?;
+        self.runtime.user(&content);
+        self.events.push(TraceEvent::User(content));
+        Ok(())
+    }
+
+    /// Ends the session: its result record. Nothing more is recorded after it.
+    pub fn end(&mut self) -> Result<Json, Ended> {
+        self.open()?;
+        self.ended = true;
+        Ok(self.result_record())
+    }
+
+    fn open(&self) -> Result<(), Ended> {
+        match self.ended {
+            true => Err(Ended),
+            false => Ok(()),
+        }
     }
 
     /// Answers one line of input (one JSON-RPC message or batch); `None` when nothing
@@ -142,13 +203,7 @@ impl<'a> Session<'a> {
                 }))
             }
             "notifications/initialized" | "ping" => Ok(json!({})),
-            "tools/list" => {
-                let mut tools = self.tools();
-                if self.harness_listed {
-                    tools.extend(HARNESS_TOOLS.iter().map(|t| t.listed(self.suite)));
-                }
-                Ok(json!({ "tools": tools }))
-            }
+            "tools/list" => Ok(json!({ "tools": self.listed_tools() })),
             "tools/call" => {
                 let tool = text("name")?;
                 // Absent or `null` (which clients send for a tool without arguments):
@@ -168,8 +223,9 @@ impl<'a> Session<'a> {
                 if let Some(harness) = HARNESS_TOOLS.iter().find(|t| t.name == tool) {
                     return Ok(self.harness_tool(harness, &arguments));
                 }
-                let result = self.runtime.call(&tool, &arguments);
-                self.events.push(TraceEvent::Call { tool, arguments });
+                let Ok(result) = self.call_tool(tool, arguments) else {
+                    return Ok(tool_error("SESSION_ENDED", ENDED));
+                };
                 // One copy of the result, as text: the tools declare no output schema
                 // (MCP's `structuredContent` goes with one). A search that finds nothing
                 // or a lookup of nothing is an answer, not an error.
@@ -191,38 +247,22 @@ impl<'a> Session<'a> {
                             "`followup` must be a follow-up number, from 1".to_string(),
                         ))?,
                 };
-                let reply = self.runtime.ask(&question, Some(followup));
-                self.events.push(TraceEvent::Asked {
-                    question,
-                    followup: Some(followup),
-                });
+                let reply = self.ask(question, Some(followup)).map_err(ended)?;
                 Ok(json!({ "reply": reply }))
             }
             "sandbox/question" => {
-                let question = text("question")?;
-                let reply = self.runtime.ask(&question, None);
-                self.events.push(TraceEvent::Asked {
-                    question,
-                    followup: None,
-                });
+                let reply = self.ask(text("question")?, None).map_err(ended)?;
                 Ok(json!({ "reply": reply }))
             }
             "sandbox/reply" => {
-                let content = text("content")?;
-                self.runtime.reply(&content);
-                self.events.push(TraceEvent::Reply(content));
+                self.reply(text("content")?).map_err(ended)?;
                 Ok(json!({}))
             }
             "sandbox/user" => {
-                let content = text("content")?;
-                self.runtime.user(&content);
-                self.events.push(TraceEvent::User(content));
+                self.user(text("content")?).map_err(ended)?;
                 Ok(json!({}))
             }
-            "sandbox/end" => {
-                self.ended = true;
-                Ok(self.result_record())
-            }
+            "sandbox/end" => self.end().map_err(ended),
             other => Err((-32601, format!("no method `{other}`"))),
         }
     }
@@ -264,6 +304,16 @@ impl<'a> Session<'a> {
 
     pub fn result_record(&self) -> Json {
         result_record(self.suite, &self.runtime, &findings(&self.runtime))
+    }
+
+    /// The tools `tools/list` lists: the case's, then the harness tools for a client
+    /// that declared [`HARNESS`].
+    pub fn listed_tools(&self) -> Vec<Json> {
+        let mut tools = self.tools();
+        if self.harness_listed {
+            tools.extend(HARNESS_TOOLS.iter().map(|t| t.listed(self.suite)));
+        }
+        tools
     }
 
     /// The case's tools in MCP form: the contract as description, the typed arguments

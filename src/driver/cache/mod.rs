@@ -47,7 +47,7 @@ use crate::driver::staged::{self, ObjectId};
 use crate::load::{self, Source};
 use crate::source::{FileId, Origin, Role, SourceDb};
 use crate::syntax::ast::{ListItem, Statement, ValueKind};
-use crate::{Compilation, Recheck};
+use crate::{Compilation, Config, Depth, Recheck, Sources};
 
 use self::store::{Digest, Entry, Head, Index, StagedBase, Stamp, StatStamp, Stored};
 
@@ -213,7 +213,7 @@ fn uncached_staged(root: &Path, listing: &staged::Listing, blobs: &staged::Blobs
             Err(e) => diagnostics.push(load::not_utf8(&name, &e)),
         }
     }
-    let compilation = Compilation::from_suite_sources(sources, diagnostics);
+    let compilation = Compilation::new(Sources::Read(sources, diagnostics));
     crate::driver::leave_to_exit(compilation.suite);
     Checked {
         files: crate::driver::user_files(&compilation.db),
@@ -299,7 +299,11 @@ fn quick_staged(root: &Path, old: &Index, blobs: &staged::Blobs) -> Option<Check
         })
         .collect();
     let mut recheck = Recheck::default();
-    let compilation = Compilation::from_suite_sources_cached(sources, &mut recheck);
+    let compilation = Compilation::new(Config {
+        sources: Sources::Read(sources, Vec::new()),
+        depth: Depth::Check,
+        recheck: Some(&mut recheck),
+    });
     let (mut results, _) = results(&compilation, &recheck, &suite_name);
     let mut replaced: HashMap<usize, FileResult> = HashMap::new();
     for &(at, _) in &changed {
@@ -441,7 +445,7 @@ impl<'a> Store<'a> {
 
 /// A check without the cache, as `casec check` does it.
 fn uncached(root: &Path) -> Checked {
-    let compilation = Compilation::from_dir(root);
+    let compilation = Compilation::new(Sources::Folder(root));
     Checked {
         files: crate::driver::user_files(&compilation.db),
         db: compilation.db,
@@ -834,7 +838,11 @@ impl Survey {
     /// The files `which` (read), compiled as the suite, in folder order.
     fn compile(&self, which: &[usize]) -> (Compilation, Recheck) {
         let mut recheck = Recheck::default();
-        let compilation = Compilation::from_suite_sources_cached(self.sources(which), &mut recheck);
+        let compilation = Compilation::new(Config {
+            sources: Sources::Read(self.sources(which), Vec::new()),
+            depth: Depth::Check,
+            recheck: Some(&mut recheck),
+        });
         (compilation, recheck)
     }
 

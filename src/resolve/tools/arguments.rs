@@ -64,32 +64,11 @@ pub fn read_arguments<'a>(
 }
 
 fn read_argument(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Argument> {
-    let usage = "argument NAME TYPE [optional] { doc \"…\" }";
-    let words: Option<Vec<&Value>> = statement
-        .values
-        .iter()
-        .map(|v| v.as_ident().map(|_| v))
-        .collect();
-    let mut words = words.unwrap_or_default();
-    let required = words.last().and_then(|v| v.as_ident()) != Some("optional");
-    if !required {
-        words.pop();
-    }
-    if words.len() < 2 {
-        diags.push(
-            Diagnostic::new(
-                codes::BAD_ARGUMENTS,
-                "`argument` is not written as expected",
-            )
-            .primary(
-                statement.span,
-                "expected an argument name and a type, as names",
-            )
-            .help(format!("write it as `{usage}`")),
-        );
-        return None;
-    }
-    let name = values::text_of(words[0]);
+    let values::Declared {
+        name,
+        type_words,
+        required,
+    } = values::declared(statement, ("argument", "an argument"), diags)?;
     let statements = body(statement);
     keys::check_keys(
         statements,
@@ -99,7 +78,7 @@ fn read_argument(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<A
         diags,
     );
     let doc = first(statements, "doc").and_then(|s| values::text(s, diags));
-    let ty = read_arg_type(&words[1..], statement, diags)?;
+    let ty = read_arg_type(&type_words, statement, diags)?;
     if !matches!(ty, ArgType::Object(_)) {
         if let Some(member) = first(statements, "argument") {
             diags.push(

@@ -38,70 +38,48 @@ use super::super::world::value::{self as typed, TypeCx};
 use super::services::known_collection;
 use super::ToolCx;
 
-const fn key(key: &'static str, repeated: bool, doc: &'static str) -> KeySpec<'static> {
-    KeySpec {
-        key,
-        required: false,
-        repeated,
-        doc,
-    }
-}
-
 const READ_KEYS: &[KeySpec<'static>] = &[
-    key(
+    KeySpec::optional(
         "match",
-        false,
         "`match ARG`: the argument holding a free-text query.",
     ),
-    key(
+    KeySpec::repeated(
         "where",
-        true,
         "`where FIELD [OP] ARG`: a field compared with an argument, when given.",
     ),
-    key(
+    KeySpec::optional(
         "show",
-        false,
         "`show FIELD…`: the fields a result shows (default: all).",
     ),
 ];
 
 const WRITE_KEYS: &[KeySpec<'static>] = &[
-    key(
+    KeySpec::optional(
         "record",
-        false,
         "`record ARG`: the argument naming the record to change.",
     ),
-    key(
+    KeySpec::repeated(
         "set",
-        true,
         "`set FIELD from ARG`, `set FIELD VALUE` or `set FIELD now`.",
     ),
-    key(
+    KeySpec::optional(
         "reason",
-        false,
         "The reason written into the record's audit history.",
     ),
 ];
 
 const RESPOND_KEYS: &[KeySpec<'static>] = &[
-    key(
+    KeySpec::optional(
         "when",
-        false,
         "`when { argument value }`: the calls it answers (default: all).",
     ),
-    key(
+    KeySpec::optional(
         "after",
-        false,
         "`after N`: only from the call after the Nth matching call on.",
     ),
-    key(
-        "data",
-        false,
-        "`data { key value }`: data merged into the result.",
-    ),
-    key(
+    KeySpec::optional("data", "`data { key value }`: data merged into the result."),
+    KeySpec::optional(
         "record",
-        false,
         "`record COLLECTION { where FIELD ARG }`: the first matching record, as `record`.",
     ),
 ];
@@ -280,14 +258,11 @@ impl Reader<'_> {
         let (field, op, argument) = match words.as_slice() {
             [field, argument] if statement.values.len() == 2 => (field, Op::Eq, argument),
             [field, op, argument] if statement.values.len() == 3 => {
-                let Some((_, op)) = crate::model::expect::OPS
-                    .iter()
-                    .find(|(n, _)| *n == op.as_str())
-                else {
+                let Some(op) = Op::written(op.as_str()) else {
                     diags.push(bad(statement, usage));
                     return None;
                 };
-                (field, *op, argument)
+                (field, op, argument)
             }
             _ => {
                 diags.push(bad(statement, usage));

@@ -27,24 +27,6 @@ pub struct ToolCx<'a> {
     pub schema: Option<&'a WorldSchema>,
 }
 
-const fn one(key: &'static str, doc: &'static str) -> KeySpec<'static> {
-    KeySpec {
-        key,
-        required: false,
-        repeated: false,
-        doc,
-    }
-}
-
-const fn many(key: &'static str, doc: &'static str) -> KeySpec<'static> {
-    KeySpec {
-        key,
-        required: false,
-        repeated: true,
-        doc,
-    }
-}
-
 /// The statements of a `tool` block.
 pub const TOOL_KEYS: &[KeySpec<'static>] = &[
     KeySpec {
@@ -53,43 +35,43 @@ pub const TOOL_KEYS: &[KeySpec<'static>] = &[
         repeated: false,
         doc: "The contract the model is told: what the tool does.",
     },
-    many(
+    KeySpec::repeated(
         "argument",
         "`argument NAME TYPE [optional] { doc \"…\" }`: one typed argument.",
     ),
-    one(
+    KeySpec::optional(
         "service",
         "`service NAME { parameter name … }`: a built-in service runs the calls.",
     ),
-    one(
+    KeySpec::optional(
         "adapter",
         "`adapter \"COMMAND\" \"ARG\"… { reads …; writes …; env \"NAME\"… }`: a program of the suite runs the calls, with the user's consent (`--trust`).",
     ),
-    many(
+    KeySpec::repeated(
         "refuse",
         "`refuse CODE \"message\" { condition… }`: refuse calls meeting the conditions.",
     ),
-    many(
+    KeySpec::repeated(
         "read",
         "`read COLLECTION { match ARG; where FIELD ARG; show FIELD… }`: records a call returns.",
     ),
-    many(
+    KeySpec::repeated(
         "create",
         "`create COLLECTION { set FIELD from ARG }`: a record a call creates.",
     ),
-    many(
+    KeySpec::repeated(
         "update",
         "`update COLLECTION { record ARG; set FIELD … }`: a record a call changes.",
     ),
-    many(
+    KeySpec::repeated(
         "delete",
         "`delete COLLECTION { record ARG }`: a record a call removes.",
     ),
-    many(
+    KeySpec::repeated(
         "respond",
         "`respond { when { … }; after N; data { … } }`: a scripted answer.",
     ),
-    one(
+    KeySpec::optional(
         "idempotent",
         "`idempotent ARG`: a repeated request id returns the first result.",
     ),
@@ -178,12 +160,12 @@ fn binding(
 
 /// The statements of an `adapter` block.
 pub const ADAPTER_KEYS: &[KeySpec<'static>] = &[
-    one(
+    KeySpec::optional(
         "reads",
         "The collections the adapter is sent (default: every collection).",
     ),
-    one("writes", "The collections the adapter's changes may touch."),
-    one(
+    KeySpec::optional("writes", "The collections the adapter's changes may touch."),
+    KeySpec::optional(
         "env",
         "`env \"NAME\"…`: environment variables passed to the program besides PATH (never a key, token, secret or password; docs/security.md).",
     ),

@@ -6,6 +6,8 @@
 //! each name against the tool and the schema, so a binding that reads clean can run:
 //! the runtime trusts it. The services' behaviour is documented in docs/tools.md.
 
+use strum::VariantArray;
+
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::{
     ArgType, Booking, BookingOp, FileOp, Files, Get, Http, Search, Service, Tool, Tracker,
@@ -29,15 +31,6 @@ pub struct ServiceSpec {
     read: fn(&mut Binder) -> Option<Service>,
 }
 
-const fn param(key: &'static str, required: bool, doc: &'static str) -> KeySpec<'static> {
-    KeySpec {
-        key,
-        required,
-        repeated: false,
-        doc,
-    }
-}
-
 /// Every built-in service.
 pub const SERVICES: &[ServiceSpec] = &[
     ServiceSpec {
@@ -51,8 +44,8 @@ pub const SERVICES: &[ServiceSpec] = &[
         name: "records.search",
         doc: "Records whose text matches a free-text query, in one collection or all.",
         params: &[
-            param("collection_argument", false, "The argument naming the collection (absent: every collection)."),
-            param("query_argument", false, "The argument holding the query (absent or empty: every record)."),
+            KeySpec::optional("collection_argument", "The argument naming the collection (absent: every collection)."),
+            KeySpec::optional("query_argument", "The argument holding the query (absent or empty: every record)."),
         ],
         needs_schema: true,
         read: |b| {
@@ -66,8 +59,8 @@ pub const SERVICES: &[ServiceSpec] = &[
         name: "records.get",
         doc: "One record by its id, or by the request id a write was made under.",
         params: &[
-            param("collection_argument", false, "The argument naming the collection the record must be in."),
-            param("id_argument", true, "The argument holding the record id or request id."),
+            KeySpec::optional("collection_argument", "The argument naming the collection the record must be in."),
+            KeySpec::required("id_argument", "The argument holding the record id or request id."),
         ],
         needs_schema: true,
         read: |b| {
@@ -81,16 +74,16 @@ pub const SERVICES: &[ServiceSpec] = &[
         name: "records.write",
         doc: "Create, update, delete or skip an occurrence of a record, with typed fields and audit history.",
         params: &[
-            param("collection_argument", true, "The argument naming the collection."),
-            param("operation_argument", true, "The enum argument whose values name the operations: create, update, delete, skip_occurrence."),
-            param("record_argument", false, "The argument holding the id of the record to change."),
-            param("fields_argument", true, "The argument holding the record's fields (type `fields COLLECTION_ARGUMENT`)."),
-            param("request_argument", false, "The argument holding a request id: a repeated one writes nothing."),
+            KeySpec::required("collection_argument", "The argument naming the collection."),
+            KeySpec::required("operation_argument", "The enum argument whose values name the operations: create, update, delete, skip_occurrence."),
+            KeySpec::optional("record_argument", "The argument holding the id of the record to change."),
+            KeySpec::required("fields_argument", "The argument holding the record's fields (type `fields COLLECTION_ARGUMENT`)."),
+            KeySpec::optional("request_argument", "The argument holding a request id: a repeated one writes nothing."),
         ],
         needs_schema: true,
         read: |b| {
             let collection = b.required_argument("collection_argument", collection_argument)?;
-            let operation = b.operation("operation_argument", &WriteOp::ALL.map(|(n, _)| n))?;
+            let operation = b.operation("operation_argument", &words::<WriteOp>())?;
             let record = b.argument("record_argument", id_argument)?;
             let fields = b.required_argument("fields_argument", |ty| matches!(ty, ArgType::Fields(_)))?;
             let request = b.argument("request_argument", text_argument)?;
@@ -108,19 +101,19 @@ pub const SERVICES: &[ServiceSpec] = &[
         name: "booking",
         doc: "Book explicitly offered slots, reschedule atomically, cancel, look bookings up.",
         params: &[
-            param("slots_collection", true, "The collection of offered slots."),
-            param("bookings_collection", true, "The collection of confirmed bookings."),
-            param("operation_argument", true, "The enum argument whose values name the operations: create, reschedule, cancel, lookup."),
-            param("target_argument", true, "The argument naming a booking (reschedule, cancel, lookup) or a provider."),
-            param("slot_argument", true, "The argument naming the slot: its id, or a time equal to its start."),
-            param("request_argument", false, "The argument holding a request id."),
-            param("slot_field", true, "The bookings' reference to their slot."),
-            param("provider_field", true, "The provider reference of slots and bookings."),
-            param("start_field", true, "The slots' start datetime."),
-            param("status_field", true, "The bookings' status enum."),
-            param("confirmed_value", true, "The status value of a confirmed booking."),
-            param("cancelled_value", true, "The status value of a cancelled booking."),
-            param("copied_fields", false, "Fields a new booking takes from its slot."),
+            KeySpec::required("slots_collection", "The collection of offered slots."),
+            KeySpec::required("bookings_collection", "The collection of confirmed bookings."),
+            KeySpec::required("operation_argument", "The enum argument whose values name the operations: create, reschedule, cancel, lookup."),
+            KeySpec::required("target_argument", "The argument naming a booking (reschedule, cancel, lookup) or a provider."),
+            KeySpec::required("slot_argument", "The argument naming the slot: its id, or a time equal to its start."),
+            KeySpec::optional("request_argument", "The argument holding a request id."),
+            KeySpec::required("slot_field", "The bookings' reference to their slot."),
+            KeySpec::required("provider_field", "The provider reference of slots and bookings."),
+            KeySpec::required("start_field", "The slots' start datetime."),
+            KeySpec::required("status_field", "The bookings' status enum."),
+            KeySpec::required("confirmed_value", "The status value of a confirmed booking."),
+            KeySpec::required("cancelled_value", "The status value of a cancelled booking."),
+            KeySpec::optional("copied_fields", "Fields a new booking takes from its slot."),
         ],
         needs_schema: true,
         read: read_booking,
@@ -129,13 +122,13 @@ pub const SERVICES: &[ServiceSpec] = &[
         name: "device_tracker",
         doc: "Locate or ring an item tracker the world supplies; offline trackers report their last sighting.",
         params: &[
-            param("trackers_collection", true, "The collection of trackers."),
-            param("operation_argument", true, "The enum argument whose values name the operations: locate, ring."),
-            param("id_argument", true, "The argument naming the tracker."),
-            param("status_field", true, "The trackers' status enum."),
-            param("offline_value", true, "The status value of an offline tracker."),
-            param("supports_field", false, "A list of the operations a tracker supports."),
-            param("reported_fields", false, "Fields a locate (or an offline answer) reports."),
+            KeySpec::required("trackers_collection", "The collection of trackers."),
+            KeySpec::required("operation_argument", "The enum argument whose values name the operations: locate, ring."),
+            KeySpec::required("id_argument", "The argument naming the tracker."),
+            KeySpec::required("status_field", "The trackers' status enum."),
+            KeySpec::required("offline_value", "The status value of an offline tracker."),
+            KeySpec::optional("supports_field", "A list of the operations a tracker supports."),
+            KeySpec::optional("reported_fields", "Fields a locate (or an offline answer) reports."),
         ],
         needs_schema: true,
         read: read_tracker,
@@ -165,13 +158,13 @@ pub const SERVICES: &[ServiceSpec] = &[
         name: "http",
         doc: "HTTP requests answered from the world's endpoint records; an unknown URL answers 404.",
         params: &[
-            param("endpoints_collection", true, "The collection of endpoints."),
-            param("url_field", true, "The endpoints' URL."),
-            param("method_field", false, "The endpoints' method (absent: any method)."),
-            param("status_field", true, "The endpoints' status code (a number)."),
-            param("body_field", true, "The endpoints' response body."),
-            param("url_argument", true, "The argument holding the URL."),
-            param("method_argument", false, "The argument holding the method (absent: GET)."),
+            KeySpec::required("endpoints_collection", "The collection of endpoints."),
+            KeySpec::required("url_field", "The endpoints' URL."),
+            KeySpec::optional("method_field", "The endpoints' method (absent: any method)."),
+            KeySpec::required("status_field", "The endpoints' status code (a number)."),
+            KeySpec::required("body_field", "The endpoints' response body."),
+            KeySpec::required("url_argument", "The argument holding the URL."),
+            KeySpec::optional("method_argument", "The argument holding the method (absent: GET)."),
         ],
         needs_schema: true,
         read: read_http,
@@ -179,21 +172,18 @@ pub const SERVICES: &[ServiceSpec] = &[
 ];
 
 const FILE_PARAMS: &[KeySpec<'static>] = &[
-    param("files_collection", true, "The collection of files."),
-    param(
+    KeySpec::required("files_collection", "The collection of files."),
+    KeySpec::required(
         "path_field",
-        true,
         "The files' path (text): the key of the store.",
     ),
-    param("content_field", true, "The files' content (text)."),
-    param(
+    KeySpec::required("content_field", "The files' content (text)."),
+    KeySpec::optional(
         "path_argument",
-        false,
         "The argument holding the path (read, write) or the folder (list).",
     ),
-    param(
+    KeySpec::optional(
         "content_argument",
-        false,
         "The argument holding the content to write.",
     ),
 ];
@@ -201,7 +191,7 @@ const FILE_PARAMS: &[KeySpec<'static>] = &[
 fn read_booking(b: &mut Binder) -> Option<Service> {
     let slots = b.collection("slots_collection")?;
     let bookings = b.collection("bookings_collection")?;
-    let operation = b.operation("operation_argument", &BookingOp::ALL.map(|(n, _)| n))?;
+    let operation = b.operation("operation_argument", &words::<BookingOp>())?;
     let target = b.required_argument("target_argument", id_argument)?;
     let slot = b.required_argument("slot_argument", |ty| {
         id_argument(ty) || datetime_argument(ty)
@@ -238,7 +228,7 @@ fn read_booking(b: &mut Binder) -> Option<Service> {
 
 fn read_tracker(b: &mut Binder) -> Option<Service> {
     let trackers = b.collection("trackers_collection")?;
-    let operation = b.operation("operation_argument", &TrackerOp::ALL.map(|(n, _)| n))?;
+    let operation = b.operation("operation_argument", &words::<TrackerOp>())?;
     let id = b.required_argument("id_argument", id_argument)?;
     let status_field = b.field("status_field", trackers, |ty| {
         matches!(ty, FieldType::Enum(_))
@@ -308,6 +298,12 @@ fn read_http(b: &mut Binder) -> Option<Service> {
             text_argument(ty) || matches!(ty, ArgType::Field(FieldType::Enum(_)))
         })?,
     }))
+}
+
+/// The words of a service's operations, in order: the values its operation argument
+/// may take.
+fn words<Op: VariantArray + Copy + Into<&'static str>>() -> Vec<&'static str> {
+    Op::VARIANTS.iter().map(|&op| op.into()).collect()
 }
 
 fn collection_argument(ty: &ArgType) -> bool {

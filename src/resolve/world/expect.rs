@@ -23,31 +23,22 @@ use super::filters::{self, FilterCx, Role};
 use super::records::known_collection;
 
 pub const ASSERTIONS: &[KeySpec<'static>] = &[
-    many("exists", "`exists ID…`: the records exist at the end."),
-    many("absent", "`absent ID…`: the records do not exist at the end."),
-    many("unchanged", "`unchanged [COLLECTION|ID…] [except ID…]`: as in the initial world (bare: the whole world)."),
-    many("changed", "`changed COLLECTION|ID…`: at least one of them differs from the initial world."),
-    many("record", "`record ID { field value … }`: the record exists and its fields match."),
-    many("count", "`count COLLECTION [at_least|at_most] N { conditions }`: records matching."),
-    many("called", "`called TOOL [[at_least|at_most] N] { conditions }`: matching calls (default: at least one)."),
-    many("retrieved", "`retrieved ID…`: a tool result showed each record."),
-    many("verified", "`verified ID` or `verified COLLECTION { conditions }`: read back after its last write."),
-    many("in_order", "`in_order { TOOL { … }; asked; … }`: these steps happen in this order."),
-    many("only_after", "`only_after { FIRST; THEN }`: every THEN call comes after a FIRST step."),
-    many("asked", "`asked`: the assistant asked the scripted follow-up question."),
-    many("file", "`file \"PATH\" { contains \"…\"; csv { … } }`: a file the run leaves, and what it holds."),
-    many("any", "`any { … }`: at least one of the assertions holds."),
-    many("not", "`not { … }`: the assertions do not all hold."),
+    KeySpec::repeated("exists", "`exists ID…`: the records exist at the end."),
+    KeySpec::repeated("absent", "`absent ID…`: the records do not exist at the end."),
+    KeySpec::repeated("unchanged", "`unchanged [COLLECTION|ID…] [except ID…]`: as in the initial world (bare: the whole world)."),
+    KeySpec::repeated("changed", "`changed COLLECTION|ID…`: at least one of them differs from the initial world."),
+    KeySpec::repeated("record", "`record ID { field value … }`: the record exists and its fields match."),
+    KeySpec::repeated("count", "`count COLLECTION [at_least|at_most] N { conditions }`: records matching."),
+    KeySpec::repeated("called", "`called TOOL [[at_least|at_most] N] { conditions }`: matching calls (default: at least one)."),
+    KeySpec::repeated("retrieved", "`retrieved ID…`: a tool result showed each record."),
+    KeySpec::repeated("verified", "`verified ID` or `verified COLLECTION { conditions }`: read back after its last write."),
+    KeySpec::repeated("in_order", "`in_order { TOOL { … }; asked; … }`: these steps happen in this order."),
+    KeySpec::repeated("only_after", "`only_after { FIRST; THEN }`: every THEN call comes after a FIRST step."),
+    KeySpec::repeated("asked", "`asked`: the assistant asked the scripted follow-up question."),
+    KeySpec::repeated("file", "`file \"PATH\" { contains \"…\"; csv { … } }`: a file the run leaves, and what it holds."),
+    KeySpec::repeated("any", "`any { … }`: at least one of the assertions holds."),
+    KeySpec::repeated("not", "`not { … }`: the assertions do not all hold."),
 ];
-
-const fn many(key: &'static str, doc: &'static str) -> KeySpec<'static> {
-    KeySpec {
-        key,
-        required: false,
-        repeated: true,
-        doc,
-    }
-}
 
 /// What assertions are read against.
 pub struct ExpectCx<'a> {
@@ -339,8 +330,8 @@ fn called(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> 
 /// A leading `failed` or `any` among the values after a tool's name.
 fn call_outcome(values: &[Value]) -> (CallOutcome, &[Value]) {
     let word = values.first().and_then(|v| v.as_ident());
-    match CallOutcome::WORDS.iter().find(|(w, _)| Some(*w) == word) {
-        Some((_, outcome)) => (*outcome, &values[1..]),
+    match word.and_then(CallOutcome::written) {
+        Some(outcome) => (outcome, &values[1..]),
         None => (CallOutcome::Succeeded, values),
     }
 }
@@ -450,20 +441,20 @@ fn only_after(
 }
 
 const FILE_KEYS: &[KeySpec<'static>] = &[
-    many(
+    KeySpec::repeated(
         "contains",
         "`contains \"…\"`: the content holds this text (as the sandbox compares text).",
     ),
-    many(
+    KeySpec::repeated(
         "csv",
         "`csv { columns …; rows N; row { … } }`: the content read as CSV with a header row.",
     ),
 ];
 
 const CSV_KEYS: &[KeySpec<'static>] = &[
-    many("columns", "`columns NAME…`: the header row, in order."),
-    many("rows", "`rows [at_least|at_most] N`: how many data rows."),
-    many(
+    KeySpec::repeated("columns", "`columns NAME…`: the header row, in order."),
+    KeySpec::repeated("rows", "`rows [at_least|at_most] N`: how many data rows."),
+    KeySpec::repeated(
         "row",
         "`row { COLUMN VALUE [within T]; … }`: some data row has these cells.",
     ),

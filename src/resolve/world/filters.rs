@@ -13,7 +13,7 @@ use crate::model::{Name, Text};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
-use crate::model::expect::{Condition, Op, Operand, OPS};
+use crate::model::expect::{Condition, Op, Operand};
 use crate::model::value::{FieldValue, IdIndex};
 use crate::model::world::{id_letters, Collection, FieldType, WorldSchema};
 
@@ -101,7 +101,7 @@ fn split_test<'a>(
         format!(
             "write `{0} VALUE` or `{0} OP VALUE`, OP one of: {1}",
             statement.name(),
-            OPS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            Op::written_words().collect::<Vec<_>>().join(", ")
         )
     };
     let bad = |label: &str| {
@@ -121,8 +121,8 @@ fn split_test<'a>(
     }
     match statement.values.as_slice() {
         [value] => Some((Op::Eq, value)),
-        [op, value] => match OPS.iter().find(|(n, _)| Some(*n) == op.as_ident()) {
-            Some((_, op)) => Some((*op, value)),
+        [op, value] => match op.as_ident().and_then(Op::written) {
+            Some(op) => Some((op, value)),
             None => {
                 diags.push(bad("the first of two values must be an operator"));
                 None

@@ -268,26 +268,11 @@ fn read_collection(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option
 }
 
 fn read_field(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<FieldSpec> {
-    let usage = "field NAME TYPE [optional] { doc \"…\" }";
-    let words: Option<Vec<&Value>> = statement
-        .values
-        .iter()
-        .map(|v| v.as_ident().map(|_| v))
-        .collect();
-    let mut words = words.unwrap_or_default();
-    let required = words.last().and_then(|v| v.as_ident()) != Some("optional");
-    if !required {
-        words.pop();
-    }
-    if words.len() < 2 {
-        diags.push(
-            Diagnostic::new(codes::BAD_ARGUMENTS, "`field` is not written as expected")
-                .primary(statement.span, "expected a field name and a type, as names")
-                .help(format!("write it as `{usage}`")),
-        );
-        return None;
-    }
-    let name = values::text_of(words[0]);
+    let values::Declared {
+        name,
+        type_words,
+        required,
+    } = values::declared(statement, ("field", "a field"), diags)?;
     if RESERVED_FIELDS.contains(&name.as_str()) {
         diags.push(reserved(
             &name,
@@ -298,7 +283,7 @@ fn read_field(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Fiel
     let fields = body(statement);
     keys::check_keys(fields, &[FIELD_KEYS], "a field block", name.span, diags);
     let doc = first(fields, "doc").and_then(|s| values::text(s, diags));
-    let ty = read_type(&words[1..], &FIELD_TYPES, diags)?;
+    let ty = read_type(&type_words, &FIELD_TYPES, diags)?;
     Some(FieldSpec {
         name,
         ty,

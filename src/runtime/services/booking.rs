@@ -20,11 +20,7 @@ use super::argument;
 pub fn run(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
     let operation = argument(arguments, Some(&b.operation)).unwrap_or_default();
     let request = argument(arguments, b.request.as_ref()).map(str::to_string);
-    match BookingOp::ALL
-        .iter()
-        .find(|(n, _)| *n == operation)
-        .map(|(_, op)| op)
-    {
+    match operation.parse::<BookingOp>().ok() {
         Some(BookingOp::Create) => rt.idempotent(request.as_deref(), |rt| create(rt, b, arguments)),
         Some(BookingOp::Reschedule) => {
             rt.idempotent(request.as_deref(), |rt| reschedule(rt, b, arguments))

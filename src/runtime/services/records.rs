@@ -136,14 +136,14 @@ pub fn write(rt: &mut Runtime, tool: &Tool, w: &Write, arguments: &Json) -> Outc
         );
     }
     let operation = argument(arguments, Some(&w.operation)).unwrap_or_default();
-    let Some((_, op)) = WriteOp::ALL.iter().find(|(n, _)| *n == operation) else {
+    let Ok(op) = operation.parse::<WriteOp>() else {
         return Outcome::error(
             "UNKNOWN_OPERATION",
             format!("`{operation}` is not an operation"),
         );
     };
     let given_fields = arguments.get(w.fields.as_str());
-    if *op == WriteOp::Create {
+    if op == WriteOp::Create {
         return create(rt, collection, given_fields);
     }
     let record_name = w.record.as_ref().map_or("", |r| r.as_str());

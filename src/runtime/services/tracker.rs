@@ -14,11 +14,7 @@ use super::argument;
 
 pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> Outcome {
     let operation = argument(arguments, Some(&t.operation)).unwrap_or_default();
-    let Some(op) = TrackerOp::ALL
-        .iter()
-        .find(|(n, _)| *n == operation)
-        .map(|(_, op)| *op)
-    else {
+    let Ok(op) = operation.parse::<TrackerOp>() else {
         return Outcome::error(
             "UNKNOWN_OPERATION",
             format!("`{operation}` is not an operation"),

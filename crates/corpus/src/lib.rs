@@ -1,5 +1,6 @@
-//! A deterministic generator of master JSON corpora, shared by the round-trip tests
-//! and the scale benchmark.
+//! A deterministic generator of master JSON corpora, shared by casec's unit tests, its
+//! round-trip tests and the scale benchmark: a crate of its own (a dev-dependency of
+//! casec), so that no test of `src/` includes a file of `tests/`.
 //!
 //! It starts from the Tujora seed master and builds a master of any number of cases in
 //! which every field a case can override deviates from the shared defaults in some of
@@ -15,7 +16,7 @@
 use serde_json::{json, Map, Value};
 
 /// The seed master (test data: casec itself never reads it).
-pub const SEED_MASTER: &str = include_str!("../data/tujora-benchmark-1.0.1.json");
+pub const SEED_MASTER: &str = include_str!("../../../tests/data/tujora-benchmark-1.0.1.json");
 
 /// A small, fast, seedable PRNG (SplitMix64), so corpora are the same on every run.
 pub struct Rng(u64);
