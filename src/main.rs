@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use casec::diag::codes;
 use casec::driver::{self, FmtMode, Format, Report, Reporter};
 use casec::Depth;
+use clap::builder::PossibleValuesParser;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// jemalloc: casec's phases allocate on every core at once, which glibc's allocator
@@ -273,6 +275,17 @@ enum Command {
         stdin: bool,
         #[command(flatten)]
         report: ReportArgs,
+    },
+    /// Explain a diagnostic code: what triggers it, a failing example and the fix (its
+    /// entry of docs/diagnostics.md, as Markdown).
+    Explain {
+        /// The code, as diagnostics show it (`weekday_mismatch`).
+        #[arg(
+            value_name = "CODE",
+            value_parser = PossibleValuesParser::new(codes::ALL.iter().map(|c| c.name)),
+            hide_possible_values = true
+        )]
+        code: String,
     },
     /// Print a shell completion script for casec (bash, zsh, fish, elvish, powershell).
     ///
@@ -670,11 +683,24 @@ fn main() -> ExitCode {
                 false => driver::fmt_paths(&paths, mode, reporter),
             })
         }
+        Command::Explain { code } => explain(&code),
         Command::Completions { shell } => completions(shell),
         Command::Man { output } => man_pages(output.as_deref()),
         Command::Lsp { stdio: _ } => casec::lsp::stdio(),
     };
     ExitCode::from(code)
+}
+
+/// `casec explain CODE`: the code's docs entry, on standard output (clap has refused
+/// a name that is no code, with the closest one).
+fn explain(code: &str) -> u8 {
+    let Some(code) = codes::declared(code) else {
+        return driver::EXIT_USAGE;
+    };
+    match driver::output::print(code.docs_entry().as_bytes()) {
+        Ok(()) => driver::EXIT_OK,
+        Err(e) => io_error(None, &e),
+    }
 }
 
 /// `casec completions SHELL`: the completion script, on standard output.

@@ -262,3 +262,25 @@ fn diagnostics_do_not_depend_on_file_order() {
     assert!(first.lines().count() > 10, "{first}");
     assert_eq!(first, report(&backward));
 }
+
+/// `casec explain CODE` prints the code's docs entry, the one docs/diagnostics.md holds;
+/// a name that is no code is a usage error naming the closest code.
+#[test]
+fn casec_explain_prints_the_docs_entry_of_a_code() {
+    let explained = casec(&[&"explain", &"weekday_mismatch"]);
+    assert_eq!(code(&explained), Some(0));
+    let entry = String::from_utf8(explained.stdout).expect("UTF-8");
+    assert!(
+        entry.starts_with("### `weekday_mismatch`\n\n**Warning, allowable.** "),
+        "{entry}"
+    );
+    let docs =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/diagnostics.md"))
+            .expect("docs/diagnostics.md");
+    assert!(docs.contains(&entry), "the entry is the page's");
+    let misspelt = casec(&[&"explain", &"weekday_mismach"]);
+    assert_eq!(code(&misspelt), Some(2));
+    assert!(misspelt.stdout.is_empty());
+    let error = String::from_utf8_lossy(&misspelt.stderr);
+    assert!(error.contains("'weekday_mismatch'"), "{error}");
+}
