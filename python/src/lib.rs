@@ -32,7 +32,8 @@ use serde_json::{json, Value as Json};
 use casec::diag::render::{self, HumanStyle};
 use casec::judge::calibrate::{self, Sample};
 use casec::judge::{
-    prompt, record as judged_record, review_items, verdict, ItemKind, Judgement, Settings, Source,
+    prompt, record as judged_record, review_items, verdict, ItemKind, Judgement, Settings,
+    VerdictSource,
 };
 use casec::model::expect::Decided;
 use casec::model::shape::{Builtin, Verdict};
@@ -296,14 +297,11 @@ impl Suite {
     #[getter]
     fn outcomes(&self, py: Python<'_>) -> PyResult<PyObject> {
         let model = self.loaded.model();
-        let names: serde_json::Map<String, Json> = [
-            ("passed", Verdict::Passed),
-            ("failed", Verdict::Failed),
-            ("undecided", Verdict::Undecided),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), json!(model.outcome(v))))
-        .collect();
+        let names: serde_json::Map<String, Json> =
+            [Verdict::Passed, Verdict::Failed, Verdict::Undecided]
+                .into_iter()
+                .map(|v| (v.as_str().to_string(), json!(model.outcome(v))))
+                .collect();
         to_py(py, &Json::Object(names))
     }
 
@@ -702,10 +700,12 @@ impl Session {
         py: Python<'_>,
         event: impl FnOnce(&mut Serving) -> Result<T, Ended> + Send,
     ) -> PyResult<T> {
-        self.with_live(py, |live| live.with_dependent_mut(|_, session| event(session)))?
-            .map_err(|Ended| {
-                PyRuntimeError::new_err(format!("the session of {} has ended", self.case_id))
-            })
+        self.with_live(py, |live| {
+            live.with_dependent_mut(|_, session| event(session))
+        })?
+        .map_err(|Ended| {
+            PyRuntimeError::new_err(format!("the session of {} has ended", self.case_id))
+        })
     }
 
     fn ended(&self, py: Python<'_>) -> PyResult<bool> {
@@ -931,9 +931,9 @@ fn judgement_of(value: &Json) -> PyResult<Judgement> {
     };
     let source = match (met, value.get("source").and_then(Json::as_str)) {
         (None, _) => None,
-        (Some(_), None | Some("judge")) => Some(Source::Judge),
-        (Some(_), Some("cache")) => Some(Source::Cache),
-        (Some(_), Some("human")) => Some(Source::Human {
+        (Some(_), None | Some("judge")) => Some(VerdictSource::Judge),
+        (Some(_), Some("cache")) => Some(VerdictSource::Cache),
+        (Some(_), Some("human")) => Some(VerdictSource::Human {
             author: text("author")?,
         }),
         (Some(_), Some(other)) => {

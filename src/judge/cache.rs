@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value as Json};
 
 use super::prompt::{digest, Request};
-use super::verdict::Verdict;
+use super::verdict::ItemVerdict;
 use crate::load;
 use crate::temp_files::{remove_stale_temps, temp_name};
 
@@ -64,11 +64,11 @@ impl Cache {
     }
 
     /// The verdict stored for `request`, if a sound entry holds it.
-    pub fn get(&self, request: &Request) -> Option<Verdict> {
+    pub fn get(&self, request: &Request) -> Option<ItemVerdict> {
         let text = read_entry(&self.path(&request.key))?;
         let stored: Json = serde_json::from_str(&text).ok()?;
         let verdict = stored.get("verdict")?;
-        let found = Verdict {
+        let found = ItemVerdict {
             met: verdict.get("met")?.as_bool()?,
             reason: verdict.get("reason")?.as_str()?.to_string(),
         };
@@ -76,7 +76,7 @@ impl Cache {
     }
 
     /// Stores the verdict for `request`, replacing whatever sits at its entry's name.
-    pub fn put(&self, request: &Request, verdict: &Verdict) -> io::Result<()> {
+    pub fn put(&self, request: &Request, verdict: &ItemVerdict) -> io::Result<()> {
         let text = format!("{}\n", entry(request, verdict));
         if text.len() as u64 > MAX_ENTRY_BYTES {
             return Err(io::Error::other("the verdict is too long to cache"));
@@ -117,7 +117,7 @@ fn entry_name(key: &str) -> String {
 
 /// The entry that stores `verdict` for `request`: its key, the digest of its body, the
 /// verdict, and a check digest over the three.
-fn entry(request: &Request, verdict: &Verdict) -> Json {
+fn entry(request: &Request, verdict: &ItemVerdict) -> Json {
     let request_digest = digest(request.body.to_string().as_bytes());
     let check = json!([request.key, request_digest, verdict.met, verdict.reason]);
     json!({
@@ -271,7 +271,7 @@ mod tests {
         let cache = Cache::open(&dir.path().join("cache")).unwrap();
         let (asked, verdict) = (
             request("ab12"),
-            Verdict {
+            ItemVerdict {
                 met: true,
                 reason: "yes".into(),
             },

@@ -25,7 +25,7 @@ use crate::runtime::trust::Trust;
 use crate::runtime::Runtime;
 use crate::source::{FileId, SourceDb, Span};
 
-use super::{review_items, Item, ItemKind, Judgement, Source};
+use super::{review_items, Item, ItemKind, Judgement, VerdictSource};
 
 /// A run with labels: a golden trace or a labelled counter-example, replayed.
 pub struct LabelledRun<'a> {
@@ -327,7 +327,10 @@ impl Gate {
     /// Leaves a judge's (or the cache's) verdict on an item the judge is not calibrated
     /// on for review, saying why and what the judge said; a person's verdict stands.
     pub fn apply(&self, judgement: &mut Judgement) {
-        if !matches!(judgement.source, Some(Source::Judge | Source::Cache)) {
+        if !matches!(
+            judgement.source,
+            Some(VerdictSource::Judge | VerdictSource::Cache)
+        ) {
             return;
         }
         let Some(met) = judgement.met else {

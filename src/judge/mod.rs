@@ -141,7 +141,7 @@ impl Settings {
 
 /// Where a verdict came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Source {
+pub enum VerdictSource {
     /// The endpoint answered it in this run.
     Judge,
     /// The cache held the endpoint's earlier answer to the same request.
@@ -161,7 +161,7 @@ pub struct Judgement {
     /// The verdict's reason, or why there is none.
     pub reason: String,
     /// `None` when there is no verdict.
-    pub source: Option<Source>,
+    pub source: Option<VerdictSource>,
     /// The digest of the evidence the item was judged on.
     pub evidence_digest: String,
 }
@@ -175,13 +175,14 @@ impl Judgement {
             "reason": self.reason,
             "source": match &self.source {
                 None => Json::Null,
-                Some(Source::Judge) => json!("judge"),
-                Some(Source::Cache) => json!("cache"),
-                Some(Source::Human { .. }) => json!("human"),
+                Some(VerdictSource::Judge) => json!("judge"),
+                Some(VerdictSource::Cache) => json!("cache"),
+                Some(VerdictSource::Human { .. }) => json!("human"),
             },
             "evidence_digest": self.evidence_digest,
         });
-        if let (Some(Source::Human { author }), Json::Object(map)) = (&self.source, &mut out) {
+        if let (Some(VerdictSource::Human { author }), Json::Object(map)) = (&self.source, &mut out)
+        {
             map.insert("author".into(), json!(author));
         }
         out
@@ -243,7 +244,7 @@ impl Judge<'_> {
         {
             judgement.met = Some(human.met);
             judgement.reason = human.reason.clone();
-            judgement.source = Some(Source::Human {
+            judgement.source = Some(VerdictSource::Human {
                 author: human.author.clone(),
             });
             tally.human = 1;
@@ -257,7 +258,7 @@ impl Judge<'_> {
         if let Some(found) = self.cache.and_then(|c| c.get(&request)) {
             judgement.met = Some(found.met);
             judgement.reason = found.reason;
-            judgement.source = Some(Source::Cache);
+            judgement.source = Some(VerdictSource::Cache);
             tally.cached = 1;
             return (judgement, tally);
         }
@@ -274,7 +275,7 @@ impl Judge<'_> {
                 }
                 judgement.met = Some(found.met);
                 judgement.reason = found.reason;
-                judgement.source = Some(Source::Judge);
+                judgement.source = Some(VerdictSource::Judge);
             }
             Err(why) => {
                 // An unreadable answer's reason may quote it (a parser's error does).

@@ -13,15 +13,15 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value as Json;
 
-/// One verdict.
+/// A judge's verdict on one review item: whether it is met, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub struct ItemVerdict {
     pub met: bool,
     pub reason: String,
 }
 
 /// The verdict of a chat-completions response body.
-pub fn from_response(body: &str) -> Result<Verdict, String> {
+pub fn from_response(body: &str) -> Result<ItemVerdict, String> {
     let response: Json = serde_json::from_str(body)
         .map_err(|e| format!("the endpoint's answer is not JSON: {e}"))?;
     let choices = response
@@ -29,7 +29,7 @@ pub fn from_response(body: &str) -> Result<Verdict, String> {
         .and_then(Json::as_array)
         .filter(|c| !c.is_empty())
         .ok_or("the endpoint's answer has no choices")?;
-    let mut found: Option<Verdict> = None;
+    let mut found: Option<ItemVerdict> = None;
     for choice in choices {
         let verdict = from_choice(choice)?;
         match &found {
@@ -43,7 +43,7 @@ pub fn from_response(body: &str) -> Result<Verdict, String> {
     found.ok_or_else(|| "the endpoint's answer has no choices".into())
 }
 
-fn from_choice(choice: &Json) -> Result<Verdict, String> {
+fn from_choice(choice: &Json) -> Result<ItemVerdict, String> {
     let message = choice.get("message").ok_or("a choice has no message")?;
     if let Some(refusal) = message.get("refusal").and_then(Json::as_str) {
         return Err(format!("the judge refused: {refusal}"));
@@ -59,7 +59,7 @@ fn from_choice(choice: &Json) -> Result<Verdict, String> {
 }
 
 /// The verdict in a message's text.
-pub fn from_content(content: &str) -> Result<Verdict, String> {
+pub fn from_content(content: &str) -> Result<ItemVerdict, String> {
     let text = unfenced(content.trim());
     if text.is_empty() {
         return Err("the judge gave no verdict (empty content)".into());
@@ -73,7 +73,7 @@ pub fn from_content(content: &str) -> Result<Verdict, String> {
             "the judge's verdict contradicts itself (`met` given twice, with two values)".into(),
         ),
         (_, None) => Err("the judge's verdict has no string `reason`".into()),
-        ([met, ..], Some(reason)) => Ok(Verdict { met: *met, reason }),
+        ([met, ..], Some(reason)) => Ok(ItemVerdict { met: *met, reason }),
     }
 }
 
@@ -148,7 +148,7 @@ mod tests {
         let v = from_response(&response(r#"{"met": true, "reason": "it books 14:00"}"#));
         assert_eq!(
             v,
-            Ok(Verdict {
+            Ok(ItemVerdict {
                 met: true,
                 reason: "it books 14:00".into()
             })

@@ -34,7 +34,7 @@ use crate::model::value::FieldValue;
 
 use super::services::records::{create_record, typed_fields};
 use super::trust::{self, Refused, Trust};
-use super::{Outcome, Runtime};
+use super::{CallResult, Runtime};
 
 /// The protocol revision casec speaks, sent with every request.
 pub const PROTOCOL: &str = "casec-adapter/1";
@@ -87,7 +87,7 @@ fn stop(child: &mut Child) {
     let _ = child.wait();
 }
 
-pub fn run(rt: &mut Runtime, tool: &Tool, spec: &Adapter, arguments: &Json) -> Outcome {
+pub fn run(rt: &mut Runtime, tool: &Tool, spec: &Adapter, arguments: &Json) -> CallResult {
     let request = request(rt, tool, spec, arguments);
     match exchange(rt, tool, spec, &request).and_then(|line| parse(&line)) {
         Ok(answer) => apply(rt, tool, spec, answer).unwrap_or_else(|why| adapter_error(tool, why)),
@@ -102,7 +102,7 @@ pub fn run(rt: &mut Runtime, tool: &Tool, spec: &Adapter, arguments: &Json) -> O
 /// What one answer line of `tool`'s adapter does to the sandbox: the call's outcome,
 /// as [`run`] gives it once the line is read. Any line gives an outcome, never a
 /// panic (the fuzz target `adapter_answer` feeds it arbitrary lines).
-pub fn answer(rt: &mut Runtime, tool: &Tool, line: &str) -> Outcome {
+pub fn answer(rt: &mut Runtime, tool: &Tool, line: &str) -> CallResult {
     let Binding::Adapter(spec) = &tool.binding else {
         return adapter_error(tool, "the tool has no adapter".into());
     };
@@ -116,8 +116,8 @@ fn parse(line: &str) -> Result<Json, String> {
     serde_json::from_str(line).map_err(|e| format!("its answer is not JSON: {e}"))
 }
 
-fn adapter_error(tool: &Tool, why: String) -> Outcome {
-    Outcome::error(
+fn adapter_error(tool: &Tool, why: String) -> CallResult {
+    CallResult::error(
         "ADAPTER_ERROR",
         format!("the adapter of `{}` failed: {why}", tool.name.as_str()),
     )
@@ -327,13 +327,18 @@ enum Change {
     Delete(String),
 }
 
-fn apply(rt: &mut Runtime, tool: &Tool, spec: &Adapter, answer: Json) -> Result<Outcome, String> {
+fn apply(
+    rt: &mut Runtime,
+    tool: &Tool,
+    spec: &Adapter,
+    answer: Json,
+) -> Result<CallResult, String> {
     if let Some(code) = answer.get("error").and_then(Json::as_str) {
         let message = answer
             .get("message")
             .and_then(Json::as_str)
             .unwrap_or_default();
-        return Ok(Outcome::error(code, message));
+        return Ok(CallResult::error(code, message));
     }
     let result = match answer.get("result") {
         Some(Json::Object(m)) => m.clone(),
@@ -360,7 +365,7 @@ fn apply(rt: &mut Runtime, tool: &Tool, spec: &Adapter, answer: Json) -> Result<
     if !created.is_empty() {
         result.insert("created".into(), json!(created));
     }
-    Ok(Outcome::ok(Json::Object(result), returned, changed))
+    Ok(CallResult::ok(Json::Object(result), returned, changed))
 }
 
 /// Ids returned, changed and created by a call's changes.

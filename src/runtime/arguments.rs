@@ -14,10 +14,10 @@ use crate::model::tool::{ArgType, Argument, Tool};
 use crate::model::world::{id_letters, FieldType};
 
 use super::values::from_json;
-use super::{Outcome, Runtime};
+use super::{CallResult, Runtime};
 
 /// `Ok` when the call's arguments fit the declaration, else the refusal to answer with.
-pub fn validate(tool: &Tool, arguments: &Json, rt: &Runtime) -> Result<(), Outcome> {
+pub fn validate(tool: &Tool, arguments: &Json, rt: &Runtime) -> Result<(), CallResult> {
     let empty = Map::new();
     let given = match arguments {
         Json::Object(m) => m,
@@ -39,7 +39,7 @@ fn members(
     prefix: &str,
     owner: &str,
     rt: &Runtime,
-) -> Result<(), Outcome> {
+) -> Result<(), CallResult> {
     if let Some(unknown) = given
         .keys()
         .find(|k| !declared.iter().any(|a| a.name.as_str() == k.as_str()))
@@ -75,7 +75,7 @@ fn members(
     Ok(())
 }
 
-fn check(ty: &ArgType, value: &Json, name: &str, rt: &Runtime) -> Result<(), Outcome> {
+fn check(ty: &ArgType, value: &Json, name: &str, rt: &Runtime) -> Result<(), CallResult> {
     let invalid = |why: String| {
         refusal(
             "INVALID_ARGUMENT",
@@ -171,8 +171,8 @@ fn example_ids(rt: &Runtime) -> String {
     format!("{}, …", shown.join(", "))
 }
 
-fn refusal(code: &str, argument: Option<String>, message: String) -> Outcome {
-    let mut outcome = Outcome::error(code, message);
+fn refusal(code: &str, argument: Option<String>, message: String) -> CallResult {
+    let mut outcome = CallResult::error(code, message);
     if let (Some(argument), Json::Object(m)) = (argument, &mut outcome.result) {
         m.insert("argument".into(), json!(argument));
     }

@@ -20,9 +20,9 @@ use super::conditions::call_matches;
 use super::services::records::{create_record, existing_refs, matches_query, query_terms};
 use super::state::Rec;
 use super::values::{from_json, satisfies};
-use super::{Outcome, Runtime};
+use super::{CallResult, Runtime};
 
-pub fn run(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) -> Outcome {
+pub fn run(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) -> CallResult {
     let request = behavior
         .idempotent
         .as_ref()
@@ -34,7 +34,7 @@ pub fn run(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json)
     })
 }
 
-fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) -> Outcome {
+fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) -> CallResult {
     if let Some(missing) = missing_record(rt, tool, arguments) {
         return missing;
     }
@@ -43,7 +43,7 @@ fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) 
         .iter()
         .find(|r| call_matches(&r.conditions, tool, arguments, rt.cx()))
     {
-        return Outcome::error(refusal.code.as_str(), refusal.message.as_str());
+        return CallResult::error(refusal.code.as_str(), refusal.message.as_str());
     }
     let mut result = Map::new();
     let (mut returned, mut changed) = (Vec::new(), Vec::new());
@@ -88,12 +88,12 @@ fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) 
             }
         }
     }
-    Outcome::ok(Json::Object(result), returned, changed)
+    CallResult::ok(Json::Object(result), returned, changed)
 }
 
 /// A reference argument naming no record of its collections: the effects work on
 /// records, so the call is answered `NOT_FOUND` before anything else.
-fn missing_record(rt: &Runtime, tool: &Tool, arguments: &Json) -> Option<Outcome> {
+fn missing_record(rt: &Runtime, tool: &Tool, arguments: &Json) -> Option<CallResult> {
     tool.arguments.iter().find_map(|argument| {
         let ArgType::Field(FieldType::Ref(targets)) = &argument.ty else {
             return None;
@@ -104,7 +104,7 @@ fn missing_record(rt: &Runtime, tool: &Tool, arguments: &Json) -> Option<Outcome
             .get(id)
             .is_some_and(|r| targets.contains(&r.collection));
         (!exists).then(|| {
-            let mut refusal = Outcome::error(
+            let mut refusal = CallResult::error(
                 "NOT_FOUND",
                 format!("`{id}` is not a record of {}", targets.join(" or ")),
             );
@@ -196,7 +196,7 @@ fn set_fields(
     collection: &Collection,
     sets: &[Set],
     arguments: &Json,
-) -> Result<Vec<(String, FieldValue)>, Outcome> {
+) -> Result<Vec<(String, FieldValue)>, CallResult> {
     let mut out = Vec::new();
     for set in sets {
         let Some(spec) = collection.field(set.field.as_str()) else {
@@ -212,7 +212,7 @@ fn set_fields(
                 from_json(given, &spec.ty, rt.zone)
                     .and_then(|v| existing_refs(rt, &spec.ty, v))
                     .map_err(|why| {
-                        let mut refusal = Outcome::error(
+                        let mut refusal = CallResult::error(
                             "INVALID_ARGUMENT",
                             format!("`{}`: {why}", argument.as_str()),
                         );
@@ -243,10 +243,10 @@ fn now(rt: &Runtime, ty: &FieldType) -> FieldValue {
 fn collection(
     rt: &Runtime,
     name: &str,
-) -> Result<std::sync::Arc<crate::model::world::WorldSchema>, Outcome> {
+) -> Result<std::sync::Arc<crate::model::world::WorldSchema>, CallResult> {
     let schema = rt.sandbox.schema.clone();
     if schema.collection(name).is_none() {
-        return Err(Outcome::error(
+        return Err(CallResult::error(
             "UNAVAILABLE",
             format!("this sandbox holds no {name}"),
         ));
@@ -259,10 +259,10 @@ fn run_create(
     name: &str,
     sets: &[Set],
     arguments: &Json,
-) -> Result<Done, Outcome> {
+) -> Result<Done, CallResult> {
     let schema = collection(rt, name)?;
     let Some(spec) = schema.collection(name) else {
-        return Err(Outcome::error(
+        return Err(CallResult::error(
             "UNAVAILABLE",
             format!("this sandbox holds no {name}"),
         ));
@@ -291,7 +291,7 @@ fn named_record(
     name: &str,
     argument: &str,
     arguments: &Json,
-) -> Result<String, Outcome> {
+) -> Result<String, CallResult> {
     let id = arguments
         .get(argument)
         .and_then(Json::as_str)
@@ -300,7 +300,7 @@ fn named_record(
         Some(record) if record.collection == name => Ok(record.id.clone()),
         _ => {
             let mut refusal =
-                Outcome::error("NOT_FOUND", format!("`{id}` is not a record of {name}"));
+                CallResult::error("NOT_FOUND", format!("`{id}` is not a record of {name}"));
             if let Json::Object(m) = &mut refusal.result {
                 m.insert("argument".into(), json!(argument));
             }
@@ -313,11 +313,11 @@ fn run_update(
     rt: &mut Runtime,
     update: &crate::model::tool::Update,
     arguments: &Json,
-) -> Result<Done, Outcome> {
+) -> Result<Done, CallResult> {
     let name = update.collection.as_str();
     let schema = collection(rt, name)?;
     let Some(spec) = schema.collection(name) else {
-        return Err(Outcome::error(
+        return Err(CallResult::error(
             "UNAVAILABLE",
             format!("this sandbox holds no {name}"),
         ));
@@ -327,7 +327,7 @@ fn run_update(
     let now = rt.case.clock_text().to_string();
     let reason = update.reason.as_ref().map(|r| r.as_str());
     let Some(record) = rt.state.get_mut(&id) else {
-        return Err(Outcome::not_found(&id));
+        return Err(CallResult::not_found(&id));
     };
     let updates = fields.into_iter().map(|(n, v)| (n, Some(v))).collect();
     let changed = record.apply(updates, &now, reason, spec);
@@ -343,7 +343,7 @@ fn run_delete(
     name: &str,
     argument: &str,
     arguments: &Json,
-) -> Result<Done, Outcome> {
+) -> Result<Done, CallResult> {
     let id = named_record(rt, name, argument, arguments)?;
     rt.state.remove(&id);
     Ok(Done {

@@ -47,20 +47,20 @@ use state::State;
 
 /// What a tool call did: its result, the records it showed, the records it changed.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub struct CallResult {
     pub result: Json,
     pub returned: Vec<String>,
     pub changed: Vec<String>,
 }
 
-impl Outcome {
-    pub fn ok(fields: Json, returned: Vec<String>, changed: Vec<String>) -> Outcome {
+impl CallResult {
+    pub fn ok(fields: Json, returned: Vec<String>, changed: Vec<String>) -> CallResult {
         let mut result = Map::new();
         result.insert("status".into(), json!("ok"));
         if let Json::Object(fields) = fields {
             result.extend(fields);
         }
-        Outcome {
+        CallResult {
             result: Json::Object(result),
             returned,
             changed,
@@ -68,8 +68,8 @@ impl Outcome {
     }
 
     /// A refused or failed call: nothing changed, nothing shown.
-    pub fn error(code: &str, message: impl Into<String>) -> Outcome {
-        Outcome {
+    pub fn error(code: &str, message: impl Into<String>) -> CallResult {
+        CallResult {
             result: json!({ "status": "error", "error": code, "message": message.into() }),
             returned: Vec::new(),
             changed: Vec::new(),
@@ -77,8 +77,8 @@ impl Outcome {
     }
 
     /// A lookup that ran and found nothing: a normal answer, not a failure.
-    pub fn not_found(what: &str) -> Outcome {
-        Outcome {
+    pub fn not_found(what: &str) -> CallResult {
+        CallResult {
             result: json!({ "status": "not_found", "message": format!("no record or write for `{what}`") }),
             returned: Vec::new(),
             changed: Vec::new(),
@@ -235,7 +235,7 @@ impl<'a> Runtime<'a> {
                     [] => "this case offers no tools".to_string(),
                     _ => format!("this case offers: {}", offered.join(", ")),
                 };
-                (Outcome::error("UNKNOWN_TOOL", message), false)
+                (CallResult::error("UNKNOWN_TOOL", message), false)
             }
             Some(declared) => match arguments::validate(declared, arguments, self) {
                 Err(refusal) => (refusal, false),
@@ -290,12 +290,12 @@ impl<'a> Runtime<'a> {
     }
 
     /// Runs a validated call through the tool's binding.
-    fn run(&mut self, tool: &Tool, arguments: &Json) -> Outcome {
+    fn run(&mut self, tool: &Tool, arguments: &Json) -> CallResult {
         match &tool.binding {
             Binding::Service(service) => services::run(self, tool, service, arguments),
             Binding::Declared(behavior) => declared::run(self, tool, behavior, arguments),
             Binding::Adapter(spec) => adapter::run(self, tool, spec, arguments),
-            Binding::None => Outcome::error(
+            Binding::None => CallResult::error(
                 "NOT_RUNNABLE",
                 format!(
                     "`{}` has a contract but no behaviour in this sandbox",
@@ -310,15 +310,15 @@ impl<'a> Runtime<'a> {
     pub fn idempotent(
         &mut self,
         request: Option<&str>,
-        write: impl FnOnce(&mut Runtime<'a>) -> Outcome,
-    ) -> Outcome {
+        write: impl FnOnce(&mut Runtime<'a>) -> CallResult,
+    ) -> CallResult {
         let request = request.filter(|r| !r.is_empty());
         if let Some(earlier) = request.and_then(|r| self.requests.get(r)) {
             let mut result = earlier.result.clone();
             if let Json::Object(m) = &mut result {
                 m.insert("duplicate_request".into(), json!(true));
             }
-            return Outcome {
+            return CallResult {
                 result,
                 returned: earlier.record.iter().cloned().collect(),
                 changed: Vec::new(),
@@ -331,7 +331,7 @@ impl<'a> Runtime<'a> {
         outcome
     }
 
-    fn remember(&mut self, request: &str, outcome: &Outcome) {
+    fn remember(&mut self, request: &str, outcome: &CallResult) {
         self.requests
             .entry(request.to_string())
             .or_insert_with(|| Request {
@@ -377,7 +377,7 @@ impl<'a> Runtime<'a> {
     }
 
     /// The override's answer; with `commits`, the call happens all the same.
-    fn intercept(&mut self, rule: &MachineOverride, tool: &Tool, arguments: &Json) -> Outcome {
+    fn intercept(&mut self, rule: &MachineOverride, tool: &Tool, arguments: &Json) -> CallResult {
         let done = rule.commits.then(|| self.run(tool, arguments));
         let changed = done.as_ref().map(|d| d.changed.clone()).unwrap_or_default();
         if let Some(done) = done.as_ref().filter(|d| !d.changed.is_empty()) {
@@ -416,7 +416,7 @@ impl<'a> Runtime<'a> {
         if let Some(request) = &rule.request {
             result.insert("request".into(), json!(request.as_str()));
         }
-        Outcome {
+        CallResult {
             result: Json::Object(result),
             returned,
             changed,

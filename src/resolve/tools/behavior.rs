@@ -33,7 +33,7 @@ use crate::syntax::ast::{Statement, ValueKind};
 
 use super::super::keys::{self, all, body, first, KeySpec};
 use super::super::values::{self, Kind};
-use super::super::world::filters::{self, FilterCx, Role};
+use super::super::world::filters::{self, FilterCx, FilterPlace};
 use super::super::world::value::{self as typed, TypeCx};
 use super::services::known_collection;
 use super::ToolCx;
@@ -173,7 +173,7 @@ impl Reader<'_> {
             body(statement),
             self.tool,
             self.filter_cx,
-            Role::Behavior,
+            FilterPlace::Behavior,
             diags,
         );
         if conditions.is_empty() {
@@ -515,7 +515,7 @@ impl Reader<'_> {
                     &block.statements,
                     self.tool,
                     self.filter_cx,
-                    Role::Behavior,
+                    FilterPlace::Behavior,
                     diags,
                 )
             }

@@ -19,7 +19,7 @@ use crate::model::expect::{
 };
 use crate::model::world::{id_letters, Collection};
 
-use super::filters::{self, FilterCx, Role};
+use super::filters::{self, FilterCx, FilterPlace};
 use super::records::known_collection;
 
 pub const ASSERTIONS: &[KeySpec<'static>] = &[
@@ -344,8 +344,13 @@ fn call(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(Name, Vec<Condition>)> {
     let contract = super::offered_tool(tool, cx.offered, cx.tools, diags)?;
-    let conditions =
-        filters::call_conditions(block, contract, &cx.filters, Role::Expectation, diags);
+    let conditions = filters::call_conditions(
+        block,
+        contract,
+        &cx.filters,
+        FilterPlace::Expectation,
+        diags,
+    );
     Some((tool.clone(), conditions))
 }
 

@@ -20,10 +20,10 @@ use crate::model::world::{id_letters, Collection, FieldType, WorldSchema};
 use super::records::{known_collection, unknown_field};
 use super::value::{self, TypeCx};
 
-/// Which diagnostics a call filter reports: an override that can never match says so;
-/// an expectation names the unknown thing.
+/// Where a call filter is written, which decides what it reports: an override that can
+/// never match says so; an expectation names the unknown thing.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub enum FilterPlace {
     Expectation,
     Override,
     /// A tool's own declaration (its refusals and responses).
@@ -260,11 +260,11 @@ pub fn call_conditions(
     statements: &[Statement],
     tool: &Tool,
     cx: &FilterCx,
-    role: Role,
+    place: FilterPlace,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Condition> {
     conditions(statements, diags, &|s, d| {
-        call_test(s, statements, tool, cx, role, d)
+        call_test(s, statements, tool, cx, place, d)
     })
 }
 
@@ -281,7 +281,7 @@ fn call_test(
     block: &[Statement],
     tool: &Tool,
     cx: &FilterCx,
-    role: Role,
+    place: FilterPlace,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Condition> {
     let (op, value) = split_test(statement, diags)?;
@@ -291,10 +291,10 @@ fn call_test(
     let first = segments.next().unwrap_or_default();
     let rest: Vec<&str> = segments.collect();
     let Some(argument) = tool.argument(first) else {
-        diags.push(recode(unknown_argument(tool, first, span), role));
+        diags.push(recode(unknown_argument(tool, first, span), place));
         return None;
     };
-    let found = argument_path(argument, &rest, block, cx, span, role, diags)?;
+    let found = argument_path(argument, &rest, block, cx, span, place, diags)?;
     let operand = match found {
         // A call's text argument is often an id or a word: a bare name stands for it,
         // and one shaped like an id must name a record or request of the case.
@@ -303,7 +303,7 @@ fn call_test(
         {
             let text = plain_text(value, statement, diags)?;
             if !known_id(&text, cx) {
-                diags.push(recode(unknown_id(&text, value.span), role));
+                diags.push(recode(unknown_id(&text, value.span), place));
                 return None;
             }
             Operand::Typed(FieldValue::Text(text))
@@ -311,7 +311,7 @@ fn call_test(
         ArgumentPath::Typed(ty) => {
             let mut found = Vec::new();
             let operand = typed_operand(&ty, op, value, path, cx, &mut found);
-            diags.extend(found.into_iter().map(|d| recode(d, role)));
+            diags.extend(found.into_iter().map(|d| recode(d, place)));
             Operand::Typed(operand?)
         }
         ArgumentPath::Collection => {
@@ -319,14 +319,14 @@ fn call_test(
             let mut found = Vec::new();
             let known =
                 known_collection(&Text::new(text.as_str(), value.span), cx.schema, &mut found);
-            diags.extend(found.into_iter().map(|d| recode(d, role)));
+            diags.extend(found.into_iter().map(|d| recode(d, place)));
             known?;
             Operand::Plain(text)
         }
         ArgumentPath::Id => {
             let text = plain_text(value, statement, diags)?;
             if !known_id(&text, cx) {
-                diags.push(recode(unknown_id(&text, value.span), role));
+                diags.push(recode(unknown_id(&text, value.span), place));
                 return None;
             }
             Operand::Plain(text)
@@ -348,7 +348,7 @@ fn argument_path(
     block: &[Statement],
     cx: &FilterCx,
     span: Span,
-    role: Role,
+    place: FilterPlace,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ArgumentPath> {
     let name = argument.name.as_str();
@@ -378,11 +378,11 @@ fn argument_path(
                                 .join(", ")
                         )),
                     },
-                    role,
+                    place,
                 ));
                 return None;
             };
-            argument_path(member, rest, block, cx, span, role, diags)
+            argument_path(member, rest, block, cx, span, place, diags)
         }
         (ArgType::Fields(of), [field, rest @ ..]) => {
             let Some(collection) = named_collection(block, of, cx) else {
@@ -505,10 +505,10 @@ pub fn unknown_id(id: &str, span: Span) -> Diagnostic {
 
 /// In an override, every way of naming something that does not exist means the
 /// override can never fire.
-fn recode(d: Diagnostic, role: Role) -> Diagnostic {
-    match role {
-        Role::Expectation | Role::Behavior => d,
-        Role::Override => Diagnostic {
+fn recode(d: Diagnostic, place: FilterPlace) -> Diagnostic {
+    match place {
+        FilterPlace::Expectation | FilterPlace::Behavior => d,
+        FilterPlace::Override => Diagnostic {
             code: codes::OVERRIDE_MATCHES_NOTHING,
             message: format!("this override matches nothing: {}", d.message),
             ..d

@@ -29,7 +29,7 @@ use crate::syntax::ast::Statement;
 use crate::model::expect::{MachineOverride, OverrideAnswer};
 use crate::model::world::WorldSchema;
 
-use super::filters::{self, FilterCx, Role};
+use super::filters::{self, FilterCx, FilterPlace};
 use super::offered_tool;
 use super::records::check_prefix;
 
@@ -86,7 +86,9 @@ pub fn read_override(
     let contract = offered_tool(&tool, offered, tools, &mut Vec::new());
     let when = match (first(statements, "when"), contract) {
         (Some(s), Some(contract)) => values::block_only(s, diags)
-            .map(|b| filters::call_conditions(&b.statements, contract, cx, Role::Override, diags))
+            .map(|b| {
+                filters::call_conditions(&b.statements, contract, cx, FilterPlace::Override, diags)
+            })
             .unwrap_or_default(),
         _ => Vec::new(),
     };

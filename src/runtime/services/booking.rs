@@ -14,10 +14,10 @@ use crate::model::world::FieldType;
 
 use super::super::state::{sort_like_schema, Rec};
 use super::super::values::from_json;
-use super::super::{Outcome, Runtime};
+use super::super::{CallResult, Runtime};
 use super::argument;
 
-pub fn run(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
+pub fn run(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
     let operation = argument(arguments, Some(&b.operation)).unwrap_or_default();
     let request = argument(arguments, b.request.as_ref()).map(str::to_string);
     match operation.parse::<BookingOp>().ok() {
@@ -28,7 +28,7 @@ pub fn run(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
         Some(BookingOp::Cancel) => rt.idempotent(request.as_deref(), |rt| cancel(rt, b, arguments)),
         // A lookup's request id is what it looks for, not a write to deduplicate.
         Some(BookingOp::Lookup) => lookup(rt, b, arguments),
-        None => Outcome::error(
+        None => CallResult::error(
             "UNKNOWN_OPERATION",
             format!("`{operation}` is not an operation"),
         ),
@@ -36,7 +36,7 @@ pub fn run(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
 }
 
 /// The offered slot a call names, if it can be booked.
-fn bookable_slot(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<Rec, Outcome> {
+fn bookable_slot(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<Rec, CallResult> {
     let wanted = argument(arguments, Some(&b.slot)).unwrap_or_default();
     let at = from_json(&json!(wanted), &FieldType::DateTime, rt.zone).ok();
     let start = b.start_field.as_str();
@@ -61,7 +61,7 @@ fn bookable_slot(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<Rec, Out
         } else {
             offered.join(", ")
         };
-        return Err(Outcome::error(
+        return Err(CallResult::error(
             "SLOT_NOT_OFFERED",
             format!("`{wanted}` is not an offered slot; offered: {listed}"),
         ));
@@ -77,7 +77,7 @@ fn bookable_slot(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<Rec, Out
     if let Some(named) =
         named.filter(|p| slot.field(provider) != Some(&FieldValue::Ref(p.to_string())))
     {
-        return Err(Outcome::error(
+        return Err(CallResult::error(
             "SLOT_NOT_OFFERED",
             format!("{} is not offered by {named}", slot.id),
         ));
@@ -87,7 +87,7 @@ fn bookable_slot(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<Rec, Out
             && is_status(booking, b, &b.confirmed)
     });
     if taken {
-        return Err(Outcome::error(
+        return Err(CallResult::error(
             "SLOT_NO_LONGER_AVAILABLE",
             format!("{} is already booked", slot.id),
         ));
@@ -128,14 +128,14 @@ fn slot_updates(slot: &Rec, b: &Booking) -> Vec<(String, Option<FieldValue>)> {
     fields
 }
 
-fn create(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
+fn create(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
     let slot = match bookable_slot(rt, b, arguments) {
         Ok(slot) => slot,
         Err(refusal) => return refusal,
     };
     let schema = rt.sandbox.schema.clone();
     let Some(collection) = schema.collection(b.bookings.as_str()) else {
-        return Outcome::error("UNAVAILABLE", "this sandbox holds no bookings");
+        return CallResult::error("UNAVAILABLE", "this sandbox holds no bookings");
     };
     let mut fields: Vec<(String, FieldValue)> = slot_updates(&slot, b)
         .into_iter()
@@ -155,7 +155,7 @@ fn create(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
     };
     let shown = confirmed(&booking);
     rt.state.insert(booking);
-    Outcome::ok(shown, vec![id.clone()], vec![id])
+    CallResult::ok(shown, vec![id.clone()], vec![id])
 }
 
 fn confirmed(booking: &Rec) -> Json {
@@ -163,7 +163,7 @@ fn confirmed(booking: &Rec) -> Json {
 }
 
 /// The confirmed booking a call names by id.
-fn named_booking(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<String, Outcome> {
+fn named_booking(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<String, CallResult> {
     let id = argument(arguments, Some(&b.target)).unwrap_or_default();
     match rt.state.get(id) {
         Some(booking)
@@ -171,14 +171,14 @@ fn named_booking(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<String, 
         {
             Ok(booking.id.clone())
         }
-        _ => Err(Outcome::error(
+        _ => Err(CallResult::error(
             "BOOKING_NOT_FOUND",
             format!("`{id}` is not a confirmed booking"),
         )),
     }
 }
 
-fn reschedule(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
+fn reschedule(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
     let booking = match named_booking(rt, b, arguments) {
         Ok(id) => id,
         Err(refusal) => return refusal,
@@ -190,7 +190,7 @@ fn reschedule(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
     change_booking(rt, b, &booking, slot_updates(&slot, b), "reschedule")
 }
 
-fn cancel(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
+fn cancel(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
     match named_booking(rt, b, arguments) {
         Ok(id) => {
             let status = (
@@ -209,21 +209,21 @@ fn change_booking(
     id: &str,
     fields: Vec<(String, Option<FieldValue>)>,
     reason: &str,
-) -> Outcome {
+) -> CallResult {
     let schema = rt.sandbox.schema.clone();
     let now = rt.case.clock_text().to_string();
     let (Some(collection), Some(booking)) =
         (schema.collection(b.bookings.as_str()), rt.state.get_mut(id))
     else {
-        return Outcome::not_found(id);
+        return CallResult::not_found(id);
     };
     booking.apply(fields, &now, Some(reason), collection);
     let shown = confirmed(booking);
-    Outcome::ok(shown, vec![id.to_string()], vec![id.to_string()])
+    CallResult::ok(shown, vec![id.to_string()], vec![id.to_string()])
 }
 
 /// By request id (the write made under it), booking id, or provider id; none: all.
-fn lookup(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
+fn lookup(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
     let key = argument(arguments, b.request.as_ref()).or(argument(arguments, Some(&b.target)));
     let provider = b.provider_field.as_str();
     let found: Vec<&Rec> = match key {
@@ -237,9 +237,9 @@ fn lookup(rt: &mut Runtime, b: &Booking, arguments: &Json) -> Outcome {
         None => rt.state.in_collection(b.bookings.as_str()).collect(),
     };
     if found.is_empty() {
-        return Outcome::not_found(key.unwrap_or(b.bookings.as_str()));
+        return CallResult::not_found(key.unwrap_or(b.bookings.as_str()));
     }
     let ids = found.iter().map(|r| r.id.clone()).collect();
     let bookings: Vec<Json> = found.iter().map(|r| r.to_json()).collect();
-    Outcome::ok(json!({ "bookings": bookings }), ids, Vec::new())
+    CallResult::ok(json!({ "bookings": bookings }), ids, Vec::new())
 }

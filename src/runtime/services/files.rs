@@ -11,11 +11,11 @@ use serde_json::{json, Value as Json};
 use crate::model::tool::{FileOp, Files};
 use crate::model::value::FieldValue;
 
-use super::super::{Outcome, Runtime};
+use super::super::{CallResult, Runtime};
 use super::argument;
 use super::records::create_record;
 
-pub fn run(rt: &mut Runtime, f: &Files, arguments: &Json) -> Outcome {
+pub fn run(rt: &mut Runtime, f: &Files, arguments: &Json) -> CallResult {
     let path = argument(arguments, f.path.as_ref())
         .unwrap_or_default()
         .to_string();
@@ -42,9 +42,9 @@ fn file_at(rt: &Runtime, f: &Files, path: &str) -> Option<String> {
         .map(|r| r.id.clone())
 }
 
-fn read(rt: &Runtime, f: &Files, path: &str) -> Outcome {
+fn read(rt: &Runtime, f: &Files, path: &str) -> CallResult {
     let Some(id) = file_at(rt, f, path) else {
-        return Outcome::error("FILE_NOT_FOUND", format!("no file at `{path}`"));
+        return CallResult::error("FILE_NOT_FOUND", format!("no file at `{path}`"));
     };
     let content = rt
         .state
@@ -52,24 +52,24 @@ fn read(rt: &Runtime, f: &Files, path: &str) -> Outcome {
         .and_then(|r| r.field(f.content_field.as_str()))
         .map(FieldValue::to_json)
         .unwrap_or(Json::Null);
-    Outcome::ok(
+    CallResult::ok(
         json!({ "path": path, "content": content }),
         vec![id],
         Vec::new(),
     )
 }
 
-fn write(rt: &mut Runtime, f: &Files, path: &str, content: String) -> Outcome {
+fn write(rt: &mut Runtime, f: &Files, path: &str, content: String) -> CallResult {
     let schema = rt.sandbox.schema.clone();
     let Some(collection) = schema.collection(f.files.as_str()) else {
-        return Outcome::error("UNAVAILABLE", "this sandbox holds no files");
+        return CallResult::error("UNAVAILABLE", "this sandbox holds no files");
     };
     let bytes = content.len();
     let content = FieldValue::Text(content);
     if let Some(id) = file_at(rt, f, path) {
         let now = rt.case.clock_text().to_string();
         let Some(record) = rt.state.get_mut(&id) else {
-            return Outcome::not_found(path);
+            return CallResult::not_found(path);
         };
         let update = vec![(f.content_field.as_str().to_string(), Some(content))];
         let changed = record.apply(update, &now, Some("overwrite"), collection);
@@ -78,7 +78,7 @@ fn write(rt: &mut Runtime, f: &Files, path: &str, content: String) -> Outcome {
         } else {
             Vec::new()
         };
-        return Outcome::ok(
+        return CallResult::ok(
             json!({ "path": path, "bytes": bytes, "created": false }),
             vec![id],
             changed,
@@ -95,14 +95,14 @@ fn write(rt: &mut Runtime, f: &Files, path: &str, content: String) -> Outcome {
     if created.failed() {
         return created;
     }
-    Outcome::ok(
+    CallResult::ok(
         json!({ "path": path, "bytes": bytes, "created": true }),
         created.returned,
         created.changed,
     )
 }
 
-fn list(rt: &Runtime, f: &Files, folder: &str) -> Outcome {
+fn list(rt: &Runtime, f: &Files, folder: &str) -> CallResult {
     let prefix = if folder.is_empty() || folder.ends_with('/') {
         folder.to_string()
     } else {
@@ -118,5 +118,5 @@ fn list(rt: &Runtime, f: &Files, folder: &str) -> Outcome {
         .collect();
     found.sort();
     let (paths, ids): (Vec<String>, Vec<String>) = found.into_iter().unzip();
-    Outcome::ok(json!({ "folder": folder, "paths": paths }), ids, Vec::new())
+    CallResult::ok(json!({ "folder": folder, "paths": paths }), ids, Vec::new())
 }

@@ -11,10 +11,10 @@ use serde_json::{json, Value as Json};
 use crate::model::tool::Http;
 use crate::model::value::FieldValue;
 
-use super::super::{Outcome, Runtime};
+use super::super::{CallResult, Runtime};
 use super::argument;
 
-pub fn run(rt: &mut Runtime, h: &Http, arguments: &Json) -> Outcome {
+pub fn run(rt: &mut Runtime, h: &Http, arguments: &Json) -> CallResult {
     let url = argument(arguments, Some(&h.url)).unwrap_or_default();
     let method = argument(arguments, h.method.as_ref()).unwrap_or("GET");
     let served = rt.state.in_collection(h.endpoints.as_str()).find(|r| {
@@ -26,7 +26,7 @@ pub fn run(rt: &mut Runtime, h: &Http, arguments: &Json) -> Outcome {
         same_url && same_method
     });
     let Some(endpoint) = served else {
-        return Outcome::ok(
+        return CallResult::ok(
             json!({ "url": url, "code": 404, "body": "" }),
             Vec::new(),
             Vec::new(),
@@ -40,7 +40,7 @@ pub fn run(rt: &mut Runtime, h: &Http, arguments: &Json) -> Outcome {
         .field(h.body_field.as_str())
         .map(FieldValue::to_json)
         .unwrap_or(json!(""));
-    Outcome::ok(
+    CallResult::ok(
         json!({ "url": url, "code": code, "body": body }),
         vec![endpoint.id.clone()],
         Vec::new(),

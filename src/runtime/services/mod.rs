@@ -14,10 +14,10 @@ use serde_json::{json, Value as Json};
 use crate::model::tool::{Service, Tool};
 use crate::model::Name;
 
-use super::{Outcome, Runtime};
+use super::{CallResult, Runtime};
 
 /// Runs a call of `tool`, bound to `service`, whose arguments have been validated.
-pub fn run(rt: &mut Runtime, tool: &Tool, service: &Service, arguments: &Json) -> Outcome {
+pub fn run(rt: &mut Runtime, tool: &Tool, service: &Service, arguments: &Json) -> CallResult {
     match service {
         Service::Clock => clock(rt),
         Service::Search(s) => records::search(rt, s, arguments),
@@ -49,8 +49,8 @@ pub fn request_argument(service: &Service) -> Option<&Name> {
     }
 }
 
-fn clock(rt: &Runtime) -> Outcome {
-    Outcome::ok(
+fn clock(rt: &Runtime) -> CallResult {
+    CallResult::ok(
         json!({ "current_time": rt.case.clock_text(), "timezone": rt.case.timezone_text() }),
         Vec::new(),
         Vec::new(),

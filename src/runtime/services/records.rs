@@ -15,7 +15,7 @@ use crate::model::world::{Collection, FieldType};
 
 use super::super::state::{sort_like_schema, Rec};
 use super::super::values::{from_json, normalize};
-use super::super::{Outcome, Runtime};
+use super::super::{CallResult, Runtime};
 use super::argument;
 
 /// Words too common to select records.
@@ -24,7 +24,7 @@ const STOPWORDS: &[&str] = &[
     "of", "on", "or", "the", "to", "what", "when", "where", "with",
 ];
 
-pub fn search(rt: &mut Runtime, s: &Search, arguments: &Json) -> Outcome {
+pub fn search(rt: &mut Runtime, s: &Search, arguments: &Json) -> CallResult {
     let collection = argument(arguments, s.collection.as_ref());
     let terms = query_terms(argument(arguments, s.query.as_ref()).unwrap_or_default());
     let matching: Vec<&Rec> = rt
@@ -36,7 +36,7 @@ pub fn search(rt: &mut Runtime, s: &Search, arguments: &Json) -> Outcome {
         .collect();
     let ids = matching.iter().map(|r| r.id.clone()).collect();
     let records: Vec<Json> = matching.iter().map(|r| r.to_json()).collect();
-    Outcome::ok(json!({ "records": records }), ids, Vec::new())
+    CallResult::ok(json!({ "records": records }), ids, Vec::new())
 }
 
 /// Whether `record` matches a query's terms (no terms: every record does).
@@ -99,9 +99,9 @@ fn value_text(value: &FieldValue) -> String {
     }
 }
 
-pub fn get(rt: &mut Runtime, g: &Get, arguments: &Json) -> Outcome {
+pub fn get(rt: &mut Runtime, g: &Get, arguments: &Json) -> CallResult {
     let Some(wanted) = argument(arguments, Some(&g.id)) else {
-        return Outcome::not_found("");
+        return CallResult::not_found("");
     };
     let id = rt.request_record(wanted).unwrap_or(wanted).to_string();
     let collection = argument(arguments, g.collection.as_ref());
@@ -110,34 +110,34 @@ pub fn get(rt: &mut Runtime, g: &Get, arguments: &Json) -> Outcome {
         .get(&id)
         .filter(|r| collection.is_none_or(|c| r.collection == c))
     {
-        Some(record) => Outcome::ok(
+        Some(record) => CallResult::ok(
             json!({ "found": true, "record": record.to_json() }),
             vec![id],
             Vec::new(),
         ),
-        None => Outcome::not_found(wanted),
+        None => CallResult::not_found(wanted),
     }
 }
 
-pub fn write(rt: &mut Runtime, tool: &Tool, w: &Write, arguments: &Json) -> Outcome {
+pub fn write(rt: &mut Runtime, tool: &Tool, w: &Write, arguments: &Json) -> CallResult {
     // Validation has checked that the collection argument names a collection.
     let name = argument(arguments, Some(&w.collection)).unwrap_or_default();
     let schema = rt.sandbox.schema.clone();
     let Some(collection) = schema.collection(name) else {
-        return Outcome::error("UNKNOWN_COLLECTION", format!("no collection `{name}`"));
+        return CallResult::error("UNKNOWN_COLLECTION", format!("no collection `{name}`"));
     };
     if collection.read_only {
-        return Outcome::error("READ_ONLY", format!("{name} cannot be modified"));
+        return CallResult::error("READ_ONLY", format!("{name} cannot be modified"));
     }
     if let Some(manager) = rt.manager_of(name, tool.name.as_str()) {
-        return Outcome::error(
+        return CallResult::error(
             "MANAGED_BY_TOOL",
             format!("{name} is changed only through `{}`", manager.name.as_str()),
         );
     }
     let operation = argument(arguments, Some(&w.operation)).unwrap_or_default();
     let Ok(op) = operation.parse::<WriteOp>() else {
-        return Outcome::error(
+        return CallResult::error(
             "UNKNOWN_OPERATION",
             format!("`{operation}` is not an operation"),
         );
@@ -151,7 +151,7 @@ pub fn write(rt: &mut Runtime, tool: &Tool, w: &Write, arguments: &Json) -> Outc
         .filter(|id| rt.state.get(id).is_some_and(|r| r.collection == name))
         .map(str::to_string)
     else {
-        return Outcome::error(
+        return CallResult::error(
             "NOT_FOUND",
             format!("{operation} needs `{record_name}`, the id of a record of {name}"),
         );
@@ -165,7 +165,7 @@ pub fn write(rt: &mut Runtime, tool: &Tool, w: &Write, arguments: &Json) -> Outc
     }
 }
 
-fn create(rt: &mut Runtime, collection: &Collection, given: Option<&Json>) -> Outcome {
+fn create(rt: &mut Runtime, collection: &Collection, given: Option<&Json>) -> CallResult {
     let fields = match typed_fields(rt, collection, given) {
         Ok(fields) => fields,
         Err(refusal) => return refusal,
@@ -184,7 +184,7 @@ pub fn create_record(
     rt: &mut Runtime,
     collection: &Collection,
     mut fields: Vec<(String, FieldValue)>,
-) -> Outcome {
+) -> CallResult {
     let missing: Vec<&str> = collection
         .fields
         .iter()
@@ -192,7 +192,7 @@ pub fn create_record(
         .map(|f| f.name.as_str())
         .collect();
     if !missing.is_empty() {
-        return Outcome::error(
+        return CallResult::error(
             "MISSING_FIELD",
             format!(
                 "{} requires: {}; {}",
@@ -212,7 +212,7 @@ pub fn create_record(
     };
     let shown = saved(&record, WriteOp::Create);
     rt.state.insert(record);
-    Outcome::ok(shown, vec![id.clone()], vec![id])
+    CallResult::ok(shown, vec![id.clone()], vec![id])
 }
 
 fn update(
@@ -221,14 +221,14 @@ fn update(
     id: &str,
     given: Option<&Json>,
     operation: &str,
-) -> Outcome {
+) -> CallResult {
     let fields = match typed_fields(rt, collection, given) {
         Ok(fields) => fields,
         Err(refusal) => return refusal,
     };
     let now = rt.case.clock_text().to_string();
     let Some(record) = rt.state.get_mut(id) else {
-        return Outcome::not_found(id);
+        return CallResult::not_found(id);
     };
     let changed = record.apply(fields, &now, Some(operation), collection);
     let shown = saved(record, WriteOp::Update);
@@ -237,17 +237,17 @@ fn update(
     } else {
         Vec::new()
     };
-    Outcome::ok(shown, vec![id.to_string()], changed)
+    CallResult::ok(shown, vec![id.to_string()], changed)
 }
 
-fn delete(rt: &mut Runtime, id: &str) -> Outcome {
+fn delete(rt: &mut Runtime, id: &str) -> CallResult {
     match rt.state.remove(id) {
-        Some(record) => Outcome::ok(
+        Some(record) => CallResult::ok(
             json!({ "deleted": record.id }),
             Vec::new(),
             vec![id.to_string()],
         ),
-        None => Outcome::not_found(id),
+        None => CallResult::not_found(id),
     }
 }
 
@@ -258,11 +258,11 @@ fn skip_occurrence(
     collection: &Collection,
     id: &str,
     operation: &str,
-) -> Outcome {
+) -> CallResult {
     let now = rt.case.clock_text().to_string();
     let zone = rt.zone;
     let Some(record) = rt.state.get_mut(id) else {
-        return Outcome::not_found(id);
+        return CallResult::not_found(id);
     };
     let rule = record.fields.iter().find_map(|(_, v)| match v {
         FieldValue::Recurrence(rule) => Some(rule.clone()),
@@ -282,7 +282,7 @@ fn skip_occurrence(
             })
     });
     let Some((field, value)) = next else {
-        return Outcome::error(
+        return CallResult::error(
             "NOT_RECURRING",
             format!("{id} has no recurrence and next occurrence to skip"),
         );
@@ -294,7 +294,7 @@ fn skip_occurrence(
         collection,
     );
     let shown = saved(record, WriteOp::SkipOccurrence);
-    Outcome::ok(shown, vec![id.to_string()], vec![id.to_string()])
+    CallResult::ok(shown, vec![id.to_string()], vec![id.to_string()])
 }
 
 /// A written record under what was done to it: `created`, `updated`, `skipped`.
@@ -334,13 +334,13 @@ pub fn typed_fields(
     rt: &Runtime,
     collection: &Collection,
     given: Option<&Json>,
-) -> Result<Vec<(String, Option<FieldValue>)>, Outcome> {
+) -> Result<Vec<(String, Option<FieldValue>)>, CallResult> {
     let empty = Map::new();
     let given = match given {
         None | Some(Json::Null) => &empty,
         Some(Json::Object(m)) => m,
         Some(_) => {
-            return Err(Outcome::error(
+            return Err(CallResult::error(
                 "INVALID_FIELD",
                 format!("the fields are an object; {}", field_list(collection)),
             ))
@@ -349,13 +349,13 @@ pub fn typed_fields(
     let mut out = Vec::new();
     for (name, json) in given {
         let Some(spec) = collection.field(name) else {
-            return Err(Outcome::error(
+            return Err(CallResult::error(
                 "UNKNOWN_FIELD",
                 format!("no field `{name}`; {}", field_list(collection)),
             ));
         };
         let refusal = |why: String| {
-            Outcome::error(
+            CallResult::error(
                 "INVALID_FIELD",
                 format!("field `{name}`: {why}; {}", field_list(collection)),
             )

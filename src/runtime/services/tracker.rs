@@ -9,13 +9,13 @@ use serde_json::{json, Map, Value as Json};
 use crate::model::tool::{Tracker, TrackerOp};
 use crate::model::value::FieldValue;
 
-use super::super::{Outcome, Runtime};
+use super::super::{CallResult, Runtime};
 use super::argument;
 
-pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> Outcome {
+pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> CallResult {
     let operation = argument(arguments, Some(&t.operation)).unwrap_or_default();
     let Ok(op) = operation.parse::<TrackerOp>() else {
-        return Outcome::error(
+        return CallResult::error(
             "UNKNOWN_OPERATION",
             format!("`{operation}` is not an operation"),
         );
@@ -32,9 +32,9 @@ pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> Outcome {
             .map(|r| r.id.as_str())
             .collect();
         if known.is_empty() {
-            return Outcome::error("NO_TRACKER", "this case supplies no tracker");
+            return CallResult::error("NO_TRACKER", "this case supplies no tracker");
         }
-        return Outcome::error(
+        return CallResult::error(
             "TRACKER_NOT_FOUND",
             format!("`{id}` is not a tracker; trackers: {}", known.join(", ")),
         );
@@ -48,7 +48,7 @@ pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> Outcome {
         _ => true,
     };
     if !supported {
-        return Outcome::error("UNSUPPORTED", format!("{id} cannot {operation}"));
+        return CallResult::error("UNSUPPORTED", format!("{id} cannot {operation}"));
     }
     let mut sighting = Map::new();
     sighting.insert("id".into(), json!(tracker.id));
@@ -57,7 +57,7 @@ pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> Outcome {
         sighting.insert(field.as_str().to_string(), value.unwrap_or(Json::Null));
     }
     if tracker.field(t.status_field.as_str()) == Some(&FieldValue::Enum(t.offline.clone())) {
-        let mut refusal = Outcome::error("OFFLINE", format!("{id} is offline"));
+        let mut refusal = CallResult::error("OFFLINE", format!("{id} is offline"));
         if let Json::Object(result) = &mut refusal.result {
             result.extend(sighting);
         }
@@ -65,11 +65,11 @@ pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> Outcome {
     }
     let returned = vec![tracker.id.clone()];
     match op {
-        TrackerOp::Ring => Outcome::ok(
+        TrackerOp::Ring => CallResult::ok(
             json!({ "id": id, "ringing": true, "note": "a ring does not show that the item was found" }),
             returned,
             Vec::new(),
         ),
-        TrackerOp::Locate => Outcome::ok(Json::Object(sighting), returned, Vec::new()),
+        TrackerOp::Locate => CallResult::ok(Json::Object(sighting), returned, Vec::new()),
     }
 }
