@@ -23,7 +23,7 @@ use crate::syntax::ast::Statement;
 use super::defaults::{read_layer, Defaults, Profiles};
 use super::fields::{self, Given, WrittenCheck};
 use super::keys::{body, KeySpec};
-use super::values::{self, Kind as ValueShape};
+use super::values::{self, ValueType};
 
 /// The case block's own statements, beside the shape's fields.
 pub const CASE_KEYS: &[KeySpec<'static>] = &[
@@ -125,7 +125,7 @@ impl<'a> Context<'a> {
 pub fn header(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(Name, Text, Span)> {
     let v = values::args_with_block(
         statement,
-        &[ValueShape::Ident, ValueShape::Str],
+        &[ValueType::Ident, ValueType::Str],
         "case ID \"Title\" { … }",
         diags,
     )?;

@@ -18,7 +18,7 @@ use crate::syntax::ast::Statement;
 
 use super::fields::{self, Given, Keyed};
 use super::keys::{self, body, KeySpec};
-use super::values::{self, Kind};
+use super::values::{self, ValueType};
 
 /// Values one layer sets, by case field id; `None` means "inherit".
 #[derive(Clone, Debug, Default)]
@@ -336,7 +336,7 @@ impl Profiles {
 
 /// The name of `profile NAME { … }` (`std.` prefixed for the stdlib).
 fn header(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> Option<Name> {
-    let v = values::args_with_block(statement, &[Kind::Ident], "profile NAME { … }", diags)?;
+    let v = values::args_with_block(statement, &[ValueType::Ident], "profile NAME { … }", diags)?;
     let mut name = values::text_of(&v[0]);
     if stdlib {
         name.value = format!("std.{}", name.as_str()).into();

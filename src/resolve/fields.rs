@@ -16,7 +16,7 @@ use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
 use super::keys::{self, body, first, KeySpec};
-use super::values::{self, Kind as ValueShape};
+use super::values::{self, ValueType};
 
 /// A field's value as written in one block.
 #[derive(Clone, Debug)]
@@ -378,12 +378,7 @@ fn conversation(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Ve
 
 fn tool_override(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ToolOverride> {
     let usage = "override TOOL \"match\" { result \"…\" }";
-    let v = values::args_with_block(
-        statement,
-        &[ValueShape::Ident, ValueShape::Str],
-        usage,
-        diags,
-    )?;
+    let v = values::args_with_block(statement, &[ValueType::Ident, ValueType::Str], usage, diags)?;
     let span = statement.key.span.to(v[1].span);
     let statements = body(statement);
     keys::check_keys(
@@ -437,7 +432,7 @@ fn written_check(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<W
         _ => {
             let v = values::args_with_block(
                 statement,
-                &[ValueShape::Ident, ValueShape::Str],
+                &[ValueType::Ident, ValueType::Str],
                 usage,
                 diags,
             )?;
@@ -468,7 +463,7 @@ fn evidence(statements: &[&Statement], diags: &mut Vec<Diagnostic>) -> Option<Ve
     for statement in statements {
         let Some(v) = values::args(
             statement,
-            &[ValueShape::Ident, ValueShape::Str],
+            &[ValueType::Ident, ValueType::Str],
             "evidence DIMENSION \"text\"",
             diags,
         ) else {
@@ -494,7 +489,7 @@ fn evidence(statements: &[&Statement], diags: &mut Vec<Diagnostic>) -> Option<Ve
 fn revision(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<RevisionNote> {
     let v = values::args(
         statement,
-        &[ValueShape::Ident, ValueShape::Str],
+        &[ValueType::Ident, ValueType::Str],
         &format!("{} CASE-ID \"change\"", statement.name()),
         diags,
     )?;
@@ -508,7 +503,7 @@ fn revision(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Revisi
 /// critical_failures }`.
 fn report(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ReportLine> {
     let usage = "report \"prose\" { outcomes | outcomes tagged TAG | checks DIMENSION | critical_failures }";
-    let v = values::args_with_block(statement, &[ValueShape::Str], usage, diags)?;
+    let v = values::args_with_block(statement, &[ValueType::Str], usage, diags)?;
     let text = values::text_of(&v[0]);
     let Some(block) = &statement.block else {
         return Some(ReportLine {

@@ -23,7 +23,7 @@ use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
 use super::keys::{self, all, body, first, KeySpec};
-use super::values::{self, Kind as ValueShape};
+use super::values::{self, ValueType};
 
 const fn key(
     key: &'static str,
@@ -195,7 +195,7 @@ pub fn declared_names(statements: &[(&Statement, bool)]) -> Vec<String> {
 fn read_shape(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> Option<Shape> {
     let header = values::args_with_block(
         statement,
-        &[ValueShape::Ident],
+        &[ValueType::Ident],
         "shape NAME { field … }",
         diags,
     )?;
@@ -585,7 +585,7 @@ fn read_grading(
     for s in all(statements, "derive") {
         let Some(v) = values::args(
             s,
-            &[ValueShape::Ident, ValueShape::Ident],
+            &[ValueType::Ident, ValueType::Ident],
             "derive DIMENSION FIELD",
             diags,
         ) else {
@@ -618,7 +618,7 @@ fn read_grading(
     for s in all(statements, "outcome") {
         let Some(v) = values::args(
             s,
-            &[ValueShape::Ident, ValueShape::Ident],
+            &[ValueType::Ident, ValueType::Ident],
             "outcome passed|failed|undecided NAME",
             diags,
         ) else {
@@ -661,7 +661,7 @@ fn read_grading(
     for s in all(statements, "tag") {
         let Some(v) = values::args(
             s,
-            &[ValueShape::Ident, ValueShape::Ident],
+            &[ValueType::Ident, ValueType::Ident],
             "tag TAG FIELD",
             diags,
         ) else {
@@ -877,7 +877,7 @@ fn read_templates<'a>(
     for s in all(statements, "template") {
         let Some(v) = values::args_with_block(
             s,
-            &[ValueShape::Ident],
+            &[ValueType::Ident],
             "template NAME { key source … }",
             diags,
         ) else {
@@ -918,7 +918,7 @@ fn read_named_layout<'s>(
 ) -> Option<(&'s str, Layout)> {
     let v = values::args_with_block(
         statement,
-        &[ValueShape::Ident],
+        &[ValueType::Ident],
         "layout master|bundle|result { key source … }",
         diags,
     )?;
@@ -1225,7 +1225,7 @@ fn read_export(
 ) -> Option<Export> {
     let v = values::args_with_block(
         statement,
-        &[ValueShape::Ident, ValueShape::Ident],
+        &[ValueType::Ident, ValueType::Ident],
         "export NAME jsonl|folders { … }",
         diags,
     )?;

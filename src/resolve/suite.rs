@@ -16,7 +16,7 @@ use crate::syntax::ast::Statement;
 use super::defaults::{self, Layer};
 use super::fields::{self, Given};
 use super::keys::{self, body, first, KeySpec};
-use super::values::{self, Kind as ValueShape};
+use super::values::{self, ValueType};
 
 /// The suite block's own statements, beside the shape's fields.
 pub const SUITE_KEYS: &[KeySpec<'static>] = &[
@@ -75,7 +75,7 @@ pub fn suite(
 ) -> Option<SuiteHeader> {
     let header = values::args_with_block(
         statement,
-        &[ValueShape::Str],
+        &[ValueType::Str],
         "suite \"Benchmark name\" { … }",
         diags,
     );
@@ -237,7 +237,7 @@ pub fn category(
     let usage = "category NAME COUNT { background \"…\" … }";
     let header = values::args_with_block(
         statement,
-        &[ValueShape::Ident, ValueShape::Number],
+        &[ValueType::Ident, ValueType::Number],
         usage,
         diags,
     )?;

@@ -13,28 +13,29 @@ use crate::model::{Data, Name, Number, Text};
 use crate::source::Span;
 use crate::syntax::ast::{Block, ListItem, Statement, Value, ValueKind};
 
+/// The type a statement wants of a value, as written: a string, a name or a number.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum Kind {
+pub enum ValueType {
     Str,
     Ident,
     Number,
 }
 
-impl Kind {
+impl ValueType {
     fn describe(self) -> &'static str {
         match self {
-            Kind::Str => "a string",
-            Kind::Ident => "a name",
-            Kind::Number => "a number",
+            ValueType::Str => "a string",
+            ValueType::Ident => "a name",
+            ValueType::Number => "a number",
         }
     }
 
     fn accepts(self, value: &Value) -> bool {
         matches!(
             (self, &value.kind),
-            (Kind::Str, ValueKind::Str { .. })
-                | (Kind::Ident, ValueKind::Ident(_))
-                | (Kind::Number, ValueKind::Number(_))
+            (ValueType::Str, ValueKind::Str { .. })
+                | (ValueType::Ident, ValueKind::Ident(_))
+                | (ValueType::Number, ValueKind::Number(_))
         )
     }
 }
@@ -58,7 +59,7 @@ fn values_span(statement: &Statement) -> Span {
 /// Checks values against `kinds` exactly and that no block follows.
 pub fn args<'a>(
     statement: &'a Statement,
-    kinds: &[Kind],
+    kinds: &[ValueType],
     usage: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<&'a [Value]> {
@@ -81,7 +82,7 @@ pub fn args<'a>(
 /// here.
 pub fn args_with_block<'a>(
     statement: &'a Statement,
-    kinds: &[Kind],
+    kinds: &[ValueType],
     usage: impl Display,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<&'a [Value]> {
@@ -168,7 +169,7 @@ pub fn text_of(value: &Value) -> Text {
 /// is only formatted when a diagnostic needs it: reading a large suite formats none.
 fn keyed_args<'a>(
     statement: &'a Statement,
-    kinds: &[Kind],
+    kinds: &[ValueType],
     rest: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<&'a [Value]> {
@@ -189,18 +190,18 @@ fn keyed_args<'a>(
 
 /// `key "text"`
 pub fn text(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> {
-    keyed_args(statement, &[Kind::Str], " \"…\"", diags).map(|v| text_of(&v[0]))
+    keyed_args(statement, &[ValueType::Str], " \"…\"", diags).map(|v| text_of(&v[0]))
 }
 
 /// `key name`
 pub fn name(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Name> {
-    keyed_args(statement, &[Kind::Ident], " NAME", diags).map(|v| text_of(&v[0]))
+    keyed_args(statement, &[ValueType::Ident], " NAME", diags).map(|v| text_of(&v[0]))
 }
 
 /// `key 100`
 pub fn number(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Number> {
     let usage = format!("{} 100", statement.name());
-    let v = args(statement, &[Kind::Number], &usage, diags)?;
+    let v = args(statement, &[ValueType::Number], &usage, diags)?;
     parse_number(&v[0], statement, &usage, diags)
 }
 
@@ -232,14 +233,14 @@ pub fn parse_number(
 
 /// `key a b c` (zero or more names)
 pub fn names(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Name>> {
-    list_of(statement, Kind::Ident, "NAME", diags)
+    list_of(statement, ValueType::Ident, "NAME", diags)
 }
 
 /// `key a "b" c`: names or strings, read as text.
 pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
     let usage = || format!("{} NAME \"text\" …", statement.name());
     for value in &statement.values {
-        if !(Kind::Ident.accepts(value) || Kind::Str.accepts(value)) {
+        if !(ValueType::Ident.accepts(value) || ValueType::Str.accepts(value)) {
             let label = format!("expected a name or a string, found {}", value.describe());
             diags.push(bad(statement, value.span, label, usage()));
             return None;
@@ -251,7 +252,7 @@ pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<T
 
 fn list_of(
     statement: &Statement,
-    kind: Kind,
+    kind: ValueType,
     item: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Text>> {

@@ -32,7 +32,7 @@ use crate::model::Name;
 use crate::syntax::ast::{Statement, ValueKind};
 
 use super::super::keys::{self, all, body, first, KeySpec};
-use super::super::values::{self, Kind};
+use super::super::values::{self, ValueType};
 use super::super::world::filters::{self, FilterCx, FilterPlace};
 use super::super::world::value::{self as typed, TypeCx};
 use super::services::known_collection;
@@ -157,7 +157,7 @@ impl Reader<'_> {
         usage: &str,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<&Collection> {
-        let v = values::args_with_block(statement, &[Kind::Ident], usage, diags)?;
+        let v = values::args_with_block(statement, &[ValueType::Ident], usage, diags)?;
         known_collection(&values::text_of(&v[0]), Some(self.schema), diags)
     }
 
@@ -165,7 +165,7 @@ impl Reader<'_> {
     fn refusal(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Refusal> {
         let v = values::args_with_block(
             statement,
-            &[Kind::Ident, Kind::Str],
+            &[ValueType::Ident, ValueType::Str],
             "refuse CODE \"message\" { condition … }",
             diags,
         )?;

@@ -18,7 +18,7 @@ use crate::model::Text;
 use crate::syntax::ast::Statement;
 
 use super::keys::{self, all, body, first, KeySpec};
-use super::values::{self, Kind};
+use super::values::{self, ValueType};
 
 /// What a tool is read against.
 #[derive(Clone, Copy)]
@@ -92,7 +92,7 @@ const DECLARED: &[&str] = &[
 pub fn read_tool(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) -> Option<Tool> {
     let header = values::args_with_block(
         statement,
-        &[Kind::Ident],
+        &[ValueType::Ident],
         "tool NAME { argument …; service … }",
         diags,
     )?;

@@ -10,7 +10,7 @@ use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::Tool;
 use crate::model::{Name, Text};
 use crate::resolve::keys::{body, check_keys, KeySpec};
-use crate::resolve::values::{self, Kind};
+use crate::resolve::values::{self, ValueType};
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
 use crate::model::expect::{
@@ -230,7 +230,7 @@ fn ids_or_collections(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Opt
 fn record(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
     let v = values::args_with_block(
         statement,
-        &[Kind::Ident],
+        &[ValueType::Ident],
         "record ID { field value }",
         diags,
     )?;
@@ -284,7 +284,12 @@ fn count(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
         .split_first()
         .filter(|(f, _)| f.as_ident().is_some())
     else {
-        values::args_with_block(statement, &[Kind::Ident, Kind::Number], usage, diags);
+        values::args_with_block(
+            statement,
+            &[ValueType::Ident, ValueType::Number],
+            usage,
+            diags,
+        );
         return None;
     };
     let name = values::text_of(first);
@@ -313,7 +318,7 @@ fn called(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> 
         .split_first()
         .filter(|(f, _)| f.as_ident().is_some())
     else {
-        values::args_with_block(statement, &[Kind::Ident], usage, diags);
+        values::args_with_block(statement, &[ValueType::Ident], usage, diags);
         return None;
     };
     let (outcome, rest) = call_outcome(rest);
@@ -361,7 +366,7 @@ fn verified(
 ) -> Option<Assertion> {
     let v = values::args_with_block(
         statement,
-        &[Kind::Ident],
+        &[ValueType::Ident],
         "verified ID` or `verified COLLECTION { … }",
         diags,
     )?;
@@ -473,7 +478,7 @@ fn file(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<FileExpectation> {
     let usage = "file \"PATH\" { contains \"…\"; csv { … } }";
-    let v = values::args_with_block(statement, &[Kind::Str], usage, diags)?;
+    let v = values::args_with_block(statement, &[ValueType::Str], usage, diags)?;
     let path = values::text_of(&v[0]);
     let store = match crate::model::tool::file_store(cx.tools) {
         Some(Ok(store)) => store,

@@ -23,7 +23,7 @@ use crate::diag::{codes, Diagnostic};
 use crate::model::tool::Tool;
 use crate::model::Name;
 use crate::resolve::keys::{body, first};
-use crate::resolve::values::{self, Kind};
+use crate::resolve::values::{self, ValueType};
 use crate::syntax::ast::Statement;
 
 use crate::model::expect::{MachineOverride, OverrideAnswer};
@@ -170,7 +170,7 @@ fn count(statement: &Statement, least: u64, diags: &mut Vec<Diagnostic>) -> Opti
 fn error(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(Name, Option<Json>)> {
     let v = values::args_with_block(
         statement,
-        &[Kind::Ident],
+        &[ValueType::Ident],
         "error CODE { field \"value\" }",
         diags,
     )?;

@@ -19,7 +19,7 @@ use foldhash::fast::FixedState;
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::{Name, Text};
 use crate::resolve::keys::body;
-use crate::resolve::values::{self, Kind};
+use crate::resolve::values::{self, ValueType};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
@@ -226,7 +226,7 @@ fn record_head<'a>(
     let key = Text::new(statement.name(), statement.key.span);
     let collection = known_collection(&key, schema, diags);
     let usage = format_args!("{} ID {{ field value; … }}", key.as_str());
-    let v = values::args_with_block(statement, &[Kind::Ident], usage, diags)?;
+    let v = values::args_with_block(statement, &[ValueType::Ident], usage, diags)?;
     Some((collection, values::text_of(&v[0])))
 }
 
@@ -489,7 +489,7 @@ fn read_revision(
             (when, Some(values::text_of(reason)))
         }
         _ => {
-            values::args_with_block(statement, &[Kind::Str, Kind::Str], usage, diags);
+            values::args_with_block(statement, &[ValueType::Str, ValueType::Str], usage, diags);
             return None;
         }
     };

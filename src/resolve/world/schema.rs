@@ -17,7 +17,7 @@ use crate::model::world::{
 use crate::model::Name;
 use crate::resolve::duplicate;
 use crate::resolve::keys::{self, body, first, KeySpec};
-use crate::resolve::values::{self, Kind};
+use crate::resolve::values::{self, ValueType};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value};
 
@@ -136,7 +136,7 @@ fn read_schema(
 ) -> Option<WorldSchema> {
     let header = values::args_with_block(
         statement,
-        &[Kind::Ident],
+        &[ValueType::Ident],
         "schema NAME { collection … }",
         diags,
     )?;
@@ -214,7 +214,7 @@ pub(crate) fn read_tools<'a>(
 
 fn read_collection(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Collection> {
     let usage = "collection NAME { id_prefix X; field NAME TYPE }";
-    let header = values::args_with_block(statement, &[Kind::Ident], usage, diags)?;
+    let header = values::args_with_block(statement, &[ValueType::Ident], usage, diags)?;
     let name = values::text_of(&header[0]);
     if RESERVED_COLLECTIONS.contains(&name.as_str()) {
         diags.push(reserved(
