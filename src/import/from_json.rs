@@ -19,7 +19,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::shape::{Builtin, FieldDecl, Kind, Layout, Part, Shape, Slot, Source};
+use crate::model::shape::{Builtin, FieldDecl, Kind, Layout, LayoutSource, Part, Shape, Slot};
 use crate::model::tool::{ArgType, Argument, Binding, Tool};
 use crate::model::world::FieldType;
 use crate::model::*;
@@ -27,7 +27,7 @@ use crate::source::{FileId, Span};
 
 /// What reads one source of a layout: the source, its item layout, the value at its key
 /// and that key's path.
-type ReadSource<'r> = dyn FnMut(&mut Reader, &Source, Option<&Layout>, &Value, &str) + 'r;
+type ReadSource<'r> = dyn FnMut(&mut Reader, &LayoutSource, Option<&Layout>, &Value, &str) + 'r;
 
 /// Reads JSON by a shape's layouts into the model, collecting located diagnostics.
 pub struct Reader {
@@ -228,7 +228,7 @@ impl Reader {
 
     fn suite_source(
         &mut self,
-        source: &Source,
+        source: &LayoutSource,
         items: Option<&Layout>,
         value: &Value,
         path: &str,
@@ -236,18 +236,18 @@ impl Reader {
     ) {
         let shape = self.shape.clone();
         match source {
-            Source::Field(id) => {
+            LayoutSource::Field(id) => {
                 self.suite_field(&shape.suite_fields[*id], *id, items, value, path, suite)
             }
-            Source::Builtin(Builtin::SuiteName) => {
+            LayoutSource::Builtin(Builtin::SuiteName) => {
                 if let Some(t) = self.text(value, path) {
                     suite.name = t;
                 }
             }
-            Source::Builtin(Builtin::Outcomes) => {
+            LayoutSource::Builtin(Builtin::Outcomes) => {
                 suite.outcome_names = self.outcome_names(value, path);
             }
-            Source::Builtin(Builtin::Categories) => {
+            LayoutSource::Builtin(Builtin::Categories) => {
                 let Some(map) = self.object(value, path) else {
                     return;
                 };
@@ -267,7 +267,7 @@ impl Reader {
                     }
                 }
             }
-            Source::Builtin(Builtin::Tools) => {
+            LayoutSource::Builtin(Builtin::Tools) => {
                 let Some(map) = self.object(value, path) else {
                     return;
                 };
@@ -278,7 +278,7 @@ impl Reader {
                     }
                 }
             }
-            Source::Builtin(Builtin::Cases) => {
+            LayoutSource::Builtin(Builtin::Cases) => {
                 let Some(list) = self.array(value, path) else {
                     return;
                 };
@@ -291,7 +291,7 @@ impl Reader {
             }
             // Other built-ins are a case's or a run's; a shape's master does not hold
             // them at the suite level (its reader refuses them there).
-            Source::Builtin(_) | Source::SuiteField(_) | Source::Part(_) => {}
+            LayoutSource::Builtin(_) | LayoutSource::SuiteField(_) | LayoutSource::Part(_) => {}
         }
     }
 
@@ -428,7 +428,7 @@ impl Reader {
             match slot {
                 Slot::Object(inner) => self.parts(inner, value, &at, out),
                 Slot::Source {
-                    source: Source::Part(part),
+                    source: LayoutSource::Part(part),
                     ..
                 } => {
                     out.insert(*part, value.clone());
@@ -472,7 +472,7 @@ impl Reader {
 
     fn case_source(
         &mut self,
-        source: &Source,
+        source: &LayoutSource,
         items: Option<&Layout>,
         value: &Value,
         path: &str,
@@ -480,25 +480,25 @@ impl Reader {
     ) {
         let shape = self.shape.clone();
         match source {
-            Source::Field(id) => {
+            LayoutSource::Field(id) => {
                 self.case_field(&shape.case_fields[*id], *id, items, value, path, case)
             }
-            Source::Builtin(Builtin::CaseId) => {
+            LayoutSource::Builtin(Builtin::CaseId) => {
                 if let Some(t) = self.text(value, path) {
                     case.id = t;
                 }
             }
-            Source::Builtin(Builtin::CaseTitle) => {
+            LayoutSource::Builtin(Builtin::CaseTitle) => {
                 if let Some(t) = self.text(value, path) {
                     case.title = t;
                 }
             }
-            Source::Builtin(Builtin::AllChecks) => {
+            LayoutSource::Builtin(Builtin::AllChecks) => {
                 case.checks = self.checks(items, value, path, None)
             }
             // A case's tools are read from its tools field; the suite's fields are the
             // suite's.
-            Source::Builtin(_) | Source::SuiteField(_) | Source::Part(_) => {}
+            LayoutSource::Builtin(_) | LayoutSource::SuiteField(_) | LayoutSource::Part(_) => {}
         }
     }
 

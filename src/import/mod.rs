@@ -276,12 +276,12 @@ pub fn import_lines(
 
 /// The case layouts inside a master layout: the item layouts of its `cases` entries.
 fn case_layout(master: &crate::model::shape::Layout) -> Vec<&crate::model::shape::Layout> {
-    use crate::model::shape::{Builtin, Slot, Source};
+    use crate::model::shape::{Builtin, LayoutSource, Slot};
     let mut out = Vec::new();
     for entry in &master.entries {
         match &entry.value {
             Slot::Source {
-                source: Source::Builtin(Builtin::Cases),
+                source: LayoutSource::Builtin(Builtin::Cases),
                 items: Some(items),
             } => out.push(items),
             Slot::Object(inner) => out.extend(case_layout(inner)),
@@ -298,12 +298,12 @@ fn known_fields(
     suite: &crate::model::Suite,
     layouts: &[&crate::model::shape::Layout],
 ) -> Vec<bool> {
-    use crate::model::shape::{Kind, Layout, Slot, Source};
+    use crate::model::shape::{Kind, Layout, LayoutSource, Slot};
     fn walk(layout: &Layout, known: &mut [bool]) {
         for entry in &layout.entries {
             match &entry.value {
                 Slot::Source {
-                    source: Source::Field(id),
+                    source: LayoutSource::Field(id),
                     ..
                 } => known[*id] = true,
                 Slot::Object(inner) => walk(inner, known),

@@ -18,7 +18,7 @@ use crate::model::{Case, Suite, Text};
 use super::blinding;
 use super::json_style::to_master_string;
 use super::layout::{Cx, View};
-use crate::model::shape::{Builtin, Kind, Layout, Slot, Source};
+use crate::model::shape::{Builtin, Kind, Layout, LayoutSource, Slot};
 use crate::model::texts::{Labelled, What};
 
 /// The file, beside the bundles, that lists them.
@@ -165,10 +165,10 @@ pub fn model_texts_of<'t>(
     };
     for source in sources {
         match source {
-            Source::Field(id) if suite.shape.case_fields[*id].kind == Kind::Tools => {
+            LayoutSource::Field(id) if suite.shape.case_fields[*id].kind == Kind::Tools => {
                 list_tools(&mut texts)
             }
-            Source::Field(id) => {
+            LayoutSource::Field(id) => {
                 let key = suite.shape.case_fields[*id].key.as_str();
                 texts.extend(case_texts.iter().filter(|t| t.field == key).map(labelled));
                 if suite.shape.case_fields[*id].kind == Kind::Conversation {
@@ -181,16 +181,16 @@ pub fn model_texts_of<'t>(
                     }
                 }
             }
-            Source::SuiteField(id) => {
+            LayoutSource::SuiteField(id) => {
                 let key = suite.shape.suite_fields[*id].key.as_str();
                 let suite_texts = shared.suite_texts.iter();
                 texts.extend(suite_texts.filter(|t| t.field == key).map(labelled));
             }
-            Source::Builtin(Builtin::CaseId) => {
+            LayoutSource::Builtin(Builtin::CaseId) => {
                 texts.push((What::Named("case id"), Cow::Borrowed(&case.id)));
             }
-            Source::Builtin(Builtin::Tools) => list_tools(&mut texts),
-            Source::Builtin(_) | Source::Part(_) => {}
+            LayoutSource::Builtin(Builtin::Tools) => list_tools(&mut texts),
+            LayoutSource::Builtin(_) | LayoutSource::Part(_) => {}
         }
     }
     texts
@@ -221,7 +221,7 @@ fn tool_texts<'t>(
 }
 
 /// Every source a layout holds, nested layouts and item layouts included.
-fn sources_of<'l>(layout: &'l Layout, out: &mut Vec<&'l Source>) {
+fn sources_of<'l>(layout: &'l Layout, out: &mut Vec<&'l LayoutSource>) {
     for entry in &layout.entries {
         match &entry.value {
             Slot::Object(inner) => sources_of(inner, out),

@@ -15,7 +15,7 @@ use std::io;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value as Json;
 
-use crate::model::shape::{Builtin, FieldDecl, Kind, Layout, Part, Slot, Source};
+use crate::model::shape::{Builtin, FieldDecl, Kind, Layout, LayoutSource, Part, Slot};
 use crate::model::tool::Tool;
 use crate::model::{
     Case, Category, Check, Followup, RevisionNote, Suite, Text, ToolOverride, Turn, Value,
@@ -172,7 +172,7 @@ impl SlotView<'_> {
         match (self.slot, self.cx.item) {
             (
                 Slot::Source {
-                    source: Source::Part(part),
+                    source: LayoutSource::Part(part),
                     ..
                 },
                 Some(item),
@@ -196,23 +196,23 @@ impl Serialize for SlotView<'_> {
 }
 
 fn source_value<S: Serializer>(
-    source: &Source,
+    source: &LayoutSource,
     items: Option<&Layout>,
     cx: Cx,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     match source {
         // A field in a suite-level layout is a suite field; in a case's, a case field.
-        Source::Field(id) => match cx.case {
+        LayoutSource::Field(id) => match cx.case {
             Some(case) => case_field(&cx.suite.shape.case_fields[*id], *id, case, items, cx, s),
             None => suite_field(&cx.suite.shape.suite_fields[*id], *id, items, cx, s),
         },
-        Source::SuiteField(id) => {
+        LayoutSource::SuiteField(id) => {
             let decl = &cx.suite.shape.suite_fields[*id];
             suite_field(decl, *id, items, cx, s)
         }
-        Source::Builtin(builtin) => builtin_value(*builtin, items, cx, s),
-        Source::Part(part) => match cx.item.and_then(|item| part_value(item, *part)) {
+        LayoutSource::Builtin(builtin) => builtin_value(*builtin, items, cx, s),
+        LayoutSource::Part(part) => match cx.item.and_then(|item| part_value(item, *part)) {
             Some(value) => value.serialize(s, cx.suite),
             None => s.serialize_none(),
         },

@@ -12,7 +12,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::model::shape::{Builtin, Kind, Layout, Slot, Source};
+use crate::model::shape::{Builtin, Kind, Layout, LayoutSource, Slot};
 use crate::model::{Case, Suite};
 
 use super::bundle::bundle_value;
@@ -100,14 +100,14 @@ enum Role {
     UserMessage,
 }
 
-fn role_of(suite: &Suite, source: &Source) -> Role {
+fn role_of(suite: &Suite, source: &LayoutSource) -> Role {
     let shape = &suite.shape;
     match source {
-        Source::Builtin(Builtin::CaseId) => Role::Routing,
-        Source::SuiteField(id) if shape.suite_fields[*id].kind == Kind::SystemPrompt => {
+        LayoutSource::Builtin(Builtin::CaseId) => Role::Routing,
+        LayoutSource::SuiteField(id) if shape.suite_fields[*id].kind == Kind::SystemPrompt => {
             Role::System
         }
-        Source::Field(id) => match shape.case_fields[*id].kind {
+        LayoutSource::Field(id) => match shape.case_fields[*id].kind {
             Kind::Conversation => Role::Conversation,
             Kind::UserMessage => Role::UserMessage,
             _ => Role::Context,

@@ -10,7 +10,7 @@
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::model::shape::{Builtin, Layout, Slot, Source};
+use crate::model::shape::{Builtin, Layout, LayoutSource, Slot};
 use crate::model::Suite;
 
 /// Which record a schema describes.
@@ -87,7 +87,7 @@ fn object_schema(suite: &Suite, layout: &Layout) -> Json {
         let value = match &entry.value {
             Slot::Object(inner) => object_schema(suite, inner),
             Slot::Source {
-                source: Source::Builtin(b),
+                source: LayoutSource::Builtin(b),
                 items: None,
             } => builtin_schema(suite, *b),
             Slot::Source { items: Some(_), .. } => json!({ "type": "array" }),

@@ -431,7 +431,7 @@ impl Layout {
     pub fn key_of(&self, builtin: Builtin) -> Option<&str> {
         self.entries.iter().find_map(|e| match &e.value {
             Slot::Source {
-                source: Source::Builtin(b),
+                source: LayoutSource::Builtin(b),
                 ..
             } if *b == builtin => Some(e.key.as_str()),
             _ => None,
@@ -451,14 +451,14 @@ pub enum Slot {
     Object(Layout),
     /// A source, and the layout of each of its items when it holds several.
     Source {
-        source: Source,
+        source: LayoutSource,
         items: Option<Layout>,
     },
 }
 
 /// What a layout key holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Source {
+pub enum LayoutSource {
     /// A declared field of the context's level.
     Field(FieldId),
     /// A suite field, from inside a case's layout (`suite.KEY`).
@@ -650,7 +650,7 @@ pub struct ExportFile {
 #[derive(Clone, Debug)]
 pub enum FileContent {
     /// A text field's value, as is.
-    Text(Source),
+    Text(LayoutSource),
     Json(Layout),
     Yaml(Layout),
     /// The files of the case's world in the suite's file store (the collection its

@@ -16,7 +16,7 @@ use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::shape::{
     Builtin, CheckCount, Derivation, Dimension, Entry, Evidence, Export, ExportFile, ExportFormat,
     FeatureTag, FieldDecl, FileContent, Grading, ImportDefaults, Item, JudgedOn, Kind, Layout,
-    Level, Outcome, Part, Shape, Slot, Source, Verdict, Visibility,
+    LayoutSource, Level, Outcome, Part, Shape, Slot, Verdict, Visibility,
 };
 use crate::model::{Name, Text};
 use crate::source::Span;
@@ -1113,10 +1113,10 @@ fn source(
     context: Context,
     cx: &LayoutCx,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(Source, Option<ItemOf>)> {
+) -> Option<(LayoutSource, Option<ItemOf>)> {
     if let Some(item) = context.item {
         return match Part::named(item, name.as_str()) {
-            Some(part) => Some((Source::Part(part), None)),
+            Some(part) => Some((LayoutSource::Part(part), None)),
             None => {
                 diags.push(unknown(name, "part of this item", Part::names(item)));
                 None
@@ -1133,7 +1133,7 @@ fn source(
             diags.push(hidden_in_bundle(name, field));
             return None;
         }
-        return Some((Source::Field(id), item_of_kind(field.kind)));
+        return Some((LayoutSource::Field(id), item_of_kind(field.kind)));
     }
     if let Some(key) = name
         .as_str()
@@ -1152,7 +1152,10 @@ fn source(
             diags.push(hidden_in_bundle(name, &cx.suite[id]));
             return None;
         }
-        return Some((Source::SuiteField(id), item_of_kind(cx.suite[id].kind)));
+        return Some((
+            LayoutSource::SuiteField(id),
+            item_of_kind(cx.suite[id].kind),
+        ));
     }
     let usable = |b: &Builtin| {
         (b.level() == Level::Both || b.level() == context.level) && (context.run || !b.of_run())
@@ -1186,7 +1189,7 @@ fn source(
         Builtin::Cases => Some(ItemOf::Case),
         _ => None,
     };
-    Some((Source::Builtin(builtin), item))
+    Some((LayoutSource::Builtin(builtin), item))
 }
 
 fn item_of_kind(kind: Kind) -> Option<ItemOf> {

@@ -19,7 +19,9 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::expect::{Assertion, Expectation, FileStore, Sandbox};
-use crate::model::shape::{Entry, ExportFile, ExportFormat, FileContent, Layout, Slot, Source};
+use crate::model::shape::{
+    Entry, ExportFile, ExportFormat, FileContent, Layout, LayoutSource, Slot,
+};
 use crate::model::value::FieldValue;
 use crate::model::{Case, Suite, Text};
 
@@ -140,7 +142,7 @@ fn folders(suite: &Suite, files: &[ExportFile]) -> Result<Vec<(String, Vec<u8>)>
 }
 
 /// The value one source has for a case, as a layout would place it.
-fn source_value(suite: &Suite, case: &Case, source: &Source) -> Json {
+fn source_value(suite: &Suite, case: &Case, source: &LayoutSource) -> Json {
     let layout = Layout {
         entries: vec![Entry {
             key: Text::new("value", case.span),
