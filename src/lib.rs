@@ -6,11 +6,12 @@
 //!
 //! The phases, one module each: [`syntax`] (parse) → [`resolve`] (shapes, defaults,
 //! names, tools and each case's typed world, into the [`model`]) → [`check`] (semantic
-//! rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase. Beside them: [`fmt`] (the
-//! formatter), [`import`] (master JSON to sources), [`runtime`] (the reference
-//! sandbox), [`judge`] (verdicts on the items a run leaves for review), and the language server ([`lsp`]), which runs the same phases for an
-//! editor and re-checks with a [`Recheck`] in the [`Config`] of each
-//! [`Compilation`], so that an edit costs the work of the files it changed.
+//! rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase.
+//! Beside them: [`fmt`] (the formatter), [`import`] (master JSON to sources),
+//! [`runtime`] (the reference sandbox), [`judge`] (verdicts on the items a run leaves
+//! for review), and the language server ([`lsp`]), which runs the same phases for an
+//! editor and re-checks with a [`Recheck`] in the [`Config`] of each [`Compilation`],
+//! so that an edit costs the work of the files it changed.
 //!
 //! # Embedding
 //!
@@ -43,10 +44,6 @@
 // Module headers link to the private modules of their phase: they are read by
 // contributors, with `cargo doc --document-private-items`.
 #![allow(rustdoc::private_intra_doc_links)]
-
-// The test corpus generator, shared with the integration tests, names the crate.
-#[cfg(test)]
-extern crate self as casec;
 
 mod capped_lines;
 pub mod check;
@@ -247,7 +244,7 @@ pub enum Depth {
 
 /// Why `root` is not a suite folder (no `suite.case` in it), if it is not. Either way
 /// the command was pointed at the wrong place: a usage error (exit 2, see
-/// `driver::exit_code`).
+/// [`Diagnostic::is_usage_error`]).
 fn not_a_suite_folder(root: &Path) -> Option<Diagnostic> {
     if root.join(load::SUITE_FILE).is_file() {
         return None;
