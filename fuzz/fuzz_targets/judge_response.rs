@@ -2,10 +2,10 @@
 //! read from it is one that reads back the same from its own canonical form.
 #![no_main]
 
-use casec::judge::verdict::{from_content, from_response, Verdict};
+use casec::judge::verdict::{from_content, from_response, ItemVerdict};
 use libfuzzer_sys::fuzz_target;
 
-fn reads_back(verdict: &Verdict) {
+fn reads_back(verdict: &ItemVerdict) {
     let canonical = serde_json::json!({ "met": verdict.met, "reason": verdict.reason });
     assert_eq!(from_content(&canonical.to_string()).as_ref(), Ok(verdict));
 }
