@@ -248,7 +248,7 @@ impl State {
             return self.pending_new.remove(index).1;
         }
         let prefix = collection.id_prefix.as_str();
-        // Collections sharing a prefix (dose_log and lists both use L) share the count.
+        // Collections sharing an id prefix (two collections of `L` ids) share the count.
         let next = self.highest.get(prefix).copied().unwrap_or(0) + 1;
         format!("{prefix}{next}")
     }

@@ -181,8 +181,13 @@ fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) 
     let Some(command) = command.filter(|c| !c.is_empty()) else {
         diags.push(
             Diagnostic::new(codes::BAD_ARGUMENTS, "`adapter` is not written as expected")
-                .primary(statement.span, "expected the command and its arguments, as strings")
-                .help("write it as `adapter \"python3\" \"tools/calendar.py\" { writes calendar_events }`"),
+                .primary(
+                    statement.span,
+                    "expected the command and its arguments, as strings",
+                )
+                .help(
+                    "write it as `adapter \"python3\" \"tools/PROGRAM.py\" { writes COLLECTION }`",
+                ),
         );
         return None;
     };

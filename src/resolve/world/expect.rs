@@ -170,7 +170,7 @@ fn unchanged(
         diags.push(
             Diagnostic::new(codes::BAD_ARGUMENTS, "`except` names no record")
                 .primary(statement.span, "expected record ids after `except`")
-                .help("write it as `unchanged dose_log except L1`"),
+                .help("write it as `unchanged COLLECTION except RECORD_ID`"),
         );
         return None;
     }
@@ -217,7 +217,7 @@ fn ids_or_collections(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Opt
             )
             .primary(statement.span, "expected collections or record ids")
             .help(format!(
-                "write it as `{} medication_schedules` or `{} M2`",
+                "write it as `{} COLLECTION` or `{} RECORD_ID`",
                 statement.name(),
                 statement.name()
             )),
