@@ -102,7 +102,7 @@ impl Sources<'_> {
     pub fn in_memory<N: AsRef<str>, T: AsRef<str>>(
         pairs: impl IntoIterator<Item = (N, T)>,
     ) -> Sources<'static> {
-        Sources::Read(in_memory(pairs), Vec::new())
+        Sources::Read(load::named_sources(pairs), Vec::new())
     }
 
     /// One file under a display name: a one-file suite when it declares a `suite`, else
@@ -274,32 +274,6 @@ fn read_files(paths: &[&Path], diagnostics: &mut Vec<Diagnostic>) -> Vec<Source>
         .into_iter()
         .filter_map(|p| load::read(p, Role::Member, diagnostics))
         .collect()
-}
-
-/// In-memory `(name, text)` pairs as sources, sorted by name; `suite.case` is the
-/// suite file.
-fn in_memory<N: AsRef<str>, T: AsRef<str>>(
-    sources: impl IntoIterator<Item = (N, T)>,
-) -> Vec<Source> {
-    let mut sources: Vec<Source> = sources
-        .into_iter()
-        .map(|(name, text)| {
-            let name = name.as_ref().to_string();
-            let role = if name == load::SUITE_FILE {
-                Role::SuiteFile
-            } else {
-                Role::Member
-            };
-            Source {
-                name,
-                text: text.as_ref().into(),
-                role,
-                disk: None,
-            }
-        })
-        .collect();
-    sources.sort_by(|a, b| a.name.cmp(&b.name));
-    sources
 }
 
 /// Compiles the files `ids` of `db` from scratch: they parse in parallel, each member

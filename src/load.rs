@@ -763,3 +763,29 @@ pub fn add_all(db: &mut SourceDb, sources: Vec<Source>) -> Vec<(crate::source::F
         })
         .collect()
 }
+
+/// In-memory `(name, text)` pairs as sources, sorted by name; `suite.case` is the
+/// suite file.
+pub fn named_sources<N: AsRef<str>, T: AsRef<str>>(
+    sources: impl IntoIterator<Item = (N, T)>,
+) -> Vec<Source> {
+    let mut sources: Vec<Source> = sources
+        .into_iter()
+        .map(|(name, text)| {
+            let name = name.as_ref().to_string();
+            let role = if name == SUITE_FILE {
+                Role::SuiteFile
+            } else {
+                Role::Member
+            };
+            Source {
+                name,
+                text: text.as_ref().into(),
+                role,
+                disk: None,
+            }
+        })
+        .collect();
+    sources.sort_by(|a, b| a.name.cmp(&b.name));
+    sources
+}

@@ -5,17 +5,20 @@
 //! a build. Results always come back in the order of the input, so nothing downstream
 //! depends on the threads.
 //!
-//! Work is handed out in batches, several per core, each worker taking the next one
-//! (the calling thread is a worker too): cases differ in cost (one category's carry
-//! more text), and a fixed half per core would leave one core idle while the other
-//! finishes its harder half. The master writer streams ([`map_streamed`]): cases are
-//! rendered on the other cores while it copies out the ones before. `each_part` gives
-//! every part a thread of its own, for work that waits (a judge's requests) rather than
-//! computes.
+//! rayon does the work: its ordered parallel maps, in a pool of casec's own (sized by
+//! [`part_count`], each thread with the main thread's stack), so that a program that
+//! embeds casec keeps its global pool. Work stealing balances cases of different cost
+//! (one category's carry more text). What is casec's own here is how work is cut: small
+//! batches are not split further, a worker's state ([`map_with`]) is made a few times
+//! per worker and not per item, and the master writer streams ([`map_streamed`]): the
+//! next window of cases is rendered while the calling thread copies out the one before.
+//! `each_part` gives every part a thread of its own, for work that waits (a judge's
+//! requests) rather than computes.
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Mutex, OnceLock};
+
+use rayon::prelude::*;
+use rayon::{ThreadPool, ThreadPoolBuilder};
 
 /// Stack of each worker: the main thread's usual size, so that the nesting depth
 /// pest's stack guard accepts does not depend on which thread parses a file.
@@ -36,46 +39,71 @@ pub fn part_count() -> usize {
         .unwrap_or_else(cores)
 }
 
-/// How many batches each worker gets on average. Work is handed out a batch at a time,
-/// so a worker whose batches cost more (one category's cases carry more text than
-/// another's) is helped by the others instead of finishing alone while they idle.
+/// casec's thread pool, made on first use with [`part_count`] threads; `None` when one
+/// thread is asked for, or the system gives none (then work runs on the calling thread).
+fn pool() -> Option<&'static ThreadPool> {
+    static POOL: OnceLock<Option<ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = part_count();
+        if threads < 2 {
+            return None;
+        }
+        ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .stack_size(WORKER_STACK_BYTES)
+            .thread_name(|i| format!("casec-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// How many batches each worker gets on average: a worker's state ([`map_with`]) is
+/// made once per batch, so a few per worker, while batches stay small enough that a
+/// worker whose batches cost more is helped by the others instead of finishing alone.
 const BATCHES_PER_WORKER: usize = 8;
 
 /// Below this many items a batch is not split further: handing out a batch costs a
-/// lock, which must stay small beside the work in it.
+/// little, which must stay small beside the work in it.
 const MIN_BATCH: usize = 8;
 
 /// `f` applied to every item, on every core when `worth_threads` (the caller knows
-/// whether there is enough work to repay starting threads); results in item order.
+/// whether there is enough work to repay waking threads); results in item order.
 pub fn map<'a, T: Sync, R: Send>(
     items: &'a [T],
     worth_threads: bool,
     f: impl Fn(&'a T) -> R + Sync,
 ) -> Vec<R> {
-    map_with(items, worth_threads, || (), |(), item| f(item))
+    match pool().filter(|_| worth_threads) {
+        Some(pool) => pool.install(|| items.par_iter().with_min_len(MIN_BATCH).map(&f).collect()),
+        None => items.iter().map(f).collect(),
+    }
 }
 
-/// `f` applied to every item with a state of the worker it runs on, made by `init`
-/// once per worker: for work that keeps what earlier items shared (a cache of texts
-/// split into words). A worker takes batches in item order, so its state has only seen
-/// items before the current one. Results in item order.
+/// `f` applied to every item with a state made by `init` once per batch of consecutive
+/// items (a few batches per worker): for work that keeps what earlier items shared (a
+/// cache of texts split into words). A batch is taken in item order, so its state has
+/// only seen items before the current one. Results in item order.
 pub fn map_with<'a, T: Sync, S, R: Send>(
     items: &'a [T],
     worth_threads: bool,
     init: impl Fn() -> S + Sync,
     f: impl Fn(&mut S, &'a T) -> R + Sync,
 ) -> Vec<R> {
-    let workers = workers_for(worth_threads);
-    let batches: Vec<&'a [T]> = items.chunks(batch_size(items.len(), workers)).collect();
-    pooled(batches.len(), workers, init, |state, i| {
-        batches[i]
-            .iter()
-            .map(|item| f(state, item))
-            .collect::<Vec<R>>()
-    })
-    .into_iter()
-    .flatten()
-    .collect()
+    match pool().filter(|_| worth_threads) {
+        Some(pool) => pool.install(|| {
+            let batch = batch_size(items.len(), pool.current_num_threads());
+            items
+                .par_iter()
+                .with_min_len(batch)
+                .map_init(&init, &f)
+                .collect()
+        }),
+        None => {
+            let mut state = init();
+            items.iter().map(|item| f(&mut state, item)).collect()
+        }
+    }
 }
 
 /// `f` applied to consecutive batches of `items`, each moved into it (so that what an
@@ -86,253 +114,71 @@ pub fn map_batches<T: Send, R: Send>(
     workers: usize,
     f: impl Fn(Vec<T>) -> R + Sync,
 ) -> Vec<R> {
-    let batch = batch_size(items.len(), workers);
-    let slots: Vec<Mutex<Option<Vec<T>>>> = chunks_owned(items, batch)
-        .into_iter()
-        .map(|b| Mutex::new(Some(b)))
-        .collect();
-    pooled(
-        slots.len(),
-        workers,
-        || (),
-        |(), i| f(lock(&slots[i]).take().unwrap_or_default()),
-    )
-}
-
-/// How many workers to use: every core when threads are worth it, else one.
-fn workers_for(worth_threads: bool) -> usize {
-    if worth_threads {
-        part_count()
-    } else {
-        1
+    match pool().filter(|_| workers >= 2) {
+        Some(pool) => pool.install(|| {
+            let batch = batch_size(items.len(), workers);
+            items.into_par_iter().chunks(batch).map(&f).collect()
+        }),
+        None if items.is_empty() => Vec::new(),
+        None => vec![f(items)],
     }
 }
 
-/// The size of the batches `len` items are handed out to `workers` in: all at once for
-/// one worker.
+/// The size of the batches `len` items are handed out to `workers` in.
 fn batch_size(len: usize, workers: usize) -> usize {
-    if workers < 2 {
-        return len.max(1);
-    }
     len.div_ceil(workers * BATCHES_PER_WORKER).max(MIN_BATCH)
 }
 
-/// `items` in consecutive batches of `size` (the last may be smaller), in order.
-fn chunks_owned<T>(items: Vec<T>, size: usize) -> Vec<Vec<T>> {
-    let mut out = Vec::with_capacity(items.len().div_ceil(size.max(1)));
-    let mut items = items.into_iter();
-    loop {
-        let batch: Vec<T> = items.by_ref().take(size.max(1)).collect();
-        if batch.is_empty() {
-            return out;
-        }
-        out.push(batch);
-    }
-}
+/// How many batches of rendered items [`map_streamed`] holds per worker: one window
+/// rendering while the one before is consumed, so that workers never wait on a
+/// consumer that keeps up, and what waits stays small.
+const STREAM_WINDOW_PER_WORKER: usize = 2;
 
-/// `run` applied to each task `0..tasks` on up to `workers` threads (the calling
-/// thread among them), each taking the next task not yet taken and keeping a state
-/// made by `init`; results in task order. A panic in `run` is resumed here.
-fn pooled<S, R: Send>(
-    tasks: usize,
-    workers: usize,
-    init: impl Fn() -> S + Sync,
-    run: impl Fn(&mut S, usize) -> R + Sync,
-) -> Vec<R> {
-    let workers = workers.min(tasks);
-    if workers < 2 {
-        let mut state = init();
-        return (0..tasks).map(|i| run(&mut state, i)).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let work = || {
-        let mut state = init();
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= tasks {
-                return done;
-            }
-            done.push((i, run(&mut state, i)));
-        }
-    };
-    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let helpers = spawn_helpers(scope, workers - 1, work);
-        // The calling thread works too; a helper that could not start leaves its share
-        // to the others.
-        let mut done = work();
-        done.extend(join_helpers(helpers).into_iter().flatten());
-        done
-    });
-    done.sort_unstable_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
-}
-
-/// Tasks done ahead of [`stream`]'s consumer, at most this many per worker: enough
-/// that the workers never wait on a consumer that keeps up, few enough that what waits
-/// stays small.
-const STREAM_AHEAD_PER_WORKER: usize = 4;
-
-/// What [`stream`]'s workers and its consumer share.
-struct Stream<R> {
-    /// The next task to run.
-    next: usize,
-    /// The tasks the consumer has taken.
-    taken: usize,
-    /// Results not yet taken, by task.
-    ready: BTreeMap<usize, R>,
-    /// The consumer stopped, or a worker panicked: no more tasks.
-    stop: bool,
-}
-
-/// `render` applied to every item on up to [`part_count`] other threads, in batches of
-/// `batch`, while the calling thread `consume`s the results in item order as they come:
-/// a writer that copies rendered text out while the next is rendered. At most a few
-/// batches per worker wait ahead of the consumer, so memory does not grow with
+/// `render` applied to every item on the pool's threads while the calling thread
+/// `consume`s the results in item order: a writer that copies rendered text out while
+/// the next is rendered. Items go in windows of a few batches of `batch` per worker,
+/// one rendering while the one before is consumed, so memory does not grow with
 /// `items`. Stops at `consume`'s first error, which it returns; a panic in `render`
-/// is resumed here. On one core, renders and consumes each item in turn.
+/// or `consume` is resumed here. On one core, renders and consumes each item in turn.
 pub fn map_streamed<T: Sync, R: Send, E>(
     items: &[T],
     batch: usize,
     render: impl Fn(&T) -> R + Sync,
     mut consume: impl FnMut(R) -> Result<(), E>,
 ) -> Result<(), E> {
-    if part_count() < 2 {
+    let Some(pool) = pool() else {
         return items.iter().try_for_each(|item| consume(render(item)));
-    }
-    let batches: Vec<&[T]> = items.chunks(batch.max(1)).collect();
-    let run = |i: usize| batches[i].iter().map(&render).collect::<Vec<R>>();
-    stream(batches.len(), part_count(), run, |rendered| {
-        rendered.into_iter().try_for_each(&mut consume)
-    })
-}
-
-/// `run` applied to each task `0..tasks` on up to `workers` other threads, each taking
-/// the next task not yet taken, while the calling thread `consume`s the results in
-/// task order as they come, with at most [`STREAM_AHEAD_PER_WORKER`] per worker
-/// waiting. Stops at `consume`'s first error, which it returns; a panic in `run` is
-/// resumed here. With one worker, or one task, or no thread to be had, runs and
-/// consumes each task in turn on the calling thread.
-fn stream<R: Send, E>(
-    tasks: usize,
-    workers: usize,
-    run: impl Fn(usize) -> R + Sync,
-    mut consume: impl FnMut(R) -> Result<(), E>,
-) -> Result<(), E> {
-    if workers < 2 || tasks < 2 {
-        return (0..tasks).try_for_each(|i| consume(run(i)));
-    }
-    let ahead = workers * STREAM_AHEAD_PER_WORKER;
-    let shared = Mutex::new(Stream {
-        next: 0,
-        taken: 0,
-        ready: BTreeMap::new(),
-        stop: false,
-    });
-    let changed = Condvar::new();
-    let work = || {
-        // A panic in `run` stops the stream and wakes the consumer.
-        let _wake = StopOnPanic(&shared, &changed);
-        loop {
-            let i = {
-                let mut s = lock(&shared);
-                while !s.stop && s.next < tasks && s.next >= s.taken + ahead {
-                    s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
-                }
-                if s.stop || s.next >= tasks {
-                    return;
-                }
-                s.next += 1;
-                s.next - 1
-            };
-            let done = run(i);
-            lock(&shared).ready.insert(i, done);
-            changed.notify_all();
-        }
     };
-    std::thread::scope(|scope| {
-        let helpers = spawn_helpers(scope, workers.min(tasks), work);
-        if helpers.is_empty() {
-            return (0..tasks).try_for_each(|i| consume(run(i)));
-        }
-        // A panic in `consume` stops the workers too, or the scope would wait for
-        // them forever.
-        let _stop = StopOnPanic(&shared, &changed);
-        let result = (0..tasks).try_for_each(|i| {
-            let done = {
-                let mut s = lock(&shared);
-                loop {
-                    if let Some(done) = s.ready.remove(&i) {
-                        s.taken = i + 1;
-                        break Some(done);
-                    }
-                    if s.stop {
-                        break None;
-                    }
-                    s = changed.wait(s).unwrap_or_else(|e| e.into_inner());
-                }
-            };
-            changed.notify_all();
-            // No result and stopped: a worker panicked, which is resumed below.
-            done.map_or(Ok(()), &mut consume)
+    let window = batch.max(1) * pool.current_num_threads() * STREAM_WINDOW_PER_WORKER;
+    let render_all = |window: &[T]| -> Vec<R> {
+        window
+            .par_iter()
+            .with_min_len(batch.max(1))
+            .map(&render)
+            .collect()
+    };
+    let mut windows = items.chunks(window);
+    let mut ready = windows
+        .next()
+        .map(|first| pool.install(|| render_all(first)));
+    while let Some(rendered) = ready.take() {
+        let mut consumed = Ok(());
+        // `consume` runs here, on the calling thread, while the pool renders the next.
+        pool.in_place_scope(|scope| {
+            if let Some(next) = windows.next() {
+                scope.spawn(|_| ready = Some(render_all(next)));
+            }
+            consumed = rendered.into_iter().try_for_each(&mut consume);
         });
-        lock(&shared).stop = true;
-        changed.notify_all();
-        join_helpers(helpers);
-        result
-    })
-}
-
-/// Up to `count` threads of `scope` running `work`, each with a worker's stack: fewer
-/// when the system has no more threads to give.
-fn spawn_helpers<'scope, T: Send + 'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
-    count: usize,
-    work: impl FnOnce() -> T + Send + Copy + 'scope,
-) -> Vec<std::thread::ScopedJoinHandle<'scope, T>> {
-    (0..count)
-        .filter_map(|_| {
-            std::thread::Builder::new()
-                .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, work)
-                .ok()
-        })
-        .collect()
-}
-
-/// What each helper returned, in order; a helper's panic is resumed here.
-fn join_helpers<T>(helpers: Vec<std::thread::ScopedJoinHandle<'_, T>>) -> Vec<T> {
-    helpers
-        .into_iter()
-        .map(|helper| {
-            helper
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        })
-        .collect()
-}
-
-/// Sets a stream's `stop` when its thread unwinds from a panic, and wakes the others.
-struct StopOnPanic<'a, R>(&'a Mutex<Stream<R>>, &'a Condvar);
-
-impl<R> Drop for StopOnPanic<'_, R> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            lock(self.0).stop = true;
-            self.1.notify_all();
-        }
+        consumed?;
     }
-}
-
-/// A lock on `m`, even if a thread panicked holding it (the data is only ever whole).
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    Ok(())
 }
 
 /// `items` as at most `parts` consecutive parts of (nearly) equal size, in order; one
 /// part, possibly empty, when there are no items.
 pub fn split<T>(mut items: Vec<T>, parts: usize) -> Vec<Vec<T>> {
-    let size = part_size(items.len(), parts);
+    let size = items.len().div_ceil(parts.max(1)).max(1);
     let mut out = Vec::with_capacity(parts.max(1));
     while items.len() > size {
         let rest = items.split_off(size);
@@ -342,14 +188,9 @@ pub fn split<T>(mut items: Vec<T>, parts: usize) -> Vec<Vec<T>> {
     out
 }
 
-/// The size of each of `parts` parts of `len` items (the last may be smaller).
-fn part_size(len: usize, parts: usize) -> usize {
-    len.div_ceil(parts.max(1)).max(1)
-}
-
 /// `f` applied to each part, each on a thread of its own (here, when there is one part
 /// or no thread can be started); results in the order of `parts`. A panic in `f` is
-/// resumed here.
+/// resumed here. Threads, not the pool: the parts wait on the network, not a core.
 pub fn each_part<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(P) -> R + Sync) -> Vec<R> {
     if parts.len() < 2 {
         return parts.into_iter().map(f).collect();
@@ -386,7 +227,9 @@ pub fn each_part<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(P) -> R + Sync) -> 
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use super::{each_part, map, map_batches, map_streamed, map_with, part_count, split};
+    use super::{
+        each_part, map, map_batches, map_streamed, map_with, part_count, split, BATCHES_PER_WORKER,
+    };
 
     #[test]
     fn results_keep_the_input_order() {
@@ -418,8 +261,9 @@ mod tests {
             );
             assert_eq!(seen, items);
         }
-        // One state per worker, not per batch.
-        assert!(starts.load(Ordering::Relaxed) <= 1 + part_count());
+        // A few states per worker, not one per item.
+        let most = 1 + part_count() * BATCHES_PER_WORKER;
+        assert!(starts.load(Ordering::Relaxed) <= most);
     }
 
     #[test]

@@ -926,7 +926,7 @@ mod tests {
                 .into(),
         ));
         let mut sources = crate::load::stdlib_sources();
-        sources.extend(crate::in_memory(files));
+        sources.extend(crate::load::named_sources(files));
         let ids = crate::load::add_all(&mut db, sources);
         let trees: Vec<Arc<crate::syntax::Parsed>> = ids
             .iter()

@@ -298,12 +298,7 @@ fn quick_staged(root: &Path, old: &Index, blobs: &staged::Blobs) -> Option<Check
             suite_source(name, texts[&at].to_string(), &suite_name)
         })
         .collect();
-    let mut recheck = Recheck::default();
-    let compilation = Compilation::new(Config {
-        sources: Sources::Read(sources, Vec::new()),
-        depth: Depth::Check,
-        recheck: Some(&mut recheck),
-    });
+    let (compilation, recheck) = check_keeping_trees(sources);
     let (mut results, _) = results(&compilation, &recheck, &suite_name);
     let mut replaced: HashMap<usize, FileResult> = HashMap::new();
     for &(at, _) in &changed {
@@ -837,13 +832,7 @@ impl Survey {
 
     /// The files `which` (read), compiled as the suite, in folder order.
     fn compile(&self, which: &[usize]) -> (Compilation, Recheck) {
-        let mut recheck = Recheck::default();
-        let compilation = Compilation::new(Config {
-            sources: Sources::Read(self.sources(which), Vec::new()),
-            depth: Depth::Check,
-            recheck: Some(&mut recheck),
-        });
-        (compilation, recheck)
+        check_keeping_trees(self.sources(which))
     }
 
     /// The diagnostics `stored`, sorted, with the sources they point into: the stdlib,
@@ -1177,4 +1166,16 @@ fn now_ns() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64)
+}
+
+/// `sources` checked as the suite, keeping in a [`Recheck`] the trees and facts a
+/// cache entry is made from.
+fn check_keeping_trees(sources: Vec<Source>) -> (Compilation, Recheck) {
+    let mut recheck = Recheck::default();
+    let compilation = Compilation::new(Config {
+        sources: Sources::Read(sources, Vec::new()),
+        depth: Depth::Check,
+        recheck: Some(&mut recheck),
+    });
+    (compilation, recheck)
 }
