@@ -6,9 +6,8 @@ use std::borrow::Cow;
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::model::tool::{ArgType, Argument, Binding, FileOp, Service, Tool};
+use crate::model::tool::{ArgType, Argument, Binding, Bound, BoundService, Tool};
 use crate::model::world::{FieldType, WorldSchema};
-use crate::model::Name;
 
 /// The contract strings of a tool's arguments, as a prose contract lists them: the
 /// name, and for an enum its values after a colon (`operation:create|update`).
@@ -297,7 +296,7 @@ fn arg_type_json(ty: &ArgType) -> Json {
 
 fn binding_json(binding: &Binding) -> Json {
     match binding {
-        Binding::Service(service) => service_json(service),
+        Binding::Service(bound) => service_json(bound),
         Binding::Declared(behavior) => {
             json!({ "declared": super::sandbox::behavior_json(behavior) })
         }
@@ -312,94 +311,20 @@ fn binding_json(binding: &Binding) -> Json {
 }
 
 /// A service binding: the service and each parameter with the name it is bound to.
-fn service_json(service: &Service) -> Json {
-    let name = |n: &Name| json!(n.as_str());
-    let maybe = |n: &Option<Name>| n.as_ref().map_or(Json::Null, |n| json!(n.as_str()));
-    let names = |ns: &[Name]| json!(ns.iter().map(|n| n.as_str()).collect::<Vec<_>>());
-    let (service, params) = match service {
-        Service::Clock => ("clock", json!({})),
-        Service::Search(s) => (
-            "records.search",
-            json!({
-                "collection_argument": maybe(&s.collection),
-                "query_argument": maybe(&s.query),
-            }),
-        ),
-        Service::Get(g) => (
-            "records.get",
-            json!({
-                "collection_argument": maybe(&g.collection),
-                "id_argument": name(&g.id),
-            }),
-        ),
-        Service::Write(w) => (
-            "records.write",
-            json!({
-                "collection_argument": name(&w.collection),
-                "operation_argument": name(&w.operation),
-                "record_argument": maybe(&w.record),
-                "fields_argument": name(&w.fields),
-                "request_argument": maybe(&w.request),
-            }),
-        ),
-        Service::Booking(b) => (
-            "booking",
-            json!({
-                "slots_collection": name(&b.slots),
-                "bookings_collection": name(&b.bookings),
-                "operation_argument": name(&b.operation),
-                "target_argument": name(&b.target),
-                "slot_argument": name(&b.slot),
-                "request_argument": maybe(&b.request),
-                "slot_field": name(&b.slot_field),
-                "provider_field": name(&b.provider_field),
-                "start_field": name(&b.start_field),
-                "status_field": name(&b.status_field),
-                "confirmed_value": b.confirmed,
-                "cancelled_value": b.cancelled,
-                "copied_fields": names(&b.copy),
-            }),
-        ),
-        Service::Tracker(t) => (
-            "device_tracker",
-            json!({
-                "trackers_collection": name(&t.trackers),
-                "operation_argument": name(&t.operation),
-                "id_argument": name(&t.id),
-                "status_field": name(&t.status_field),
-                "offline_value": t.offline,
-                "supports_field": maybe(&t.supports_field),
-                "reported_fields": names(&t.report),
-            }),
-        ),
-        Service::Files(f) => (
-            match f.op {
-                FileOp::Read => "files.read",
-                FileOp::Write => "files.write",
-                FileOp::List => "files.list",
-            },
-            json!({
-                "files_collection": name(&f.files),
-                "path_field": name(&f.path_field),
-                "content_field": name(&f.content_field),
-                "path_argument": maybe(&f.path),
-                "content_argument": maybe(&f.content),
-            }),
-        ),
-        Service::Http(h) => (
-            "http",
-            json!({
-                "endpoints_collection": name(&h.endpoints),
-                "url_field": name(&h.url_field),
-                "method_field": maybe(&h.method_field),
-                "status_field": name(&h.status_field),
-                "body_field": name(&h.body_field),
-                "url_argument": name(&h.url),
-                "method_argument": maybe(&h.method),
-            }),
-        ),
-    };
-    json!({ "service": service, "parameters": params })
+fn service_json(bound: &BoundService) -> Json {
+    let parameters: Map<String, Json> = bound
+        .parameters
+        .iter()
+        .map(|(param, to)| {
+            let value = match to {
+                Bound::Absent => Json::Null,
+                Bound::Name(name) => json!(name.as_str()),
+                Bound::Names(names) => json!(names.iter().map(|n| n.as_str()).collect::<Vec<_>>()),
+            };
+            (param.to_string(), value)
+        })
+        .collect();
+    json!({ "service": bound.name, "parameters": parameters })
 }
 
 #[cfg(test)]

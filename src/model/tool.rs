@@ -36,7 +36,7 @@ impl Tool {
     /// record writer): a booking service's slots and bookings, a file store's files.
     pub fn managed_collections(&self) -> Vec<&str> {
         match &self.binding {
-            Binding::Service(service) => service.managed_collections(),
+            Binding::Service(bound) => bound.service.managed_collections(),
             Binding::Declared(behavior) => behavior
                 .effects
                 .iter()
@@ -52,7 +52,7 @@ impl Tool {
     /// for the tool to have anything to work on.
     pub fn worked_collections(&self) -> Vec<&str> {
         match &self.binding {
-            Binding::Service(service) => service.worked_collections(),
+            Binding::Service(bound) => bound.service.worked_collections(),
             Binding::Declared(behavior) => behavior
                 .effects
                 .iter()
@@ -104,11 +104,34 @@ impl ArgType {
 #[derive(Clone, Debug)]
 pub enum Binding {
     /// Boxed: a booking's bindings are many names, and tools are kept by the dozen.
-    Service(Box<Service>),
+    Service(Box<BoundService>),
     Declared(Behavior),
     Adapter(Adapter),
     /// Prose only: nothing in the sandbox can run it (`tool_without_behavior`).
     None,
+}
+
+/// A tool bound to a built-in service: what the service does with the suite's names
+/// ([`Service`], for the sandbox), and every parameter the service declares with what the
+/// suite bound it to, in the service's order (for the outputs, which so need no list of
+/// the parameters' names of their own).
+#[derive(Clone, Debug)]
+pub struct BoundService {
+    /// The service's name in the language (`records.search`).
+    pub name: &'static str,
+    pub service: Service,
+    pub parameters: Vec<(&'static str, Bound)>,
+}
+
+/// What a service's parameter is bound to.
+#[derive(Clone, Debug)]
+pub enum Bound {
+    /// Not written (an optional parameter).
+    Absent,
+    /// One name: an argument, a collection, a field or an enum value.
+    Name(Name),
+    /// A list of names (fields), empty when not written.
+    Names(Vec<Name>),
 }
 
 /// The built-in services, each with the suite's names bound to its parameters. Every
@@ -131,10 +154,10 @@ pub enum Service {
 pub fn file_store(tools: &[Tool]) -> Option<Result<crate::model::expect::FileStore, (Name, Name)>> {
     let mut found: Option<(&Tool, crate::model::expect::FileStore)> = None;
     for tool in tools {
-        let Binding::Service(service) = &tool.binding else {
+        let Binding::Service(bound) = &tool.binding else {
             continue;
         };
-        let Service::Files(f) = service.as_ref() else {
+        let Service::Files(f) = &bound.service else {
             continue;
         };
         let store = crate::model::expect::FileStore {

@@ -292,7 +292,7 @@ impl<'a> Runtime<'a> {
     /// Runs a validated call through the tool's binding.
     fn run(&mut self, tool: &Tool, arguments: &Json) -> CallResult {
         match &tool.binding {
-            Binding::Service(service) => services::run(self, tool, service, arguments),
+            Binding::Service(bound) => services::run(self, tool, &bound.service, arguments),
             Binding::Declared(behavior) => declared::run(self, tool, behavior, arguments),
             Binding::Adapter(spec) => adapter::run(self, tool, spec, arguments),
             Binding::None => CallResult::error(
@@ -427,7 +427,7 @@ impl<'a> Runtime<'a> {
 /// The request id a call carries, by the argument its tool's binding reads it from.
 fn tool_request(tool: &Tool, arguments: &Json) -> Option<String> {
     let argument = match &tool.binding {
-        Binding::Service(service) => services::request_argument(service),
+        Binding::Service(bound) => services::request_argument(&bound.service),
         Binding::Declared(behavior) => behavior.idempotent.as_ref(),
         Binding::Adapter(_) | Binding::None => None,
     }?;

@@ -147,9 +147,8 @@ fn binding(
         return None;
     }
     match (service, adapter, declared) {
-        (Some(s), _, _) => {
-            services::read_service(s, tool, cx, diags).map(|s| Binding::Service(Box::new(s)))
-        }
+        (Some(s), _, _) => services::read_service(s, tool, cx, diags)
+            .map(|bound| Binding::Service(Box::new(bound))),
         (_, Some(a), _) => read_adapter(a, cx, diags).map(Binding::Adapter),
         (_, _, Some(_)) => {
             behavior::read_behavior(statements, tool, cx, diags).map(Binding::Declared)

@@ -10,8 +10,8 @@ use strum::VariantArray;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::{
-    ArgType, Booking, BookingOp, FileOp, Files, Get, Http, Search, Service, Tool, Tracker,
-    TrackerOp, Write, WriteOp,
+    ArgType, Booking, BookingOp, Bound, BoundService, FileOp, Files, Get, Http, Search, Service,
+    Tool, Tracker, TrackerOp, Write, WriteOp,
 };
 use crate::model::world::{Collection, FieldType, WorldSchema};
 use crate::model::Name;
@@ -336,7 +336,7 @@ pub fn read_service(
     tool: &Tool,
     cx: ToolCx,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Service> {
+) -> Option<BoundService> {
     let [value] = statement.values.as_slice() else {
         diags.push(
             Diagnostic::new(codes::BAD_ARGUMENTS, "`service` is not written as expected")
@@ -401,18 +401,39 @@ pub fn read_service(
         statements,
         service: spec.name,
         diags,
+        bound: Vec::new(),
     };
-    (spec.read)(&mut binder)
+    let service = (spec.read)(&mut binder)?;
+    let mut bound = binder.bound;
+    let parameters = spec
+        .params
+        .iter()
+        .map(|param| {
+            let at = bound.iter().position(|(key, _)| *key == param.key);
+            (
+                param.key,
+                at.map_or(Bound::Absent, |at| bound.swap_remove(at).1),
+            )
+        })
+        .collect();
+    Some(BoundService {
+        name: spec.name,
+        service,
+        parameters,
+    })
 }
 
 /// Reads the parameters of one service statement, reporting every name that does not
-/// fit as a `tool_definition` error at the name.
+/// fit as a `tool_definition` error at the name, and keeping what each parameter read
+/// was bound to.
 struct Binder<'a, 'd> {
     tool: &'a Tool,
     schema: Option<&'a WorldSchema>,
     statements: &'a [Statement],
     service: &'static str,
     diags: &'d mut Vec<Diagnostic>,
+    /// The parameters read so far, with what they are bound to.
+    bound: Vec<(String, Bound)>,
 }
 
 impl<'a> Binder<'a, '_> {
@@ -423,12 +444,18 @@ impl<'a> Binder<'a, '_> {
     /// The names a parameter is given (`None` when absent or not names).
     fn names(&mut self, param: &str) -> Option<Vec<Name>> {
         let statement = first(self.statements, param)?;
-        values::names(statement, self.diags)
+        let names = values::names(statement, self.diags)?;
+        self.bound
+            .push((param.to_string(), Bound::Names(names.clone())));
+        Some(names)
     }
 
     fn one_name(&mut self, param: &str) -> Option<Name> {
         let statement = first(self.statements, param)?;
-        values::name(statement, self.diags)
+        let name = values::name(statement, self.diags)?;
+        self.bound
+            .push((param.to_string(), Bound::Name(name.clone())));
+        Some(name)
     }
 
     fn error(&mut self, at: &Name, message: String, help: String) {
@@ -597,7 +624,13 @@ impl<'a> Binder<'a, '_> {
     /// Fields of `collection`, any type (absent: none).
     fn fields_of(&mut self, param: &str, collection: &Collection) -> Option<Vec<Name>> {
         let Some(names) = self.names(param) else {
-            return (!self.has(param)).then(Vec::new);
+            // Not written: bound to no fields.
+            let absent = !self.has(param);
+            if absent {
+                self.bound
+                    .push((param.to_string(), Bound::Names(Vec::new())));
+            }
+            return absent.then(Vec::new);
         };
         let before = self.diags.len();
         for name in &names {
