@@ -426,9 +426,9 @@ mod tests {
         assert!(matches!(c.at, At::Text { ref key, .. } if key == "purpose"));
         assert_eq!(c.path(), ["suite"]);
         assert_eq!(at("# tags |x\n").at, At::Nothing);
-        let c = at("suite \"s\" {\n  design_reference {\n    pages [1,\n      |2]\n  }\n}");
+        let c = at("suite \"s\" {\n  reference_data {\n    pages [1,\n      |2]\n  }\n}");
         assert_eq!(c.at, At::Nothing);
-        assert_eq!(c.path(), ["suite", "design_reference"]);
+        assert_eq!(c.path(), ["suite", "reference_data"]);
     }
 
     #[test]

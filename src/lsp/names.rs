@@ -111,8 +111,12 @@ mod tests {
             Some(NameKind::Case)
         );
         assert_eq!(reference(&[], "profile", 0, shape), None);
+        // Free-form data names nothing, even under a key that names tools elsewhere.
+        let data = shape
+            .and_then(|s| s.suite_fields.iter().find(|f| f.kind == Kind::Data))
+            .expect("the shape has a data field");
         assert_eq!(
-            reference(&["suite", "design_reference"], "tools", 0, shape),
+            reference(&["suite", data.key.as_str()], "tools", 0, shape),
             None
         );
         assert_eq!(reference(&["suite"], "tags", 0, shape), None);
