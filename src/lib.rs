@@ -164,6 +164,13 @@ impl Compilation {
         let mut compilation = Compilation::compile(sources, diagnostics, depth, recheck);
         if let (Some(suite), Some(root)) = (&mut compilation.suite, root) {
             suite.root = Some(root.to_path_buf());
+            if depth == Depth::Check {
+                let missing = check::suite_files::missing_adapter_programs(suite, root);
+                if !missing.is_empty() {
+                    compilation.diagnostics.extend(missing);
+                    diag::sort(&mut compilation.diagnostics, &compilation.db);
+                }
+            }
         }
         compilation
     }

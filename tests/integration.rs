@@ -48,3 +48,4 @@ mod schemas;
 mod serve_cli;
 mod tools;
 mod trust;
+mod why_checks_fail;

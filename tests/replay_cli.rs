@@ -251,6 +251,10 @@ fn verify_fails_on_a_golden_trace_that_misses_its_checks() {
     );
     assert!(text.contains("triggers critical failures: F1"), "{text}");
     assert!(
+        text.contains("  note: A1: 2 matching calls of `provider_booking`, expected exactly 1\n"),
+        "each failed assertion says what the run left: {text}"
+    );
+    assert!(
         text.contains("no golden trace"),
         "a missing trace is reported: {text}"
     );

@@ -22,7 +22,7 @@ suite "Tools as data" {
   tags routine
   clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
   unscripted_reply "I do not know."
-  tools email_send subscriptions_list subscriptions_cancel file_read file_write file_list http_get note_add note_fail note_bad note_half buyer_message weather
+  tools email_send subscriptions_list subscriptions_cancel file_read file_write file_list http_get note_add note_fail note_bad note_half note_list note_ghost note_slow buyer_message weather
   world_schema office
 }
 
@@ -115,6 +115,18 @@ schema office {
   tool note_half {
     behavior "Updates a note, then asks for a note without text."
     adapter "python3" "tests/adapters/notes.py" { reads notes; writes notes }
+  }
+  tool note_list {
+    behavior "Lists the notes, saying which records it showed."
+    adapter "python3" "tests/adapters/notes.py" { reads notes }
+  }
+  tool note_ghost {
+    behavior "Says it showed a note that does not exist."
+    adapter "python3" "tests/adapters/notes.py" { reads notes }
+  }
+  tool note_slow {
+    behavior "Answers later than its adapter waits."
+    adapter "python3" "tests/adapters/notes.py" { timeout_seconds 1 }
   }
 
   tool buyer_message {
@@ -416,6 +428,45 @@ fn an_adapter_program_runs_calls_and_casec_applies_its_changes() {
         first.fields
     );
     assert_eq!(rt.state.in_collection("notes").count(), 2);
+}
+
+/// The records an adapter's answer says it `shown` count as returned by the call, so
+/// `retrieved` sees them; a shown id that is no record fails the call.
+#[test]
+fn the_records_an_adapter_shows_are_retrieved() {
+    let mut rt = runtime("TD-1");
+    let added = rt.call("note_add", &json!({"text": "buy stamps"}));
+    assert_eq!(status(&added), "ok", "{added}");
+    let listed = rt.call("note_list", &json!({}));
+    assert_eq!(status(&listed), "ok", "{listed}");
+    let n1 = casec::model::Text::new("N1", casec::source::Span::new(FileId(0), 0..0));
+    let retrieved = casec::model::expect::Assertion::Retrieved(vec![n1]);
+    assert!(
+        casec::runtime::eval::holds(&retrieved, &rt),
+        "N1 was shown by note_list"
+    );
+    let ghost = rt.call("note_ghost", &json!({}));
+    assert_eq!(ghost["error"], json!("ADAPTER_ERROR"), "{ghost}");
+    assert!(ghost.to_string().contains("`shown` names `N99`"), "{ghost}");
+}
+
+/// An adapter's `timeout_seconds` is how long casec waits: a program answering later
+/// fails the call, saying the limit the suite set.
+#[test]
+fn an_adapter_waits_as_long_as_its_suite_says() {
+    let slow = suite()
+        .tools
+        .iter()
+        .find(|t| t.name.as_str() == "note_slow")
+        .expect("the tool");
+    let casec::model::tool::Binding::Adapter(adapter) = &slow.binding else {
+        panic!("an adapter");
+    };
+    assert_eq!(adapter.timeout.as_secs(), 1);
+    let mut rt = runtime("TD-1");
+    let late = rt.call("note_slow", &json!({}));
+    assert_eq!(late["error"], json!("ADAPTER_ERROR"), "{late}");
+    assert!(late.to_string().contains("no answer within 1 s"), "{late}");
 }
 
 #[test]

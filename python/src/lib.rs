@@ -314,6 +314,7 @@ impl Suite {
             ("case_id", Builtin::CaseId),
             ("outcome", Builtin::Outcome),
             ("checks", Builtin::CheckResults),
+            ("failed_assertions", Builtin::FailedAssertions),
             ("triggered", Builtin::Triggered),
             ("pending_review", Builtin::PendingReview),
             ("trace", Builtin::Trace),

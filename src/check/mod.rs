@@ -15,13 +15,15 @@
 //! * `leak`: model-facing text quoting hidden text;
 //! * `prose`: empty strings and stray spaces;
 //! * `tools`: tools with a prose contract only; undocumented arguments of offered tools;
-//! * `allow`: `allow CODE` in a case.
+//! * `allow`: `allow CODE` in a case;
+//! * `suite_files`: the adapter programs a suite keeps in its folder.
 //!
 //! A diagnostic about a case's own text belongs to that case and may be allowed there;
 //! one about text the case inherits (a category's background, the suite's clock) is
 //! reported once, at the place it was written, and cannot be allowed by any one case.
 //!
-//! Guarantee: the phase reads the model and the source text only, never panics, and is
+//! Guarantee: the phase reads the model and the source text only (but `suite_files`,
+//! which [`crate::Compilation::new`] runs apart, asks whether files exist), never panics, and is
 //! linear in the size of the suite: every rule works case by case, and text shared by
 //! many cases is checked once (remembered by span). A case's own diagnostics depend on
 //! that case alone, so a large suite checks its cases on all cores with the same result.
@@ -34,6 +36,7 @@ mod leak;
 mod prose;
 mod records;
 mod scenario;
+pub mod suite_files;
 mod tools;
 mod weekday;
 mod words;

@@ -654,6 +654,40 @@ codes! {
     /// vitamin B12), `allow unsupported_record` with a comment.
     UNSUPPORTED_RECORD = "unsupported_record" (warning, allowable): "a record id in the answer key that the case's fixtures never name";
 
+    /// A tool's `adapter` names a program or script inside the suite folder that is
+    /// not there: the program when it is a relative path (`tools/notes`), or the script a
+    /// bare interpreter runs, its first argument when that reads as a file
+    /// (`python3 "tools/notes.py"`, `node "notes.js"`). Every call of the tool would fail
+    /// with `ADAPTER_ERROR` at run time. Checked for a suite read from a folder, relative
+    /// to it; absolute paths and programs found on `PATH` differ between machines and are
+    /// not checked. Nothing is run.
+    ///
+    /// ```case
+    /// tool note_add {
+    ///   behavior "Keep a note."
+    ///   adapter "python3" "tools/notes.py" { writes notes }   # no tools/notes.py
+    /// }
+    /// ```
+    ///
+    /// **Fix.** Add the program to the suite folder, or correct its path (relative to the
+    /// folder that holds `suite.case`).
+    MISSING_ADAPTER_PROGRAM = "missing_adapter_program" (error): "an adapter's program is not in the suite folder";
+
+    /// An `expect`, `forbid`, `any` or `not` block holds no assertion. An empty `expect`
+    /// always passes, an empty `forbid` always fires, an empty `any` never holds and an
+    /// empty `not` never holds either: none of them tells a good run from a bad one, so a
+    /// forgotten body would grade every run alike.
+    ///
+    /// ```case
+    /// expect A1 {}
+    /// forbid F1 {}
+    /// ```
+    ///
+    /// **Fix.** Write the assertions that decide the check or critical failure
+    /// ([worlds.md](worlds.md#assertions)), or replace the block with `review A1` when
+    /// only a reader can decide it.
+    EMPTY_ASSERTIONS = "empty_assertions" (error): "a block of assertions with none in it";
+
     /// A string is empty or blank; only a string the case itself holds can be allowed.
     ///
     /// ```case

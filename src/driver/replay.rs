@@ -10,8 +10,8 @@ use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
-use crate::runtime::replay::Findings;
 use crate::runtime::replay::{findings, play, record_text};
+use crate::runtime::replay::{Findings, Miss};
 use crate::runtime::trace::TraceEvent;
 use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace, Found};
 use crate::runtime::trust::Trust;
@@ -135,7 +135,9 @@ struct CaseReport {
     golden: Option<String>,
     errors: Vec<String>,
     warnings: Vec<String>,
-    /// What explains a failing golden trace: its failed calls.
+    /// What explains a failing golden trace: the assertions that do not hold, and its
+    /// failed calls.
+    misses: Vec<Miss>,
     failed_calls: Vec<String>,
     counters: Vec<Counter>,
 }
@@ -249,6 +251,7 @@ fn verify_case(replay: &Replay, db: &mut SourceDb, diags: &mut Vec<Diagnostic>) 
         golden: None,
         errors: Vec::new(),
         warnings: Vec::new(),
+        misses: Vec::new(),
         failed_calls: Vec::new(),
         counters: Vec::new(),
     };
@@ -294,6 +297,7 @@ fn verify_golden(
             "the golden trace fails machine checks: {}",
             failures.join(", ")
         ));
+        out.misses.extend(decided.misses.iter().cloned());
         out.failed_calls.extend(failed_calls(&rt));
     }
     if !decided.triggered.is_empty() {
@@ -414,7 +418,8 @@ fn report_json(r: &CaseReport) -> serde_json::Value {
         .iter()
         .map(|c| json!({ "label": c.label, "caught": c.caught(), "fails": c.fails, "triggers": c.triggers, "violates": c.violates }))
         .collect();
-    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "failed_calls": r.failed_calls, "counter_examples": counters })
+    let misses: Vec<serde_json::Value> = r.misses.iter().map(Miss::to_json).collect();
+    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "failed_assertions": misses, "failed_calls": r.failed_calls, "counter_examples": counters })
 }
 
 fn human(reports: &[CaseReport], cases: usize) -> String {
@@ -425,6 +430,9 @@ fn human(reports: &[CaseReport], cases: usize) -> String {
         out.push_str(&format!("{:<10} golden {:<10} {verdict}\n", r.id, golden));
         for e in &r.errors {
             out.push_str(&format!("  error: {e}\n"));
+        }
+        for m in &r.misses {
+            out.push_str(&format!("  note: {}\n", m.line()));
         }
         for n in &r.failed_calls {
             out.push_str(&format!("  note: {n}\n"));

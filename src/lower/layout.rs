@@ -28,6 +28,8 @@ use super::tools::{argument_list, input_schema};
 pub struct Run<'a> {
     pub outcome: &'a str,
     pub checks: &'a [(String, &'static str)],
+    /// Why each failed machine check failed: `{check, assertion, found}` objects.
+    pub failed_assertions: &'a [Json],
     pub triggered: &'a [String],
     pub pending: &'a [String],
     pub trace: &'a [Json],
@@ -475,6 +477,7 @@ fn builtin_value<'a, S: Serializer>(
         },
         Builtin::Outcome
         | Builtin::CheckResults
+        | Builtin::FailedAssertions
         | Builtin::Triggered
         | Builtin::PendingReview
         | Builtin::Trace
@@ -532,6 +535,7 @@ fn run_value<S: Serializer>(builtin: Builtin, run: &Run, s: S) -> Result<S::Ok, 
         Builtin::CheckResults => {
             s.collect_map(run.checks.iter().map(|(id, status)| (id.as_str(), *status)))
         }
+        Builtin::FailedAssertions => run.failed_assertions.serialize(s),
         Builtin::Triggered => run.triggered.serialize(s),
         Builtin::PendingReview => run.pending.serialize(s),
         Builtin::Trace => run.trace.serialize(s),

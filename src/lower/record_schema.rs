@@ -119,6 +119,19 @@ fn builtin_schema(suite: &Suite, builtin: Builtin) -> Json {
             "type": "object",
             "additionalProperties": { "enum": ["pass", "fail", "needs_review"] },
         }),
+        Builtin::FailedAssertions => json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["check", "assertion", "found"],
+                "properties": {
+                    "check": { "type": "string" },
+                    "assertion": { "type": "object", "required": ["kind"] },
+                    "found": { "type": "string" },
+                },
+            },
+        }),
         Builtin::Triggered | Builtin::PendingReview => strings(),
         Builtin::Trace => json!({ "type": "array", "items": event_schema() }),
         Builtin::FinalState => json!({ "type": "object" }),

@@ -305,6 +305,7 @@ fn binding_json(binding: &Binding) -> Json {
             "reads": adapter.reads.as_ref().map(|r| r.iter().map(|c| c.as_str()).collect::<Vec<_>>()),
             "writes": adapter.writes.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
             "env": adapter.env.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+            "timeout_seconds": adapter.timeout.as_secs(),
         }),
         Binding::None => Json::Null,
     }

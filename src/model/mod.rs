@@ -38,6 +38,12 @@ impl Text {
     }
 }
 
+impl std::fmt::Display for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.value)
+    }
+}
+
 /// A name (case id, category, tag, tool, profile) and where it was written.
 pub type Name = Text;
 

@@ -496,6 +496,9 @@ pub enum Builtin {
     Outcome,
     /// Each check's result (`pass`, `fail`, `needs_review`), by id.
     CheckResults,
+    /// Why each failed machine check failed: the check, the assertion (as the sandbox
+    /// file writes it) and what the run left instead.
+    FailedAssertions,
     Triggered,
     PendingReview,
     Trace,
@@ -524,6 +527,7 @@ impl Builtin {
             | Builtin::AllChecks
             | Builtin::Outcome
             | Builtin::CheckResults
+            | Builtin::FailedAssertions
             | Builtin::Triggered
             | Builtin::PendingReview
             | Builtin::Trace
@@ -540,6 +544,7 @@ impl Builtin {
             self,
             Builtin::Outcome
                 | Builtin::CheckResults
+                | Builtin::FailedAssertions
                 | Builtin::Triggered
                 | Builtin::PendingReview
                 | Builtin::Trace
@@ -703,7 +708,7 @@ mod tests {
         assert_eq!(
             words(Builtin::VARIANTS),
             "name categories tools cases outcomes id title checks outcome check_results \
-             triggered pending_review trace final_state replies model run_id"
+             failed_assertions triggered pending_review trace final_state replies model run_id"
         );
         for refused in ["suite_name", "case_id", "case_title", "all_checks"] {
             assert!(refused.parse::<Builtin>().is_err(), "{refused}");

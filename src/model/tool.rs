@@ -8,6 +8,8 @@
 //! ([`Behavior`]); or an external command ([`Adapter`]). Readers are in
 //! `resolve::tools`, the runtime in `runtime::tools`.
 
+use std::time::Duration;
+
 use strum::{EnumString, IntoStaticStr, VariantArray};
 
 use crate::model::expect::Condition;
@@ -463,8 +465,17 @@ pub struct Adapter {
     /// The environment variables passed to the program besides `PATH` (none of them
     /// [`secret_variable`]).
     pub env: Vec<Text>,
+    /// How long casec waits for the answer to one call (`timeout_seconds`).
+    pub timeout: Duration,
     /// The `adapter` statement.
     pub span: Span,
+}
+
+impl Adapter {
+    /// How long casec waits for an answer unless the adapter says.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+    /// The longest wait an adapter may ask for: an hour.
+    pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
 }
 
 /// Words that mark an environment variable as a credential: its value is never passed

@@ -17,11 +17,34 @@ pub enum FieldValue {
     Duration(u64),
     Recurrence(Recurrence),
     Bool(bool),
-    Number(serde_json::Number),
+    Number(NumberValue),
     Enum(String),
     /// A record id.
     Ref(String),
     List(Vec<FieldValue>),
+}
+
+/// A number as written (`1100` stays `1100`, `1100.0` stays `1100.0` in every output),
+/// equal to another by value: setting `1100` over a stored `1100.0` changes nothing.
+#[derive(Clone, Debug)]
+pub struct NumberValue(pub serde_json::Number);
+
+impl PartialEq for NumberValue {
+    fn eq(&self, other: &NumberValue) -> bool {
+        let (a, b) = (&self.0, &other.0);
+        match a.is_f64() || b.is_f64() {
+            // Integers beyond 2^53 compare exactly; a float compares as a float.
+            false => a == b,
+            true => a.as_f64() == b.as_f64(),
+        }
+    }
+}
+
+impl NumberValue {
+    /// The value as a double, for ordering (any finite JSON number has one).
+    pub fn as_f64(&self) -> Option<f64> {
+        self.0.as_f64()
+    }
 }
 
 impl FieldValue {
@@ -37,7 +60,7 @@ impl FieldValue {
             FieldValue::Duration(m) => Json::String(time::render_duration(*m)),
             FieldValue::Recurrence(r) => Json::String(time::render_recurrence(r)),
             FieldValue::Bool(b) => Json::Bool(*b),
-            FieldValue::Number(n) => Json::Number(n.clone()),
+            FieldValue::Number(n) => Json::Number(n.0.clone()),
             FieldValue::List(items) => Json::Array(items.iter().map(FieldValue::to_json).collect()),
         }
     }

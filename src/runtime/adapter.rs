@@ -8,8 +8,9 @@
 //! of collections it `writes`. casec keeps the state, the trace, the overrides and the
 //! evaluation: it checks every change against the schema and applies all of them or
 //! none. A program that cannot start, exits, answers garbage or more than
-//! [`MAX_ANSWER`] bytes, changes what it may not, or takes longer than
-//! [`ANSWER_TIMEOUT`] fails the call with `ADAPTER_ERROR`. Replays are deterministic
+//! [`MAX_ANSWER`] bytes, changes what it may not, or takes longer than its adapter's
+//! `timeout_seconds` ([`Adapter::DEFAULT_TIMEOUT`] unless it says) fails the call with
+//! `ADAPTER_ERROR`. Replays are deterministic
 //! when the program is.
 //!
 //! A program is someone else's code, so it starts only with the user's consent
@@ -24,7 +25,6 @@ use std::io::{self, BufReader, Read, Write as _};
 use std::path::Path;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
-use std::time::Duration;
 
 use serde_json::{json, Map, Value as Json};
 
@@ -38,9 +38,6 @@ use super::{CallResult, Runtime};
 
 /// The protocol revision casec speaks, sent with every request.
 pub const PROTOCOL: &str = "casec-adapter/1";
-
-/// How long casec waits for an answer to one call.
-pub const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The longest answer line casec reads (16 MiB, its line break included): a longer one
 /// fails the call, so a program cannot make casec's memory grow without end.
@@ -171,10 +168,10 @@ fn exchange(
     writeln!(process.stdin, "{request}")
         .and_then(|()| process.stdin.flush())
         .map_err(|e| format!("cannot write to it: {e}"))?;
-    match process.answers.recv_timeout(ANSWER_TIMEOUT) {
+    match process.answers.recv_timeout(spec.timeout) {
         Ok(answer) => answer,
         Err(RecvTimeoutError::Timeout) => {
-            Err(format!("no answer within {} s", ANSWER_TIMEOUT.as_secs()))
+            Err(format!("no answer within {} s", spec.timeout.as_secs()))
         }
         Err(RecvTimeoutError::Disconnected) => Err("it exited without answering".into()),
     }
@@ -353,10 +350,11 @@ fn apply(
             .collect::<Result<_, _>>()?,
         Some(_) => return Err("`changes` is not a list".into()),
     };
+    let shown = shown_ids(&answer)?;
     // All or none: a change that fails (a create without a required field) restores
     // the state the call found.
     let before = rt.state.clone();
-    let applied = apply_changes(rt, tool, changes);
+    let applied = apply_changes(rt, tool, changes).and_then(|a| with_shown(rt, a, shown));
     if applied.is_err() {
         rt.state = before;
     }
@@ -366,6 +364,35 @@ fn apply(
         result.insert("created".into(), json!(created));
     }
     Ok(CallResult::ok(Json::Object(result), returned, changed))
+}
+
+/// `shown`: the ids of the records the answer's result shows, which count as returned
+/// by the call (so `retrieved` and `verified` see them).
+fn shown_ids(answer: &Json) -> Result<Vec<String>, String> {
+    let not_ids = || "`shown` is not a list of record ids".to_string();
+    match answer.get("shown") {
+        None | Some(Json::Null) => Ok(Vec::new()),
+        Some(Json::Array(items)) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string).ok_or_else(not_ids))
+            .collect(),
+        Some(_) => Err(not_ids()),
+    }
+}
+
+/// The ids a call returned, with those its answer says it `shown`, each a record of
+/// the state after the call's changes.
+fn with_shown(rt: &Runtime, applied: Applied, shown: Vec<String>) -> Result<Applied, String> {
+    let (mut returned, changed, created) = applied;
+    for id in shown {
+        if rt.state.get(&id).is_none() {
+            return Err(format!("`shown` names `{id}`, which is no record"));
+        }
+        if !returned.contains(&id) {
+            returned.push(id);
+        }
+    }
+    Ok((returned, changed, created))
 }
 
 /// Ids returned, changed and created by a call's changes.

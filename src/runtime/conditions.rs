@@ -28,15 +28,56 @@ pub struct Cx<'a> {
 }
 
 pub fn record_matches(conditions: &[Condition], record: &Rec, cx: Cx) -> bool {
-    conditions.iter().all(|c| match c {
-        Condition::Any(inner) => inner
+    first_unmet(conditions, record, cx).is_none()
+}
+
+/// The first of `conditions` the record does not meet.
+pub fn first_unmet<'c>(conditions: &'c [Condition], record: &Rec, cx: Cx) -> Option<&'c Condition> {
+    conditions.iter().find(|c| match c {
+        Condition::Any(inner) => !inner
             .iter()
             .any(|c| record_matches(std::slice::from_ref(c), record, cx)),
         Condition::Test { path, op, value } => {
             let actual = record_path(record, path, cx);
-            test(actual.as_ref(), *op, value)
+            !test(actual.as_ref(), *op, value)
         }
     })
+}
+
+/// Why the record does not meet `condition`: what it holds at the condition's path, and
+/// what the condition asks, as the language writes it.
+pub fn unmet_reason(condition: &Condition, record: &Rec, cx: Cx) -> String {
+    match condition {
+        Condition::Any(inner) => {
+            let asked: Vec<String> = inner.iter().map(written).collect();
+            format!("none of {} holds", asked.join(" | "))
+        }
+        Condition::Test { path, .. } => {
+            let found = record_path(record, path, cx)
+                .map_or_else(|| "absent".to_string(), |v| v.to_json().to_string());
+            format!("`{path}` is {found}, expected {}", written(condition))
+        }
+    }
+}
+
+/// A condition as the language writes it: `PATH [OP] VALUE`, alternatives in `any`.
+pub fn written(condition: &Condition) -> String {
+    match condition {
+        Condition::Any(inner) => {
+            let alternatives: Vec<String> = inner.iter().map(written).collect();
+            format!("any {{ {} }}", alternatives.join("; "))
+        }
+        Condition::Test { path, op, value } => {
+            let value = match value {
+                Operand::Typed(v) => v.to_json().to_string(),
+                Operand::Plain(text) => Json::String(text.clone()).to_string(),
+            };
+            match op {
+                Op::Eq => format!("{path} {value}"),
+                op => format!("{path} {} {value}", op.as_str()),
+            }
+        }
+    }
 }
 
 /// Whether a call of `tool` with `arguments` meets every condition.

@@ -8,7 +8,7 @@ use crate::model::expect::{
 };
 use crate::model::value::FieldValue;
 
-use super::conditions::{call_matches, record_matches};
+use super::conditions::{call_matches, first_unmet, record_matches, unmet_reason};
 use super::state::{Rec, State};
 use super::values::normalize;
 use super::{Event, Runtime};
@@ -19,18 +19,31 @@ pub fn holds_all(assertions: &[Assertion], rt: &Runtime) -> bool {
 }
 
 pub fn holds(assertion: &Assertion, rt: &Runtime) -> bool {
+    miss(assertion, rt).is_none()
+}
+
+/// What the run left where `assertion` expected otherwise, in words (`None`: it holds).
+/// The one decision of an assertion: [`holds`] asks it too, so a reason is given for
+/// exactly the assertions that fail.
+pub fn miss(assertion: &Assertion, rt: &Runtime) -> Option<String> {
     let cx = rt.cx();
     let state = &rt.state;
     match assertion {
-        Assertion::Exists(ids) => ids.iter().all(|id| state.get(id.as_str()).is_some()),
-        Assertion::Absent(ids) => ids.iter().all(|id| state.get(id.as_str()).is_none()),
+        Assertion::Exists(ids) => ids
+            .iter()
+            .find(|id| state.get(id.as_str()).is_none())
+            .map(|id| format!("no record `{id}`")),
+        Assertion::Absent(ids) => ids
+            .iter()
+            .find(|id| state.get(id.as_str()).is_some())
+            .map(|id| format!("record `{id}` is still there")),
         Assertion::Unchanged {
             collections,
             records,
             except,
         } => {
             let except: Vec<&str> = except.iter().map(|e| e.as_str()).collect();
-            unchanged(
+            first_change(
                 rt,
                 collections.iter().map(|c| c.as_str()),
                 records.iter().map(|r| r.as_str()),
@@ -40,15 +53,19 @@ pub fn holds(assertion: &Assertion, rt: &Runtime) -> bool {
         Assertion::Changed {
             collections,
             records,
-        } => !unchanged(
+        } => first_change(
             rt,
             collections.iter().map(|c| c.as_str()),
             records.iter().map(|r| r.as_str()),
             &[],
-        ),
-        Assertion::Record { id, conditions } => state
-            .get(id.as_str())
-            .is_some_and(|r| record_matches(conditions, r, cx)),
+        )
+        .is_none()
+        .then(|| "nothing changed".to_string()),
+        Assertion::Record { id, conditions } => match state.get(id.as_str()) {
+            None => Some(format!("no record `{id}`")),
+            Some(record) => first_unmet(conditions, record, cx)
+                .map(|c| format!("record `{id}`: {}", unmet_reason(c, record, cx))),
+        },
         Assertion::Count {
             collection,
             count,
@@ -58,7 +75,12 @@ pub fn holds(assertion: &Assertion, rt: &Runtime) -> bool {
                 .in_collection(collection.as_str())
                 .filter(|r| record_matches(conditions, r, cx))
                 .count();
-            counts(count, n)
+            (!counts(count, n)).then(|| {
+                format!(
+                    "{n} matching records of `{collection}`, expected {}",
+                    count_words(count)
+                )
+            })
         }
         Assertion::Called {
             tool,
@@ -71,61 +93,95 @@ pub fn holds(assertion: &Assertion, rt: &Runtime) -> bool {
                 .iter()
                 .filter(|e| call_step(tool.as_str(), *outcome, conditions, e, rt))
                 .count();
-            counts(count, n)
+            (!counts(count, n)).then(|| {
+                format!(
+                    "{n} matching calls of `{tool}`, expected {}",
+                    count_words(count)
+                )
+            })
         }
-        Assertion::Retrieved(ids) => ids.iter().all(|id| shown_after(rt, id.as_str(), None)),
-        Assertion::VerifiedRecord(id) => verified(rt, id.as_str()),
+        Assertion::Retrieved(ids) => ids
+            .iter()
+            .find(|id| !shown_after(rt, id.as_str(), None))
+            .map(|id| format!("no call that changed nothing returned `{id}`")),
+        Assertion::VerifiedRecord(id) => (!verified(rt, id.as_str()))
+            .then(|| format!("`{id}` was not read back after its last change")),
         Assertion::VerifiedMatch {
             collection,
             conditions,
-        } => state
-            .in_collection(collection.as_str())
-            .filter(|r| record_matches(conditions, r, cx))
-            .any(|r| verified(rt, &r.id)),
-        Assertion::InOrder(steps) => in_order(rt, steps),
-        Assertion::OnlyAfter(steps) => only_after(rt, steps),
-        Assertion::Asked => rt.events.iter().any(is_scripted_question),
-        Assertion::File(file) => file_holds(file, state),
-        Assertion::Any(inner) => inner.iter().any(|a| holds(a, rt)),
-        Assertion::Not(inner) => !holds_all(inner, rt),
+        } => {
+            let matching: Vec<&Rec> = state
+                .in_collection(collection.as_str())
+                .filter(|r| record_matches(conditions, r, cx))
+                .collect();
+            (!matching.iter().any(|r| verified(rt, &r.id))).then(|| {
+                format!(
+                    "none of the {} matching records of `{collection}` was read back after its last change",
+                    matching.len()
+                )
+            })
+        }
+        Assertion::InOrder(steps) => {
+            let reached = steps_in_order(rt, steps);
+            (reached < steps.len()).then(|| match reached {
+                0 => "its first step never happened".to_string(),
+                n => format!("no step {} after step {n}", n + 1),
+            })
+        }
+        Assertion::OnlyAfter(steps) => only_after_miss(rt, steps),
+        Assertion::Asked => (!rt.events.iter().any(is_scripted_question))
+            .then(|| "no scripted follow-up question was asked".to_string()),
+        Assertion::File(file) => file_miss(file, state),
+        Assertion::Any(inner) => {
+            let misses: Option<Vec<String>> = inner.iter().map(|a| miss(a, rt)).collect();
+            misses.map(|m| format!("none holds: {}", m.join("; ")))
+        }
+        Assertion::Not(inner) => {
+            holds_all(inner, rt).then(|| "every assertion under `not` holds".to_string())
+        }
     }
 }
 
-/// A file at exactly the path, holding every text and the table expected.
-fn file_holds(file: &FileExpectation, state: &State) -> bool {
+/// Why the file expectation fails: no file at exactly the path, a text it lacks, or a
+/// table that is not the one expected.
+fn file_miss(file: &FileExpectation, state: &State) -> Option<String> {
     let store = &file.store;
+    let path = file.path.as_str();
     let text = |r: &Rec, field: &str| match r.field(field) {
         Some(FieldValue::Text(t)) => Some(t.clone()),
         _ => None,
     };
     let found = state
         .in_collection(store.collection.as_str())
-        .find(|r| text(r, store.path_field.as_str()).as_deref() == Some(file.path.as_str()));
+        .find(|r| text(r, store.path_field.as_str()).as_deref() == Some(path));
     let Some(content) = found.and_then(|r| text(r, store.content_field.as_str())) else {
-        return false;
+        return Some(format!("no file `{path}`"));
     };
     let normalized = normalize(&content);
-    file.contains
+    if let Some(lacking) = file
+        .contains
         .iter()
-        .all(|t| normalized.contains(&normalize(t.as_str())))
-        && file
-            .csv
-            .as_ref()
-            .is_none_or(|csv| table_holds(csv, &content))
+        .find(|t| !normalized.contains(&normalize(t.as_str())))
+    {
+        return Some(format!("`{path}` does not contain {:?}", lacking.as_str()));
+    }
+    let csv = file.csv.as_ref()?;
+    table_miss(csv, &content).map(|why| format!("`{path}`: {why}"))
 }
 
-/// The content as CSV with a header row: the columns, the row count and the rows.
-fn table_holds(csv: &CsvExpectation, content: &str) -> bool {
+/// Why the content, read as CSV with a header row, is not the table expected: its
+/// columns, its row count or a row it lacks.
+fn table_miss(csv: &CsvExpectation, content: &str) -> Option<String> {
     let mut reader = ::csv::ReaderBuilder::new()
         .has_headers(true)
         .flexible(true)
         .from_reader(content.as_bytes());
     let Ok(header) = reader.headers().cloned() else {
-        return false;
+        return Some("not CSV with a header row".into());
     };
     let header: Vec<String> = header.iter().map(|h| h.trim().to_string()).collect();
     let Ok(rows) = reader.records().collect::<Result<Vec<_>, _>>() else {
-        return false;
+        return Some("not readable as CSV".into());
     };
     let columns_hold = csv.columns.is_empty()
         || csv
@@ -133,10 +189,17 @@ fn table_holds(csv: &CsvExpectation, content: &str) -> bool {
             .iter()
             .map(|c| c.as_str())
             .eq(header.iter().map(String::as_str));
-    let rows_hold = csv
+    if !columns_hold {
+        return Some(format!("its columns are {}", header.join(", ")));
+    }
+    if csv
         .rows
         .as_ref()
-        .is_none_or(|count| counts(count, rows.len()));
+        .is_some_and(|count| !counts(count, rows.len()))
+    {
+        let expected = csv.rows.as_ref().map(count_words).unwrap_or_default();
+        return Some(format!("{} data rows, expected {expected}", rows.len()));
+    }
     let row_holds = |cells: &Vec<CellExpectation>| {
         rows.iter().any(|row| {
             cells.iter().all(|cell| {
@@ -145,7 +208,21 @@ fn table_holds(csv: &CsvExpectation, content: &str) -> bool {
             })
         })
     };
-    columns_hold && rows_hold && csv.rows_with.iter().all(row_holds)
+    let missing = csv.rows_with.iter().find(|cells| !row_holds(cells))?;
+    let cells: Vec<String> = missing
+        .iter()
+        .map(|c| format!("{} {:?}", c.column.as_str(), c.value.as_str()))
+        .collect();
+    Some(format!("no row with {}", cells.join(", ")))
+}
+
+/// A count as the language writes it (`exactly`, never written, spelt out).
+fn count_words(count: &Count) -> String {
+    match *count {
+        Count::Exactly(k) => format!("exactly {k}"),
+        Count::AtLeast(k) => format!("at_least {k}"),
+        Count::AtMost(k) => format!("at_most {k}"),
+    }
 }
 
 fn counts(count: &Count, n: usize) -> bool {
@@ -186,13 +263,14 @@ fn is_scripted_question(event: &Event) -> bool {
     )
 }
 
-fn unchanged<'a>(
+/// The first difference between the initial world and the final state over
+/// `collections` and `records` (but `except`): a record added, removed or changed.
+fn first_change<'a>(
     rt: &Runtime,
     collections: impl Iterator<Item = &'a str>,
     records: impl Iterator<Item = &'a str>,
     except: &[&str],
-) -> bool {
-    let same = |id: &str| same_record(rt.initial.get(id), rt.state.get(id));
+) -> Option<String> {
     let collections: Vec<&str> = collections.collect();
     let in_scope = |s: &State| -> Vec<String> {
         s.records()
@@ -204,16 +282,40 @@ fn unchanged<'a>(
             .collect()
     };
     let (before, after) = (in_scope(&rt.initial), in_scope(&rt.state));
-    before == after
-        && before.iter().all(|id| same(id))
-        && records.filter(|id| !except.contains(id)).all(same)
+    if let Some(added) = after.iter().find(|id| !before.contains(id)) {
+        return Some(format!("record `{added}` was added"));
+    }
+    let records = records
+        .filter(|id| !except.contains(id))
+        .map(str::to_string);
+    before
+        .into_iter()
+        .chain(records)
+        .find_map(|id| record_change(&id, rt.initial.get(&id), rt.state.get(&id)))
 }
 
-fn same_record(before: Option<&Rec>, after: Option<&Rec>) -> bool {
+/// How a record differs between the initial world and the final state, if it does.
+fn record_change(id: &str, before: Option<&Rec>, after: Option<&Rec>) -> Option<String> {
     match (before, after) {
-        (Some(a), Some(b)) => a.fields == b.fields,
-        (None, None) => true,
-        _ => false,
+        (Some(a), Some(b)) if a.fields != b.fields => {
+            let field = |r: &Rec, name: &str| {
+                r.field(name)
+                    .map_or_else(|| "absent".to_string(), |v| v.to_json().to_string())
+            };
+            let names = a.fields.iter().chain(&b.fields).map(|(n, _)| n.as_str());
+            let changed = names
+                .clone()
+                .find(|n| a.field(n) != b.field(n))
+                .unwrap_or_default();
+            Some(format!(
+                "record `{id}` changed: `{changed}` was {}, is {}",
+                field(a, changed),
+                field(b, changed)
+            ))
+        }
+        (Some(_), None) => Some(format!("record `{id}` was removed")),
+        (None, Some(_)) => Some(format!("record `{id}` was added")),
+        _ => None,
     }
 }
 
@@ -249,24 +351,40 @@ fn step_matches(step: &Step, event: &Event, rt: &Runtime) -> bool {
     }
 }
 
-fn in_order(rt: &Runtime, steps: &[Step]) -> bool {
-    let mut pending = steps.iter().peekable();
+/// How many of `steps` the events reach in order.
+fn steps_in_order(rt: &Runtime, steps: &[Step]) -> usize {
+    let mut reached = 0;
     for event in &rt.events {
-        if pending.peek().is_some_and(|s| step_matches(s, event, rt)) {
-            pending.next();
+        if steps
+            .get(reached)
+            .is_some_and(|s| step_matches(s, event, rt))
+        {
+            reached += 1;
         }
     }
-    pending.peek().is_none()
+    reached
 }
 
-fn only_after(rt: &Runtime, steps: &[Step]) -> bool {
+/// Why `only_after [first, then]` fails: a `then` step before any `first` step.
+fn only_after_miss(rt: &Runtime, steps: &[Step]) -> Option<String> {
     let [first, then] = steps else {
-        return false;
+        return Some("it needs exactly two steps".into());
     };
     let first_at = rt.events.iter().position(|e| step_matches(first, e, rt));
-    rt.events
+    let early = rt
+        .events
         .iter()
         .enumerate()
-        .filter(|(_, e)| step_matches(then, e, rt))
-        .all(|(i, _)| first_at.is_some_and(|f| f < i))
+        .find(|(i, e)| step_matches(then, e, rt) && first_at.is_none_or(|f| *i < f))?;
+    Some(match first_at {
+        None => format!(
+            "its second step happened (event {}) but never its first",
+            early.0 + 1
+        ),
+        Some(f) => format!(
+            "its second step happened at event {}, before its first (event {})",
+            early.0 + 1,
+            f + 1
+        ),
+    })
 }

@@ -18,7 +18,9 @@ use crate::model::expect::{Decided, Sandbox};
 use crate::model::shape::Verdict;
 use crate::model::{Case, Suite};
 
-use super::eval::holds_all;
+use crate::lower::sandbox::assertion_json;
+
+use super::eval::{holds_all, miss};
 use super::trace::TraceEvent;
 use super::{Event, Runtime};
 
@@ -37,10 +39,33 @@ impl Status {
     }
 }
 
+/// An assertion of a machine check that does not hold after a run: the check, the
+/// assertion in its sandbox form and what the run left instead.
+#[derive(Clone, Debug)]
+pub struct Miss {
+    pub check: String,
+    pub assertion: Json,
+    pub found: String,
+}
+
+impl Miss {
+    /// The form `verify` prints: `G1: found`.
+    pub fn line(&self) -> String {
+        format!("{}: {}", self.check, self.found)
+    }
+
+    /// The form result records and `verify --format json` carry.
+    pub fn to_json(&self) -> Json {
+        json!({ "check": self.check, "assertion": self.assertion, "found": self.found })
+    }
+}
+
 /// What a run decided, check by check.
 #[derive(Clone, Debug)]
 pub struct Findings {
     pub checks: Vec<(String, Status)>,
+    /// Why each failed machine check failed, assertion by assertion.
+    pub misses: Vec<Miss>,
     /// Critical failures whose predicate fired.
     pub triggered: Vec<String>,
     /// Critical failures a reader must still rule out.
@@ -104,26 +129,51 @@ pub fn play<'a>(mut rt: Runtime<'a>, events: &[TraceEvent]) -> Runtime<'a> {
 }
 
 fn groups_hold(groups: &[Expectation], id: &str, rt: &Runtime) -> bool {
+    naming(groups, id).all(|g| holds_all(&g.assertions, rt))
+}
+
+fn naming<'g>(groups: &'g [Expectation], id: &'g str) -> impl Iterator<Item = &'g Expectation> {
     groups
         .iter()
-        .filter(|g| g.ids.iter().any(|i| i.as_str() == id))
-        .all(|g| holds_all(&g.assertions, rt))
+        .filter(move |g| g.ids.iter().any(|i| i.as_str() == id))
+}
+
+/// The assertions deciding check `id` that do not hold, each with what the run left.
+fn check_misses(groups: &[Expectation], id: &str, rt: &Runtime) -> Vec<Miss> {
+    naming(groups, id)
+        .flat_map(|g| &g.assertions)
+        .filter_map(|a| {
+            miss(a, rt).map(|found| Miss {
+                check: id.to_string(),
+                assertion: assertion_json(a),
+                found,
+            })
+        })
+        .collect()
 }
 
 pub fn findings(rt: &Runtime) -> Findings {
     let sandbox = rt.sandbox;
+    let mut misses = Vec::new();
     let checks = rt
         .case
         .checks
         .iter()
         .map(|c| {
             let id = c.id.as_str();
-            let status = match sandbox.decided(id, c.inherited) {
-                Decided::Machine | Decided::Both if !groups_hold(&sandbox.expectations, id, rt) => {
-                    Status::Fail
+            let decided = sandbox.decided(id, c.inherited);
+            let status = match decided {
+                Decided::Review | Decided::Unclassified => Status::NeedsReview,
+                Decided::Machine | Decided::Both => {
+                    let missed = check_misses(&sandbox.expectations, id, rt);
+                    let status = match (missed.is_empty(), decided) {
+                        (false, _) => Status::Fail,
+                        (true, Decided::Machine) => Status::Pass,
+                        (true, _) => Status::NeedsReview,
+                    };
+                    misses.extend(missed);
+                    status
                 }
-                Decided::Machine => Status::Pass,
-                Decided::Both | Decided::Review | Decided::Unclassified => Status::NeedsReview,
             };
             (id.to_string(), status)
         })
@@ -141,6 +191,7 @@ pub fn findings(rt: &Runtime) -> Findings {
     }
     Findings {
         checks,
+        misses,
         triggered,
         pending,
     }
@@ -164,9 +215,11 @@ pub fn result_record(suite: &Suite, rt: &Runtime, findings: &Findings) -> Json {
             _ => None,
         })
         .collect();
+    let misses: Vec<Json> = findings.misses.iter().map(Miss::to_json).collect();
     let run = Run {
         outcome: findings.outcome(suite),
         checks: &checks,
+        failed_assertions: &misses,
         triggered: &findings.triggered,
         pending: &findings.pending,
         trace: &trace,

@@ -14,7 +14,7 @@ use serde_json::Value as Json;
 
 use crate::model::expect::Op;
 use crate::model::time::{self, Frequency, Recurrence, ZonedDateTime};
-use crate::model::value::FieldValue;
+use crate::model::value::{FieldValue, NumberValue};
 use crate::model::world::FieldType;
 
 /// Reads a JSON value as a value of `ty`; the error says what was expected.
@@ -35,7 +35,7 @@ pub fn from_json(json: &Json, ty: &FieldType, zone: Tz) -> Result<FieldValue, St
             .map(FieldValue::Bool)
             .ok_or_else(|| "expected true or false".to_string()),
         FieldType::Number => match json {
-            Json::Number(n) => Ok(FieldValue::Number(n.clone())),
+            Json::Number(n) => Ok(FieldValue::Number(NumberValue(n.clone()))),
             _ => Err("expected a number".to_string()),
         },
         FieldType::Enum(options) => {
@@ -169,7 +169,7 @@ fn equal(actual: &FieldValue, expected: &FieldValue) -> bool {
         (FieldValue::Recurrence(a), FieldValue::Recurrence(b)) => {
             same_days(&a.frequency, &b.frequency) && (b.time.is_none() || a.time == b.time)
         }
-        (FieldValue::Number(a), FieldValue::Number(b)) => a.as_f64() == b.as_f64(),
+        (FieldValue::Number(a), FieldValue::Number(b)) => a == b,
         (FieldValue::List(a), FieldValue::List(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| equal(x, y))
         }

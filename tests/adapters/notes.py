@@ -6,11 +6,13 @@ output. `note_add` creates a note whose text is the argument upper-cased (so a t
 can tell the adapter ran) and answers how many notes the collection held; `note_fail`
 answers an error; `note_bad` asks for a change it may not make; `note_half` updates
 the first note, then creates a note without its required text (so casec must undo the
-update).
+update); `note_slow` answers only after 3 seconds, longer than its adapter waits;
+`note_list` shows every note (`shown`), and `note_ghost` a note that does not exist.
 """
 
 import json
 import sys
+import time
 
 
 def answer(request):
@@ -34,6 +36,13 @@ def answer(request):
                 {"create": "notes", "fields": {}},
             ],
         }
+    if tool == "note_list":
+        return {"result": {"notes": notes}, "shown": [n["id"] for n in notes]}
+    if tool == "note_ghost":
+        return {"result": {}, "shown": ["N99"]}
+    if tool == "note_slow":
+        time.sleep(3)
+        return {"result": {}}
     return {"error": "UNKNOWN", "message": tool}
 
 

@@ -11,6 +11,8 @@ pub mod arguments;
 pub mod behavior;
 pub mod services;
 
+use std::time::Duration;
+
 use crate::diag::{codes, Diagnostic};
 use crate::model::tool::{secret_variable, variable_name, Adapter, Binding, Tool};
 use crate::model::world::WorldSchema;
@@ -168,6 +170,10 @@ pub const ADAPTER_KEYS: &[KeySpec<'static>] = &[
         "env",
         "`env \"NAME\"…`: environment variables passed to the program besides PATH (never a key, token, secret or password; docs/security.md).",
     ),
+    KeySpec::optional(
+        "timeout_seconds",
+        "How long casec waits for the program's answer to one call, in whole seconds (1 to 3600; default 10).",
+    ),
 ];
 
 /// `adapter "COMMAND" "ARG"… { reads COLL…; writes COLL…; env "NAME"… }`.
@@ -214,6 +220,7 @@ fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) 
     for name in &env {
         check_variable(name, diags);
     }
+    let timeout = first(statements, "timeout_seconds").and_then(|s| timeout_seconds(s, diags));
     if diags.len() > before {
         return None;
     }
@@ -222,8 +229,27 @@ fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) 
         reads,
         writes,
         env,
+        timeout: timeout.map_or(Adapter::DEFAULT_TIMEOUT, Duration::from_secs),
         span: statement.span,
     })
+}
+
+/// `timeout_seconds N`: whole seconds from 1 to [`Adapter::MAX_TIMEOUT`].
+fn timeout_seconds(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<u64> {
+    let number = values::number(statement, diags)?;
+    let most = Adapter::MAX_TIMEOUT.as_secs();
+    let seconds = number.value.as_u64().filter(|n| (1..=most).contains(n));
+    if seconds.is_none() {
+        diags.push(
+            Diagnostic::new(
+                codes::BAD_ARGUMENTS,
+                format!("`timeout_seconds` must be a whole number of seconds from 1 to {most}"),
+            )
+            .primary(number.span, "not a time limit casec can keep")
+            .help("write e.g. `timeout_seconds 30`; without it, casec waits 10 seconds for each answer"),
+        );
+    }
+    seconds
 }
 
 /// An `env` name of an adapter: a variable name, and not a credential's, which a

@@ -11,7 +11,7 @@ use crate::model::tool::Tool;
 use crate::model::{Name, Text};
 use crate::resolve::keys::{body, check_keys, KeySpec};
 use crate::resolve::values::{self, ValueType};
-use crate::syntax::ast::{Statement, Value, ValueKind};
+use crate::syntax::ast::{Block, Statement, Value, ValueKind};
 
 use crate::model::expect::{
     Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation,
@@ -48,16 +48,48 @@ pub struct ExpectCx<'a> {
     pub offered: &'a [Name],
 }
 
+/// The assertions of `statement`'s block (an `expect`, a `forbid`, an `any` or a
+/// `not`), which must hold at least one: an empty block decides nothing.
 pub fn read_assertions(
-    statements: &[Statement],
+    statement: &Statement,
+    block: &Block,
     cx: &ExpectCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Assertion> {
-    let owner = statements.first().map(|s| s.key.span);
-    if let Some(owner) = owner {
-        check_keys(statements, &[ASSERTIONS], "an expectation", owner, diags);
+    let statements = &block.statements;
+    match statements.first() {
+        Some(first) => check_keys(
+            statements,
+            &[ASSERTIONS],
+            "an expectation",
+            first.key.span,
+            diags,
+        ),
+        None => diags.push(empty_block(statement, block)),
     }
     values::read_each(statements, |s| assertion(s, cx, diags))
+}
+
+fn empty_block(statement: &Statement, block: &Block) -> Diagnostic {
+    let key = statement.name();
+    let meaning = match key {
+        "expect" => "it would pass every run",
+        "forbid" => "it would fire on every run",
+        _ => "it would never hold",
+    };
+    let help = match key {
+        "expect" | "forbid" => format!(
+            "write the assertions that decide it (`{key} {} {{ record R1 {{ status done }} }}`), or `review` it when only a reader can",
+            statement.values.first().map_or("ID", |v| v.as_ident().unwrap_or("ID"))
+        ),
+        _ => format!("write the assertions `{key}` combines, or remove it"),
+    };
+    Diagnostic::new(
+        codes::EMPTY_ASSERTIONS,
+        format!("`{key}` holds no assertion"),
+    )
+    .primary(block.span, meaning)
+    .help(help)
 }
 
 fn assertion(
@@ -91,7 +123,7 @@ fn nested(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Assertion>> {
     let block = values::block_only(statement, diags)?;
-    Some(read_assertions(&block.statements, cx, diags))
+    Some(read_assertions(statement, block, cx, diags))
 }
 
 /// `KEY ID…`: at least one record id, each known.

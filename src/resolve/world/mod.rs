@@ -243,7 +243,7 @@ fn grouped(
         return None;
     };
     let ids_ok = valid(&ids, diags);
-    let assertions = expect::read_assertions(&block.statements, cx, diags);
+    let assertions = expect::read_assertions(statement, block, cx, diags);
     ids_ok.then_some(Expectation { ids, assertions })
 }
 

@@ -9,7 +9,7 @@ use crate::diag::{codes, suggest, Diagnostic};
 use crate::syntax::ast::{ListItem, Value, ValueKind};
 
 use crate::model::time::{self, DateTimeError};
-use crate::model::value::{FieldValue, IdIndex};
+use crate::model::value::{FieldValue, IdIndex, NumberValue};
 use crate::model::world::FieldType;
 
 /// What reading a value needs: the case zone and the ids references may name.
@@ -63,7 +63,7 @@ pub fn read(
         }
         (FieldType::Number, ValueKind::Number(n)) => n
             .parse::<serde_json::Number>()
-            .map(FieldValue::Number)
+            .map(|n| FieldValue::Number(NumberValue(n)))
             .map_err(|_| mismatch("not a valid number".into())),
         (FieldType::Enum(options), ValueKind::Ident(word)) => {
             if options.iter().any(|option| option == word) {
