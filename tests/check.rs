@@ -129,6 +129,27 @@ fn inherited_text_is_reported_once_and_cannot_be_allowed_by_a_case() {
     assert_eq!(codes(&c), ["unused_allow", "text_spacing"]);
 }
 
+/// A leak between texts the cases only inherit is reported once, also when one case
+/// writes a text of its own that the others inherit (its inherited set differs, the
+/// leak does not).
+#[test]
+fn an_inherited_leak_is_reported_once_when_a_case_writes_its_own_preferences() {
+    let leaky = suite(2, "", "").replace(
+        "system_instruction \"Be helpful.\"",
+        "system_instruction \"Be helpful. Never claim a reminder was set without saving it.\"\n  critical \"Claim a reminder was set without saving it.\"",
+    );
+    let c = compile(&[
+        ("suite.case", leaky),
+        ("a.case", case("A-1", "L1 lists stamps.", "")),
+        (
+            "b.case",
+            case("A-2", "L1 lists stamps.", "preferences \"Long answers.\""),
+        ),
+    ]);
+    let messages: Vec<&str> = c.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(codes(&c), ["leak"], "{messages:?}");
+}
+
 #[test]
 fn an_inherited_clock_is_checked_once() {
     let c = compile(&[
@@ -393,4 +414,35 @@ fn a_recheck_reads_a_changed_shape_again() {
         assert_eq!(missing, expected, "step {step}");
         recheck.keep(reused);
     }
+}
+
+/// With a typed world, a record the world holds (or a new id it declares) is there for
+/// the model to find through the tools: the answer key may name it though no fixture
+/// text does. An id of no record still is reported.
+#[test]
+fn a_record_of_the_world_is_supported_without_a_fixture_text() {
+    let typed = suite(1, "", "").replace(
+        "tools get_clock",
+        "tools get_clock read_records\n  world_schema std.everyday_world",
+    );
+    let world_case = |check: &str| {
+        case("A-1", "The user keeps reminders.", "").replace(
+            "check \"Read L1\"",
+            &format!(
+                "check \"{check}\"\n  world {{\n    reminders R1 {{ label \"Call Sam\"; at \"2026-11-09 16:00\"; status active }}\n    new reminders R2\n  }}\n  expect A1 {{ retrieved R1 }}\n  review A1"
+            ),
+        )
+    };
+    let c = compile(&[
+        ("suite.case", typed.clone()),
+        ("a.case", world_case("Read R1, then create R2")),
+    ]);
+    let messages: Vec<&str> = c.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(!codes(&c).contains(&"unsupported_record"), "{messages:?}");
+    let c = compile(&[("suite.case", typed), ("a.case", world_case("Read R7"))]);
+    let messages: Vec<&str> = c.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        codes(&c).contains(&"unsupported_record") && messages.iter().any(|m| m.contains("`R7`")),
+        "{messages:?}"
+    );
 }

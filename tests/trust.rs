@@ -638,6 +638,10 @@ fn the_language_server_offers_the_keys_of_an_adapter_block() {
     for place in [&["tool", "adapter"][..], &["schema", "tool", "adapter"]] {
         let specs = casec::resolve::blocks::block_specs(place, None).expect("an adapter block");
         let keys: Vec<&str> = specs.iter().map(|s| s.key).collect();
-        assert_eq!(keys, ["reads", "writes", "env", "timeout_seconds"], "{place:?}");
+        assert_eq!(
+            keys,
+            ["reads", "writes", "env", "timeout_seconds"],
+            "{place:?}"
+        );
     }
 }

@@ -13,8 +13,8 @@
 //!
 //! A leak that involves text the case wrote is the case's own diagnostic. A leak
 //! between texts the case only inherits (the suite's tool contracts and its scoring
-//! rules, say) is the same for every case that inherits them: it is reported once per
-//! distinct set of inherited texts, not once per case.
+//! rules, say) is the same for every case that inherits them: it is found once per
+//! distinct set of inherited texts, and reported once, not once per case or per set.
 //!
 //! Guarantee: an error (never allowable); per case, time linear in the words of its
 //! texts, each inherited text split into words once per guard.
@@ -239,6 +239,9 @@ impl Guard {
         out: &mut Vec<Diagnostic>,
     ) {
         let mut seen: HashSet<&Inherits, FixedState> = HashSet::default();
+        // Two sets that differ in a text the leak does not involve (a case that writes
+        // its own `preferences`) find the same leak: it is reported once.
+        let mut reported_once: HashSet<(String, Vec<Span>), FixedState> = HashSet::default();
         for (case, inherits) in firsts {
             if !seen.insert(inherits) {
                 continue;
@@ -262,7 +265,14 @@ impl Guard {
                     leaks.leaks.iter().map(report).collect()
                 }
             };
-            out.extend(reported.iter().cloned());
+            let identity =
+                |d: &Diagnostic| (d.message.clone(), d.labels.iter().map(|l| l.span).collect());
+            out.extend(
+                reported
+                    .iter()
+                    .filter(|d| reported_once.insert(identity(d)))
+                    .cloned(),
+            );
             found.now.insert(texts, reported);
         }
         found.last = std::mem::take(&mut found.now);

@@ -639,8 +639,10 @@ codes! {
 
     /// A record id — one to three capital letters and one to four
     /// digits, like `M1`, `L2`, `BQ1` — named in the case's `need`, checks or `final` appears
-    /// in none of its facts, override or follow-up, so the model can never retrieve it. This
-    /// is the defect Tujora's revision notes fix by hand. An id directly after the word
+    /// in none of its facts, override or follow-up, so the model can never retrieve it. In a
+    /// case with a world, only ids of its schema's collections count, and a record the world
+    /// holds (or a `new` id it declares) is never reported: the model finds it through the
+    /// tools. This is the defect Tujora's revision notes fix by hand. An id directly after the word
     /// `check` or `checks` (`after check A1 passes`) refers to a check and is not reported;
     /// other check-like ids (R1, A1, C1) are read as records, because records use those names
     /// too (a reminder R1, an appointment A1, a conversation C1).
