@@ -2,8 +2,10 @@
 //! item, the case's evaluator-only context and the run's evidence, and nothing else, so
 //! the same item and the same run always give the same bytes (and the same cache key).
 //!
-//! The context is what the assistant was not shown: the case's harness texts (its
-//! fixtures, overrides and scripted replies) and evaluator texts, by field.
+//! The context is what the assistant read (the conversation and the other texts its
+//! bundle shows: the system prompt, a policy, the person's background) and what it was
+//! not shown: the case's harness texts (its fixtures, overrides and scripted replies)
+//! and evaluator texts, by field.
 //! The user message opens with a header line, `casec judge request {"case": …, "item":
 //! …, "kind": …}`, that a scripted judge (a test's fake endpoint, the smoke-test model
 //! `casec/golden`) can read; a model reads it as the item's name. The verdict is asked
@@ -13,8 +15,9 @@
 
 use serde_json::{json, Value as Json};
 
+use crate::lower::bundle::{model_texts_of, SuiteModelTexts};
 use crate::model::shape::{Evidence, Kind};
-use crate::model::texts::case_texts;
+use crate::model::texts::{case_texts, What};
 use crate::model::{Case, Suite};
 
 use super::{key, Item, ItemKind, Settings};
@@ -22,7 +25,7 @@ use super::{key, Item, ItemKind, Settings};
 /// The version of the prompt below: part of every cache key and recorded in every
 /// judged record, so a changed prompt never reuses an old verdict. Bump it with any
 /// change to the text this module writes.
-pub const PROMPT_VERSION: &str = "casec-judge-1";
+pub const PROMPT_VERSION: &str = "casec-judge-2";
 
 /// The first words of every request's user message.
 pub const MARKER: &str = "casec judge request";
@@ -172,16 +175,39 @@ fn case_section(suite: &Suite, case: &Case) -> String {
         ));
     }
     let shape = &suite.shape;
-    let context: Vec<String> = case_texts(suite, case)
+    let kind_of = |field: &str| {
+        shape
+            .case_field_named(field)
+            .map(|id| shape.case_fields[id].kind)
+    };
+    let texts = case_texts(suite, case);
+    // What the assistant read besides the conversation, as its bundle shows it: the
+    // system prompt, a policy, the person's background (a verdict on "followed the
+    // policy" needs the policy); not the tool contracts, which the trace shows in use.
+    let suite_texts = SuiteModelTexts::of(suite);
+    let shown: Vec<String> = model_texts_of(suite, case, &texts, &suite_texts)
+        .into_iter()
+        .filter(|(what, _)| match what {
+            What::Field { field, .. } => !matches!(
+                kind_of(field),
+                Some(Kind::UserMessage | Kind::Conversation | Kind::Tools)
+            ),
+            What::Named(_) => false,
+        })
+        .map(|(what, text)| format!("- {what}: {}", text.as_str()))
+        .collect();
+    if !shown.is_empty() {
+        out.push_str("\nWhat else the assistant was given:\n");
+        out.push_str(&shown.join("\n"));
+        out.push('\n');
+    }
+    let context: Vec<String> = texts
         .into_iter()
         .filter(|t| t.visibility.hidden() && !t.name)
         .filter(|t| {
-            shape
-                .case_field_named(t.field)
-                .map(|id| shape.case_fields[id].kind)
-                .is_some_and(|kind| {
-                    !matches!(kind, Kind::Checks | Kind::CriticalFailures | Kind::Evidence)
-                })
+            kind_of(t.field).is_some_and(|kind| {
+                !matches!(kind, Kind::Checks | Kind::CriticalFailures | Kind::Evidence)
+            })
         })
         .map(|t| format!("- {}: {}", t.describe(), t.text.as_str()))
         .collect();
@@ -270,3 +296,64 @@ const FOLLOWUP_SYSTEM: &str = "You simulate the user of a benchmark case for a t
 assistant. The case scripts the user's answer to one clarifying question. Decide whether the \
 assistant's question is that question: whether it asks for the same missing detail, whatever \
 its wording. Answer with one JSON object and nothing else: {\"met\": true or false, \"reason\": \"one sentence\"}.";
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::Value as Json;
+
+    use crate::judge::{review_items, Settings};
+    use crate::model::shape::Visibility;
+    use crate::model::texts::{case_texts, suite_texts};
+    use crate::runtime::replay::replay_text;
+    use crate::{Compilation, Sources};
+
+    /// A judge request holds what the assistant read (the system prompt, besides the
+    /// conversation) and what it was not shown (the facts), each under its heading.
+    #[test]
+    fn the_judge_reads_what_the_assistant_read_and_what_was_hidden() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
+        let compilation = Compilation::new(Sources::Folder(&root));
+        let suite = compilation.suite.as_ref().expect("the Tujora suite");
+        let case = &suite.cases[0];
+        let sandbox = case.sandbox.as_ref().expect("a world");
+        let record: Json =
+            serde_json::from_str(&replay_text(suite, case, sandbox, &[])).expect("a record");
+        let items = review_items(suite, case, &record);
+        let item = items.first().expect("a review item");
+        let settings = Settings {
+            model: "m".into(),
+            seed: 1,
+        };
+        let body = super::request(suite, case, item, &record, &settings).body;
+        let user = body["messages"][1]["content"]
+            .as_str()
+            .expect("a user message");
+        let mut texts = case_texts(suite, case);
+        texts.extend(suite_texts(suite));
+        let text_of = |visibility: Visibility, field: &str| {
+            texts
+                .iter()
+                .find(|t| t.visibility == visibility && t.field == field)
+                .map(|t| t.text.as_str().to_string())
+                .unwrap_or_else(|| panic!("a {field} text"))
+        };
+        let (given, hidden) = (
+            user.find("What else the assistant was given:")
+                .expect("the given texts"),
+            user.find("(the assistant did not see this)")
+                .expect("the hidden texts"),
+        );
+        let system = user
+            .find(&text_of(Visibility::Model, "system_instruction"))
+            .expect("the system prompt");
+        let facts = user
+            .find(&text_of(Visibility::Harness, "facts"))
+            .expect("the facts");
+        assert!(
+            given < system && system < hidden && hidden < facts,
+            "{user}"
+        );
+    }
+}
