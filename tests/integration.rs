@@ -39,6 +39,7 @@ mod nesting;
 mod outputs;
 mod paths;
 mod quick_fixes;
+mod refusal_times;
 mod replay_cli;
 mod report_html;
 mod robustness;

@@ -45,6 +45,9 @@ pub enum DateTimeError {
         expected: String,
         zone: String,
     },
+    /// A local time where no zone is known to place it (neither the case's nor a
+    /// bracketed one): only a time with its offset can be read there.
+    NoZone,
 }
 
 pub fn parse_date(text: &str) -> Result<NaiveDate, String> {
@@ -86,12 +89,18 @@ pub fn parse_datetime(text: &str, case_zone: Option<Tz>) -> Result<ZonedDateTime
         })?),
         None => case_zone,
     };
-    let Some(zone) = zone else {
-        return Err(invalid(
-            "the case has no timezone (or not a known IANA zone), so this time cannot be placed: give the suite or case a `timezone`, or write the offset (`2026-11-09T10:30:00-05:00`)",
-        ));
-    };
     let with_offset = DateTime::parse_from_rfc3339(stamp.trim());
+    let Some(zone) = zone else {
+        // Where no zone is known (a tool's refusal in a schema), an offset still places
+        // the time: it is an instant, compared as one.
+        return match with_offset {
+            Ok(instant) => Ok(ZonedDateTime {
+                instant,
+                zone: None,
+            }),
+            Err(_) => Err(DateTimeError::NoZone),
+        };
+    };
     let instant = match with_offset {
         Ok(instant) => check_offset(instant, zone)?,
         Err(_) => local(stamp.trim(), zone)?,
@@ -329,6 +338,19 @@ mod tests {
         assert_eq!(winter.render(), "2026-11-09T20:00:00-05:00");
         let summer = parse_datetime("2026-07-01 08:00", Some(NY)).unwrap();
         assert_eq!(summer.render(), "2026-07-01T08:00:00-04:00");
+    }
+
+    /// Where no zone is known (a tool's rule), an offset places the time; a local time
+    /// cannot be placed.
+    #[test]
+    fn without_a_zone_only_a_time_with_its_offset_is_read() {
+        let placed = parse_datetime("2026-11-08T10:30:00-05:00", None).unwrap();
+        assert_eq!(placed.render(), "2026-11-08T10:30:00-05:00");
+        assert!(matches!(
+            parse_datetime("2026-11-08 10:30", None),
+            Err(DateTimeError::NoZone)
+        ));
+        assert!(parse_datetime("2026-11-08 10:30[America/New_York]", None).is_ok());
     }
 
     #[test]

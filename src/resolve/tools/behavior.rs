@@ -177,11 +177,14 @@ impl Reader<'_> {
             diags,
         );
         if conditions.is_empty() {
-            diags.push(
-                Diagnostic::new(codes::TOOL_DEFINITION, "this refusal has no condition")
-                    .primary(statement.key.span, "it would refuse every call")
-                    .help("add the conditions under which the call is refused, e.g. `{ subscription.status not active }`"),
-            );
+            // A block whose conditions were all refused (each reported) is not empty.
+            if body(statement).is_empty() {
+                diags.push(
+                    Diagnostic::new(codes::TOOL_DEFINITION, "this refusal has no condition")
+                        .primary(statement.key.span, "it would refuse every call")
+                        .help("add the conditions under which the call is refused, e.g. `{ subscription.status not active }`"),
+                );
+            }
             return None;
         }
         Some(Refusal {

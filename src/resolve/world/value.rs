@@ -48,6 +48,13 @@ pub fn read(
                     expected,
                     zone,
                 }) => Err(offset_mismatch(value, text, &written, &expected, &zone)),
+                Err(DateTimeError::NoZone) => Err(type_error(
+                    value,
+                    field,
+                    ty,
+                    "no timezone is known here (the case has none, or the rule belongs to no case), so a local time cannot be placed".into(),
+                )
+                .help("write the time with its offset, `\"2026-11-09T10:30:00-05:00\"`, or with its zone, `\"2026-11-09 10:30[America/New_York]\"`; in a case, a `timezone` on the suite or the case places local times")),
             }
         }
         (FieldType::Duration, ValueKind::Str { text, .. }) => time::parse_duration(text)
