@@ -47,6 +47,7 @@ mod roundtrip;
 mod runtime;
 mod schemas;
 mod serve_cli;
+mod text_operators;
 mod tools;
 mod trust;
 mod why_checks_fail;

@@ -301,6 +301,45 @@ fn completion_offers_keys_categories_tags_tools_profiles_and_record_ids() {
     );
 }
 
+/// In a condition, the first value may be an operator: completion lists them, each
+/// with what it asks, and hover explains the one written.
+#[test]
+fn completion_offers_the_operators_of_a_condition() {
+    let mut session = Session::new("operators");
+    let err2 = uri("errands/ERR-2.case");
+    let text = read("errands/ERR-2.case").replace(
+        "  critical \"Claim the keys are lost for good.\"\n",
+        "  critical \"Claim the keys are lost for good.\"\n  expect A1 { record K1 { label h } }\n",
+    );
+    session.notify("textDocument/didOpen", open(&err2, &text));
+    let items = session.request("textDocument/completion", at(&err2, 10, 33));
+    assert_eq!(
+        labels(&items),
+        ["not", "contains", "lacks", "before", "after", "in", "is", "has_word", "matches"]
+    );
+    let has_word = &items.as_array().unwrap()[7];
+    assert!(
+        has_word["documentation"]["value"]
+            .as_str()
+            .is_some_and(|d| d.contains("whole words")),
+        "{has_word}"
+    );
+    assert_eq!(has_word["textEdit"]["range"], range(10, 32, 33));
+    let text = text.replace("{ label h }", "{ label has_word \"car\" }");
+    let whole = json!({
+        "textDocument": { "uri": err2, "version": 2 },
+        "contentChanges": [{ "text": text }],
+    });
+    session.notify("textDocument/didChange", whole);
+    let hover = session.request("textDocument/hover", at(&err2, 10, 35));
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("**`has_word`** · condition operator")),
+        "{hover}"
+    );
+}
+
 #[test]
 fn completion_works_in_a_file_that_does_not_parse() {
     let mut session = Session::new("broken");

@@ -1,6 +1,7 @@
 //! Completion: the keys the enclosing block accepts, the names a value slot refers to
-//! (categories, tags, tools, profiles and stdlib parts, case ids, dimensions), and
-//! inside a case's strings the record ids its facts mention.
+//! (categories, tags, tools, profiles and stdlib parts, case ids, dimensions), the
+//! operators of a condition, and inside a case's strings the record ids its facts
+//! mention.
 //!
 //! Items replace the name written so far (from its start to the cursor), so names with
 //! dots and dashes (`std.everyday_assistance`, `TUJ-034`) complete whole whatever the
@@ -11,6 +12,9 @@ use lsp_types::{
     MarkupKind, Position, Range, TextEdit,
 };
 
+use strum::VariantArray;
+
+use crate::model::expect::Op;
 use crate::resolve::blocks::block_specs;
 use crate::resolve::keys::KeySpec;
 use crate::source::Origin;
@@ -30,6 +34,7 @@ pub fn completion(view: &View, position: Position) -> Vec<CompletionItem> {
         At::Value { key, index, word } => {
             match names::reference(&path, key, *index, view.index.shape()) {
                 Some(kind) => name_items(view, kind, word, offset),
+                None if operator_place(&path, key, *index) => operators(view, word, offset),
                 None => Vec::new(),
             }
         }
@@ -57,6 +62,41 @@ fn keys(view: &View, context: &Context, word: &Word, offset: usize) -> Vec<Compl
         out.push(insert.item(spec.key, kind, key_detail(spec), documentation));
     }
     out
+}
+
+/// The blocks whose statements are conditions (`PATH [OP] VALUE`): an assertion's
+/// record, count, call or verification, an override's `when`, a refusal, `any`.
+const CONDITION_BLOCKS: &[&str] = &[
+    "record", "count", "called", "verified", "when", "refuse", "any",
+];
+
+/// Whether the value at the cursor may be a condition's operator: the first value of a
+/// condition, or the second of a read's `where FIELD [OP] ARG`.
+pub(super) fn operator_place(path: &[&str], key: &str, index: usize) -> bool {
+    let block = path.last().copied().unwrap_or_default();
+    match (block, key) {
+        ("read", "where") => index == 1,
+        _ => index == 0 && CONDITION_BLOCKS.contains(&block),
+    }
+}
+
+/// The operators a condition may write before its value.
+fn operators(view: &View, word: &Word, offset: usize) -> Vec<CompletionItem> {
+    let insert = Insert::new(view, word, offset);
+    Op::VARIANTS
+        .iter()
+        .filter(|op| **op != Op::Eq)
+        .map(|op| {
+            let detail = "condition operator".to_string();
+            let documentation = Some(op.meaning().to_string());
+            insert.item(
+                op.as_str(),
+                CompletionItemKind::OPERATOR,
+                detail,
+                documentation,
+            )
+        })
+        .collect()
 }
 
 fn key_detail(spec: &KeySpec) -> String {

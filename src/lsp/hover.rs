@@ -1,13 +1,15 @@
 //! Hover: what a key means (its schema doc), a tool's contract, a category's or
 //! profile's fields as written, a stdlib part's full text, a case's title, a tag's use,
-//! a dimension, and a record id's facts.
+//! a dimension, a condition's operator, and a record id's facts.
 
 use lsp_types::{Hover, HoverContents, MarkupContent, MarkupKind, Position};
 
+use crate::model::expect::Op;
 use crate::resolve::blocks::block_specs;
 use crate::source::Origin;
 use crate::syntax::ast::Statement;
 
+use super::completion::operator_place;
 use super::cursor::{self, At, Word};
 use super::index::{self, Declaration, NameKind};
 use super::names;
@@ -19,6 +21,15 @@ pub fn hover(view: &View, position: Position) -> Option<Hover> {
     let path = context.path();
     let (text, word) = match &context.at {
         At::Key(word) => (key_text(view, &path, &word.text)?, word),
+        At::Value { key, index, word } if operator_place(&path, key, *index) => {
+            let op = Op::written(&word.text)?;
+            let text = format!(
+                "**`{}`** · condition operator\n\n{}",
+                op.as_str(),
+                op.meaning()
+            );
+            (text, word)
+        }
         At::Value { key, index, word } => {
             let kind = names::reference(&path, key, *index, view.index.shape())
                 .or_else(|| names::declaration(&path, key, *index))?;

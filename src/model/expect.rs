@@ -25,11 +25,43 @@ pub enum Op {
     Before,
     After,
     In,
+    /// Text exactly as written: case and spaces count (`eq` ignores both).
+    Is,
+    /// Text holding the word (letters and digits bounded by others), case ignored:
+    /// `has_word pizza` holds for "Pizza!" but not for "pizzas".
+    HasWord,
+    /// Text a regular expression finds a match in (case counts unless `(?i)`).
+    Matches,
 }
 
 impl Op {
     pub fn as_str(self) -> &'static str {
         self.into()
+    }
+
+    /// What the operator asks, in a line (the editor's completion shows it).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Op::Eq => "equal (written as no operator at all)",
+            Op::Not => "not equal",
+            Op::Contains => {
+                "text holding the text, case and spaces folded; a list holding the item"
+            }
+            Op::Lacks => "the negation of `contains`",
+            Op::Before => "strictly earlier (dates, times, datetimes) or less (durations, numbers)",
+            Op::After => "strictly later (dates, times, datetimes) or greater (durations, numbers)",
+            Op::In => "equal to one of the listed values: `in [a, b]`",
+            Op::Is => "text exactly as written: case and spaces count",
+            Op::HasWord => "text holding the words in a row, as whole words, case ignored",
+            Op::Matches => {
+                "text in which the regular expression finds a match (`(?i)` ignores case)"
+            }
+        }
+    }
+
+    /// Operators that read text only (no other type has a case, words or a pattern).
+    pub fn text_only(self) -> bool {
+        matches!(self, Op::Is | Op::HasWord | Op::Matches)
     }
 
     /// The operator written as `word` before a value (any but `eq`, which is not written).
@@ -44,6 +76,21 @@ impl Op {
             .filter(|op| **op != Op::Eq)
             .map(|op| op.as_str())
     }
+}
+
+/// The largest compiled pattern `matches` builds (1 MiB): a suite's patterns are
+/// untrusted, and a pattern like `\w{1000}{1000}` would otherwise compile to gigabytes.
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// A `matches` pattern, or why it is not one.
+pub fn pattern(text: &str) -> Result<regex::Regex, String> {
+    regex::RegexBuilder::new(text)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => "the pattern is too large once compiled".into(),
+            other => other.to_string(),
+        })
 }
 
 #[derive(Clone, Debug)]
@@ -342,6 +389,18 @@ mod tests {
 
     use super::*;
 
+    /// A pattern compiles within its cap or is refused, never grown without end; a
+    /// refused pattern says why.
+    #[test]
+    fn patterns_compile_within_a_cap() {
+        assert!(pattern("^[A-Z_]{8,}$").is_ok());
+        assert_eq!(
+            pattern(r"\w{1000}{1000}").err().as_deref(),
+            Some("the pattern is too large once compiled")
+        );
+        assert!(pattern("(unclosed").is_err());
+    }
+
     /// The words are the language: renaming a variant must not change one; `eq` and
     /// `succeeded` are never written, only output.
     #[test]
@@ -349,7 +408,10 @@ mod tests {
         let ops: Vec<&str> = Op::VARIANTS.iter().map(|op| op.as_str()).collect();
         assert_eq!(
             ops,
-            ["eq", "not", "contains", "lacks", "before", "after", "in"]
+            [
+                "eq", "not", "contains", "lacks", "before", "after", "in", "is", "has_word",
+                "matches"
+            ]
         );
         let written: Vec<&str> = Op::written_words().collect();
         assert_eq!(written, ops[1..]);

@@ -17,7 +17,7 @@ use crate::model::value::FieldValue;
 use crate::model::world::WorldSchema;
 
 use super::state::{Rec, State};
-use super::values::{datetime_part, from_json, normalize, satisfies};
+use super::values::{datetime_part, from_json, normalize, satisfies, text_holds};
 
 /// What conditions read: the schema, the case zone and the records references reach.
 #[derive(Clone, Copy)]
@@ -150,6 +150,10 @@ fn plain(actual: Option<&str>, op: Op, expected: &str) -> bool {
     let Some(actual) = actual else {
         return matches!(op, Op::Not | Op::Lacks);
     };
+    // The text operators read the text as written, the others folded.
+    if op.text_only() {
+        return text_holds(op, actual, expected);
+    }
     let (a, b) = (normalize(actual), normalize(expected));
     match op {
         Op::Eq | Op::In => a == b,
@@ -158,6 +162,7 @@ fn plain(actual: Option<&str>, op: Op, expected: &str) -> bool {
         Op::Lacks => !a.contains(&b),
         Op::Before => a < b,
         Op::After => a > b,
+        Op::Is | Op::HasWord | Op::Matches => text_holds(op, actual, expected),
     }
 }
 

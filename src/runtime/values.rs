@@ -12,7 +12,7 @@ use chrono::{DateTime, Datelike, Duration, Months, NaiveTime, Weekday};
 use chrono_tz::Tz;
 use serde_json::Value as Json;
 
-use crate::model::expect::Op;
+use crate::model::expect::{pattern, Op};
 use crate::model::time::{self, Frequency, Recurrence, ZonedDateTime};
 use crate::model::value::{FieldValue, NumberValue};
 use crate::model::world::FieldType;
@@ -159,7 +159,58 @@ pub fn satisfies(actual: Option<&FieldValue>, op: Op, expected: &FieldValue) -> 
             FieldValue::List(options) => options.iter().any(|o| equal(actual, o)),
             _ => false,
         },
+        Op::Is | Op::HasWord | Op::Matches => match (actual, expected) {
+            (FieldValue::Text(a) | FieldValue::Enum(a), FieldValue::Text(b)) => {
+                text_holds(op, a, b)
+            }
+            _ => false,
+        },
     }
+}
+
+/// The text operators, on the text as written: `is` equal to the letter, `has_word`
+/// holding the words of `expected` in a row (letters and digits, case ignored),
+/// `matches` a match of the pattern `expected` (one that does not compile matches
+/// nothing; `casec check` refuses it where the suite writes it).
+pub fn text_holds(op: Op, actual: &str, expected: &str) -> bool {
+    match op {
+        Op::Is => actual == expected,
+        Op::HasWord => {
+            let (words, wanted) = (text_words(actual), text_words(expected));
+            !wanted.is_empty() && words.windows(wanted.len()).any(|w| w == wanted)
+        }
+        Op::Matches => pattern(expected).is_ok_and(|re| re.is_match(actual)),
+        _ => false,
+    }
+}
+
+/// The words of a text, lower case: runs of letters and digits, each Chinese or
+/// Japanese character a word of its own (those scripts do not mark words with spaces,
+/// so `has_word "会议"` finds the two characters in a row).
+fn text_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if ideographic(c) || !c.is_alphanumeric() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word).to_lowercase());
+            }
+            if ideographic(c) {
+                words.push(c.to_string());
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    if !word.is_empty() {
+        words.push(word.to_lowercase());
+    }
+    words
+}
+
+/// Han (CJK unified ideographs and extension A), hiragana and katakana.
+fn ideographic(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}')
 }
 
 fn equal(actual: &FieldValue, expected: &FieldValue) -> bool {
@@ -236,4 +287,34 @@ pub fn next_occurrence(
         instant: next.fixed_offset(),
         zone: current.zone.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::text_holds;
+    use crate::model::expect::Op;
+
+    #[test]
+    fn text_operators_read_the_text_as_written() {
+        assert!(text_holds(Op::Is, "NEW_PASSWORD", "NEW_PASSWORD"));
+        assert!(!text_holds(Op::Is, "new_password", "NEW_PASSWORD"));
+        assert!(!text_holds(Op::Is, "a  b", "a b"), "spaces count");
+        assert!(text_holds(Op::HasWord, "Pizza! on Fridays", "pizza"));
+        assert!(text_holds(Op::HasWord, "Pizza! on Fridays", "on fridays"));
+        assert!(!text_holds(Op::HasWord, "Two pizzas", "pizza"));
+        assert!(
+            !text_holds(Op::HasWord, "anything", ""),
+            "no words, no match"
+        );
+        assert!(text_holds(Op::HasWord, "会议在周五", "会议"));
+        assert!(!text_holds(Op::HasWord, "会议在周五", "议会"));
+        assert!(text_holds(Op::HasWord, "Meeting会议Friday", "meeting"));
+        assert!(text_holds(Op::Matches, "ABC123", "^[A-Z]{3}[0-9]{3}$"));
+        assert!(!text_holds(Op::Matches, "abc123", "^[A-Z]{3}[0-9]{3}$"));
+        assert!(text_holds(Op::Matches, "abc123", "(?i)^[A-Z]{3}[0-9]{3}$"));
+        assert!(
+            !text_holds(Op::Matches, "x", "(unclosed"),
+            "a broken pattern matches nothing"
+        );
+    }
 }

@@ -662,6 +662,8 @@ fn fits(arg: &ArgType, field: &FieldType, op: Op) -> bool {
     let compared = match (op, field) {
         (Op::Contains | Op::Lacks, FieldType::List(item)) => item.as_ref(),
         (Op::Contains | Op::Lacks, FieldType::Text) => &FieldType::Text,
+        (op, FieldType::Text) if op.text_only() => &FieldType::Text,
+        (op, _) if op.text_only() => return false,
         _ => field,
     };
     match (arg, compared) {

@@ -13,7 +13,7 @@ use crate::model::{Name, Text};
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
-use crate::model::expect::{Condition, Op, Operand};
+use crate::model::expect::{pattern, Condition, Op, Operand};
 use crate::model::value::{FieldValue, IdIndex};
 use crate::model::world::{id_letters, Collection, FieldType, WorldSchema};
 
@@ -237,15 +237,24 @@ fn typed_operand(
         (Op::Before | Op::After, FieldType::Date | FieldType::Time | FieldType::DateTime)
         | (Op::Before | Op::After, FieldType::Duration | FieldType::Number) => ty.clone(),
         (Op::In, _) => FieldType::List(Box::new(ty.clone())),
+        (op, FieldType::Text) if op.text_only() => FieldType::Text,
         _ => {
             diags.push(
                 Diagnostic::new(codes::RECORD_FIELD_TYPE, format!("`{}` does not apply to `{path}`", op.as_str()))
                     .primary(value.span, format!("`{path}` is {}", ty.describe()))
-                    .help("`contains`/`lacks` apply to text and lists; `before`/`after` to dates, times, durations and numbers"),
+                    .help("`contains`/`lacks` apply to text and lists; `is`, `has_word` and `matches` to text; `before`/`after` to dates, times, durations and numbers"),
             );
             return None;
         }
     };
+    if op == Op::Matches {
+        if let ValueKind::Str { text, .. } = &value.kind {
+            if let Err(why) = pattern(text) {
+                diags.push(bad_pattern(value.span, &why));
+                return None;
+            }
+        }
+    }
     match value::read(value, &operand_type, &cx.type_cx(), path) {
         Ok(v) => Some(v),
         Err(d) => {
@@ -253,6 +262,15 @@ fn typed_operand(
             None
         }
     }
+}
+
+/// A `matches` operand that is no regular expression.
+pub fn bad_pattern(span: Span, why: &str) -> Diagnostic {
+    let why = why.lines().last().unwrap_or(why).trim();
+    let why = why.strip_prefix("error: ").unwrap_or(why);
+    Diagnostic::new(codes::RECORD_FIELD_TYPE, "this `matches` pattern is not a regular expression")
+        .primary(span, why.to_string())
+        .help("write a regular expression in Rust's `regex` syntax, e.g. `matches \"^[A-Z]{3}[0-9]{3}$\"`; `(?i)` at its start ignores case")
 }
 
 /// The conditions of a block on calls of `tool`.
@@ -332,6 +350,12 @@ fn call_test(
             Operand::Plain(text)
         }
     };
+    if let (Op::Matches, Operand::Plain(text)) = (op, &operand) {
+        if let Err(why) = pattern(text) {
+            diags.push(recode(bad_pattern(value.span, &why), place));
+            return None;
+        }
+    }
     Some(Condition::Test {
         path: path.to_string(),
         op,
