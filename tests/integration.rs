@@ -41,6 +41,7 @@ mod paths;
 mod quick_fixes;
 mod refusal_times;
 mod replay_cli;
+mod reply_checks;
 mod report_html;
 mod robustness;
 mod roundtrip;

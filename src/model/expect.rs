@@ -215,8 +215,28 @@ pub enum Assertion {
     /// it made an assertion 216 bytes (the others are 80 at most), and every list of
     /// assertions took that size for each one.
     File(Box<FileExpectation>),
+    /// `reply OP "text"` or `reply number N [within T]`: the assistant's final reply.
+    Reply(ReplyTest),
     Any(Vec<Assertion>),
     Not(Vec<Assertion>),
+}
+
+/// What a `reply` assertion asks of the assistant's final reply.
+#[derive(Clone, Debug)]
+pub enum ReplyTest {
+    /// `contains`, `lacks` (case and spaces folded), `is`, `has_word` or `matches`.
+    Text { op: Op, text: Text },
+    /// A number in the reply within `within` of `value` (thousands separators `,` read
+    /// as such: "$1,250.00" holds 1250).
+    Number {
+        value: serde_json::Number,
+        within: Option<serde_json::Number>,
+    },
+}
+
+impl ReplyTest {
+    /// The operators a text test may use.
+    pub const TEXT_OPS: [Op; 5] = [Op::Contains, Op::Lacks, Op::Is, Op::HasWord, Op::Matches];
 }
 
 /// `file "PATH" { contains "…"; csv { … } }`: at the end, the suite's file store holds

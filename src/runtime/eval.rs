@@ -4,13 +4,14 @@
 //! on calls follow references through the final state too.
 
 use crate::model::expect::{
-    Assertion, CallOutcome, CellExpectation, Count, CsvExpectation, FileExpectation, Step,
+    Assertion, CallOutcome, CellExpectation, Count, CsvExpectation, FileExpectation, Op, ReplyTest,
+    Step,
 };
 use crate::model::value::FieldValue;
 
 use super::conditions::{call_matches, first_unmet, record_matches, unmet_reason};
 use super::state::{Rec, State};
-use super::values::normalize;
+use super::values::{normalize, text_holds};
 use super::{Event, Runtime};
 
 /// Whether every assertion holds after the run.
@@ -132,6 +133,7 @@ pub fn miss(assertion: &Assertion, rt: &Runtime) -> Option<String> {
         Assertion::Asked => (!rt.events.iter().any(is_scripted_question))
             .then(|| "no scripted follow-up question was asked".to_string()),
         Assertion::File(file) => file_miss(file, state),
+        Assertion::Reply(test) => reply_miss(test, rt),
         Assertion::Any(inner) => {
             let misses: Option<Vec<String>> = inner.iter().map(|a| miss(a, rt)).collect();
             misses.map(|m| format!("none holds: {}", m.join("; ")))
@@ -214,6 +216,83 @@ fn table_miss(csv: &CsvExpectation, content: &str) -> Option<String> {
         .map(|c| format!("{} {:?}", c.column.as_str(), c.value.as_str()))
         .collect();
     Some(format!("no row with {}", cells.join(", ")))
+}
+
+/// Why the assistant's final reply fails `test`.
+fn reply_miss(test: &ReplyTest, rt: &Runtime) -> Option<String> {
+    let last = rt.events.iter().rev().find_map(|e| match e {
+        Event::Reply(text) => Some(text.as_str()),
+        _ => None,
+    });
+    let Some(reply) = last else {
+        return Some("the assistant never replied".into());
+    };
+    match test {
+        ReplyTest::Text { op, text } => {
+            let text = text.as_str();
+            let holds = match op {
+                Op::Contains => normalize(reply).contains(&normalize(text)),
+                Op::Lacks => !normalize(reply).contains(&normalize(text)),
+                op => text_holds(*op, reply, text),
+            };
+            (!holds).then(|| {
+                format!(
+                    "the final reply {:?} is not `{} {text:?}`",
+                    shorten(reply),
+                    op.as_str()
+                )
+            })
+        }
+        ReplyTest::Number { value, within } => {
+            let expected = value.as_f64().unwrap_or(f64::NAN);
+            let tolerance = within.as_ref().and_then(|t| t.as_f64()).unwrap_or(0.0);
+            let found = numbers_in(reply);
+            let holds = found.iter().any(|n| (n - expected).abs() <= tolerance);
+            (!holds).then(|| {
+                let listed: Vec<String> = found.iter().map(f64::to_string).collect();
+                match listed.is_empty() {
+                    true => format!("the final reply holds no number (expected {value})"),
+                    false => format!(
+                        "the final reply holds {}, none within {tolerance} of {value}",
+                        listed.join(", ")
+                    ),
+                }
+            })
+        }
+    }
+}
+
+/// The numbers written in a text: digits with an optional sign, `,` between groups of
+/// thousands and a decimal point (`-3`, `1,250.50`, `0.5`).
+fn numbers_in(text: &str) -> Vec<f64> {
+    static NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let number = NUMBER.get_or_init(|| {
+        regex::Regex::new(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
+            .expect("a valid pattern")
+    });
+    number
+        .find_iter(text)
+        .filter_map(|m| {
+            // A dash after a letter or digit joins (2026-11-09, A-3): no minus sign.
+            let joined = text[..m.start()]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric);
+            let written = match joined {
+                true => m.as_str().trim_start_matches('-'),
+                false => m.as_str(),
+            };
+            written.replace(',', "").parse::<f64>().ok()
+        })
+        .collect()
+}
+
+/// At most 80 characters of a text, for a message.
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 /// A count as the language writes it (`exactly`, never written, spelt out).
@@ -387,4 +466,21 @@ fn only_after_miss(rt: &Runtime, steps: &[Step]) -> Option<String> {
             f + 1
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbers_in;
+
+    #[test]
+    fn numbers_are_read_as_written_in_prose() {
+        assert_eq!(numbers_in("The fare difference is $1,250.50."), [1250.5]);
+        assert_eq!(numbers_in("-3 degrees, then 0.5 and 12"), [-3.0, 0.5, 12.0]);
+        assert_eq!(
+            numbers_in("on 2026-11-09, seat A-3"),
+            [2026.0, 11.0, 9.0, 3.0]
+        );
+        assert_eq!(numbers_in("1,2,3"), [1.0, 2.0, 3.0]);
+        assert!(numbers_in("no digits here").is_empty());
+    }
 }

@@ -6,7 +6,8 @@ use serde_json::{json, Map, Value as Json};
 use crate::model::Name;
 
 use crate::model::expect::{
-    Assertion, Condition, Count, FileExpectation, MachineOverride, Operand, OverrideAnswer, Step,
+    Assertion, Condition, Count, FileExpectation, MachineOverride, Operand, OverrideAnswer,
+    ReplyTest, Step,
 };
 use crate::model::tool::{Answer, Behavior, Effect, Filter, Set, SetValue};
 
@@ -101,6 +102,16 @@ pub fn assertion(a: &Assertion) -> Json {
             }
         }
         Assertion::Asked => "asked",
+        Assertion::Reply(ReplyTest::Text { op, text }) => {
+            m.insert("op".into(), json!(op.as_str()));
+            m.insert("text".into(), json!(text.as_str()));
+            "reply"
+        }
+        Assertion::Reply(ReplyTest::Number { value, within }) => {
+            m.insert("number".into(), json!(value));
+            m.insert("within".into(), json!(within));
+            "reply"
+        }
         Assertion::File(file) => {
             file_json(file, &mut m);
             "file"

@@ -14,8 +14,8 @@ use crate::resolve::values::{self, ValueType};
 use crate::syntax::ast::{Block, Statement, Value, ValueKind};
 
 use crate::model::expect::{
-    Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation,
-    Step,
+    Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation, Op,
+    ReplyTest, Step,
 };
 use crate::model::world::{id_letters, Collection};
 
@@ -36,6 +36,7 @@ pub const ASSERTIONS: &[KeySpec<'static>] = &[
     KeySpec::repeated("only_after", "`only_after { FIRST; THEN }`: every THEN call comes after a FIRST step."),
     KeySpec::repeated("asked", "`asked`: the assistant asked the scripted follow-up question."),
     KeySpec::repeated("file", "`file \"PATH\" { contains \"…\"; csv { … } }`: a file the run leaves, and what it holds."),
+    KeySpec::repeated("reply", "`reply contains|lacks|is|has_word|matches \"…\"` or `reply number N [within T]`: the assistant's final reply."),
     KeySpec::repeated("any", "`any { … }`: at least one of the assertions holds."),
     KeySpec::repeated("not", "`not { … }`: the assertions do not all hold."),
 ];
@@ -111,6 +112,7 @@ fn assertion(
         "only_after" => only_after(statement, cx, diags),
         "asked" => values::args(statement, &[], "asked", diags).map(|_| Assertion::Asked),
         "file" => file(statement, cx, diags).map(|f| Assertion::File(Box::new(f))),
+        "reply" => reply(statement, diags).map(Assertion::Reply),
         "any" => nested(statement, cx, diags).map(Assertion::Any),
         "not" => nested(statement, cx, diags).map(Assertion::Not),
         _ => None,
@@ -501,6 +503,83 @@ const CSV_KEYS: &[KeySpec<'static>] = &[
         "`row { COLUMN VALUE [within T]; … }`: some data row has these cells.",
     ),
 ];
+
+/// `reply OP "text"` or `reply number N [within T]`.
+fn reply(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ReplyTest> {
+    let usage = "reply contains \"…\"` (or `lacks`, `is`, `has_word`, `matches`), or `reply number N [within T]";
+    let bad = |diags: &mut Vec<Diagnostic>| {
+        diags.push(
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`reply` is not written as expected")
+                .primary(
+                    statement.span,
+                    "expected an operator and a text, or `number` and a number",
+                )
+                .help(format!("write it as `{usage}`")),
+        );
+        None
+    };
+    if statement.block.is_some() {
+        return bad(diags);
+    }
+    let number = |v: &Value| match &v.kind {
+        ValueKind::Number(n) => n.parse::<serde_json::Number>().ok(),
+        _ => None,
+    };
+    match statement.values.as_slice() {
+        [word, value] if word.as_ident() == Some("number") => match number(value) {
+            Some(value) => Some(ReplyTest::Number {
+                value,
+                within: None,
+            }),
+            None => bad(diags),
+        },
+        [word, value, within, tolerance]
+            if word.as_ident() == Some("number") && within.as_ident() == Some("within") =>
+        {
+            match (number(value), number(tolerance)) {
+                (Some(value), Some(t)) if t.as_f64().is_some_and(|t| t >= 0.0) => {
+                    Some(ReplyTest::Number {
+                        value,
+                        within: Some(t),
+                    })
+                }
+                _ => bad(diags),
+            }
+        }
+        [op_word, text] => {
+            let op = op_word.as_ident().and_then(Op::written);
+            if let Some(op) = op.filter(|op| !ReplyTest::TEXT_OPS.contains(op)) {
+                let ops: Vec<&str> = ReplyTest::TEXT_OPS.iter().map(|op| op.as_str()).collect();
+                diags.push(
+                    Diagnostic::new(
+                        codes::BAD_ARGUMENTS,
+                        format!("`{}` does not apply to a reply", op.as_str()),
+                    )
+                    .primary(op_word.span, "a reply is text")
+                    .help(format!(
+                        "test the reply with {}, or look for a number: `reply number N within T`",
+                        ops.join(", ")
+                    )),
+                );
+                return None;
+            }
+            let (Some(op), Some(written)) = (op, text.as_str()) else {
+                return bad(diags);
+            };
+            if op == Op::Matches {
+                if let Err(why) = crate::model::expect::pattern(written) {
+                    diags.push(filters::bad_pattern(text.span, &why));
+                    return None;
+                }
+            }
+            Some(ReplyTest::Text {
+                op,
+                text: values::text_of(text),
+            })
+        }
+        _ => bad(diags),
+    }
+}
 
 /// `file "PATH" { … }`: PATH in the suite's file store (the collection its `files.*`
 /// tools work on).
