@@ -54,11 +54,7 @@ case AIR-1 "Cancel my trip" {
 
 fn suite() -> &'static Suite {
     static SUITE_MODEL: std::sync::OnceLock<Suite> = std::sync::OnceLock::new();
-    SUITE_MODEL.get_or_init(|| {
-        let compilation = Compilation::new(Sources::in_memory([("suite.case", SUITE)]));
-        assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
-        compilation.suite.expect("the suite resolves")
-    })
+    crate::support::suite::compiled_once(&SUITE_MODEL, SUITE)
 }
 
 #[test]

@@ -5,7 +5,6 @@ use casec::model::Suite;
 use casec::runtime::replay::{findings, run, Findings};
 use casec::runtime::trace;
 use casec::source::FileId;
-use casec::{Compilation, Sources};
 use serde_json::json;
 
 const SUITE: &str = r#"
@@ -52,11 +51,7 @@ case RC-1 "Transfer total" {
 
 fn suite() -> &'static Suite {
     static SUITE_MODEL: std::sync::OnceLock<Suite> = std::sync::OnceLock::new();
-    SUITE_MODEL.get_or_init(|| {
-        let compilation = Compilation::new(Sources::in_memory([("suite.case", SUITE)]));
-        assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
-        compilation.suite.expect("the suite resolves")
-    })
+    crate::support::suite::compiled_once(&SUITE_MODEL, SUITE)
 }
 
 fn decide(replies: &[&str]) -> Findings {

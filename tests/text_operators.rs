@@ -8,7 +8,6 @@ use casec::runtime::replay::{findings, run};
 use casec::runtime::trace;
 use casec::runtime::Runtime;
 use casec::source::FileId;
-use casec::{Compilation, Sources};
 use serde_json::json;
 
 const SUITE: &str = r#"
@@ -70,11 +69,7 @@ case TX-1 "Change the password" {
 
 fn suite() -> &'static Suite {
     static SUITE_MODEL: std::sync::OnceLock<Suite> = std::sync::OnceLock::new();
-    SUITE_MODEL.get_or_init(|| {
-        let compilation = Compilation::new(Sources::in_memory([("suite.case", SUITE)]));
-        assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
-        compilation.suite.expect("the suite resolves")
-    })
+    crate::support::suite::compiled_once(&SUITE_MODEL, SUITE)
 }
 
 fn case() -> &'static Case {

@@ -6,7 +6,6 @@ use casec::model::Suite;
 use casec::runtime::replay::{findings, result_record, run, Findings};
 use casec::runtime::trace;
 use casec::source::FileId;
-use casec::{Compilation, Sources};
 use serde_json::json;
 
 const SUITE: &str = r#"
@@ -64,11 +63,7 @@ case W-1 "Keep the price" {
 
 fn suite() -> &'static Suite {
     static SUITE_MODEL: std::sync::OnceLock<Suite> = std::sync::OnceLock::new();
-    SUITE_MODEL.get_or_init(|| {
-        let compilation = Compilation::new(Sources::in_memory([("suite.case", SUITE)]));
-        assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
-        compilation.suite.expect("the suite resolves")
-    })
+    crate::support::suite::compiled_once(&SUITE_MODEL, SUITE)
 }
 
 /// The findings of a run of W-1 that sets the monthly price to `monthly`.

@@ -4,4 +4,5 @@ pub mod case_gen;
 pub mod cli;
 pub mod files;
 pub mod machine_parts;
+pub mod suite;
 pub mod tree;
