@@ -1,6 +1,8 @@
 //! What casec needs to know about Unicode characters that cannot be seen, or that look
 //! like others: naming an invisible character in a syntax error, and reading text the
-//! way the leak rule compares it (its tokenizer).
+//! way the leak rule compares it (its tokenizer); and about scripts written without
+//! spaces between words (Chinese, Japanese), which text blocks, word matching and the
+//! leak rule read differently.
 //!
 //! The tables are small and fixed (Unicode 15.1): characters that render as nothing,
 //! and letters of other scripts that are drawn like Latin ones. They are not meant to
@@ -155,9 +157,43 @@ const ASCII_FOLDED: [u8; 128] = {
     table
 };
 
+/// Whether `c` is a letter of a script written without spaces between words: Han
+/// (CJK unified ideographs, their extensions and compatibility forms), hiragana and
+/// katakana (halfwidth too). Korean is written with spaces, so Hangul is not one.
+pub fn is_unspaced_letter(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30FF}'      // hiragana, katakana
+        | '\u{31F0}'..='\u{31FF}'    // katakana phonetic extensions
+        | '\u{3400}'..='\u{4DBF}'    // CJK extension A
+        | '\u{4E00}'..='\u{9FFF}'    // CJK unified ideographs
+        | '\u{F900}'..='\u{FAFF}'    // CJK compatibility ideographs
+        | '\u{FF66}'..='\u{FF9F}'    // halfwidth katakana
+        | '\u{20000}'..='\u{3134F}') // CJK extensions B to G
+}
+
+/// Whether a line break next to `c` is no space when the line on its other side
+/// meets another such character: a letter of [`is_unspaced_letter`], or CJK
+/// punctuation (`、。「」`) or a fullwidth form (`，！？：`). CSS reads line breaks in
+/// East Asian text the same way (CSS Text 3, segment break transformation).
+pub fn joins_lines_without_space(c: char) -> bool {
+    is_unspaced_letter(c) || matches!(c, '\u{3000}'..='\u{303F}' | '\u{FF00}'..='\u{FFEF}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn chinese_and_japanese_are_unspaced_and_korean_is_not() {
+        for c in ['会', '議', 'ひ', 'カ', 'ｶ', '𠀋'] {
+            assert!(is_unspaced_letter(c), "{c:?}");
+        }
+        for c in ['한', 'a', '1', '。', '，'] {
+            assert!(!is_unspaced_letter(c), "{c:?}");
+        }
+        assert!(joins_lines_without_space('。') && joins_lines_without_space('，'));
+        assert!(!joins_lines_without_space('.') && !joins_lines_without_space('한'));
+    }
 
     #[test]
     fn invisible_ranges_are_sorted_and_found() {

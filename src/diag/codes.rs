@@ -139,8 +139,10 @@ codes! {
     /// line, a block never closed, a `}` that closes nothing, a `{` not at the end of a
     /// statement, or blocks and lists nested more than 256 levels deep (the label marks the
     /// bracket that opens level 257; real suites nest a few levels, and a deeper file is not
-    /// read at all, so that no input can exhaust the stack). The file is skipped from there
-    /// on; other files are still checked.
+    /// read at all, so that no input can exhaust the stack), or a name written in letters
+    /// outside ASCII (a column `地区`: the help shows it as the string `"地区"`, which a
+    /// file check's `columns` and `row` take). The file is skipped from there on; other files are still
+    /// checked.
     ///
     /// ```case
     /// case TUJ-001 "Unclosed" {
@@ -148,8 +150,9 @@ codes! {
     ///   user "Hello"
     /// ```
     ///
-    /// **Fix.** Close the string or block the label points at; flatten nesting that deep.
-    /// UI tests: `tests/ui/syntax_unclosed_block.case`, `tests/ui/syntax_too_deep.case`.
+    /// **Fix.** Close the string or block the label points at; flatten nesting that deep;
+    /// quote a name in another script. UI tests: `tests/ui/syntax_unclosed_block.case`,
+    /// `tests/ui/syntax_too_deep.case`, `tests/ui/syntax_name_in_another_script.case`.
     SYNTAX = "syntax" (error): "the file does not follow the grammar";
 
     /// A string holds an escape the language does not know. Valid escapes are
@@ -729,7 +732,9 @@ codes! {
     /// Words are compared as they read, not as they are written: letter case, punctuation,
     /// `_` (`REPORT_THE_STAMPS` is three words), invisible characters (zero-width spaces, soft
     /// hyphens), fullwidth and styled letters (NFKC), Cyrillic and Greek look-alike letters and
-    /// digits written for letters (`0` for `o`) do not hide a copy. The model-facing texts are
+    /// digits written for letters (`0` for `o`) do not hide a copy. Chinese and Japanese, written
+    /// without spaces, are read as overlapping pairs of characters (`退款订单` is `退款`, `款订`,
+    /// `订单`), so there a word is a pair and a run of 5 is six characters. The model-facing texts are
     /// read as one stream, the user message and the conversation turns first, so a copy cut
     /// between the user message and a turn is one copy; each piece is labelled, and so are the
     /// hidden words. A copy between texts the case only inherits (the suite's tool contracts
@@ -743,7 +748,7 @@ codes! {
     ///
     /// **Fix.** Reword the model-facing text so that it does not hand over hidden facts or the
     /// answer. UI tests: `tests/ui/leak.case`, `tests/ui/leak_disguised.case` (disguises, a
-    /// split copy, record access, an error code).
+    /// split copy, record access, an error code), `tests/ui/leak_chinese.case`.
     LEAK = "leak" (error): "model-facing text gives away hidden text (the one leak rule of `casec check` and `casec bundle`)";
 
     /// An `allow` names something that is not an allowable warning: an unknown

@@ -1,7 +1,7 @@
 //! The lines of a text block, as the formatter re-indents them.
 //!
 //! Folding (see [`crate::syntax::strings`]) trims every line, joins lines with one
-//! space and turns any run of blank lines into one paragraph break, ignoring blank
+//! space (none between Chinese or Japanese characters) and turns any run of blank lines into one paragraph break, ignoring blank
 //! lines at the start and end. So the formatter may trim lines, drop leading and
 //! trailing blank lines and collapse runs of them without changing the value; it never
 //! moves a word to another line.

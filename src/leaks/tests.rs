@@ -182,3 +182,28 @@ fn the_pair_key_is_the_key_of_two_words() {
         assert_eq!(pair_key(a, b), key([a, b].into_iter()));
     }
 }
+
+#[test]
+fn copied_chinese_text_is_a_leak_and_a_shared_phrase_is_not() {
+    let hidden = "回复说明了退款订单没有计入收入，并且列出了每个地区的合计。";
+    let leaks = found(
+        &[hidden],
+        &["请把收入写到 /outputs/a.csv。退款订单没有计入收入，并且列出合计。"],
+        &[],
+    );
+    assert_eq!(
+        leaks,
+        [(
+            0,
+            "退款订单没有计入收入，并且列出".into(),
+            vec!["退款订单没有计入收入，并且列出".into()]
+        )]
+    );
+    // Four characters in common (three pairs) are not a run.
+    assert!(found(&[hidden], &["请列出每个地区。"], &[]).is_empty());
+    // A short hidden text is compared whole: an error message of four characters.
+    assert_eq!(
+        found(&["余额不足"], &["如果余额不足，就停下。"], &[]).len(),
+        1
+    );
+}

@@ -2,7 +2,12 @@
 //!
 //! A word is a run of letters, digits and combining marks; everything else separates
 //! words, `_` included (`DELIVERY_PERMISSION_DENIED` is three words, so an error code
-//! and the same words in prose compare equal). A path, a file name or an address is one
+//! and the same words in prose compare equal). Chinese and Japanese are written without
+//! spaces between words, so their text is read as overlapping pairs of characters
+//! (`退款订单` is `退款`, `款订`, `订单`), as search engines index it (Lucene's CJK
+//! bigrams): a copied sentence repeats the pairs in order, and the rule's thresholds in
+//! words stay meaningful (a run of five pairs is six characters). `。！？；` end a
+//! sentence as `.!?;` do. A path, a file name or an address is one
 //! word (`/outputs/q1_summary.csv`, `notes.md`): a task must name the file it asks for
 //! and its checks must name it too. Before words compare they are
 //! normalised so that a disguise reads as what it disguises:
@@ -26,7 +31,10 @@ use std::ops::Range;
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
-use crate::unicode::{fold_look_alike, fold_look_alike_ascii, is_ignorable};
+use crate::unicode::{
+    fold_look_alike, fold_look_alike_ascii, is_ignorable, is_unspaced_letter,
+    joins_lines_without_space,
+};
 
 /// One word of a text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,22 +110,51 @@ fn end_sentence(words: &mut [Word]) {
     }
 }
 
-/// Adds the words of the whitespace-free chunk `text[from..to]`: the chunk as one word
-/// if it is a path, else its runs of word characters.
+/// Adds the words of the whitespace-free chunk `text[from..to]`. Chinese and Japanese
+/// run on without spaces, so their punctuation (`，。「」`) separates as a space would,
+/// and `。！？；` end a sentence.
 fn split_chunk(text: &str, from: usize, to: usize, scratch: &mut String, words: &mut Vec<Word>) {
     let chunk = &text[from..to];
-    match path_in(chunk) {
-        Some(path) => {
-            let start = from + (path.as_ptr() as usize - chunk.as_ptr() as usize);
-            push_word(text, start..start + path.len(), scratch, words);
+    let mut piece_start = from;
+    if !chunk.is_ascii() {
+        for (i, c) in chunk
+            .char_indices()
+            .filter(|&(_, c)| is_unspaced_punctuation(c))
+        {
+            split_piece(text, piece_start, from + i, scratch, words);
+            if matches!(c, '。' | '！' | '？' | '；') {
+                end_sentence(words);
+            }
+            piece_start = from + i + c.len_utf8();
         }
-        None if chunk.is_ascii() => split_ascii_chunk(text, from, to, words),
-        None => split_unicode_chunk(text, from, to, scratch, words),
     }
+    split_piece(text, piece_start, to, scratch, words);
     // Only a chunk's end is followed by whitespace (or the text's end), where a `.`, `!`,
     // `?` or `;` ends a sentence.
     if chunk.ends_with(['.', '!', '?', ';']) {
         end_sentence(words);
+    }
+}
+
+/// Punctuation of Chinese and Japanese text: CJK symbols and punctuation, and the
+/// fullwidth forms that are not letters or digits (`ｒ` is a disguised `r`).
+fn is_unspaced_punctuation(c: char) -> bool {
+    joins_lines_without_space(c) && !is_unspaced_letter(c) && !c.is_alphanumeric()
+}
+
+/// Adds the words of `text[from..to]`, a chunk without spaces or CJK punctuation: a
+/// path as one word (after the Chinese or Japanese written up to it, `写到/outputs/a.csv`),
+/// else its runs of word characters.
+fn split_piece(text: &str, from: usize, to: usize, scratch: &mut String, words: &mut Vec<Word>) {
+    let piece = &text[from..to];
+    match path_in(piece) {
+        Some(path) => {
+            let start = from + (path.as_ptr() as usize - piece.as_ptr() as usize);
+            split_unicode_chunk(text, from, start, scratch, words);
+            push_word(text, start..start + path.len(), scratch, words);
+        }
+        None if piece.is_ascii() => split_ascii_chunk(text, from, to, words),
+        None => split_unicode_chunk(text, from, to, scratch, words),
     }
 }
 
@@ -150,7 +187,8 @@ fn split_ascii_chunk(text: &str, from: usize, to: usize, words: &mut Vec<Word>) 
     }
 }
 
-/// The runs of word characters of any chunk.
+/// The runs of word characters of any chunk, Chinese and Japanese runs as pairs of
+/// characters.
 fn split_unicode_chunk(
     text: &str,
     from: usize,
@@ -159,15 +197,55 @@ fn split_unicode_chunk(
     words: &mut Vec<Word>,
 ) {
     let mut start: Option<usize> = None;
+    let mut unspaced: Vec<usize> = Vec::new();
     for (i, c) in text[from..to].char_indices() {
-        if is_word_char(c) {
-            start.get_or_insert(i);
-        } else if let Some(s) = start.take() {
-            push_word(text, from + s..from + i, scratch, words);
+        // An invisible character inside a run is dropped from the pair it falls in
+        // (`退\u{200B}款` is `退款`), as it is from any word.
+        if !unspaced.is_empty() && is_ignorable(c) {
+            continue;
         }
+        let unspaced_letter = is_unspaced_letter(c);
+        if !unspaced_letter && !unspaced.is_empty() {
+            push_pairs(text, from, &unspaced, from + i, scratch, words);
+            unspaced.clear();
+        }
+        if unspaced_letter || !is_word_char(c) {
+            if let Some(s) = start.take() {
+                push_word(text, from + s..from + i, scratch, words);
+            }
+        }
+        if unspaced_letter {
+            unspaced.push(i);
+        } else if is_word_char(c) {
+            start.get_or_insert(i);
+        }
+    }
+    if !unspaced.is_empty() {
+        push_pairs(text, from, &unspaced, to, scratch, words);
     }
     if let Some(s) = start {
         push_word(text, from + s..to, scratch, words);
+    }
+}
+
+/// The words of a run of Chinese or Japanese characters starting at the offsets
+/// `starts` (relative to `from`) and ending at `end`: each pair of neighbours, or the
+/// one character of a run of one.
+fn push_pairs(
+    text: &str,
+    from: usize,
+    starts: &[usize],
+    end: usize,
+    scratch: &mut String,
+    words: &mut Vec<Word>,
+) {
+    let ends = || starts.iter().skip(1).map(|&s| from + s).chain([end]);
+    if starts.len() == 1 {
+        push_word(text, from + starts[0]..end, scratch, words);
+        return;
+    }
+    for (first, pair_end) in starts.iter().zip(ends().skip(1)) {
+        push_word(text, from + first..pair_end, scratch, words);
     }
 }
 
@@ -179,9 +257,15 @@ fn path_in(chunk: &str) -> Option<&str> {
     if !chunk.bytes().any(|b| b == b'/' || b == b'.') {
         return None;
     }
-    let trimmed = chunk
+    let mut trimmed = chunk
         .trim_start_matches(|c: char| !is_word_char(c) && c != '/')
         .trim_end_matches(|c: char| !is_word_char(c));
+    // Chinese or Japanese runs into a path without a space: the path starts at its `/`.
+    if let Some(slash) = trimmed.find('/') {
+        if trimmed[..slash].chars().all(is_unspaced_letter) {
+            trimmed = &trimmed[slash..];
+        }
+    }
     let bytes = trimmed.as_bytes();
     let joined = |i: usize| {
         let after = bytes
@@ -429,6 +513,29 @@ mod tests {
             };
             assert_eq!(ASCII_WORD[usize::from(b)], expected, "{b}");
         }
+    }
+
+    #[test]
+    fn chinese_and_japanese_read_as_pairs_of_characters() {
+        assert_eq!(forms("退款订单"), ["退款", "款订", "订单"]);
+        assert_eq!(forms("会議は明日"), ["会議", "議は", "は明", "明日"]);
+        // A lone character is a word; Latin words, numbers and paths keep their form.
+        assert_eq!(forms("北 Q2 收入"), ["北", "q2", "收入"]);
+        assert_eq!(
+            forms("写到/outputs/地区汇总.csv，再读回"),
+            ["写到", "/outputs/地区汇总.csv", "再读", "读回"]
+        );
+        // Korean is written with spaces: its words stay whole.
+        assert_eq!(forms("한국어 문장"), ["한국어", "문장"]);
+    }
+
+    #[test]
+    fn chinese_punctuation_separates_and_ends_sentences() {
+        let tokens = Tokens::of("退款订单。没有计入，收入");
+        let ends: Vec<bool> = tokens.words.iter().map(|w| w.ends_sentence).collect();
+        assert_eq!(ends, [false, false, true, false, false, false, true]);
+        same("退款订单没有计入", "退\u{200B}款订单没有计\u{2060}入");
+        same("退款，订单", "退款、订单");
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::model::expect::{pattern, Op};
 use crate::model::time::{self, Frequency, Recurrence, ZonedDateTime};
 use crate::model::value::{FieldValue, NumberValue};
 use crate::model::world::FieldType;
+use crate::unicode::is_unspaced_letter;
 
 /// Reads a JSON value as a value of `ty`; the error says what was expected.
 pub fn from_json(json: &Json, ty: &FieldType, zone: Tz) -> Result<FieldValue, String> {
@@ -191,11 +192,11 @@ fn text_words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut word = String::new();
     for c in text.chars() {
-        if ideographic(c) || !c.is_alphanumeric() {
+        if is_unspaced_letter(c) || !c.is_alphanumeric() {
             if !word.is_empty() {
                 words.push(std::mem::take(&mut word).to_lowercase());
             }
-            if ideographic(c) {
+            if is_unspaced_letter(c) {
                 words.push(c.to_string());
             }
         } else {
@@ -206,11 +207,6 @@ fn text_words(text: &str) -> Vec<String> {
         words.push(word.to_lowercase());
     }
     words
-}
-
-/// Han (CJK unified ideographs and extension A), hiragana and katakana.
-fn ideographic(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30FF}' | '\u{3400}'..='\u{4DBF}' | '\u{4E00}'..='\u{9FFF}')
 }
 
 fn equal(actual: &FieldValue, expected: &FieldValue) -> bool {

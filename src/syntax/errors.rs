@@ -7,7 +7,7 @@
 
 use pest::error::{Error, ErrorVariant, InputLocation};
 
-use super::Rule;
+use super::{strings, Rule};
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, Span};
 
@@ -53,6 +53,11 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
         d = d.help(
             "delete the invisible character: editors may not show it (a byte order mark may only open a file)",
         );
+    } else if let Some(word) = word_in_another_script(&text[pos..]) {
+        d = d.help(format!(
+            "names are written in ASCII letters, digits, `_`, `-` and `.`; write a name in another script as a string: `{}`",
+            strings::quote(word)
+        ));
     } else if text[pos..].starts_with('}') {
         d = d.help("this `}` closes no block; remove it or add the matching `{`");
     } else if text[pos..].starts_with('{') {
@@ -65,6 +70,19 @@ pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Dia
         );
     }
     d
+}
+
+/// The word `rest` starts with, when it starts with a letter outside ASCII (a Chinese
+/// column name, an accented key), as a string would hold it.
+fn word_in_another_script(rest: &str) -> Option<&str> {
+    let first = rest.chars().next()?;
+    if first.is_ascii() || !first.is_alphabetic() {
+        return None;
+    }
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .unwrap_or(rest.len());
+    Some(rest[..end].trim_end_matches(['.', '-']))
 }
 
 fn too_deep(file: FileId, text: &str, pos: usize) -> Diagnostic {

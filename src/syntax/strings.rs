@@ -2,11 +2,14 @@
 //!
 //! Escapes: `\"`, `\\`, `\n`, `\r`, `\t` and `\u{…}` (1–6 hex digits). A text block
 //! opens with `"""` at the end of a line and closes with `"""` alone on a line; each line
-//! between is trimmed, consecutive lines are joined by one space, and a blank line
-//! starts a new paragraph (joined by a newline).
+//! between is trimmed, consecutive lines are joined by one space (none between Chinese
+//! or Japanese characters, which are written without spaces: see
+//! [`joins_lines_without_space`]), and a blank line starts a new paragraph (joined by a
+//! newline).
 
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, Span};
+use crate::unicode::joins_lines_without_space;
 
 pub(crate) fn unescape(
     raw: &str,
@@ -139,7 +142,7 @@ pub(crate) fn fold_text_block(
                 paragraphs.push(std::mem::take(&mut current));
             }
         } else {
-            if !current.is_empty() {
+            if needs_space(&current, trimmed) {
                 current.push(' ');
             }
             let lead = line.len() - line.trim_start().len();
@@ -151,6 +154,19 @@ pub(crate) fn fold_text_block(
         paragraphs.push(current);
     }
     paragraphs.join("\n")
+}
+
+/// Whether two consecutive lines of a text block are joined by a space: not at the
+/// start of a paragraph, nor between two characters of scripts written without spaces
+/// (`…收入` then `写到…` is `…收入写到…`).
+fn needs_space(before: &str, after: &str) -> bool {
+    match (before.chars().next_back(), after.chars().next()) {
+        (None, _) => false,
+        (Some(last), Some(first)) => {
+            !(joins_lines_without_space(last) && joins_lines_without_space(first))
+        }
+        (Some(_), None) => true,
+    }
 }
 
 /// The quoted literal for `text`, escaping only what must be escaped.
@@ -187,12 +203,13 @@ pub fn foldable(text: &str) -> bool {
 }
 
 /// Splits `text` at spaces into lines of at most `width` characters (a longer word
-/// stands alone on its line).
+/// stands alone on its line). A space between two Chinese or Japanese characters is
+/// never a break: folding would join the lines without it.
 pub fn wrap(text: &str, width: usize) -> Vec<&str> {
     let mut lines = Vec::new();
     let (mut line_start, mut line_end, mut line_chars) = (0, 0, 0);
     let mut word_start = 0;
-    for word in text.split(' ') {
+    for word in text.split(breaks_line(text)) {
         let word_chars = word.chars().count();
         if line_end > line_start && line_chars + 1 + word_chars > width {
             lines.push(&text[line_start..line_end]);
@@ -208,6 +225,20 @@ pub fn wrap(text: &str, width: usize) -> Vec<&str> {
     }
     lines.push(&text[line_start..line_end]);
     lines
+}
+
+/// A pattern for [`str::split`] matching the spaces of `text` a line may break at:
+/// those not between two characters that [`joins_lines_without_space`].
+fn breaks_line(text: &str) -> impl FnMut(char) -> bool + '_ {
+    let mut previous = None;
+    let mut rest = text.chars();
+    move |c| {
+        rest.next();
+        let before = previous.replace(c);
+        c == ' '
+            && !(before.is_some_and(joins_lines_without_space)
+                && rest.clone().next().is_some_and(joins_lines_without_space))
+    }
 }
 
 #[cfg(test)]
@@ -261,6 +292,18 @@ mod tests {
     }
 
     #[test]
+    fn chinese_and_japanese_lines_join_without_a_space() {
+        let (text, _) = fold("\"\"\"\n  请读取销售表，\n  把收入写到\n  /outputs/a.csv。\n  会議は\n  明日です\n\"\"\"");
+        assert_eq!(
+            text,
+            "请读取销售表，把收入写到 /outputs/a.csv。会議は明日です"
+        );
+        // Latin text next to Chinese keeps its space, and so does Korean.
+        let (text, _) = fold("\"\"\"\n  收入\n  revenue\n  한국어\n  문장\n\"\"\"");
+        assert_eq!(text, "收入 revenue 한국어 문장");
+    }
+
+    #[test]
     fn text_block_layout_mistakes_are_reported() {
         assert_eq!(fold("\"\"\"one\"\"\"").1.len(), 1);
         assert_eq!(fold("\"\"\"x\n a\n\"\"\"").1.len(), 1);
@@ -281,6 +324,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn wrapping_never_breaks_where_folding_would_drop_the_space() {
+        let text = "收入 写到 表格 a b 。 c";
+        for width in 1..text.len() {
+            let lines = wrap(text, width);
+            let block = format!("\"\"\"\n{}\n\"\"\"", lines.join("\n"));
+            assert_eq!(fold(&block).0, text, "{width}: {lines:?}");
+        }
+        assert_eq!(wrap(text, 1), ["收入 写到 表格", "a", "b", "。", "c"]);
     }
 
     #[test]
