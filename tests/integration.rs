@@ -39,6 +39,7 @@ mod nesting;
 mod outputs;
 mod paths;
 mod quick_fixes;
+mod quotable_texts;
 mod refusal_times;
 mod replay_cli;
 mod reply_checks;

@@ -9,7 +9,8 @@
 //! [`crate::leaks`] finds between the two — the same rule, on the same texts in the same
 //! order, that the blinding proof of `casec bundle` applies to the bundles, so a suite
 //! `casec check` passes is one `casec bundle` writes. Identifiers (tags, clocks) are
-//! not prose and are not compared.
+//! not prose and are not compared, and neither are the texts of a field the shape
+//! declares `quotable` (shown to the model on purpose, for checks to quote: a policy).
 //!
 //! A leak that involves text the case wrote is the case's own diagnostic. A leak
 //! between texts the case only inherits (the suite's tool contracts and its scoring
@@ -180,6 +181,7 @@ impl<'a> Sides<'a> {
             HashSet::with_capacity_and_hasher(visible.len(), FixedState::default());
         let visible = visible
             .into_iter()
+            .filter(|(what, _)| !quotable(suite, what))
             .filter(|(_, t)| seen.insert(key_of(t)))
             .collect();
         Sides {
@@ -187,6 +189,12 @@ impl<'a> Sides<'a> {
             visible: leaks::reading_order(case, visible),
         }
     }
+}
+
+/// Whether a model text is of a field its shape declares `quotable`: shown to the model
+/// on purpose for hidden texts to quote, so not a place hidden words leak to.
+fn quotable(suite: &Suite, what: &What) -> bool {
+    matches!(what, What::Field { field, .. } if suite.shape.quotable(field))
 }
 
 /// What the rule found for a case: the words of the case's hidden and visible texts

@@ -867,8 +867,8 @@ codes! {
     /// leaves a verdict without a name, a layout key whose source is neither a field, a
     /// built-in nor a part of the item laid out, a missing `layout master`, `bundle` or
     /// `result`, a result layout without the keys `casec report` reads, a `checks` field no
-    /// `derive` names (its statements would make no check), `inherited` on a suite field —
-    /// and a bundle layout that would show the model a field not declared `model`.
+    /// `derive` names (its statements would make no check), `inherited` on a suite field,
+    /// `quotable` on a field that is not `model` — and a bundle layout that would show the model a field not declared `model`.
     ///
     /// ```case
     /// shape errands {

@@ -102,13 +102,27 @@ pub fn bundle_value(suite: &Suite, case: &Case) -> Value {
 /// be pointed at where it was written: the texts of the sources the bundle layout
 /// holds (its shape's reader allows only model-visible ones). A tool's argument list is
 /// derived from its declaration: each entry is placed at the argument's name.
-pub fn model_facing_texts(suite: &Suite, case: &Case) -> Vec<(String, Text)> {
+pub fn model_facing_texts(suite: &Suite, case: &Case) -> Vec<(Shown, Text)> {
     let shared = SuiteModelTexts::of(suite);
     let case_texts = crate::model::texts::case_texts(suite, case);
     model_texts_of(suite, case, &case_texts, &shared)
         .into_iter()
-        .map(|(what, text)| (what.to_string(), text.into_owned()))
+        .map(|(what, text)| {
+            let quotable = matches!(what, What::Field { field, .. } if suite.shape.quotable(field));
+            let shown = Shown {
+                what: what.to_string(),
+                quotable,
+            };
+            (shown, text.into_owned())
+        })
         .collect()
+}
+
+/// What a model-facing text is, for messages, and whether it is of a field the shape
+/// declares `quotable` (which the leak rule does not read).
+pub struct Shown {
+    pub what: String,
+    pub quotable: bool,
 }
 
 /// What every case's model texts draw on, made once per suite: the suite's texts and

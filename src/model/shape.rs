@@ -39,6 +39,15 @@ pub struct ImportDefaults {
     pub world_schema: Option<Name>,
 }
 
+impl Shape {
+    /// Whether the texts of the field `key` (a suite or a case field) are quotable: the
+    /// leak rule does not read them as what the model sees.
+    pub fn quotable(&self, key: &str) -> bool {
+        let fields = self.suite_fields.iter().chain(&self.case_fields);
+        fields.filter(|f| f.key.as_str() == key).any(|f| f.quotable)
+    }
+}
+
 /// The position of a field among its shape's suite or case fields.
 pub type FieldId = usize;
 
@@ -80,6 +89,9 @@ pub struct FieldDecl {
     /// Cases take it from the suite, their category or a profile when they do not set it.
     pub inherited: bool,
     pub visibility: Visibility,
+    /// Shown to the model on purpose, to be quoted (a policy): the leak rule lets hidden
+    /// texts repeat its words. Only a `model` field is quotable.
+    pub quotable: bool,
     /// For repeated kinds: how many statements a case (or suite) may and must have.
     pub at_most: Option<usize>,
     pub at_least: usize,

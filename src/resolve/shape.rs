@@ -52,7 +52,7 @@ pub const SHAPE_KEYS: &[KeySpec<'static>] = &[
         "field",
         false,
         true,
-        "`field KEY KIND [required] [inherited] [VISIBILITY]`: a field of every case.",
+        "`field KEY KIND [required] [inherited] [VISIBILITY] [quotable]`: a field of every case.",
     ),
     key(
         "grading",
@@ -343,7 +343,7 @@ fn shape_error(message: String, span: Span, label: impl Into<String>) -> Diagnos
     Diagnostic::new(codes::SHAPE_DEFINITION, message).primary(span, label)
 }
 
-/// `field KEY KIND [required] [inherited] [VISIBILITY] { doc; at_most; at_least }`.
+/// `field KEY KIND [required] [inherited] [VISIBILITY] [quotable] { doc; at_most; at_least }`.
 fn read_fields<'a>(
     statements: impl Iterator<Item = &'a Statement>,
     level: Level,
@@ -387,8 +387,8 @@ fn read_field(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<FieldDecl> {
     let usage = match level {
-        Level::Suite => "suite_field KEY KIND [required] [VISIBILITY] { doc \"…\" }",
-        _ => "field KEY KIND [required] [inherited] [VISIBILITY] { doc \"…\" }",
+        Level::Suite => "suite_field KEY KIND [required] [VISIBILITY] [quotable] { doc \"…\" }",
+        _ => "field KEY KIND [required] [inherited] [VISIBILITY] [quotable] { doc \"…\" }",
     };
     let words: Option<Vec<Name>> = statement
         .values
@@ -408,9 +408,11 @@ fn read_field(
     };
     let kind = read_kind(kind, level, diags)?;
     let (mut required, mut inherited, mut visibility) = (false, false, None);
+    let mut quotable: Option<&Name> = None;
     for flag in flags {
         match flag.as_str() {
             "required" => required = true,
+            "quotable" => quotable = Some(flag),
             "inherited" if level == Level::Case => inherited = true,
             "inherited" => {
                 diags.push(
@@ -434,7 +436,7 @@ fn read_field(
                     return None;
                 }
                 None => {
-                    let words: Vec<&str> = ["required", "inherited"]
+                    let words: Vec<&str> = ["required", "inherited", "quotable"]
                         .into_iter()
                         .chain(Visibility::VARIANTS.iter().map(|v| v.as_str()))
                         .collect();
@@ -451,6 +453,19 @@ fn read_field(
                 }
             },
         }
+    }
+    // Hidden unless said otherwise: a forgotten visibility never reaches a model.
+    let visibility = visibility.unwrap_or(Visibility::Evaluator);
+    if let Some(flag) = quotable.filter(|_| visibility != Visibility::Model) {
+        diags.push(
+            shape_error(
+                format!("field `{}` is `quotable` but not shown to the model", key.as_str()),
+                flag.span,
+                format!("a `{}` field", visibility.as_str()),
+            )
+            .help("`quotable` marks a `model` field whose words hidden texts may repeat (a policy the checks quote); add `model`, or remove `quotable`"),
+        );
+        return None;
     }
     let block = body(statement);
     keys::check_keys(block, &[FIELD_KEYS], "a field block", key.span, diags);
@@ -490,8 +505,8 @@ fn read_field(
         kind,
         required: required || at_least > 0,
         inherited,
-        // Hidden unless said otherwise: a forgotten visibility never reaches a model.
-        visibility: visibility.unwrap_or(Visibility::Evaluator),
+        visibility,
+        quotable: quotable.is_some(),
         at_most,
         at_least,
         one_of,

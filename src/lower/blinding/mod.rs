@@ -6,7 +6,9 @@
 //! bundle. The strings are scanned in the order of the model-facing texts they come
 //! from ([`model_facing_texts`]), as `casec check` scans those texts, so the two find
 //! the same leaks; a string that comes from no model-facing text (which would be a
-//! mistake of the lowering) is scanned after them. A hit becomes a `hidden_text_leak`
+//! mistake of the lowering) is scanned after them. A string of a field the shape
+//! declares `quotable` (shown on purpose, for hidden texts to quote) is not scanned,
+//! as `casec check` does not read it. A hit becomes a `hidden_text_leak`
 //! error pointing at the hidden text that leaked and at the model-facing text that
 //! repeats it, one per hidden text and string, naming every bundle it reaches.
 //!
@@ -135,15 +137,19 @@ fn ordered_strings<'b>(suite: &Suite, case: &Case, bundle: &'b Value) -> Vec<&'b
         by_value.entry(*s).or_insert(*s);
     }
     let mut taken = HashSet::new();
+    let mut quoted = HashSet::new();
     let mut out = Vec::new();
-    for (_, text) in leaks::reading_order(case, model_facing_texts(suite, case)) {
+    for (shown, text) in leaks::reading_order(case, model_facing_texts(suite, case)) {
         if let Some(s) = by_value.get(text.as_str()) {
-            if taken.insert(*s) {
+            if shown.quotable {
+                quoted.insert(*s);
+            } else if taken.insert(*s) {
                 out.push(*s);
             }
         }
     }
-    out.extend(in_bundle.into_iter().filter(|s| taken.insert(*s)));
+    let unread = in_bundle.into_iter().filter(|s| !quoted.contains(s));
+    out.extend(unread.filter(|s| taken.insert(*s)));
     out
 }
 
@@ -189,7 +195,8 @@ fn locate(suite: &Suite, string: &str, cases: &[usize]) -> Option<(String, Text)
     let case = suite.cases.get(*cases.first()?)?;
     model_facing_texts(suite, case)
         .into_iter()
-        .find(|(_, t)| t.as_str() == string)
+        .find(|(shown, t)| !shown.quotable && t.as_str() == string)
+        .map(|(shown, t)| (shown.what, t))
 }
 
 /// "the bundle of TUJ-011", "20 bundles (TUJ-021, TUJ-022, TUJ-023, …)".
