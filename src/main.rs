@@ -129,6 +129,10 @@ enum Command {
         /// Write the result record to FILE instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Grade the files a real run left in DIR (DIR/outputs/a.csv is /outputs/a.csv):
+        /// after the trace, DIR's files become the run's file store (docs/traces.md).
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
         #[command(flatten)]
         trust: TrustArgs,
         #[command(flatten)]
@@ -551,6 +555,7 @@ fn main() -> ExitCode {
             trace,
             suite,
             output,
+            workspace,
             trust,
             report,
         } => reporting(report.options(), |reporter| {
@@ -560,6 +565,7 @@ fn main() -> ExitCode {
                     trace: &trace,
                     suite: suite.as_deref(),
                     output: output.as_deref(),
+                    workspace: workspace.as_deref(),
                     trust: trust.trust(),
                 },
                 reporter,

@@ -1,6 +1,6 @@
 //! `casec export` writes the layouts other benchmarks ship, from the suites in casec:
 //! DonnaBench's JSON Lines with exactly the keys of its data card, DuMateBench's task
-//! folders with an evaluator that decides the artifact checks on a workspace; and an
+//! folders whose evaluator grades a run with a copy of the suite; and an
 //! exported file imports back into the suite it came from.
 
 use std::collections::BTreeSet;
@@ -131,17 +131,24 @@ fn donnabench_lines_import_back_into_the_same_lines() {
     let _ = fs::remove_dir_all(&dir);
 }
 
-/// The folders the DuMateBench card lists in every task.
-const TASK_FILES: [&str; 5] = [
+/// The folders the DuMateBench card lists in every task, and what the evaluator needs:
+/// its program, the task it grades and the suite it grades with.
+const TASK_FILES: [&str; 7] = [
     "instruction.md",
     "task.yaml",
     "task_type_feature.json",
     "workspace_seed",
     "evaluator/evaluate.py",
+    "evaluator/task.json",
+    "evaluator/suite/suite.case",
 ];
 
+/// Each task folder carries a copy of the suite that checks clean, and the run the
+/// evaluator grades (its program runs `casec replay --workspace`'s code through the
+/// Python package: python/tests/test_dumate_evaluator.py runs it) passes on the golden
+/// run's workspace and fails on an empty one.
 #[test]
-fn dumate_task_folders_are_complete_and_their_evaluator_grades_a_workspace() {
+fn dumate_task_folders_are_complete_and_carry_the_suite_they_are_graded_with() {
     let dir = scratch("dumate");
     let out = dir.join("tasks");
     let run = casec(&[
@@ -168,6 +175,18 @@ fn dumate_task_folders_are_complete_and_their_evaluator_grades_a_workspace() {
             assert!(task.join(file).exists(), "{} has no {file}", task.display());
         }
         let id = task.file_name().unwrap().to_string_lossy().to_string();
+        let spec: Value =
+            serde_json::from_str(&fs::read_to_string(task.join("evaluator/task.json")).unwrap())
+                .unwrap();
+        assert_eq!(spec["case_id"], id.as_str());
+        assert_eq!(spec["export"], "dumate");
+        let copy = task.join("evaluator/suite");
+        let checked = casec(&["check", copy.to_str().unwrap()]);
+        assert!(
+            checked.status.success(),
+            "{}",
+            String::from_utf8_lossy(&checked.stderr)
+        );
         let Some(golden) = golden_trace("cases/dumate", &id) else {
             panic!("no golden trace for {id}");
         };
@@ -175,43 +194,39 @@ fn dumate_task_folders_are_complete_and_their_evaluator_grades_a_workspace() {
         let workspace = dir.join(format!("golden-{id}"));
         copy_tree(&task.join("workspace_seed"), &workspace.join("workspace"));
         write_files_of(&golden, &workspace);
-        let graded = evaluate(task, &workspace);
-        assert!(
-            graded.status.success(),
-            "{id} on its golden workspace: {}",
-            String::from_utf8_lossy(&graded.stdout)
-        );
-        let summary = last_json(&graded);
-        let decided = summary["checks"].as_object().map_or(0, |c| c.len());
-        assert!(
-            decided > 0,
-            "the evaluator decides no check of {id}: {summary}"
+        let graded = grade(&copy, &id, &golden, &workspace);
+        assert_ne!(
+            graded["outcome"], "fail",
+            "{id} on its golden workspace: {graded}"
         );
         let empty = dir.join(format!("empty-{id}"));
         fs::create_dir_all(&empty).unwrap();
-        let graded = evaluate(task, &empty);
+        let graded = grade(&copy, &id, &golden, &empty);
         assert_eq!(
-            graded.status.code(),
-            Some(1),
-            "{id} on an empty workspace: {}",
-            String::from_utf8_lossy(&graded.stdout)
+            graded["outcome"], "fail",
+            "{id} on an empty workspace: {graded}"
         );
     }
     let _ = fs::remove_dir_all(&dir);
 }
 
-fn evaluate(task: &Path, workspace: &Path) -> Output {
-    Command::new("python3")
-        .arg(task.join("evaluator/evaluate.py"))
-        .arg(workspace)
-        .output()
-        .expect("python3 runs the exported evaluator")
-}
-
-fn last_json(output: &Output) -> Value {
-    let text = String::from_utf8_lossy(&output.stdout);
-    let line = text.lines().last().unwrap_or_default();
-    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {text}"))
+/// The result record of `trace` replayed over `workspace`.
+fn grade(suite: &Path, id: &str, trace: &Path, workspace: &Path) -> Value {
+    let run = casec(&[
+        "replay",
+        id,
+        "--trace",
+        trace.to_str().unwrap(),
+        suite.to_str().unwrap(),
+        "--workspace",
+        workspace.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_slice(&run.stdout).unwrap()
 }
 
 fn golden_trace(suite: &str, id: &str) -> Option<PathBuf> {

@@ -358,7 +358,7 @@ fn run_compile(area: &str, input: &Path, base: &Path, failures: &mut Vec<String>
             .filter(|_| !compilation.has_errors())
         {
             for name in casec::lower::export::export_names(suite) {
-                if let Some(Err(stopped)) = casec::lower::export::export(suite, name) {
+                if let Some(Err(stopped)) = casec::lower::export::export(suite, name, &[]) {
                     diagnostics.extend(stopped);
                 }
             }

@@ -53,3 +53,4 @@ mod text_operators;
 mod tools;
 mod trust;
 mod why_checks_fail;
+mod workspace_grading;

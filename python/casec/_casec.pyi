@@ -174,8 +174,11 @@ class Suite:
         trace: list[dict[str, JSON]],
         model: Optional[str] = None,
         run_id: Optional[str] = None,
+        workspace: Optional[str] = None,
     ) -> dict[str, JSON]:
-        """The result record of a trace (``Session.trace``'s events) replayed in a fresh sandbox: ``casec replay``'s; ``model`` and ``run_id`` name who made the run; TrustError for programs the suite may not run."""
+        """The result record of a trace (``Session.trace``'s events) replayed in a fresh sandbox: ``casec replay``'s; ``model`` and ``run_id`` name who made the run; with ``workspace`` (a folder a real run left), its files become the run's file store after the trace (OSError if it cannot be read); TrustError for programs the suite may not run."""
+    def reward(self, record: dict[str, JSON], export: str) -> dict[str, JSON]:
+        """The reward file of a result record, as the folder export ``export``'s evaluator declares it (``reward KEY VALUE``); ValueError for an unknown export or a record not of this suite."""
     def case(self, case_id: str) -> CaseInfo:
         """Evaluator-side facts of a case: category, follow-ups, checks and critical failures."""
     def session(

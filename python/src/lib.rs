@@ -23,7 +23,8 @@ use std::sync::{Arc, Mutex};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{
-    PyException, PyKeyError, PyPermissionError, PyRuntimeError, PyTypeError, PyValueError,
+    PyException, PyKeyError, PyOSError, PyPermissionError, PyRuntimeError, PyTypeError,
+    PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -36,7 +37,7 @@ use casec::judge::{
     VerdictSource,
 };
 use casec::model::expect::Decided;
-use casec::model::shape::{Builtin, Verdict};
+use casec::model::shape::{Builtin, ExportFormat, FileContent, Verdict};
 use casec::model::{Case, Suite as Model};
 use casec::runtime::serve::{Ended, Session as Serving};
 use casec::runtime::trust::{refusals, Consent, Trust};
@@ -380,7 +381,12 @@ impl Suite {
     /// them) replayed in a fresh sandbox of the case: `casec replay`'s record, from the
     /// same code. A malformed event raises `ValueError` naming its line; a case whose
     /// programs the suite was not trusted to run raises `TrustError`.
-    #[pyo3(signature = (case_id, trace, model = None, run_id = None))]
+    ///
+    /// With `workspace` (a folder a real run left: `workspace/outputs/a.csv` is
+    /// `/outputs/a.csv`), its files become the run's file store after the trace, so the
+    /// checks grade what is on disk (`casec replay --workspace`); a folder that cannot be
+    /// read raises `OSError`.
+    #[pyo3(signature = (case_id, trace, model = None, run_id = None, workspace = None))]
     fn replay(
         &self,
         py: Python<'_>,
@@ -388,6 +394,7 @@ impl Suite {
         trace: &Bound<'_, PyAny>,
         model: Option<&str>,
         run_id: Option<&str>,
+        workspace: Option<PathBuf>,
     ) -> PyResult<PyObject> {
         let suite = self.loaded.model();
         let (_, case) = find_case(suite, case_id)?;
@@ -424,14 +431,18 @@ impl Suite {
         let record = py.allow_threads(|| {
             let mut runtime = Runtime::new(suite, case, sandbox).trusting(trust);
             runtime.label = run_label(model, run_id);
-            let runtime = casec::runtime::replay::play(runtime, &events);
-            casec::runtime::replay::result_record(
+            let mut runtime = casec::runtime::replay::play(runtime, &events);
+            if let Some(root) = &workspace {
+                casec::runtime::workspace::overlay(&mut runtime, root)
+                    .map_err(|e| format!("cannot grade the workspace: {e}"))?;
+            }
+            Ok::<_, String>(casec::runtime::replay::result_record(
                 suite,
                 &runtime,
                 &casec::runtime::replay::findings(&runtime),
-            )
+            ))
         });
-        to_py(py, &record)
+        to_py(py, &record.map_err(PyOSError::new_err)?)
     }
 
     /// What a harness needs to know of a case beside its bundle: id, title, category,
@@ -592,6 +603,51 @@ impl Suite {
         to_py(
             py,
             &judged_record::judged(suite, &record, &judgements, &settings),
+        )
+    }
+
+    /// The reward file an exported evaluator writes for a result record (`replay`'s):
+    /// the keys the `evaluator` of the folder export `export` declares (`reward KEY
+    /// VALUE`), computed by the same code as `casec`'s. An unknown export, or a record
+    /// that is not one of this suite's, raises `ValueError`.
+    fn reward(
+        &self,
+        py: Python<'_>,
+        record: &Bound<'_, PyAny>,
+        export: &str,
+    ) -> PyResult<PyObject> {
+        let suite = self.loaded.model();
+        let rewards = suite
+            .shape
+            .exports
+            .iter()
+            .filter(|e| e.name.as_str() == export)
+            .find_map(|e| match &e.format {
+                ExportFormat::Folders(files) => files.iter().find_map(|f| match &f.content {
+                    FileContent::Evaluator { rewards } => Some(rewards),
+                    _ => None,
+                }),
+                ExportFormat::JsonLines(_) => None,
+            })
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "the suite's shape has no folder export `{export}` with an evaluator"
+                ))
+            })?;
+        let text = to_json(py, record, "the record")?.to_string();
+        let mut db = casec::source::SourceDb::new();
+        let file = db.add("record", text.as_str(), casec::source::Origin::User);
+        let read = casec::runtime::report::read_records(file, &text, suite).map_err(|found| {
+            let why = found.first().map(|d| d.message.clone()).unwrap_or_default();
+            PyValueError::new_err(format!("not a result record of this suite: {why}"))
+        })?;
+        let [record] = read.as_slice() else {
+            return Err(PyValueError::new_err("give one result record"));
+        };
+        let (_, case) = find_case(suite, &record.case_id)?;
+        to_py(
+            py,
+            &casec::runtime::reward::reward(suite, case, record, rewards),
         )
     }
 

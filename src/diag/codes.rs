@@ -847,7 +847,7 @@ codes! {
 
     /// `casec export` cannot write a case in the format its shape declares: a
     /// folder export `seed`s the case's workspace but the case has no `world` (or the suite no
-    /// file tools), its `evaluator` has no expectations to hold, or a seeded file's path would
+    /// file tools), its `evaluator` has no world to grade a run in, or a seeded file's path would
     /// leave its folder (`/workspace/../x`).
     ///
     /// ```case

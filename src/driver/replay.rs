@@ -15,7 +15,7 @@ use crate::runtime::replay::{Findings, Miss};
 use crate::runtime::trace::TraceEvent;
 use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace, Found};
 use crate::runtime::trust::Trust;
-use crate::runtime::Runtime;
+use crate::runtime::{workspace, Runtime};
 use crate::source::SourceDb;
 use crate::{Compilation, Sources};
 
@@ -30,11 +30,13 @@ pub struct ReplayArgs<'a> {
     /// `suite.case`, or the current folder for a case id.
     pub suite: Option<&'a Path>,
     pub output: Option<&'a Path>,
+    /// A folder of files a real run left, graded in place of the sandbox's store.
+    pub workspace: Option<&'a Path>,
     /// What the user allows the suite's programs (`--trust`).
     pub trust: Trust,
 }
 
-/// `casec replay CASE --trace TRACE.jsonl [SUITE] [-o FILE] [--trust [--trust-outside]]`
+/// `casec replay CASE --trace TRACE.jsonl [SUITE] [-o FILE] [--workspace DIR] [--trust [--trust-outside]]`
 pub fn replay(args: ReplayArgs, reporter: &Reporter) -> u8 {
     let case_file = Path::new(args.case);
     let is_file = args.case.ends_with(".case") || case_file.is_file();
@@ -90,7 +92,16 @@ pub fn replay(args: ReplayArgs, reporter: &Reporter) -> u8 {
             .help("add `world { … }` to the case (docs/worlds.md) so a sandbox can run it");
         return reporter.report(&SourceDb::new(), &[d], 0);
     };
-    let text = record_text(model, &replayed(model, case, sandbox, &events, args.trust));
+    let mut runtime = replayed(model, case, sandbox, &events, args.trust);
+    if let Some(root) = args.workspace {
+        if let Err(error) = workspace::overlay(&mut runtime, root) {
+            let d = Diagnostic::new(codes::IO, format!("cannot grade the workspace: {error}"))
+                .at_path(load::display(root))
+                .help("give the folder a run left, its paths under it as the checks name them (DIR/outputs/a.csv for /outputs/a.csv)");
+            return reporter.report(&SourceDb::new(), &[d], 0).max(code);
+        }
+    }
+    let text = record_text(model, &runtime);
     let inputs = (&compilation.db, &[args.trace][..]);
     write_output(
         args.output,

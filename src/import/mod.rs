@@ -253,7 +253,7 @@ pub fn import_lines(
                 .exports
                 .iter()
                 .find(|e| matches!(e.format, ExportFormat::JsonLines(_)))?;
-            match crate::lower::export::export(s, name.name.as_str())? {
+            match crate::lower::export::export(s, name.name.as_str(), &[])? {
                 Ok(crate::lower::export::Exported::Lines(text)) => Some(text),
                 _ => None,
             }

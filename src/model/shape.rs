@@ -676,9 +676,33 @@ pub enum FileContent {
     Seed {
         from: Option<Text>,
     },
-    /// The case's expectations over the files a run leaves (`file` assertions), and a
-    /// program that checks a produced workspace against them.
-    Evaluator,
+    /// A program that grades a run (its log and the workspace it left) with casec's own
+    /// checks, through the Python package, over a copy of the suite; and the reward
+    /// file it writes.
+    Evaluator {
+        rewards: Vec<Reward>,
+    },
+}
+
+/// `reward KEY VALUE [if FIELD WORD]`: a key of the reward file an exported evaluator
+/// writes, computed from the run's result record.
+#[derive(Clone, Debug)]
+pub struct Reward {
+    pub key: Name,
+    pub value: RewardValue,
+    /// Only for a case whose `names` (or text) field FIELD holds WORD; `null` otherwise.
+    pub only_if: Option<(Name, Name)>,
+}
+
+#[derive(Clone, Debug)]
+pub enum RewardValue {
+    /// 1 when the run passed: every check passed by machine, nothing left for review,
+    /// no critical failure; else 0.
+    Passed,
+    /// The share of the case's checks that passed (a check left for review has not).
+    Share,
+    /// 1 when every check of the dimension passed, else 0; `null` for a case without one.
+    Dimension(Name),
 }
 
 #[cfg(test)]

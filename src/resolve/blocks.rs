@@ -32,6 +32,7 @@ pub fn block_specs<'a>(path: &[&str], shape: Option<&'a Shape>) -> Option<Vec<Ke
         ["shape", "field" | "suite_field"] => fixed(&[super::shape::FIELD_KEYS]),
         ["shape", "grading"] => fixed(&[super::shape::GRADING_KEYS]),
         ["shape", "import"] => fixed(&[super::shape::IMPORT_KEYS]),
+        ["shape", "export", "evaluator"] => fixed(&[super::shape::REWARD_KEYS]),
         ["case", "expect" | "forbid"] => fixed(&[super::world::expect::ASSERTIONS]),
         ["suite", rest @ ..] => Some(suite_block(rest, shape)),
         ["category"] | ["profile"] => Some(shape.map_or_else(|| vec![APPLY], layer_keys)),

@@ -16,7 +16,7 @@ use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::shape::{
     Builtin, CheckCount, Derivation, Dimension, Entry, Evidence, Export, ExportFile, ExportFormat,
     FeatureTag, FieldDecl, FileContent, Grading, ImportDefaults, Item, JudgedOn, Kind, Layout,
-    LayoutSource, Level, Outcome, Part, Shape, Slot, Verdict, Visibility,
+    LayoutSource, Level, Outcome, Part, Reward, RewardValue, Shape, Slot, Verdict, Visibility,
 };
 use crate::model::{Name, Text};
 use crate::source::Span;
@@ -123,6 +123,13 @@ pub const FIELD_KEYS: &[KeySpec<'static>] = &[
     ),
 ];
 
+pub const REWARD_KEYS: &[KeySpec<'static>] = &[key(
+    "reward",
+    false,
+    true,
+    "`reward KEY passed|share|DIMENSION [if FIELD WORD]`: a key of the reward file the evaluator writes.",
+)];
+
 pub const GRADING_KEYS: &[KeySpec<'static>] = &[
     key(
         "dimension",
@@ -225,6 +232,7 @@ fn read_shape(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) 
         suite: &suite_fields,
         case: &case_fields,
         templates: &templates,
+        grading: &grading,
     };
     let mut layouts: HashMap<&str, Layout> = HashMap::new();
     for s in all(statements, "layout") {
@@ -914,6 +922,8 @@ struct LayoutCx<'a> {
     suite: &'a [FieldDecl],
     case: &'a [FieldDecl],
     templates: &'a HashMap<&'a str, &'a Statement>,
+    /// The dimensions an evaluator's `reward` may name.
+    grading: &'a Grading,
 }
 
 /// Where a layout is: its level, whether it reaches the model, whether a run's results
@@ -1274,6 +1284,85 @@ fn read_export(
     Some(Export { name, format })
 }
 
+/// `reward KEY passed|share|DIMENSION [if FIELD WORD]` (repeated): the keys of the reward
+/// file an exported evaluator writes.
+fn read_rewards(
+    evaluator: &Statement,
+    cx: &LayoutCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<Reward>> {
+    let before = diags.len();
+    let block = body(evaluator);
+    keys::check_keys(
+        block,
+        &[REWARD_KEYS],
+        "an evaluator block",
+        evaluator.key.span,
+        diags,
+    );
+    let mut rewards: Vec<Reward> = Vec::new();
+    for statement in block.iter().filter(|s| s.name() == "reward") {
+        let words: Option<Vec<Name>> = statement
+            .values
+            .iter()
+            .map(|v| v.as_ident().map(|_| values::text_of(v)))
+            .collect();
+        let (key, value, only_if) = match words.as_deref() {
+            Some([key, value]) => (key, value, None),
+            Some([key, value, word_if, field, word]) if word_if.as_str() == "if" => {
+                (key, value, Some((field.clone(), word.clone())))
+            }
+            _ => {
+                diags.push(
+                    Diagnostic::new(codes::BAD_ARGUMENTS, "`reward` is not written as expected")
+                        .primary(statement.span, "expected a key, a value and an optional `if FIELD WORD`, as names")
+                        .help("write `reward KEY passed`, `reward KEY share` or `reward KEY DIMENSION [if FIELD WORD]`"),
+                );
+                continue;
+            }
+        };
+        let value = match value.as_str() {
+            "passed" => RewardValue::Passed,
+            "share" => RewardValue::Share,
+            name if cx.grading.dimension(name).is_some() => RewardValue::Dimension(value.clone()),
+            name => {
+                let dimensions = cx.grading.dimensions.iter().map(|d| d.name.as_str());
+                let values: Vec<&str> = ["passed", "share"].into_iter().chain(dimensions).collect();
+                let d = shape_error(
+                    format!("`{name}` is not a reward value"),
+                    value.span,
+                    "not `passed`, `share` or a dimension",
+                );
+                diags.push(match suggest(name, values.iter().copied()) {
+                    Some(near) => d.help(format!("did you mean `{near}`?")),
+                    None => d.help(format!("write one of: {}", values.join(", "))),
+                });
+                continue;
+            }
+        };
+        if let Some((field, _)) = &only_if {
+            let known = cx.case.iter().find(|f| f.key.as_str() == field.as_str());
+            if !known.is_some_and(|f| matches!(f.kind, Kind::Names | Kind::Text | Kind::Category)) {
+                diags.push(
+                    shape_error(format!("`{}` is not a case field of words", field.as_str()), field.span, "a reward's condition reads this field")
+                        .help("name a `names`, `text` or `category` field of the case, such as `capabilities`"),
+                );
+                continue;
+            }
+        }
+        if let Some(first) = rewards.iter().find(|r| r.key.as_str() == key.as_str()) {
+            diags.push(super::duplicate("reward", key, first.key.span));
+            continue;
+        }
+        rewards.push(Reward {
+            key: key.clone(),
+            value,
+            only_if,
+        });
+    }
+    (diags.len() == before).then_some(rewards)
+}
+
 /// One file of a folder export.
 fn export_file(
     statement: &Statement,
@@ -1281,7 +1370,7 @@ fn export_file(
     cx: &LayoutCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ExportFile> {
-    let usage = "file \"PATH\" text SOURCE`, `file \"PATH\" json|yaml { layout }`, `seed \"FOLDER\" [from \"/PREFIX\"]` or `evaluator \"FOLDER\"";
+    let usage = "file \"PATH\" text SOURCE`, `file \"PATH\" json|yaml { layout }`, `seed \"FOLDER\" [from \"/PREFIX\"]` or `evaluator \"FOLDER\" { reward KEY VALUE … }";
     let bad = |diags: &mut Vec<Diagnostic>| {
         diags.push(
             Diagnostic::new(
@@ -1352,7 +1441,9 @@ fn export_file(
                 return None;
             }
         },
-        ("evaluator", []) => FileContent::Evaluator,
+        ("evaluator", []) => FileContent::Evaluator {
+            rewards: read_rewards(statement, cx, diags)?,
+        },
         _ => {
             bad(diags);
             return None;

@@ -13,7 +13,8 @@
 //! Every call goes into the trace with what [`eval`] needs to decide expectations —
 //! its arguments, whether it failed, the records it returned and changed — but not its
 //! full result, so memory and time per call stay flat however long a session runs.
-//! [`replay`] runs a trace file ([`trace`], found by [`trace_files`]) and builds the result record; [`report`]
+//! [`replay`] runs a trace file ([`trace`], found by [`trace_files`]) and builds the result record,
+//! over a workspace on disk when one is given ([`workspace`]); [`report`]
 //! aggregates result records into the suite's required reporting. The rules are
 //! documented in docs/traces.md and docs/tools.md.
 
@@ -25,6 +26,7 @@ pub mod eval;
 pub mod framing;
 pub mod replay;
 pub mod report;
+pub mod reward;
 pub mod serve;
 pub mod services;
 pub mod state;
@@ -32,6 +34,7 @@ pub mod trace;
 pub mod trace_files;
 pub mod trust;
 pub mod values;
+pub mod workspace;
 
 use std::collections::HashMap;
 

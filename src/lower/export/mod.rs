@@ -15,10 +15,12 @@
 
 mod yaml;
 
-use serde_json::{json, Map, Value as Json};
+use std::sync::Arc;
+
+use serde_json::{json, Value as Json};
 
 use crate::diag::{codes, Diagnostic};
-use crate::model::expect::{Assertion, Expectation, FileStore, Sandbox};
+use crate::model::expect::FileStore;
 use crate::model::shape::{
     Entry, ExportFile, ExportFormat, FileContent, Layout, LayoutSource, Slot,
 };
@@ -27,9 +29,8 @@ use crate::model::{Case, Suite, Text};
 
 use super::json_style::to_master_string;
 use super::layout::{Cx, View};
-use super::sandbox::assertion_json;
 
-/// The program a folder export's evaluator runs (Python 3, standard library only).
+/// The program a folder export's evaluator runs (Python 3 with the casec package).
 pub const EVALUATE_PY: &str = include_str!("evaluate.py");
 
 /// What an export writes.
@@ -51,8 +52,20 @@ pub fn export_names(suite: &Suite) -> Vec<&str> {
         .collect()
 }
 
+/// The files of a suite by their path in its folder (`suite.case`, `tasks/t1.case`),
+/// which an export's evaluator carries.
+pub type SuiteFiles = [(String, Arc<str>)];
+
+/// The folder, inside an evaluator's, that holds the copy of the suite.
+const EVALUATOR_SUITE: &str = "suite";
+
 /// The export `name` of `suite`; `None` when its shape declares no such export.
-pub fn export(suite: &Suite, name: &str) -> Option<Result<Exported, Vec<Diagnostic>>> {
+/// `files` are the suite's own, for an evaluator to carry.
+pub fn export(
+    suite: &Suite,
+    name: &str,
+    files: &SuiteFiles,
+) -> Option<Result<Exported, Vec<Diagnostic>>> {
     let export = suite
         .shape
         .exports
@@ -60,7 +73,9 @@ pub fn export(suite: &Suite, name: &str) -> Option<Result<Exported, Vec<Diagnost
         .find(|e| e.name.as_str() == name)?;
     Some(match &export.format {
         ExportFormat::JsonLines(layout) => Ok(Exported::Lines(lines(suite, layout))),
-        ExportFormat::Folders(files) => folders(suite, files).map(Exported::Folders),
+        ExportFormat::Folders(folder_files) => {
+            folders(suite, name, folder_files, files).map(Exported::Folders)
+        }
     })
 }
 
@@ -78,7 +93,12 @@ fn lines(suite: &Suite, layout: &Layout) -> String {
     out
 }
 
-fn folders(suite: &Suite, files: &[ExportFile]) -> Result<Vec<(String, Vec<u8>)>, Vec<Diagnostic>> {
+fn folders(
+    suite: &Suite,
+    export: &str,
+    files: &[ExportFile],
+    suite_files: &SuiteFiles,
+) -> Result<Vec<(String, Vec<u8>)>, Vec<Diagnostic>> {
     let store = crate::model::tool::file_store(&suite.tools).and_then(Result::ok);
     let mut out = Vec::new();
     let mut diags = Vec::new();
@@ -121,16 +141,14 @@ fn folders(suite: &Suite, files: &[ExportFile]) -> Result<Vec<(String, Vec<u8>)>
                         Err(d) => diags.push(d),
                     }
                 }
-                FileContent::Evaluator => match evaluator(suite, case, &file.path) {
-                    Ok(spec) => {
-                        out.push((format!("{path}/expectations.json"), spec.into_bytes()));
-                        out.push((
-                            format!("{path}/evaluate.py"),
-                            EVALUATE_PY.as_bytes().to_vec(),
-                        ));
+                FileContent::Evaluator { .. } => {
+                    match evaluator(case, export, &file.path, suite_files) {
+                        Ok(written) => {
+                            out.extend(written.into_iter().map(|(p, c)| (format!("{path}/{p}"), c)))
+                        }
+                        Err(d) => diags.push(d),
                     }
-                    Err(d) => diags.push(d),
-                },
+                }
             }
         }
     }
@@ -230,71 +248,41 @@ fn seed(
     Ok(out)
 }
 
-/// Whether an assertion is about files only, so a produced workspace decides it.
-fn about_files(assertion: &Assertion) -> bool {
-    match assertion {
-        Assertion::File(_) => true,
-        Assertion::Any(inner) | Assertion::Not(inner) => inner.iter().all(about_files),
-        _ => false,
-    }
-}
-
-/// The assertions of the groups naming `id`, when there are some and all are about
-/// files.
-fn file_assertions(groups: &[Expectation], id: &str) -> Option<Vec<Json>> {
-    let naming: Vec<&Expectation> = groups
-        .iter()
-        .filter(|g| g.ids.iter().any(|i| i.as_str() == id))
-        .collect();
-    let assertions: Vec<&Assertion> = naming.iter().flat_map(|g| &g.assertions).collect();
-    (!assertions.is_empty() && assertions.iter().all(|a| about_files(a)))
-        .then(|| assertions.into_iter().map(assertion_json).collect())
-}
-
-/// `expectations.json`: the checks and critical failures a produced workspace decides,
-/// and those it cannot (a trace or a reader does): listed, so no one takes them as met.
-fn evaluator(suite: &Suite, case: &Case, at: &Text) -> Result<String, Diagnostic> {
-    let Some(sandbox) = &case.sandbox else {
+/// The evaluator of a case: the program, what it grades (`task.json`: the case, the
+/// export whose rewards it writes, where the suite is) and a copy of the suite's files,
+/// which the program loads with the casec Python package to replay the run's log over
+/// the workspace it left: the checks are casec's own, never a copy of them.
+fn evaluator(
+    case: &Case,
+    export: &str,
+    at: &Text,
+    files: &SuiteFiles,
+) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
+    if case.sandbox.is_none() {
         return Err(export_error(
             case,
-            format!("case {} has no expectations to evaluate", case.id.as_str()),
+            format!("case {} has no world to grade a run in", case.id.as_str()),
             at,
-            "give the case a `world` and `expect` blocks with `file` assertions over the artifacts it must produce",
+            "give the case a `world` with the files of its workspace and `expect` blocks over what it must produce",
         ));
-    };
-    Ok(expectations(suite, case, sandbox))
-}
-
-fn expectations(suite: &Suite, case: &Case, sandbox: &Sandbox) -> String {
-    let mut checks = Vec::new();
-    let mut not_checked = Vec::new();
-    for check in &case.checks {
-        let id = check.id.as_str();
-        match file_assertions(&sandbox.expectations, id) {
-            Some(assertions) => checks.push(json!({
-                "id": id,
-                "requirement": check.requirement.as_str(),
-                "assertions": assertions,
-            })),
-            None => {
-                not_checked.push(json!({ "id": id, "requirement": check.requirement.as_str() }))
-            }
-        }
     }
-    let mut criticals = Vec::new();
-    for critical in suite.criticals(case) {
-        match file_assertions(&sandbox.forbidden, &critical.id) {
-            Some(assertions) => criticals.push(json!({ "id": critical.id, "description": critical.text.as_str(), "assertions": assertions })),
-            None => not_checked.push(json!({ "id": critical.id, "requirement": critical.text.as_str() })),
-        }
-    }
-    let mut spec = Map::new();
-    spec.insert("format".into(), json!("casec-evaluator/1"));
-    spec.insert("case_id".into(), json!(case.id.as_str()));
-    spec.insert("checks".into(), Json::Array(checks));
-    spec.insert("critical_failures".into(), Json::Array(criticals));
-    spec.insert("not_checked".into(), Json::Array(not_checked));
-    let mut text = serde_json::to_string_pretty(&Json::Object(spec)).unwrap_or_default();
-    text.push('\n');
-    text
+    let task = json!({
+        "format": "casec-evaluator/2",
+        "case_id": case.id.as_str(),
+        "export": export,
+        "suite": EVALUATOR_SUITE,
+    });
+    let mut task = serde_json::to_string_pretty(&task).unwrap_or_default();
+    task.push('\n');
+    let mut out = vec![
+        ("evaluate.py".to_string(), EVALUATE_PY.as_bytes().to_vec()),
+        ("task.json".to_string(), task.into_bytes()),
+    ];
+    out.extend(files.iter().map(|(path, text)| {
+        (
+            format!("{EVALUATOR_SUITE}/{path}"),
+            text.as_bytes().to_vec(),
+        )
+    }));
+    Ok(out)
 }
