@@ -133,11 +133,12 @@ fn donnabench_lines_import_back_into_the_same_lines() {
 
 /// The folders the DuMateBench card lists in every task, and what the evaluator needs:
 /// its program, the task it grades and the suite it grades with.
-const TASK_FILES: [&str; 7] = [
+const TASK_FILES: [&str; 8] = [
     "instruction.md",
     "task.yaml",
     "task_type_feature.json",
     "workspace_seed",
+    "web_reference/endpoints.json",
     "evaluator/evaluate.py",
     "evaluator/task.json",
     "evaluator/suite/suite.case",

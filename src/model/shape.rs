@@ -676,6 +676,9 @@ pub enum FileContent {
     Seed {
         from: Option<Text>,
     },
+    /// The world's web references: every record of the collection the suite's `http`
+    /// tools answer from, as `endpoints.json` (url, method, status, body) in this folder.
+    Web,
     /// A program that grades a run (its log and the workspace it left) with casec's own
     /// checks, through the Python package, over a copy of the suite; and the reward
     /// file it writes.

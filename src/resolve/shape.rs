@@ -1370,7 +1370,7 @@ fn export_file(
     cx: &LayoutCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ExportFile> {
-    let usage = "file \"PATH\" text SOURCE`, `file \"PATH\" json|yaml { layout }`, `seed \"FOLDER\" [from \"/PREFIX\"]` or `evaluator \"FOLDER\" { reward KEY VALUE … }";
+    let usage = "file \"PATH\" text SOURCE`, `file \"PATH\" json|yaml { layout }`, `seed \"FOLDER\" [from \"/PREFIX\"]`, `web \"FOLDER\"` or `evaluator \"FOLDER\" { reward KEY VALUE … }";
     let bad = |diags: &mut Vec<Diagnostic>| {
         diags.push(
             Diagnostic::new(
@@ -1441,6 +1441,7 @@ fn export_file(
                 return None;
             }
         },
+        ("web", []) => FileContent::Web,
         ("evaluator", []) => FileContent::Evaluator {
             rewards: read_rewards(statement, cx, diags)?,
         },

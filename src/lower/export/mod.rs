@@ -24,6 +24,7 @@ use crate::model::expect::FileStore;
 use crate::model::shape::{
     Entry, ExportFile, ExportFormat, FileContent, Layout, LayoutSource, Slot,
 };
+use crate::model::tool::{Binding, Service};
 use crate::model::value::FieldValue;
 use crate::model::{Case, Suite, Text};
 
@@ -141,6 +142,11 @@ fn folders(
                         Err(d) => diags.push(d),
                     }
                 }
+                FileContent::Web => {
+                    if let Some(text) = web(suite, case) {
+                        out.push((format!("{path}/endpoints.json"), text.into_bytes()));
+                    }
+                }
                 FileContent::Evaluator { .. } => {
                     match evaluator(case, export, &file.path, suite_files) {
                         Ok(written) => {
@@ -246,6 +252,48 @@ fn seed(
         out.push((inside.to_string(), content.into_bytes()));
     }
     Ok(out)
+}
+
+/// `endpoints.json`: the case's web references, every record of the collection the
+/// suite's `http` tools answer from, in world order: `url`, `method` (`null` when the
+/// tools do not tell methods apart), `status`, `body`. None for a case without a world
+/// or a suite without `http` tools: there is nothing to reference.
+fn web(suite: &Suite, case: &Case) -> Option<String> {
+    let http = suite.tools.iter().find_map(|tool| match &tool.binding {
+        Binding::Service(bound) => match &bound.service {
+            Service::Http(http) => Some(http),
+            _ => None,
+        },
+        _ => None,
+    })?;
+    let sandbox = case.sandbox.as_ref()?;
+    let field = |record: &crate::model::world::Record, name: Option<&str>| {
+        let value = name.and_then(|name| {
+            record
+                .fields
+                .iter()
+                .find(|(n, _)| n.as_str() == name)
+                .map(|(_, v)| v.to_json())
+        });
+        value.unwrap_or(Json::Null)
+    };
+    let endpoints: Vec<Json> = sandbox
+        .world
+        .records
+        .iter()
+        .filter(|r| r.collection.as_str() == http.endpoints.as_str())
+        .map(|r| {
+            json!({
+                "url": field(r, Some(http.url_field.as_str())),
+                "method": field(r, http.method_field.as_ref().map(|m| m.as_str())),
+                "status": field(r, Some(http.status_field.as_str())),
+                "body": field(r, Some(http.body_field.as_str())),
+            })
+        })
+        .collect();
+    let mut text = serde_json::to_string_pretty(&endpoints).unwrap_or_default();
+    text.push('\n');
+    Some(text)
 }
 
 /// The evaluator of a case: the program, what it grades (`task.json`: the case, the
