@@ -49,6 +49,7 @@ mod roundtrip;
 mod runtime;
 mod schemas;
 mod serve_cli;
+mod step_limit;
 mod text_operators;
 mod tools;
 mod trust;

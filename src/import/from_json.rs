@@ -359,7 +359,7 @@ impl Reader {
         match field.kind {
             Kind::Texts => self.texts(value, path).map(V::Texts),
             Kind::Names => self.texts(value, path).map(V::Names),
-            Kind::Number => self.number(value, path).map(V::Number),
+            Kind::Number | Kind::StepLimit => self.number(value, path).map(V::Number),
             Kind::Data => self.data(value, path).map(|d| V::Data(Box::new(d))),
             _ => self.text(value, path).map(V::Text),
         }

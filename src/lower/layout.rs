@@ -314,7 +314,7 @@ fn case_field<'a, S: Serializer>(
     s: S,
 ) -> Result<S::Ok, S::Error> {
     match decl.kind {
-        Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data => {
+        Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data | Kind::StepLimit => {
             plain(decl, case.value(id), s)
         }
         Kind::Category => text_or_null(case.category.as_ref(), s),

@@ -147,6 +147,19 @@ impl Suite {
         self.values.get(id)?.as_ref()
     }
 
+    /// The most tool calls a run of `case` may make: the value of the case's
+    /// `step_limit` field, when the shape declares one and the case has it.
+    pub fn step_limit(&self, case: &Case) -> Option<u64> {
+        let fields = &self.shape.case_fields;
+        let id = fields
+            .iter()
+            .position(|f| f.kind == shape::Kind::StepLimit)?;
+        match case.value(id)? {
+            Value::Number(n) => n.value.as_u64(),
+            _ => None,
+        }
+    }
+
     /// Every critical failure that applies to `case`: its own (F1, F2, …), then the
     /// suite's (GF1, GF2, …), which a case inherits.
     pub fn criticals<'a>(&'a self, case: &'a Case) -> Vec<Critical<'a>> {

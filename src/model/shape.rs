@@ -118,6 +118,7 @@ impl FieldDecl {
             Kind::Revisions => format!("{key} CASE-ID \"…\""),
             Kind::Data | Kind::ResultTemplate => format!("{key} {{ … }}"),
             Kind::Number | Kind::CaseCount => format!("{key} 1"),
+            Kind::StepLimit => format!("{key} 30"),
             kind if kind.names() && !matches!(kind, Kind::Clock | Kind::Timezone) => {
                 format!("{key} NAME")
             }
@@ -188,6 +189,8 @@ pub enum Kind {
     CriticalFailures,
     /// `evidence DIMENSION "…"`: the evidence of checks of a dimension.
     Evidence,
+    /// The most tool calls a run may make: the sandbox refuses every call past it.
+    StepLimit,
     // Suite semantics.
     SystemPrompt,
     CaseCount,
@@ -235,7 +238,8 @@ impl Kind {
             | Kind::UnscriptedReply
             | Kind::Checks
             | Kind::CriticalFailures
-            | Kind::Evidence => Level::Case,
+            | Kind::Evidence
+            | Kind::StepLimit => Level::Case,
         }
     }
 
@@ -741,7 +745,7 @@ mod tests {
             words(Kind::VARIANTS),
             "text texts names number data category tags tools clock timezone user_message \
              conversation override followup unscripted_reply checks critical_failures \
-             evidence system_prompt case_count revisions reports result_template \
+             evidence step_limit system_prompt case_count revisions reports result_template \
              global_critical_failures outcomes"
         );
         assert_eq!(

@@ -123,7 +123,12 @@ pub fn case_texts<'a>(suite: &'a Suite, case: &'a Case) -> Vec<Labelled<'a>> {
     });
     for (id, field) in shape.case_fields.iter().enumerate() {
         match field.kind {
-            Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data => {
+            Kind::Text
+            | Kind::Texts
+            | Kind::Names
+            | Kind::Number
+            | Kind::Data
+            | Kind::StepLimit => {
                 if let Some(value) = case.value(id) {
                     c.value(field, value);
                 }

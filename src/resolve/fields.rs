@@ -255,6 +255,23 @@ pub fn read(field: &FieldDecl, block: &Keyed, diags: &mut Vec<Diagnostic>) -> Op
     (diags.len() == before).then_some(given)
 }
 
+/// A step limit: a whole number of tool calls, at least 1.
+fn step_limit(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Number> {
+    let number = values::number(statement, diags)?;
+    if number.value.as_u64().is_some_and(|n| n >= 1) {
+        return Some(number);
+    }
+    diags.push(
+        Diagnostic::new(
+            codes::BAD_ARGUMENTS,
+            format!("`{}` is not a step limit", statement.name()),
+        )
+        .primary(statement.span, "not a whole number of tool calls")
+        .help("write how many tool calls a run may make, at least 1: `max_steps 30`"),
+    );
+    None
+}
+
 fn read_statements(
     field: &FieldDecl,
     statements: &[&Statement],
@@ -274,6 +291,7 @@ fn read_statements(
         Kind::Texts => Given::Plain(Value::Texts(each(&|s, d| values::text(s, d), diags)?)),
         Kind::Names => Given::Plain(Value::Names(values::names(one, diags)?)),
         Kind::Number => Given::Plain(Value::Number(values::number(one, diags)?)),
+        Kind::StepLimit => Given::Plain(Value::Number(step_limit(one, diags)?)),
         Kind::Data => Given::Plain(Value::Data(Box::new(values::data(one, diags)?))),
         Kind::Category => Given::Name(values::name(one, diags)?),
         Kind::Tags | Kind::Tools => Given::Names(values::names(one, diags)?),

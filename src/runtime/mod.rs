@@ -159,6 +159,10 @@ pub struct Runtime<'a> {
     trust: trust::Trust,
     /// Who makes the run, for the result record (`model`, `run_id` in a result layout).
     pub label: crate::lower::layout::RunLabel,
+    /// The most tool calls the run may make (the case's step limit), and how many it
+    /// made: a call past the limit is refused.
+    step_limit: Option<u64>,
+    calls: u64,
 }
 
 impl<'a> Runtime<'a> {
@@ -188,6 +192,8 @@ impl<'a> Runtime<'a> {
             root: suite.root.clone(),
             trust: trust::Trust::default(),
             label: Default::default(),
+            step_limit: suite.step_limit(case),
+            calls: 0,
         }
     }
 
@@ -229,24 +235,17 @@ impl<'a> Runtime<'a> {
             .find(|t| t.name.as_str() != except && t.managed_collections().contains(&collection))
     }
 
-    /// Runs one tool call, records it in the trace and returns its result.
+    /// Runs one tool call, records it in the trace and returns its result. A call past
+    /// the case's step limit runs nothing: it is recorded, failed with `STEP_LIMIT`.
     pub fn call(&mut self, tool: &str, arguments: &Json) -> Json {
-        let (outcome, intercepted) = match self.tool(tool) {
-            None => {
-                let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
-                let message = match offered.as_slice() {
-                    [] => "this case offers no tools".to_string(),
-                    _ => format!("this case offers: {}", offered.join(", ")),
-                };
-                (CallResult::error("UNKNOWN_TOOL", message), false)
+        let limit = self.step_limit.filter(|&limit| self.calls >= limit);
+        self.calls += 1;
+        let (outcome, intercepted) = match (limit, self.tool(tool)) {
+            (Some(limit), _) => {
+                let message = format!("this run has made its {limit} tool calls: no more run");
+                (CallResult::error("STEP_LIMIT", message), false)
             }
-            Some(declared) => match arguments::validate(declared, arguments, self) {
-                Err(refusal) => (refusal, false),
-                Ok(()) => match self.interceptor(declared, arguments) {
-                    Some(rule) => (self.intercept(rule, declared, arguments), true),
-                    None => (self.run(declared, arguments), false),
-                },
-            },
+            (None, tool) => self.dispatch(tool, arguments),
         };
         let failed = outcome.failed();
         let error = failed
@@ -290,6 +289,28 @@ impl<'a> Runtime<'a> {
 
     pub fn user(&mut self, content: &str) {
         self.events.push(Event::User(content.to_string()));
+    }
+
+    /// A call of `tool` (when the case offers it): refused for its arguments, answered
+    /// by an override, or run; with whether an override answered it.
+    fn dispatch(&mut self, tool: Option<&'a Tool>, arguments: &Json) -> (CallResult, bool) {
+        match tool {
+            None => {
+                let offered: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+                let message = match offered.as_slice() {
+                    [] => "this case offers no tools".to_string(),
+                    _ => format!("this case offers: {}", offered.join(", ")),
+                };
+                (CallResult::error("UNKNOWN_TOOL", message), false)
+            }
+            Some(declared) => match arguments::validate(declared, arguments, self) {
+                Err(refusal) => (refusal, false),
+                Ok(()) => match self.interceptor(declared, arguments) {
+                    Some(rule) => (self.intercept(rule, declared, arguments), true),
+                    None => (self.run(declared, arguments), false),
+                },
+            },
+        }
     }
 
     /// Runs a validated call through the tool's binding.

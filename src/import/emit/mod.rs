@@ -61,7 +61,12 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
         // fields follow each other.
         let one_line = matches!(
             field.kind,
-            Kind::Text | Kind::Number | Kind::Names | Kind::CaseCount | Kind::Outcomes
+            Kind::Text
+                | Kind::Number
+                | Kind::StepLimit
+                | Kind::Names
+                | Kind::CaseCount
+                | Kind::Outcomes
         );
         let mark = w.out.len();
         if open.is_empty() && !(one_line && previous_one_line) {

@@ -141,7 +141,7 @@ fn slots(suite: &Suite, known: &[bool]) -> Vec<Slot> {
                 field,
                 dimension: Some(d.clone()),
             })),
-            Kind::Category | Kind::Texts | Kind::Number | Kind::Data => {}
+            Kind::Category | Kind::Texts | Kind::Number | Kind::StepLimit | Kind::Data => {}
             _ => out.push(Slot {
                 field,
                 dimension: None,

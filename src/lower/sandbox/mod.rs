@@ -82,6 +82,10 @@ pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
         "unscripted_reply".into(),
         json!(case.unscripted_reply_text()),
     );
+    // Only a shape that declares a step limit has one: other sandboxes are as before.
+    if let Some(limit) = suite.step_limit(case) {
+        m.insert("step_limit".into(), json!(limit));
+    }
     m.insert("checks".into(), checks(case, sandbox));
     m.insert("critical_failures".into(), criticals(suite, case, sandbox));
     Json::Object(m)
