@@ -170,7 +170,8 @@ pub enum Step {
         outcome: CallOutcome,
         conditions: Vec<Condition>,
     },
-    Asked,
+    /// A scripted follow-up question was asked: any, or the case's Nth (from 1).
+    Asked(Option<u32>),
 }
 
 #[derive(Clone, Debug)]
@@ -210,7 +211,8 @@ pub enum Assertion {
     },
     InOrder(Vec<Step>),
     OnlyAfter(Vec<Step>),
-    Asked,
+    /// A scripted follow-up question was asked: any, or the case's Nth (from 1).
+    Asked(Option<u32>),
     /// `file "PATH" { … }`: a file the run leaves, and what it holds. Boxed: unboxed
     /// it made an assertion 216 bytes (the others are 80 at most), and every list of
     /// assertions took that size for each one.

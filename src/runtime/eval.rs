@@ -130,8 +130,11 @@ pub fn miss(assertion: &Assertion, rt: &Runtime) -> Option<String> {
             })
         }
         Assertion::OnlyAfter(steps) => only_after_miss(rt, steps),
-        Assertion::Asked => (!rt.events.iter().any(is_scripted_question))
-            .then(|| "no scripted follow-up question was asked".to_string()),
+        Assertion::Asked(which) => (!rt.events.iter().any(|e| is_scripted_question(e, *which)))
+            .then(|| match which {
+                None => "no scripted follow-up question was asked".to_string(),
+                Some(n) => format!("scripted follow-up {n} was not asked"),
+            }),
         Assertion::File(file) => file_miss(file, state),
         Assertion::Reply(test) => reply_miss(test, rt),
         Assertion::Any(inner) => {
@@ -331,15 +334,16 @@ fn call_step(
     outcome.counts(call.failed) && call_matches(conditions, declared, &call.arguments, rt.cx())
 }
 
-/// The assistant asked one of the case's scripted follow-up questions.
-fn is_scripted_question(event: &Event) -> bool {
-    matches!(
-        event,
+/// The assistant asked one of the case's scripted follow-up questions (`which`: the
+/// Nth, from 1).
+fn is_scripted_question(event: &Event, which: Option<u32>) -> bool {
+    match event {
         Event::Asked {
-            followup: Some(_),
+            followup: Some(asked),
             ..
-        }
-    )
+        } => which.is_none_or(|n| *asked == n as usize),
+        _ => false,
+    }
 }
 
 /// The first difference between the initial world and the final state over
@@ -421,7 +425,7 @@ fn verified(rt: &Runtime, id: &str) -> bool {
 
 fn step_matches(step: &Step, event: &Event, rt: &Runtime) -> bool {
     match step {
-        Step::Asked => is_scripted_question(event),
+        Step::Asked(which) => is_scripted_question(event, *which),
         Step::Call {
             tool,
             outcome,

@@ -101,7 +101,13 @@ pub fn assertion(a: &Assertion) -> Json {
                 "only_after"
             }
         }
-        Assertion::Asked => "asked",
+        Assertion::Asked(which) => {
+            // Any follow-up writes nothing more: sandboxes before `asked N` are as they were.
+            if let Some(n) = which {
+                m.insert("followup".into(), json!(n));
+            }
+            "asked"
+        }
         Assertion::Reply(ReplyTest::Text { op, text }) => {
             m.insert("op".into(), json!(op.as_str()));
             m.insert("text".into(), json!(text.as_str()));
@@ -191,7 +197,8 @@ fn step(s: &Step) -> Json {
             "calls": outcome.as_str(),
             "where": conditions.iter().map(condition).collect::<Vec<_>>(),
         }),
-        Step::Asked => json!({ "step": "asked" }),
+        Step::Asked(None) => json!({ "step": "asked" }),
+        Step::Asked(Some(n)) => json!({ "step": "asked", "followup": n }),
     }
 }
 

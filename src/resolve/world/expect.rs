@@ -47,6 +47,8 @@ pub struct ExpectCx<'a> {
     /// The suite's tools and the names of those this case offers.
     pub tools: &'a [Tool],
     pub offered: &'a [Name],
+    /// How many scripted follow-ups the case has (`asked N` names one of them).
+    pub followups: usize,
 }
 
 /// The assertions of `statement`'s block (an `expect`, a `forbid`, an `any` or a
@@ -110,7 +112,7 @@ fn assertion(
         "verified" => verified(statement, cx, diags),
         "in_order" => steps(statement, cx, diags).map(Assertion::InOrder),
         "only_after" => only_after(statement, cx, diags),
-        "asked" => values::args(statement, &[], "asked", diags).map(|_| Assertion::Asked),
+        "asked" => asked(statement, cx, diags).map(Assertion::Asked),
         "file" => file(statement, cx, diags).map(|f| Assertion::File(Box::new(f))),
         "reply" => reply(statement, diags).map(Assertion::Reply),
         "any" => nested(statement, cx, diags).map(Assertion::Any),
@@ -424,7 +426,7 @@ fn steps(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
         .statements
         .iter()
         .filter_map(|s| match s.name() {
-            "asked" => values::args(s, &[], "asked", diags).map(|_| Step::Asked),
+            "asked" => asked(s, cx, diags).map(Step::Asked),
             _ => {
                 let (outcome, rest) = call_outcome(&s.values);
                 if !rest.is_empty() {
@@ -473,7 +475,7 @@ fn only_after(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Assertion> {
     let steps = steps(statement, cx, diags)?;
-    if steps.len() != 2 || matches!(steps[1], Step::Asked) {
+    if steps.len() != 2 || matches!(steps[1], Step::Asked(_)) {
         diags.push(
             Diagnostic::new(codes::BAD_ARGUMENTS, "`only_after` takes a first step and a call")
                 .primary(statement.span, "expected exactly two steps, the second a tool call")
@@ -503,6 +505,44 @@ const CSV_KEYS: &[KeySpec<'static>] = &[
         "`row { COLUMN VALUE [within T]; … }`: some data row has these cells.",
     ),
 ];
+
+/// `asked` (some scripted follow-up was asked) or `asked N` (the case's Nth, from 1).
+fn asked(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Option<u32>> {
+    if statement.values.is_empty() {
+        return values::args(statement, &[], "asked [N]", diags).map(|_| None);
+    }
+    let n = match statement.values.as_slice() {
+        [v] => match &v.kind {
+            ValueKind::Number(n) => n.parse::<u32>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    match n {
+        Some(n) if n >= 1 && (n as usize) <= cx.followups && statement.block.is_none() => {
+            Some(Some(n))
+        }
+        _ => {
+            let has = match cx.followups {
+                0 => "the case has no scripted follow-up".to_string(),
+                1 => "the case has 1 scripted follow-up: write `asked 1` or `asked`".to_string(),
+                n => format!("the case has {n} scripted follow-ups: write a number from 1 to {n}"),
+            };
+            diags.push(
+                Diagnostic::new(
+                    codes::BAD_ARGUMENTS,
+                    "`asked` names no scripted follow-up of the case",
+                )
+                .primary(
+                    statement.span,
+                    "expected `asked`, or `asked N` for the case's Nth follow-up",
+                )
+                .help(has),
+            );
+            None
+        }
+    }
+}
 
 /// `reply OP "text"` or `reply number N [within T]`.
 fn reply(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ReplyTest> {

@@ -179,6 +179,7 @@ impl<'a> SuiteWorld<'a> {
             filters,
             tools: self.tools,
             offered: &case.tools,
+            followups: case.followups.len(),
         };
         let checks: Vec<&str> = case.checks.iter().map(|c| c.id.as_str()).collect();
         let criticals = (case.critical_failures.len(), self.global_criticals);
