@@ -50,6 +50,7 @@ mod roundtrip;
 mod runtime;
 mod schemas;
 mod serve_cli;
+mod shared_worlds;
 mod step_limit;
 mod text_operators;
 mod tools;

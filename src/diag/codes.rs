@@ -346,7 +346,7 @@ codes! {
     /// `suite "Name" { … }`.
     MISSING_SUITE = "missing_suite" (error): "no suite block where one is needed";
 
-    /// `suite`, `tool` or `category` outside `suite.case` (or anything but a profile
+    /// `suite`, `tool`, `category` or a shared `world` outside `suite.case` (or anything but a profile
     /// in the stdlib).
     ///
     /// ```case
@@ -935,6 +935,21 @@ codes! {
     /// cases with a world are not reported again for it
     /// (`tests/ui/unknown_schema_reported_once.case`).
     UNKNOWN_SCHEMA = "unknown_schema" (error): "a suite names a world schema that is not declared";
+
+    /// A case's world starts `from` a shared world that suite.case does not declare
+    /// (`world NAME { … }`), or removes with `without` a record the shared world does not
+    /// write (that one is `unknown_record`).
+    ///
+    /// ```case
+    /// world home { lists L1 { title "Groceries" } }      # in suite.case
+    /// case TUJ-001 "…" {
+    ///   world { from hom }                               # error: did you mean `home`?
+    /// }
+    /// ```
+    ///
+    /// **Fix.** Name a `world` of suite.case ([worlds.md](worlds.md#shared-worlds-world-name-and-from)).
+    /// UI test: `tests/ui/shared_world.case`.
+    UNKNOWN_WORLD = "unknown_world" (error): "a case's world starts from a shared world the suite does not declare";
 
     /// A world record, a `new` declaration, an expectation or a call condition
     /// names a collection the world schema does not declare.

@@ -112,6 +112,9 @@ pub struct World {
     /// Ids of records written under an unknown collection (already reported): known,
     /// so that naming them elsewhere does not repeat the error.
     pub untyped_ids: Vec<Name>,
+    /// The world starts from a shared world that is unknown (reported): its records
+    /// are not all known, so names of records are not checked against them.
+    pub partial: bool,
 }
 
 impl World {

@@ -68,6 +68,10 @@ pub const TOP_LEVEL: &[KeySpec<'static>] = &[
         "A case category with its declared case count and defaults (suite.case only).",
     ),
     KeySpec::repeated("profile", "A named set of case defaults."),
+    KeySpec::repeated(
+        "world",
+        "`world NAME { records… }`: a world cases start from with `world { from NAME; … }` (suite.case only).",
+    ),
     KeySpec::repeated("case", "One benchmark case."),
     KeySpec::repeated(
         "schema",

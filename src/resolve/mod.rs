@@ -230,6 +230,7 @@ fn resolve_in_parts(
     let mut suites: Vec<&Statement> = Vec::new();
     let mut tools: Vec<&Statement> = Vec::new();
     let mut categories: Vec<&Statement> = Vec::new();
+    let mut shared_worlds: Vec<&Statement> = Vec::new();
     let mut cases: Vec<CasePlace> = Vec::new();
     let mut first_case: Option<Span> = None;
     let mut schemas: Vec<(&Statement, bool)> = Vec::new();
@@ -266,7 +267,7 @@ fn resolve_in_parts(
         for (index, statement) in file.statements.iter().enumerate() {
             match (statement.name(), role) {
                 ("profile", role) => profile_statements.push((statement, role == Role::Stdlib)),
-                ("suite" | "tool" | "category", Role::SuiteFile) => {
+                ("suite" | "tool" | "category" | "world", Role::SuiteFile) => {
                     let Some(statement) = kept_file.map(|f| &f.statements[index]) else {
                         continue;
                     };
@@ -274,6 +275,7 @@ fn resolve_in_parts(
                     match statement.name() {
                         "suite" => suites.push(statement),
                         "tool" => tools.push(statement),
+                        "world" => shared_worlds.push(statement),
                         _ => categories.push(statement),
                     }
                 }
@@ -291,7 +293,7 @@ fn resolve_in_parts(
                 }
                 ("schema", role) => schemas.push((statement, role == Role::Stdlib)),
                 ("shape", role) => shapes.push((statement, role == Role::Stdlib)),
-                (key @ ("suite" | "tool" | "category" | "case"), role) => {
+                (key @ ("suite" | "tool" | "category" | "case" | "world"), role) => {
                     diags.push(misplaced(statement, key, role))
                 }
                 _ => {}
@@ -368,7 +370,13 @@ fn resolve_in_parts(
         .chain(broken_tools)
         .collect();
     let tools_known = !schema.reported();
-    let worlds = world::SuiteWorld::new(schema, &tools, header.global_critical_failures.len());
+    let shared = world::SharedWorlds::read(&shared_worlds, &mut diags);
+    let worlds = world::SuiteWorld::new(
+        schema,
+        &tools,
+        header.global_critical_failures.len(),
+        &shared,
+    );
     let mut cx = case::Context::new(
         &shape,
         &suite_defaults,
@@ -394,6 +402,7 @@ fn resolve_in_parts(
         }
         None => resolve_cases(jobs, parts, &context, &mut diags),
     };
+    shared.report_once(&mut diags);
     order_cases(&mut resolved, header.order.as_deref(), &mut diags);
     let suite = Suite {
         shape: shape.clone(),

@@ -31,7 +31,7 @@ syn match caseComma contained ","
 syn match caseSeparator ";"
 
 " Top-level statements: only outside blocks, so `category` in a case is a field key.
-syn match caseDeclaration "^\%(suite\|tool\|category\|profile\|case\|schema\|shape\)\>" nextgroup=caseDeclName skipwhite
+syn match caseDeclaration "^\%(suite\|tool\|category\|profile\|case\|schema\|shape\|world\)\>" nextgroup=caseDeclName skipwhite
 syn match caseDeclName contained "[A-Za-z_][A-Za-z0-9_.-]*"
 
 " Statement keys inside blocks: at the start of a line or after `{` or `;`. Later

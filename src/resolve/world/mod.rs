@@ -23,6 +23,7 @@ pub mod filters;
 pub mod overrides;
 pub mod records;
 pub mod schema;
+pub mod shared;
 pub mod value;
 
 use std::sync::Arc;
@@ -41,6 +42,7 @@ use crate::model::world::WorldSchema;
 
 use expect::ExpectCx;
 use filters::FilterCx;
+pub use shared::SharedWorlds;
 
 /// The schema the suite block names with `world_schema`, among those declared.
 pub fn chosen_schema(
@@ -70,6 +72,8 @@ pub fn chosen_schema(
 pub struct SuiteWorld<'a> {
     schema: Chosen,
     tools: &'a [Tool],
+    /// The worlds cases may start from (`world NAME { … }`).
+    shared: &'a SharedWorlds<'a>,
     /// The file store the tools' `files.*` services agree on, if any.
     files: Option<FileStore>,
     global_criticals: usize,
@@ -101,9 +105,15 @@ impl Chosen {
 }
 
 impl<'a> SuiteWorld<'a> {
-    pub fn new(schema: Chosen, tools: &'a [Tool], global_criticals: usize) -> SuiteWorld<'a> {
+    pub fn new(
+        schema: Chosen,
+        tools: &'a [Tool],
+        global_criticals: usize,
+        shared: &'a SharedWorlds<'a>,
+    ) -> SuiteWorld<'a> {
         SuiteWorld {
             schema,
+            shared,
             files: crate::model::tool::file_store(tools).and_then(Result::ok),
             tools,
             global_criticals,
@@ -149,7 +159,14 @@ impl<'a> SuiteWorld<'a> {
             .timezone
             .as_ref()
             .and_then(|z| z.as_str().parse::<chrono_tz::Tz>().ok());
-        let world = records::read_world(world_statement, &schema, zone, self.files.as_ref(), diags);
+        let world = records::read_world(
+            world_statement,
+            &schema,
+            zone,
+            self.files.as_ref(),
+            self.shared,
+            diags,
+        );
         // Request ids first: any override's conditions and the expectations may name
         // any of them.
         let requests: Vec<Option<Name>> = override_statements
@@ -161,7 +178,7 @@ impl<'a> SuiteWorld<'a> {
         let filters = FilterCx {
             schema: &schema,
             zone,
-            ids: Some(&ids),
+            ids: (!world.partial).then_some(&ids),
             requests: &issued,
         };
         let machine_overrides: Vec<MachineOverride> = override_statements

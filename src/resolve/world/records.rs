@@ -29,6 +29,7 @@ use crate::model::world::{
     id_letters, Collection, FieldType, Record, Revision, World, WorldSchema, RESERVED_FIELDS,
 };
 
+use super::shared::SharedWorlds;
 use super::value::{self, TypeCx};
 
 /// Reads a world block. A record with errors is reported and kept with the fields that
@@ -42,6 +43,7 @@ pub fn read_world(
     schema: &WorldSchema,
     zone: Option<chrono_tz::Tz>,
     files: Option<&FileStore>,
+    shared: &SharedWorlds,
     diags: &mut Vec<Diagnostic>,
 ) -> World {
     let Some(block) = values::block_only(statement, diags) else {
@@ -50,7 +52,9 @@ pub fn read_world(
     let mut world = World::default();
     let mut heads: Vec<(&Collection, Name, &Statement)> = Vec::new();
     let mut seen = SeenIds::default();
-    for statement in &block.statements {
+    let (statements, whole) = shared.merged(&block.statements, diags);
+    world.partial = !whole;
+    for statement in statements {
         if statement.name() == "new" {
             read_new_ids(statement, schema, &mut seen, &mut world, diags);
         } else if let Some((collection, id)) = record_head(statement, schema, diags) {
