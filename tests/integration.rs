@@ -30,6 +30,7 @@ mod fields_schema;
 mod fmt;
 mod fmt_cli;
 mod github_paths;
+mod integer_type;
 mod judge_cli;
 mod judge_hardening;
 mod judge_output;

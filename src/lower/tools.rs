@@ -73,6 +73,7 @@ fn field_description(ty: &FieldType) -> String {
         }
         FieldType::Bool => "true or false".into(),
         FieldType::Number => "a number".into(),
+        FieldType::Integer => "a whole number".into(),
         FieldType::Enum(values) => format!("one of: {}", values.join(", ")),
         FieldType::Ref(targets) => format!("the id of a record of {}", either(targets)),
         FieldType::List(item) => format!("a list, each item {}", field_description(item)),
@@ -212,6 +213,7 @@ fn field_schema(ty: &FieldType, schema: Option<&WorldSchema>) -> Json {
         | FieldType::Recurrence => json!({ "type": "string" }),
         FieldType::Bool => json!({ "type": "boolean" }),
         FieldType::Number => json!({ "type": "number" }),
+        FieldType::Integer => json!({ "type": "integer" }),
         FieldType::Enum(values) => json!({ "type": "string", "enum": values }),
         FieldType::Ref(targets) => {
             let prefixes: Vec<&str> = schema

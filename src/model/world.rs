@@ -79,6 +79,8 @@ pub enum FieldType {
     Recurrence,
     Bool,
     Number,
+    /// A whole number (stored as a number: `3` equals `3.0`).
+    Integer,
     Enum(Vec<String>),
     /// A record id of one of these collections.
     Ref(Vec<String>),
@@ -97,6 +99,7 @@ impl FieldType {
             FieldType::Recurrence => "recurrence".into(),
             FieldType::Bool => "bool".into(),
             FieldType::Number => "number".into(),
+            FieldType::Integer => "integer".into(),
             FieldType::Enum(values) => format!("enum {}", values.join(" ")),
             FieldType::Ref(targets) => format!("ref {}", targets.join(" ")),
             FieldType::List(item) => format!("list {}", item.describe()),

@@ -39,6 +39,10 @@ pub fn from_json(json: &Json, ty: &FieldType, zone: Tz) -> Result<FieldValue, St
             Json::Number(n) => Ok(FieldValue::Number(NumberValue(n.clone()))),
             _ => Err("expected a number".to_string()),
         },
+        FieldType::Integer => match json {
+            Json::Number(n) if whole(n) => Ok(FieldValue::Number(NumberValue(n.clone()))),
+            _ => Err("expected a whole number".to_string()),
+        },
         FieldType::Enum(options) => {
             let word = text()?;
             if options.iter().any(|o| o == word) {
@@ -207,6 +211,15 @@ fn text_words(text: &str) -> Vec<String> {
         words.push(word.to_lowercase());
     }
     words
+}
+
+/// Whether a JSON number is whole: an integer, or a float without a fraction (`3.0`),
+/// since numbers compare by value.
+pub fn whole(n: &serde_json::Number) -> bool {
+    n.is_i64()
+        || n.is_u64()
+        || n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 fn equal(actual: &FieldValue, expected: &FieldValue) -> bool {

@@ -5,9 +5,10 @@
 //!   the layout's key order, as DonnaBench's tasks config is).
 //! * `folders`: one folder per case, named by its id, holding the files the export
 //!   declares: a text field as is, a layout as JSON or YAML, the world's files
-//!   (`seed`), and an evaluator (`evaluator`): the case's expectations over the files a
-//!   run leaves, with a standalone program that checks a produced workspace against
-//!   them ([`EVALUATE_PY`]).
+//!   (`seed`), its web references (`web`), and an evaluator (`evaluator`): a program
+//!   ([`EVALUATE_PY`]) that grades a run's log and workspace with casec's own checks,
+//!   through the Python package, over a copy of the suite's files, and writes the
+//!   reward file the export declares.
 //!
 //! Export runs on a model without errors; a case that cannot be written in the format
 //! (a seed without a world, a file path that would leave its folder) is an `export`

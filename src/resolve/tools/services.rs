@@ -285,7 +285,9 @@ fn read_http(b: &mut Binder) -> Option<Service> {
         })?),
         false => None,
     };
-    let status_field = b.field("status_field", endpoints, |ty| *ty == FieldType::Number)?;
+    let status_field = b.field("status_field", endpoints, |ty| {
+        matches!(ty, FieldType::Number | FieldType::Integer)
+    })?;
     let body_field = b.field("body_field", endpoints, |ty| *ty == FieldType::Text)?;
     Some(Service::Http(Http {
         endpoints: endpoints.name.clone(),

@@ -235,7 +235,9 @@ fn typed_operand(
         (Op::Contains | Op::Lacks, FieldType::Text) => FieldType::Text,
         (Op::Contains | Op::Lacks, FieldType::List(item)) => (**item).clone(),
         (Op::Before | Op::After, FieldType::Date | FieldType::Time | FieldType::DateTime)
-        | (Op::Before | Op::After, FieldType::Duration | FieldType::Number) => ty.clone(),
+        | (Op::Before | Op::After, FieldType::Duration | FieldType::Number | FieldType::Integer) => {
+            ty.clone()
+        }
         (Op::In, _) => FieldType::List(Box::new(ty.clone())),
         (op, FieldType::Text) if op.text_only() => FieldType::Text,
         _ => {

@@ -332,6 +332,7 @@ pub(crate) fn read_type(
         "recurrence" => Some(FieldType::Recurrence),
         "bool" => Some(FieldType::Bool),
         "number" => Some(FieldType::Number),
+        "integer" => Some(FieldType::Integer),
         _ => None,
     };
     let needs_args = |what: &str, diags: &mut Vec<Diagnostic>| {

@@ -72,6 +72,10 @@ pub fn read(
             .parse::<serde_json::Number>()
             .map(|n| FieldValue::Number(NumberValue(n)))
             .map_err(|_| mismatch("not a valid number".into())),
+        (FieldType::Integer, ValueKind::Number(n)) => match n.parse::<serde_json::Number>() {
+            Ok(n) if crate::runtime::values::whole(&n) => Ok(FieldValue::Number(NumberValue(n))),
+            _ => Err(mismatch("not a whole number".into())),
+        },
         (FieldType::Enum(options), ValueKind::Ident(word)) => {
             if options.iter().any(|option| option == word) {
                 Ok(FieldValue::Enum(word.to_string()))
@@ -187,6 +191,7 @@ fn how_to_write(ty: &FieldType) -> String {
         FieldType::Recurrence => "write e.g. daily or \"weekly tuesday\"".into(),
         FieldType::Bool => "write true or false".into(),
         FieldType::Number => "write a number".into(),
+        FieldType::Integer => "write a whole number".into(),
         FieldType::Enum(options) => format!("write one of: {}", options.join(", ")),
         FieldType::Ref(targets) => format!("write the id of a record of {}", targets.join(" or ")),
         FieldType::List(item) => match **item {
