@@ -13,6 +13,7 @@ mod lsp_client;
 mod support;
 
 mod architecture;
+mod argument_defaults;
 mod asked_which;
 mod bundle_blinding;
 mod bundle_cli;

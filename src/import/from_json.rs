@@ -834,5 +834,6 @@ fn contract_argument(contract: &Text) -> Argument {
         ty,
         required: true,
         doc: None,
+        default: None,
     }
 }

@@ -96,6 +96,9 @@ fn object_schema(arguments: &[Argument], schema: Option<&WorldSchema>) -> Json {
             let mut property = argument_schema(&a.ty, schema);
             if let Json::Object(m) = &mut property {
                 m.insert("description".into(), json!(argument_description(a)));
+                if let Some(default) = &a.default {
+                    m.insert("default".into(), default.clone());
+                }
             }
             (a.name.as_str().to_string(), property)
         })
@@ -352,6 +355,7 @@ mod tests {
             ty,
             required: true,
             doc: doc.map(|d| Text::new(d, NOWHERE)),
+            default: None,
         }
     }
 

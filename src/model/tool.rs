@@ -72,6 +72,9 @@ pub struct Argument {
     pub ty: ArgType,
     pub required: bool,
     pub doc: Option<Text>,
+    /// `default VALUE` of an optional argument: what a call that leaves it out (or
+    /// gives `null`) runs with, as JSON.
+    pub default: Option<serde_json::Value>,
 }
 
 /// The type of a tool argument: a world field type, or one of the types only calls have.

@@ -6,7 +6,11 @@
 //! correct its call. `null` stands for an optional argument left out. Values are read
 //! as [`super::values::from_json`] reads them, so every spelling a service accepts passes here.
 //! A `fields` object is only checked to be an object: its fields are typed by the
-//! service that writes them, against the collection the call names.
+//! service that writes them, against the collection the call names. An optional
+//! argument with a `default` that a call leaves out (or gives `null`) is given its
+//! default first ([`with_defaults`]): the call runs, and is recorded, with it.
+
+use std::borrow::Cow;
 
 use serde_json::{json, Map, Value as Json};
 
@@ -15,6 +19,41 @@ use crate::model::world::{id_letters, FieldType};
 
 use super::values::from_json;
 use super::{CallResult, Runtime};
+
+/// The call's arguments with the declared defaults of those it leaves out, in objects
+/// too; borrowed when no default applies.
+pub fn with_defaults<'j>(tool: &Tool, arguments: &'j Json) -> Cow<'j, Json> {
+    match fill(&tool.arguments, arguments) {
+        Some(filled) => Cow::Owned(filled),
+        None => Cow::Borrowed(arguments),
+    }
+}
+
+/// `given` (an object of arguments) with the defaults of `declared` filled in, when
+/// any applies.
+fn fill(declared: &[Argument], given: &Json) -> Option<Json> {
+    let empty = Map::new();
+    let members = match given {
+        Json::Object(m) => m,
+        Json::Null => &empty,
+        _ => return None,
+    };
+    let mut out: Option<Map<String, Json>> = None;
+    for argument in declared {
+        let name = argument.name.as_str();
+        let value = members.get(name).filter(|v| !v.is_null());
+        let replaced = match (value, &argument.default, &argument.ty) {
+            (None, Some(default), _) => Some(default.clone()),
+            (Some(inner), _, ArgType::Object(of)) => fill(of, inner),
+            _ => None,
+        };
+        if let Some(replaced) = replaced {
+            out.get_or_insert_with(|| members.clone())
+                .insert(name.to_string(), replaced);
+        }
+    }
+    out.map(Json::Object)
+}
 
 /// `Ok` when the call's arguments fit the declaration, else the refusal to answer with.
 pub fn validate(tool: &Tool, arguments: &Json, rt: &Runtime) -> Result<(), CallResult> {

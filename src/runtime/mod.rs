@@ -240,12 +240,18 @@ impl<'a> Runtime<'a> {
     pub fn call(&mut self, tool: &str, arguments: &Json) -> Json {
         let limit = self.step_limit.filter(|&limit| self.calls >= limit);
         self.calls += 1;
-        let (outcome, intercepted) = match (limit, self.tool(tool)) {
-            (Some(limit), _) => {
+        let declared = self.tool(tool);
+        let arguments = match declared {
+            Some(declared) => arguments::with_defaults(declared, arguments),
+            None => std::borrow::Cow::Borrowed(arguments),
+        };
+        let arguments = arguments.as_ref();
+        let (outcome, intercepted) = match limit {
+            Some(limit) => {
                 let message = format!("this run has made its {limit} tool calls: no more run");
                 (CallResult::error("STEP_LIMIT", message), false)
             }
-            (None, tool) => self.dispatch(tool, arguments),
+            None => self.dispatch(declared, arguments),
         };
         let failed = outcome.failed();
         let error = failed

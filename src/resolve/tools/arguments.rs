@@ -8,6 +8,7 @@
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::{ArgType, Argument};
 use crate::model::world::{FieldType, WorldSchema};
+use crate::model::Name;
 use crate::syntax::ast::{Statement, Value};
 
 use super::super::keys::{self, all, body, first, KeySpec};
@@ -32,6 +33,12 @@ const ARGUMENT_KEYS: &[KeySpec<'static>] = &[
         required: false,
         repeated: true,
         doc: "A member of an `object` argument.",
+    },
+    KeySpec {
+        key: "default",
+        required: false,
+        repeated: false,
+        doc: "`default VALUE`: what a call that leaves this optional argument out runs with.",
     },
 ];
 
@@ -95,12 +102,68 @@ fn read_argument(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<A
             return None;
         }
     }
+    let default = match first(statements, "default") {
+        Some(s) => Some(read_default(s, &name, &ty, required, diags)?),
+        None => None,
+    };
     Some(Argument {
         name,
         ty,
         required,
         doc,
+        default,
     })
+}
+
+/// `default VALUE` of an optional argument of a world field type, typed as the field:
+/// a datetime must carry its offset (a tool belongs to no case, so to no zone).
+fn read_default(
+    statement: &Statement,
+    name: &Name,
+    ty: &ArgType,
+    required: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<serde_json::Value> {
+    let error = |message: String, label: &str, help: &str| {
+        Diagnostic::new(codes::TOOL_DEFINITION, message)
+            .primary(statement.span, label.to_string())
+            .help(help.to_string())
+    };
+    if required {
+        diags.push(error(
+            format!("argument `{}` is required: it has no default", name.as_str()),
+            "a default of a required argument",
+            "mark the argument `optional`, or remove `default`: a call must give a required argument",
+        ));
+        return None;
+    }
+    let ArgType::Field(field) = ty else {
+        diags.push(error(
+            format!("argument `{}` cannot have a default", name.as_str()),
+            "not a value type",
+            "a default is a value of a world field type (text, number, integer, bool, enum, date, time, duration, list …)",
+        ));
+        return None;
+    };
+    let [value] = statement.values.as_slice() else {
+        diags.push(error(
+            "`default` takes one value".into(),
+            "expected one value",
+            "write `default VALUE`, e.g. `default 1` or `default \"economy\"`",
+        ));
+        return None;
+    };
+    let cx = crate::resolve::world::value::TypeCx {
+        zone: None,
+        ids: None,
+    };
+    match crate::resolve::world::value::read(value, field, &cx, name.as_str()) {
+        Ok(read) => Some(read.to_json()),
+        Err(d) => {
+            diags.push(d);
+            None
+        }
+    }
 }
 
 /// The type words after an argument's name.
