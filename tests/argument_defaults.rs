@@ -5,10 +5,9 @@
 use std::sync::OnceLock;
 
 use casec::model::Suite;
-use casec::runtime::Runtime;
 use serde_json::json;
 
-use crate::support::suite::compiled_once;
+use crate::support::suite::{compiled_once, diagnostics_of, first_case_runtime};
 
 const SUITE: &str = r#"suite "Bags" {
   system_prompt "Help with bags."
@@ -55,8 +54,7 @@ static COMPILED: OnceLock<Suite> = OnceLock::new();
 #[test]
 fn a_call_that_leaves_an_argument_out_runs_with_its_default() {
     let suite = compiled_once(&COMPILED, SUITE);
-    let case = &suite.cases[0];
-    let mut rt = Runtime::new(suite, case, case.sandbox.as_ref().unwrap());
+    let mut rt = first_case_runtime(suite);
     let result = rt.call("add_bags", &json!({ "reservation": "R1", "cabin": null }));
     assert_eq!(result["status"], "ok", "{result}");
     let found = casec::runtime::replay::findings(&rt);
@@ -87,10 +85,7 @@ fn a_default_is_a_value_of_the_type_on_an_optional_argument() {
     ];
     for (written, wrong, expected) in cases {
         let text = SUITE.replacen(written, wrong, 1);
-        let compilation =
-            casec::Compilation::new(casec::Sources::in_memory([("suite.case", text.as_str())]));
-        let found: Vec<String> = compilation
-            .diagnostics
+        let found: Vec<String> = diagnostics_of(&text)
             .iter()
             .map(|d| {
                 format!(

@@ -7,7 +7,7 @@ use casec::model::Suite;
 use casec::runtime::replay::findings;
 use casec::runtime::Runtime;
 
-use crate::support::suite::compiled_once;
+use crate::support::suite::{compiled_once, diagnostics_of, first_case_runtime};
 
 const SUITE: &str = r#"suite "Trips" {
   system_prompt "Help the user with their trips."
@@ -49,8 +49,7 @@ static COMPILED: OnceLock<Suite> = OnceLock::new();
 /// The checks that fail and the critical failures triggered after `play` runs.
 fn run(play: impl Fn(&mut Runtime)) -> (Vec<String>, Vec<String>) {
     let suite = compiled_once(&COMPILED, SUITE);
-    let case = &suite.cases[0];
-    let mut rt = Runtime::new(suite, case, case.sandbox.as_ref().unwrap());
+    let mut rt = first_case_runtime(suite);
     play(&mut rt);
     let found = findings(&rt);
     let failed = found
@@ -95,10 +94,7 @@ fn the_confirmation_is_told_apart_from_the_clarification() {
 fn asked_names_a_follow_up_the_case_has() {
     for bad in ["asked 3", "asked 0", "asked two"] {
         let text = SUITE.replace("not { asked 2 }", &format!("not {{ {bad} }}"));
-        let compilation =
-            casec::Compilation::new(casec::Sources::in_memory([("suite.case", text.as_str())]));
-        let found: Vec<String> = compilation
-            .diagnostics
+        let found: Vec<String> = diagnostics_of(&text)
             .iter()
             .map(|d| format!("{}: {:?}", d.message, d.help))
             .collect();

@@ -5,10 +5,9 @@
 use std::sync::OnceLock;
 
 use casec::model::Suite;
-use casec::runtime::Runtime;
 use serde_json::json;
 
-use crate::support::suite::compiled_once;
+use crate::support::suite::{compiled_once, diagnostics_of, first_case_runtime};
 
 const SUITE: &str = r#"suite "Bags" {
   system_prompt "Help with bags."
@@ -44,8 +43,7 @@ static COMPILED: OnceLock<Suite> = OnceLock::new();
 #[test]
 fn a_call_gives_a_whole_number_or_is_refused() {
     let suite = compiled_once(&COMPILED, SUITE);
-    let case = &suite.cases[0];
-    let mut rt = Runtime::new(suite, case, case.sandbox.as_ref().unwrap());
+    let mut rt = first_case_runtime(suite);
     let refused = rt.call("set_bags", &json!({ "reservation": "R1", "bags": 2.5 }));
     assert_eq!(refused["error"], "INVALID_ARGUMENT", "{refused}");
     assert!(
@@ -72,10 +70,7 @@ fn the_input_schema_says_integer() {
 #[test]
 fn a_world_value_with_a_fraction_is_refused() {
     let text = SUITE.replace("reservations R1 { bags 2 }", "reservations R1 { bags 2.5 }");
-    let compilation =
-        casec::Compilation::new(casec::Sources::in_memory([("suite.case", text.as_str())]));
-    let found: Vec<String> = compilation
-        .diagnostics
+    let found: Vec<String> = diagnostics_of(&text)
         .iter()
         .map(|d| format!("{} {:?}", d.code.name, d.help))
         .collect();

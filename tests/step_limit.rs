@@ -7,9 +7,9 @@ use std::sync::OnceLock;
 use casec::model::Suite;
 use casec::runtime::Runtime;
 
-use crate::support::suite::compiled_once;
+use crate::support::suite::{compiled_once, diagnostics_of};
 
-const SUITE: &str = r#"suite "Steps" {
+const SUITE_BLOCK: &str = r#"suite "Steps" {
   shape std.dumate
   system_prompt "Work in /workspace."
   language "en"
@@ -18,41 +18,41 @@ const SUITE: &str = r#"suite "Steps" {
   world_schema std.workspace_world
 }
 category data_processing 2 {}
-case task_1 "Read twice" {
-  domain data_processing
-  capabilities file_organization
-  instruction "Read /workspace/a.txt."
-  goal "The file is read."
-  artifact "Nothing is written."
-  critical "Writes a file."
-  world {
-    files F1 { path "/workspace/a.txt"; content "a" }
-  }
-  expect G1 { called read_file }
-  expect A1 { not { called write_file } }
-  forbid F1 { called write_file }
-}
-case task_2 "More room" {
-  domain data_processing
-  capabilities file_organization
-  max_steps 3
-  instruction "Read /workspace/a.txt."
-  goal "The file is read."
-  artifact "Nothing is written."
-  critical "Writes a file."
-  world {
-    files F1 { path "/workspace/a.txt"; content "a" }
-  }
-  expect G1 { called read_file }
-  expect A1 { not { called write_file } }
-  forbid F1 { called write_file }
-}
 "#;
+
+/// A case that reads a file; `limit` is its own step limit statement, if any.
+fn case(id: &str, title: &str, limit: &str) -> String {
+    format!(
+        r#"case {id} "{title}" {{
+  domain data_processing
+  capabilities file_organization
+  {limit}
+  instruction "Read /workspace/a.txt."
+  goal "The file is read."
+  artifact "Nothing is written."
+  critical "Writes a file."
+  world {{
+    files F1 {{ path "/workspace/a.txt"; content "a" }}
+  }}
+  expect G1 {{ called read_file }}
+  expect A1 {{ not {{ called write_file }} }}
+  forbid F1 {{ called write_file }}
+}}
+"#
+    )
+}
+
+/// Two cases: task_1 with the suite's limit of 2, task_2 with its own of 3.
+fn suite_text() -> String {
+    let first = case("task_1", "Read twice", "");
+    let second = case("task_2", "More room", "max_steps 3");
+    format!("{SUITE_BLOCK}{first}{second}")
+}
 
 static COMPILED: OnceLock<Suite> = OnceLock::new();
 
 fn suite() -> &'static Suite {
-    compiled_once(&COMPILED, SUITE)
+    compiled_once(&COMPILED, &suite_text())
 }
 
 /// The error codes of four reads in a row in case `id` (`None` for a call that ran).
@@ -91,16 +91,15 @@ fn the_sandbox_json_carries_the_limit() {
 #[test]
 fn a_step_limit_is_a_whole_number_from_one() {
     for bad in ["0", "2.5", "-1"] {
-        let text = SUITE.replace("max_steps 2", &format!("max_steps {bad}"));
-        let compilation =
-            casec::Compilation::new(casec::Sources::in_memory([("suite.case", text.as_str())]));
-        let messages: Vec<&str> = compilation
-            .diagnostics
-            .iter()
-            .map(|d| d.message.as_str())
+        let text = suite_text().replace("max_steps 2", &format!("max_steps {bad}"));
+        let messages: Vec<String> = diagnostics_of(&text)
+            .into_iter()
+            .map(|d| d.message)
             .collect();
         assert!(
-            messages.contains(&"`max_steps` is not a step limit"),
+            messages
+                .iter()
+                .any(|m| m == "`max_steps` is not a step limit"),
             "{bad}: {messages:?}"
         );
     }

@@ -2,7 +2,9 @@
 
 use std::sync::OnceLock;
 
+use casec::diag::Diagnostic;
 use casec::model::Suite;
+use casec::runtime::Runtime;
 use casec::{Compilation, Sources};
 
 /// The suite `text` (a `suite.case` of its own) compiles to, made once in `cell`. The
@@ -13,4 +15,15 @@ pub fn compiled_once(cell: &'static OnceLock<Suite>, text: &str) -> &'static Sui
         assert!(!compilation.has_errors(), "{:#?}", compilation.diagnostics);
         compilation.suite.expect("the suite resolves")
     })
+}
+
+/// The diagnostics of the one-file suite `text`, which may have errors.
+pub fn diagnostics_of(text: &str) -> Vec<Diagnostic> {
+    Compilation::new(Sources::in_memory([("suite.case", text)])).diagnostics
+}
+
+/// A fresh sandbox of the suite's first case, which must have a world.
+pub fn first_case_runtime(suite: &Suite) -> Runtime<'_> {
+    let case = &suite.cases[0];
+    Runtime::new(suite, case, case.sandbox.as_ref().expect("a world"))
 }
