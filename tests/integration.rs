@@ -39,6 +39,7 @@ mod limits;
 mod lsp;
 mod lsp_e2e;
 mod nesting;
+mod now_conditions;
 mod outputs;
 mod paths;
 mod quick_fixes;

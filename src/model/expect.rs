@@ -108,6 +108,25 @@ pub enum Operand {
     Typed(FieldValue),
     /// A call argument without a field type: compared as written.
     Plain(String),
+    /// `now`, `"now - 24h"`, `"now + 2h"`: the case's clock moved by this many minutes,
+    /// read when the condition is tested (so a tool's refusal reads each case's clock).
+    Now {
+        minutes: i64,
+    },
+}
+
+impl Operand {
+    /// The operand as the sandbox JSON writes it: a value, or `now` with an ISO 8601
+    /// offset (`now-PT1440M`).
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Operand::Typed(v) => v.to_json(),
+            Operand::Plain(text) => serde_json::Value::String(text.clone()),
+            Operand::Now { minutes: 0 } => "now".into(),
+            Operand::Now { minutes } if *minutes < 0 => format!("now-PT{}M", -minutes).into(),
+            Operand::Now { minutes } => format!("now+PT{minutes}M").into(),
+        }
+    }
 }
 
 /// `expect IDS { … }`: the checks these assertions decide (all must hold).

@@ -45,6 +45,15 @@ impl NumberValue {
     pub fn as_f64(&self) -> Option<f64> {
         self.0.as_f64()
     }
+
+    /// Whether a JSON number is whole: an integer, or a float without a fraction
+    /// (`3.0`, since numbers compare by value): what an `integer` field takes.
+    pub fn is_whole(n: &serde_json::Number) -> bool {
+        n.is_i64()
+            || n.is_u64()
+            || n.as_f64()
+                .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+    }
 }
 
 impl FieldValue {

@@ -8,10 +8,12 @@
 //! a reference, into a datetime. A value that cannot be read satisfies nothing but
 //! `not` and `lacks`.
 
+use chrono::{DateTime, FixedOffset};
 use chrono_tz::Tz;
 use serde_json::Value as Json;
 
 use crate::model::expect::{Condition, Op, Operand};
+use crate::model::time::ZonedDateTime;
 use crate::model::tool::{ArgType, Argument, Tool};
 use crate::model::value::FieldValue;
 use crate::model::world::WorldSchema;
@@ -25,6 +27,8 @@ pub struct Cx<'a> {
     pub schema: &'a WorldSchema,
     pub zone: Tz,
     pub state: &'a State,
+    /// The case's clock, which `now` in a condition reads (`None`: a case without one).
+    pub now: Option<DateTime<FixedOffset>>,
 }
 
 pub fn record_matches(conditions: &[Condition], record: &Rec, cx: Cx) -> bool {
@@ -39,7 +43,7 @@ pub fn first_unmet<'c>(conditions: &'c [Condition], record: &Rec, cx: Cx) -> Opt
             .any(|c| record_matches(std::slice::from_ref(c), record, cx)),
         Condition::Test { path, op, value } => {
             let actual = record_path(record, path, cx);
-            !test(actual.as_ref(), *op, value)
+            !test(actual.as_ref(), *op, value, cx)
         }
     })
 }
@@ -68,10 +72,7 @@ pub fn written(condition: &Condition) -> String {
             format!("any {{ {} }}", alternatives.join("; "))
         }
         Condition::Test { path, op, value } => {
-            let value = match value {
-                Operand::Typed(v) => v.to_json().to_string(),
-                Operand::Plain(text) => Json::String(text.clone()).to_string(),
-            };
+            let value = value.to_json().to_string();
             match op {
                 Op::Eq => format!("{path} {value}"),
                 op => format!("{path} {} {value}", op.as_str()),
@@ -93,7 +94,7 @@ pub fn call_matches(conditions: &[Condition], tool: &Tool, arguments: &Json, cx:
             let actual = tool
                 .argument(first)
                 .and_then(|a| argument_value(a, arguments, arguments.get(first)?, &rest, cx));
-            test(actual.as_ref(), *op, value)
+            test(actual.as_ref(), *op, value, cx)
         }
     })
 }
@@ -129,9 +130,20 @@ fn argument_value(
     }
 }
 
-fn test(actual: Option<&FieldValue>, op: Op, value: &Operand) -> bool {
+fn test(actual: Option<&FieldValue>, op: Op, value: &Operand, cx: Cx) -> bool {
     match value {
         Operand::Typed(expected) => satisfies(actual, op, expected),
+        Operand::Now { minutes } => {
+            let Some(now) = cx.now else {
+                return false;
+            };
+            let at = now + chrono::Duration::minutes(*minutes);
+            let expected = FieldValue::DateTime(ZonedDateTime {
+                instant: at,
+                zone: None,
+            });
+            satisfies(actual, op, &expected)
+        }
         Operand::Plain(text) => {
             let actual = actual.map(|v| json_text(v.to_json()));
             plain(actual.as_deref(), op, text)

@@ -163,6 +163,8 @@ pub struct Runtime<'a> {
     /// made: a call past the limit is refused.
     step_limit: Option<u64>,
     calls: u64,
+    /// The case's clock (it does not move during a run), which `now` reads.
+    now: Option<chrono::DateTime<chrono::FixedOffset>>,
 }
 
 impl<'a> Runtime<'a> {
@@ -194,6 +196,10 @@ impl<'a> Runtime<'a> {
             label: Default::default(),
             step_limit: suite.step_limit(case),
             calls: 0,
+            now: case
+                .clock
+                .as_ref()
+                .and_then(|c| chrono::DateTime::parse_from_rfc3339(c.as_str()).ok()),
         }
     }
 
@@ -214,6 +220,7 @@ impl<'a> Runtime<'a> {
             schema: &self.sandbox.schema,
             zone: self.zone,
             state: &self.state,
+            now: self.now,
         }
     }
 

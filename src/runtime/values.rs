@@ -40,7 +40,9 @@ pub fn from_json(json: &Json, ty: &FieldType, zone: Tz) -> Result<FieldValue, St
             _ => Err("expected a number".to_string()),
         },
         FieldType::Integer => match json {
-            Json::Number(n) if whole(n) => Ok(FieldValue::Number(NumberValue(n.clone()))),
+            Json::Number(n) if NumberValue::is_whole(n) => {
+                Ok(FieldValue::Number(NumberValue(n.clone())))
+            }
             _ => Err("expected a whole number".to_string()),
         },
         FieldType::Enum(options) => {
@@ -211,15 +213,6 @@ fn text_words(text: &str) -> Vec<String> {
         words.push(word.to_lowercase());
     }
     words
-}
-
-/// Whether a JSON number is whole: an integer, or a float without a fraction (`3.0`),
-/// since numbers compare by value.
-pub fn whole(n: &serde_json::Number) -> bool {
-    n.is_i64()
-        || n.is_u64()
-        || n.as_f64()
-            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 fn equal(actual: &FieldValue, expected: &FieldValue) -> bool {

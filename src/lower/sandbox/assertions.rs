@@ -6,8 +6,7 @@ use serde_json::{json, Map, Value as Json};
 use crate::model::Name;
 
 use crate::model::expect::{
-    Assertion, Condition, Count, FileExpectation, MachineOverride, Operand, OverrideAnswer,
-    ReplyTest, Step,
+    Assertion, Condition, Count, FileExpectation, MachineOverride, OverrideAnswer, ReplyTest, Step,
 };
 use crate::model::tool::{Answer, Behavior, Effect, Filter, Set, SetValue};
 
@@ -205,11 +204,7 @@ fn step(s: &Step) -> Json {
 pub fn condition(c: &Condition) -> Json {
     match c {
         Condition::Test { path, op, value } => {
-            let value = match value {
-                Operand::Typed(v) => v.to_json(),
-                Operand::Plain(s) => Json::String(s.clone()),
-            };
-            json!({ "path": path, "op": op.as_str(), "value": value })
+            json!({ "path": path, "op": op.as_str(), "value": value.to_json() })
         }
         Condition::Any(inner) => {
             json!({ "any": inner.iter().map(condition).collect::<Vec<_>>() })

@@ -14,6 +14,7 @@ use crate::source::Span;
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
 use crate::model::expect::{pattern, Condition, Op, Operand};
+use crate::model::time;
 use crate::model::value::{FieldValue, IdIndex};
 use crate::model::world::{id_letters, Collection, FieldType, WorldSchema};
 
@@ -84,12 +85,79 @@ fn record_test(
     let (op, value) = split_test(statement, diags)?;
     let path = statement.name();
     let ty = path_type(path, statement.key.span, collection, cx.schema, diags)?;
-    let operand = typed_operand(&ty, op, value, path, cx, diags)?;
+    let operand = match now_operand(&ty, op, value, path, diags)? {
+        Some(now) => now,
+        None => Operand::Typed(typed_operand(&ty, op, value, path, cx, diags)?),
+    };
     Some(Condition::Test {
         path: path.to_string(),
         op,
-        value: Operand::Typed(operand),
+        value: operand,
     })
+}
+
+/// For a datetime compared with `before` or `after`: `now`, `"now - 24h"` or
+/// `"now + 2h"`, the case's clock moved by a duration, as an operand (`Some(None)` for
+/// any other value, which is read as a datetime).
+fn now_operand(
+    ty: &FieldType,
+    op: Op,
+    value: &Value,
+    path: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Option<Operand>> {
+    let written = match &value.kind {
+        ValueKind::Ident(word) if word == "now" => "now",
+        ValueKind::Str { text, .. } if text.trim_start().starts_with("now") => text.trim(),
+        _ => return Some(None),
+    };
+    if *ty != FieldType::DateTime {
+        return Some(None);
+    }
+    let bad = |message: String, diags: &mut Vec<Diagnostic>| {
+        diags.push(
+            Diagnostic::new(codes::RECORD_FIELD_TYPE, message)
+                .primary(value.span, format!("`{path}` is a datetime"))
+                .help("write `PATH before now`, or `PATH after \"now - 24h\"` (a duration in d, h and m after `+` or `-`)"),
+        );
+        None
+    };
+    if !matches!(op, Op::Before | Op::After) {
+        return bad(
+            format!(
+                "`now` is compared with `before` or `after`, not `{}`",
+                op.as_str()
+            ),
+            diags,
+        );
+    }
+    let rest = written["now".len()..].trim();
+    let minutes = match rest.chars().next() {
+        None => 0,
+        Some(sign @ ('+' | '-')) => match time::parse_duration(rest[1..].trim()) {
+            Ok(m) => {
+                let m = i64::try_from(m).unwrap_or(i64::MAX);
+                if sign == '-' {
+                    -m
+                } else {
+                    m
+                }
+            }
+            Err(why) => {
+                return bad(
+                    format!("`{written}` is not the clock moved by a duration: {why}"),
+                    diags,
+                )
+            }
+        },
+        Some(_) => {
+            return bad(
+                format!("`{written}` is not `now` moved by a duration"),
+                diags,
+            )
+        }
+    };
+    Some(Some(Operand::Now { minutes }))
 }
 
 /// `PATH VALUE` or `PATH OP VALUE`.
@@ -330,9 +398,15 @@ fn call_test(
         }
         ArgumentPath::Typed(ty) => {
             let mut found = Vec::new();
-            let operand = typed_operand(&ty, op, value, path, cx, &mut found);
+            let operand = match now_operand(&ty, op, value, path, &mut found) {
+                Some(Some(now)) => Some(now),
+                Some(None) => {
+                    typed_operand(&ty, op, value, path, cx, &mut found).map(Operand::Typed)
+                }
+                None => None,
+            };
             diags.extend(found.into_iter().map(|d| recode(d, place)));
-            Operand::Typed(operand?)
+            operand?
         }
         ArgumentPath::Collection => {
             let text = plain_text(value, statement, diags)?;

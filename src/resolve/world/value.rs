@@ -73,7 +73,7 @@ pub fn read(
             .map(|n| FieldValue::Number(NumberValue(n)))
             .map_err(|_| mismatch("not a valid number".into())),
         (FieldType::Integer, ValueKind::Number(n)) => match n.parse::<serde_json::Number>() {
-            Ok(n) if crate::runtime::values::whole(&n) => Ok(FieldValue::Number(NumberValue(n))),
+            Ok(n) if NumberValue::is_whole(&n) => Ok(FieldValue::Number(NumberValue(n))),
             _ => Err(mismatch("not a whole number".into())),
         },
         (FieldType::Enum(options), ValueKind::Ident(word)) => {
