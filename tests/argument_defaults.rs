@@ -73,6 +73,15 @@ fn the_input_schema_shows_the_defaults() {
 }
 
 #[test]
+fn the_language_server_offers_the_keys_of_an_argument_block() {
+    for place in [&["tool", "argument"][..], &["schema", "tool", "argument"]] {
+        let specs = casec::resolve::blocks::block_specs(place, None).expect("an argument block");
+        let keys: Vec<&str> = specs.iter().map(|s| s.key).collect();
+        assert_eq!(keys, ["doc", "argument", "default"], "{place:?}");
+    }
+}
+
+#[test]
 fn a_default_is_a_value_of_the_type_on_an_optional_argument() {
     let cases = [
         ("default 1", "default 1.5", "not a whole number"),

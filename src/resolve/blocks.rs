@@ -26,6 +26,9 @@ pub fn block_specs<'a>(path: &[&str], shape: Option<&'a Shape>) -> Option<Vec<Ke
         [] => fixed(&[keys::TOP_LEVEL]),
         ["tool"] | ["schema", "tool"] => fixed(&[super::tools::TOOL_KEYS]),
         ["tool", "adapter"] | ["schema", "tool", "adapter"] => fixed(&[super::tools::ADAPTER_KEYS]),
+        ["tool", "argument"] | ["schema", "tool", "argument"] => {
+            fixed(&[super::tools::arguments::ARGUMENT_KEYS])
+        }
         ["schema"] => fixed(&[super::world::schema::SCHEMA_KEYS]),
         ["schema", "collection"] => fixed(&[super::world::schema::COLLECTION_KEYS]),
         ["shape"] => fixed(&[super::shape::SHAPE_KEYS]),

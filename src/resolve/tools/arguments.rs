@@ -21,7 +21,7 @@ const ARGUMENT_TYPES: TypePlace = TypePlace {
     also: &["collection", "id", "fields", "object"],
 };
 
-const ARGUMENT_KEYS: &[KeySpec<'static>] = &[
+pub const ARGUMENT_KEYS: &[KeySpec<'static>] = &[
     KeySpec {
         key: "doc",
         required: false,
