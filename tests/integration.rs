@@ -40,6 +40,7 @@ mod lsp;
 mod lsp_e2e;
 mod nesting;
 mod now_conditions;
+mod ordered_reads;
 mod outputs;
 mod paths;
 mod quick_fixes;

@@ -384,6 +384,11 @@ pub struct Read {
     pub filters: Vec<Filter>,
     /// The fields a result shows (absent: every field).
     pub show: Option<Vec<Name>>,
+    /// `order_by FIELD [descending]`: the records in this field's order (records
+    /// without it last), ties in world order; absent: world order.
+    pub order_by: Option<(Name, bool)>,
+    /// `limit N`: at most the first N records.
+    pub limit: Option<usize>,
 }
 
 /// `where FIELD [OP] ARG`: a record field compared with an argument; skipped when the

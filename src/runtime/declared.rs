@@ -7,6 +7,8 @@
 //! cannot happen is refused, nothing after it runs); finally the first response that
 //! answers the call merges its data (or shows its record) into the result.
 
+use std::cmp::Ordering;
+
 use serde_json::{json, Map, Value as Json};
 
 use crate::model::expect::Op;
@@ -19,7 +21,7 @@ use crate::model::world::{Collection, FieldType};
 use super::conditions::call_matches;
 use super::services::records::{create_record, existing_refs, matches_query, query_terms};
 use super::state::Rec;
-use super::values::{from_json, satisfies};
+use super::values::{self, from_json, satisfies};
 use super::{CallResult, Runtime};
 
 pub fn run(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) -> CallResult {
@@ -136,12 +138,25 @@ fn run_read(rt: &Runtime, read: &Read, arguments: &Json) -> Done {
         .as_ref()
         .map(|s| s.iter().map(|f| f.as_str()).collect());
     let collection = rt.sandbox.schema.collection(read.collection.as_str());
-    let matching: Vec<&Rec> = rt
+    let mut matching: Vec<&Rec> = rt
         .state
         .in_collection(read.collection.as_str())
         .filter(|r| matches_query(rt, r, &terms))
         .filter(|r| collection.is_some_and(|c| filters_hold(rt, &read.filters, c, r, arguments)))
         .collect();
+    if let Some((field, descending)) = &read.order_by {
+        // A stable sort: records that tie stay in world order.
+        matching.sort_by(|a, b| {
+            sort_order(
+                a.field(field.as_str()),
+                b.field(field.as_str()),
+                *descending,
+            )
+        });
+    }
+    if let Some(limit) = read.limit {
+        matching.truncate(limit);
+    }
     Done {
         items: Json::Array(
             matching
@@ -151,6 +166,29 @@ fn run_read(rt: &Runtime, read: &Read, arguments: &Json) -> Done {
         ),
         returned: matching.iter().map(|r| r.id.clone()).collect(),
         changed: Vec::new(),
+    }
+}
+
+/// How two records' values of the field a read orders by compare: by value (text as
+/// written), reversed when `descending`; a record without the value comes last either
+/// way.
+fn sort_order(a: Option<&FieldValue>, b: Option<&FieldValue>, descending: bool) -> Ordering {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            let by_value = match (a, b) {
+                (FieldValue::Text(x), FieldValue::Text(y)) => Some(x.cmp(y)),
+                _ => values::order(a, b),
+            };
+            let ordering = by_value.unwrap_or(Ordering::Equal);
+            if descending {
+                ordering.reverse()
+            } else {
+                ordering
+            }
+        }
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
     }
 }
 

@@ -247,7 +247,7 @@ fn contains(actual: &FieldValue, expected: &FieldValue) -> bool {
     }
 }
 
-fn order(actual: &FieldValue, expected: &FieldValue) -> Option<Ordering> {
+pub fn order(actual: &FieldValue, expected: &FieldValue) -> Option<Ordering> {
     match (actual, expected) {
         (FieldValue::Date(a), FieldValue::Date(b)) => Some(a.cmp(b)),
         (FieldValue::Time(a), FieldValue::Time(b)) => Some(a.cmp(b)),

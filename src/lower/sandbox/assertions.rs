@@ -269,13 +269,23 @@ pub fn behavior(b: &Behavior) -> Json {
         .effects
         .iter()
         .map(|e| match e {
-            Effect::Read(r) => json!({
-                "effect": "read",
-                "collection": name(&r.collection),
-                "match_argument": r.query.as_ref().map(|q| q.as_str()),
-                "where": filters(&r.filters),
-                "show": r.show.as_ref().map(|s| s.iter().map(|f| f.as_str()).collect::<Vec<_>>()),
-            }),
+            Effect::Read(r) => {
+                let mut read = json!({
+                    "effect": "read",
+                    "collection": name(&r.collection),
+                    "match_argument": r.query.as_ref().map(|q| q.as_str()),
+                    "where": filters(&r.filters),
+                    "show": r.show.as_ref().map(|s| s.iter().map(|f| f.as_str()).collect::<Vec<_>>()),
+                });
+                // Written only when declared: reads before ordering are as they were.
+                if let Some((field, descending)) = &r.order_by {
+                    read["order_by"] = json!({ "field": field.as_str(), "descending": descending });
+                }
+                if let Some(limit) = r.limit {
+                    read["limit"] = json!(limit);
+                }
+                read
+            }
             Effect::Create(c) => json!({ "effect": "create", "collection": name(&c.collection), "set": sets(&c.sets) }),
             Effect::Update(u) => json!({
                 "effect": "update",

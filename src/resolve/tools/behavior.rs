@@ -51,6 +51,11 @@ const READ_KEYS: &[KeySpec<'static>] = &[
         "show",
         "`show FIELD…`: the fields a result shows (default: all).",
     ),
+    KeySpec::optional(
+        "order_by",
+        "`order_by FIELD [descending]`: the records in this field's order (default: world order).",
+    ),
+    KeySpec::optional("limit", "`limit N`: at most the first N records."),
 ];
 
 const WRITE_KEYS: &[KeySpec<'static>] = &[
@@ -223,12 +228,77 @@ impl Reader<'_> {
             Some(s) => Some(self.fields(s, collection, diags)?),
             None => None,
         };
+        let order_by = match first(statements, "order_by") {
+            Some(s) => Some(self.order_by(s, collection, diags)?),
+            None => None,
+        };
+        let limit = match first(statements, "limit") {
+            Some(s) => Some(limit(s, diags)?),
+            None => None,
+        };
         Some(Read {
             collection: collection.name.clone(),
             query,
             filters,
             show,
+            order_by,
+            limit,
         })
+    }
+
+    /// `order_by FIELD [descending]`: a field whose values have an order.
+    fn order_by(
+        &self,
+        statement: &Statement,
+        collection: &Collection,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<(Name, bool)> {
+        let usage = "order_by FIELD [descending]";
+        let words = values::names(statement, diags)?;
+        let (field, descending) = match words.as_slice() {
+            [field] => (field, false),
+            [field, word] if word.as_str() == "descending" => (field, true),
+            _ => {
+                diags.push(
+                    Diagnostic::new(
+                        codes::BAD_ARGUMENTS,
+                        "`order_by` is not written as expected",
+                    )
+                    .primary(
+                        statement.span,
+                        "expected a field and an optional `descending`",
+                    )
+                    .help(format!("write it as `{usage}`")),
+                );
+                return None;
+            }
+        };
+        let spec = self.field(field, collection, diags)?;
+        let ordered = matches!(
+            spec.ty,
+            FieldType::Text
+                | FieldType::Date
+                | FieldType::Time
+                | FieldType::DateTime
+                | FieldType::Duration
+                | FieldType::Number
+                | FieldType::Integer
+        );
+        if !ordered {
+            diags.push(
+                Diagnostic::new(
+                    codes::TOOL_DEFINITION,
+                    format!("`{}` has no order to sort by", field.as_str()),
+                )
+                .primary(
+                    field.span,
+                    format!("a field of type {}", spec.ty.describe()),
+                )
+                .help("order by a text, date, time, datetime, duration, number or integer field"),
+            );
+            return None;
+        }
+        Some((field.clone(), descending))
     }
 
     fn filters(
@@ -653,6 +723,22 @@ impl Reader<'_> {
             self.field(name, collection, diags);
         }
         (diags.len() == before).then_some(names)
+    }
+}
+
+/// `limit N`: a whole number of records, at least 1.
+fn limit(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<usize> {
+    let number = values::number(statement, diags)?;
+    match number.value.as_u64().and_then(|n| usize::try_from(n).ok()) {
+        Some(n) if n >= 1 => Some(n),
+        _ => {
+            diags.push(
+                Diagnostic::new(codes::BAD_ARGUMENTS, "`limit` is not a number of records")
+                    .primary(statement.span, "expected a whole number, at least 1")
+                    .help("write `limit 1` for the first record only"),
+            );
+            None
+        }
     }
 }
 

@@ -1,0 +1,109 @@
+//! A declared read in order, limited: `order_by FIELD [descending]` and `limit N`, so
+//! "the most recent transfer to this IBAN" is a declared tool, not an adapter.
+
+use std::sync::OnceLock;
+
+use casec::model::Suite;
+use serde_json::json;
+
+use crate::support::suite::{compiled_once, diagnostics_of, first_case_runtime};
+
+const SUITE: &str = r#"suite "Bank" {
+  system_prompt "Help with the account."
+  clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
+  unscripted_reply "I do not know."
+  tools latest_transfer
+  world_schema bank_world
+}
+schema bank_world {
+  collection transactions {
+    id_prefix T
+    field iban text
+    field amount number
+    field at datetime optional
+  }
+  tool latest_transfer {
+    behavior "The most recent transfer to an IBAN."
+    argument iban text { doc "The IBAN." }
+    read transactions {
+      where iban iban
+      order_by at descending
+      limit 1
+    }
+  }
+}
+case K-1 "Last transfer" {
+  user "What did I last send to DE02?"
+  goal "The assistant reads the latest transfer to DE02."
+  critical "Reports an older transfer."
+  world {
+    transactions T1 { iban "DE02"; amount 10; at "2026-11-01 09:00" }
+    transactions T2 { iban "DE02"; amount 30; at "2026-11-08 09:00" }
+    transactions T3 { iban "FR76"; amount 99; at "2026-11-09 09:00" }
+    transactions T4 { iban "DE02"; amount 20; at "2026-11-05 09:00" }
+    transactions T5 { iban "DE02"; amount 5 }
+  }
+  expect G1 { retrieved T2 }
+  forbid F1 { retrieved T1 }
+}
+"#;
+
+static COMPILED: OnceLock<Suite> = OnceLock::new();
+
+#[test]
+fn the_latest_record_comes_first_and_alone() {
+    let suite = compiled_once(&COMPILED, SUITE);
+    let mut rt = first_case_runtime(suite);
+    let result = rt.call("latest_transfer", &json!({ "iban": "DE02" }));
+    let ids: Vec<&str> = result["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["T2"], "{result}");
+    let found = casec::runtime::replay::findings(&rt);
+    assert_eq!(found.checks[0].1.as_str(), "pass");
+    assert!(found.triggered.is_empty());
+}
+
+#[test]
+fn ascending_order_puts_records_without_the_field_last() {
+    let text = SUITE.replace("order_by at descending\n      limit 1", "order_by at");
+    let suite = compiled_once(&ASCENDING, &text);
+    let mut rt = first_case_runtime(suite);
+    let result = rt.call("latest_transfer", &json!({ "iban": "DE02" }));
+    let ids: Vec<&str> = result["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["T1", "T4", "T2", "T5"], "{result}");
+}
+
+static ASCENDING: OnceLock<Suite> = OnceLock::new();
+
+#[test]
+fn order_and_limit_are_checked() {
+    let cases = [
+        ("limit 1", "limit 0", "`limit` is not a number of records"),
+        (
+            "order_by at descending",
+            "order_by at downwards",
+            "`order_by` is not written as expected",
+        ),
+        ("order_by at descending", "order_by when", "`when`"),
+    ];
+    for (written, wrong, expected) in cases {
+        let text = SUITE.replacen(written, wrong, 1);
+        let found: Vec<String> = diagnostics_of(&text)
+            .into_iter()
+            .map(|d| d.message)
+            .collect();
+        assert!(
+            found.iter().any(|m| m.contains(expected)),
+            "{wrong}: {found:?}"
+        );
+    }
+}
