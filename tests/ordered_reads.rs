@@ -1,5 +1,6 @@
 //! A declared read in order, limited: `order_by FIELD [descending]` and `limit N`, so
-//! "the most recent transfer to this IBAN" is a declared tool, not an adapter.
+//! "the most recent transfer to this IBAN" is a declared tool, not an adapter; and a
+//! read of one record by its id (`where id ARG`).
 
 use std::sync::OnceLock;
 
@@ -12,7 +13,7 @@ const SUITE: &str = r#"suite "Bank" {
   system_prompt "Help with the account."
   clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
   unscripted_reply "I do not know."
-  tools latest_transfer
+  tools latest_transfer transfer
   world_schema bank_world
 }
 schema bank_world {
@@ -30,6 +31,11 @@ schema bank_world {
       order_by at descending
       limit 1
     }
+  }
+  tool transfer {
+    behavior "One transfer, by its id."
+    argument transaction id { doc "The transfer's id." }
+    read transactions { where id transaction }
   }
 }
 case K-1 "Last transfer" {
@@ -106,4 +112,29 @@ fn order_and_limit_are_checked() {
             "{wrong}: {found:?}"
         );
     }
+}
+
+#[test]
+fn a_read_by_id_shows_that_record_alone() {
+    let suite = compiled_once(&COMPILED, SUITE);
+    let mut rt = first_case_runtime(suite);
+    let result = rt.call("transfer", &json!({ "transaction": "T4" }));
+    let ids: Vec<&str> = result["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["T4"], "{result}");
+    let text = SUITE.replace("where id transaction", "where id after transaction");
+    let found: Vec<String> = diagnostics_of(&text)
+        .into_iter()
+        .map(|d| d.message)
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("`where id` compares a record's id")),
+        "{found:?}"
+    );
 }

@@ -205,7 +205,9 @@ fn filters_hold(
             return true;
         };
         let Some(spec) = collection.field(f.field.as_str()) else {
-            return false;
+            // `where id ARG`: the record's own id (the reader allows nothing else).
+            let same = given.as_str() == Some(record.id.as_str());
+            return f.field.as_str() == "id" && (same == (f.op == Op::Eq));
         };
         let compared = match (f.op, &spec.ty) {
             (Op::Contains | Op::Lacks, FieldType::List(item)) => item.as_ref().clone(),

@@ -342,6 +342,31 @@ impl Reader<'_> {
                 return None;
             }
         };
+        // `where id ARG`: the record the argument names (a collection's own field
+        // named `id` is that field).
+        if field.as_str() == "id" && collection.field("id").is_none() {
+            let arg = self.argument(argument, diags)?;
+            let names_a_record = matches!(
+                arg.ty,
+                ArgType::Id | ArgType::Field(FieldType::Text | FieldType::Ref(_))
+            );
+            if !names_a_record || !matches!(op, Op::Eq | Op::Not) {
+                diags.push(
+                    Diagnostic::new(
+                        codes::TOOL_DEFINITION,
+                        format!("`where id` compares a record's id with `{}`", argument.as_str()),
+                    )
+                    .primary(statement.span, "an id is equal, or `not`, to an id, ref or text argument")
+                    .help("write `where id ARG` (or `where id not ARG`) with ARG an `id`, `ref` or `text` argument"),
+                );
+                return None;
+            }
+            return Some(Filter {
+                field: field.clone(),
+                op,
+                argument: argument.clone(),
+            });
+        }
         let spec = self.field(field, collection, diags)?;
         let arg = self.argument(argument, diags)?;
         if !fits(&arg.ty, &spec.ty, op) {
