@@ -1,6 +1,7 @@
 //! A declared read in order, limited: `order_by FIELD [descending]` and `limit N`, so
-//! "the most recent transfer to this IBAN" is a declared tool, not an adapter; and a
-//! read of one record by its id (`where id ARG`).
+//! "the most recent transfer to this IBAN" is a declared tool, not an adapter; a read
+//! of one record by its id (`where id ARG`); an update of the one account whatever
+//! the call says (`record A1`).
 
 use std::sync::OnceLock;
 
@@ -13,10 +14,14 @@ const SUITE: &str = r#"suite "Bank" {
   system_prompt "Help with the account."
   clock "2026-11-09T10:30:00-05:00"; timezone "America/New_York"
   unscripted_reply "I do not know."
-  tools latest_transfer transfer
+  tools latest_transfer transfer set_nickname
   world_schema bank_world
 }
 schema bank_world {
+  collection accounts {
+    id_prefix A
+    field nickname text optional
+  }
   collection transactions {
     id_prefix T
     field iban text
@@ -32,6 +37,11 @@ schema bank_world {
       limit 1
     }
   }
+  tool set_nickname {
+    behavior "Name the user's account."
+    argument nickname text { doc "The new name." }
+    update accounts { record A1; set nickname from nickname }
+  }
   tool transfer {
     behavior "One transfer, by its id."
     argument transaction id { doc "The transfer's id." }
@@ -43,6 +53,7 @@ case K-1 "Last transfer" {
   goal "The assistant reads the latest transfer to DE02."
   critical "Reports an older transfer."
   world {
+    accounts A1 { nickname "main" }
     transactions T1 { iban "DE02"; amount 10; at "2026-11-01 09:00" }
     transactions T2 { iban "DE02"; amount 30; at "2026-11-08 09:00" }
     transactions T3 { iban "FR76"; amount 99; at "2026-11-09 09:00" }
@@ -135,6 +146,30 @@ fn a_read_by_id_shows_that_record_alone() {
         found
             .iter()
             .any(|m| m.contains("`where id` compares a record's id")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn an_update_may_change_one_fixed_record() {
+    let suite = compiled_once(&COMPILED, SUITE);
+    let mut rt = first_case_runtime(suite);
+    let result = rt.call("set_nickname", &json!({ "nickname": "savings" }));
+    assert_eq!(result["updated"][0]["id"], "A1", "{result}");
+    assert_eq!(
+        result["updated"][0]["fields"]["nickname"], "savings",
+        "{result}"
+    );
+    // A word that is neither an argument nor an id of the collection is reported.
+    let text = SUITE.replace("record A1;", "record account;");
+    let found: Vec<String> = diagnostics_of(&text)
+        .into_iter()
+        .map(|d| d.message)
+        .collect();
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("takes no argument `account`")),
         "{found:?}"
     );
 }

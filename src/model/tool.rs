@@ -411,7 +411,7 @@ pub struct Create {
 #[derive(Clone, Debug)]
 pub struct Update {
     pub collection: Name,
-    pub record: Name,
+    pub record: RecordRef,
     pub sets: Vec<Set>,
     pub reason: Option<Text>,
 }
@@ -420,7 +420,15 @@ pub struct Update {
 #[derive(Clone, Debug)]
 pub struct Delete {
     pub collection: Name,
-    pub record: Name,
+    pub record: RecordRef,
+}
+
+/// The record an update or delete changes: the one an argument names (`record ARG`),
+/// or one record of the world whatever the call says (`record A1`: the account).
+#[derive(Clone, Debug)]
+pub enum RecordRef {
+    Argument(Name),
+    Fixed(Name),
 }
 
 /// `set FIELD from ARG`, `set FIELD VALUE`, `set FIELD now`.

@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::model::expect::Op;
 use crate::model::tool::{
-    Answer, ArgType, Behavior, Effect, Filter, Read, Response, Set, SetValue, Tool,
+    Answer, ArgType, Behavior, Effect, Filter, Read, RecordRef, Response, Set, SetValue, Tool,
 };
 use crate::model::value::FieldValue;
 use crate::model::world::{Collection, FieldType};
@@ -56,12 +56,9 @@ fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) 
                 run_create(rt, create.collection.as_str(), &create.sets, arguments)
             }
             Effect::Update(update) => run_update(rt, update, arguments),
-            Effect::Delete(delete) => run_delete(
-                rt,
-                delete.collection.as_str(),
-                delete.record.as_str(),
-                arguments,
-            ),
+            Effect::Delete(delete) => {
+                run_delete(rt, delete.collection.as_str(), &delete.record, arguments)
+            }
         };
         let done = match done {
             Ok(done) => done,
@@ -329,19 +326,22 @@ fn run_create(
 fn named_record(
     rt: &Runtime,
     name: &str,
-    argument: &str,
+    record: &RecordRef,
     arguments: &Json,
 ) -> Result<String, CallResult> {
-    let id = arguments
-        .get(argument)
-        .and_then(Json::as_str)
-        .unwrap_or_default();
+    let (id, argument) = match record {
+        RecordRef::Argument(argument) => {
+            let id = arguments.get(argument.as_str()).and_then(Json::as_str);
+            (id.unwrap_or_default(), Some(argument.as_str()))
+        }
+        RecordRef::Fixed(id) => (id.as_str(), None),
+    };
     match rt.state.get(id) {
         Some(record) if record.collection == name => Ok(record.id.clone()),
         _ => {
             let mut refusal =
                 CallResult::error("NOT_FOUND", format!("`{id}` is not a record of {name}"));
-            if let Json::Object(m) = &mut refusal.result {
+            if let (Json::Object(m), Some(argument)) = (&mut refusal.result, argument) {
                 m.insert("argument".into(), json!(argument));
             }
             Err(refusal)
@@ -362,7 +362,7 @@ fn run_update(
             format!("this sandbox holds no {name}"),
         ));
     };
-    let id = named_record(rt, name, update.record.as_str(), arguments)?;
+    let id = named_record(rt, name, &update.record, arguments)?;
     let fields = set_fields(rt, spec, &update.sets, arguments)?;
     let now = rt.case.clock_text().to_string();
     let reason = update.reason.as_ref().map(|r| r.as_str());
@@ -381,10 +381,10 @@ fn run_update(
 fn run_delete(
     rt: &mut Runtime,
     name: &str,
-    argument: &str,
+    record: &RecordRef,
     arguments: &Json,
 ) -> Result<Done, CallResult> {
-    let id = named_record(rt, name, argument, arguments)?;
+    let id = named_record(rt, name, record, arguments)?;
     rt.state.remove(&id);
     Ok(Done {
         items: json!([id]),

@@ -8,7 +8,7 @@ use crate::model::Name;
 use crate::model::expect::{
     Assertion, Condition, Count, FileExpectation, MachineOverride, OverrideAnswer, ReplyTest, Step,
 };
-use crate::model::tool::{Answer, Behavior, Effect, Filter, Set, SetValue};
+use crate::model::tool::{Answer, Behavior, Effect, Filter, RecordRef, Set, SetValue};
 
 fn count(count: &Count, into: &mut Map<String, Json>) {
     let (key, n) = match count {
@@ -201,6 +201,16 @@ fn step(s: &Step) -> Json {
     }
 }
 
+/// The argument naming the record an update or delete changes; `null` for a fixed
+/// record, which the effect's `record` key names (written only then, so effects over
+/// an argument are as they were).
+fn record_argument(record: &RecordRef) -> Json {
+    match record {
+        RecordRef::Argument(argument) => json!(argument.as_str()),
+        RecordRef::Fixed(_) => Json::Null,
+    }
+}
+
 pub fn condition(c: &Condition) -> Json {
     match c {
         Condition::Test { path, op, value } => {
@@ -287,14 +297,26 @@ pub fn behavior(b: &Behavior) -> Json {
                 read
             }
             Effect::Create(c) => json!({ "effect": "create", "collection": name(&c.collection), "set": sets(&c.sets) }),
-            Effect::Update(u) => json!({
-                "effect": "update",
-                "collection": name(&u.collection),
-                "record_argument": name(&u.record),
-                "set": sets(&u.sets),
-                "reason": u.reason.as_ref().map(|r| r.as_str()),
-            }),
-            Effect::Delete(d) => json!({ "effect": "delete", "collection": name(&d.collection), "record_argument": name(&d.record) }),
+            Effect::Update(u) => {
+                let mut update = json!({
+                    "effect": "update",
+                    "collection": name(&u.collection),
+                    "record_argument": record_argument(&u.record),
+                    "set": sets(&u.sets),
+                    "reason": u.reason.as_ref().map(|r| r.as_str()),
+                });
+                if let RecordRef::Fixed(id) = &u.record {
+                    update["record"] = json!(id.as_str());
+                }
+                update
+            }
+            Effect::Delete(d) => {
+                let mut delete = json!({ "effect": "delete", "collection": name(&d.collection), "record_argument": record_argument(&d.record) });
+                if let RecordRef::Fixed(id) = &d.record {
+                    delete["record"] = json!(id.as_str());
+                }
+                delete
+            }
         })
         .collect();
     let responses: Vec<Json> = b

@@ -24,10 +24,10 @@
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::expect::Op;
 use crate::model::tool::{
-    Answer, ArgType, Behavior, Create, Delete, Effect, Filter, Read, Refusal, Response, Set,
-    SetValue, Tool, Update,
+    Answer, ArgType, Behavior, Create, Delete, Effect, Filter, Read, RecordRef, Refusal, Response,
+    Set, SetValue, Tool, Update,
 };
-use crate::model::world::{Collection, FieldType, WorldSchema};
+use crate::model::world::{id_letters, Collection, FieldType, WorldSchema};
 use crate::model::Name;
 use crate::syntax::ast::{Statement, ValueKind};
 
@@ -446,7 +446,7 @@ impl Reader<'_> {
             statement.key.span,
             diags,
         );
-        let record = self.record(statement, statements, diags)?;
+        let record = self.record(statement, statements, collection, diags)?;
         let sets = self.sets(statements, collection, diags)?;
         let reason = first(statements, "reason").and_then(|s| values::text(s, diags));
         Some(Update {
@@ -478,17 +478,19 @@ impl Reader<'_> {
         }
         Some(Delete {
             collection: collection.name.clone(),
-            record: self.record(statement, statements, diags)?,
+            record: self.record(statement, statements, collection, diags)?,
         })
     }
 
-    /// The `record ARG` of an update or delete: an argument that holds a record id.
+    /// The `record ARG` of an update or delete: an argument that holds a record id, or
+    /// the id of one record of the collection (`record A1`), which no argument is named.
     fn record(
         &self,
         owner: &Statement,
         statements: &[Statement],
+        collection: &Collection,
         diags: &mut Vec<Diagnostic>,
-    ) -> Option<Name> {
+    ) -> Option<RecordRef> {
         let Some(record) = first(statements, "record") else {
             diags.push(
                 Diagnostic::new(
@@ -500,6 +502,16 @@ impl Reader<'_> {
             );
             return None;
         };
+        let fixed = match record.values.as_slice() {
+            [v] => v.as_ident().filter(|word| {
+                self.tool.argument(word).is_none()
+                    && id_letters(word) == Some(collection.id_prefix.as_str())
+            }),
+            _ => None,
+        };
+        if let (Some(_), [v]) = (fixed, record.values.as_slice()) {
+            return Some(RecordRef::Fixed(values::text_of(v)));
+        }
         self.argument_of(
             record,
             |ty| {
@@ -511,6 +523,7 @@ impl Reader<'_> {
             "a record id (`id`, `ref …` or `text`)",
             diags,
         )
+        .map(RecordRef::Argument)
     }
 
     fn sets(
