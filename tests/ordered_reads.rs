@@ -1,7 +1,8 @@
 //! A declared read in order, limited: `order_by FIELD [descending]` and `limit N`, so
 //! "the most recent transfer to this IBAN" is a declared tool, not an adapter; a read
 //! of one record by its id (`where id ARG`); an update of the one account whatever
-//! the call says (`record A1`).
+//! the call says (`record A1`), leaving a field as it was for an empty value
+//! (`unless_empty`).
 
 use std::sync::OnceLock;
 
@@ -40,7 +41,7 @@ schema bank_world {
   tool set_nickname {
     behavior "Name the user's account."
     argument nickname text { doc "The new name." }
-    update accounts { record A1; set nickname from nickname }
+    update accounts { record A1; set nickname from nickname unless_empty }
   }
   tool transfer {
     behavior "One transfer, by its id."
@@ -160,6 +161,9 @@ fn an_update_may_change_one_fixed_record() {
         result["updated"][0]["fields"]["nickname"], "savings",
         "{result}"
     );
+    // An empty name leaves the field as it was (`unless_empty`).
+    let result = rt.call("set_nickname", &json!({ "nickname": "" }));
+    assert_eq!(result["updated"][0]["fields"]["nickname"], "savings", "{result}");
     // A word that is neither an argument nor an id of the collection is reported.
     let text = SUITE.replace("record A1;", "record account;");
     let found: Vec<String> = diagnostics_of(&text)

@@ -440,8 +440,12 @@ pub struct Set {
 
 #[derive(Clone, Debug)]
 pub enum SetValue {
-    /// The argument's value (nothing is set when the call leaves it out).
-    Argument(Name),
+    /// The argument's value: nothing is set when the call leaves it out, nor, with
+    /// `unless_empty`, when it gives `""`, `false` or `[]`.
+    Argument {
+        name: Name,
+        unless_empty: bool,
+    },
     Value(FieldValue),
     /// The case clock: a datetime, or its date for a date field.
     Now,

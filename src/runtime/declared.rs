@@ -242,10 +242,19 @@ fn set_fields(
         let value = match &set.value {
             SetValue::Value(v) => v.clone(),
             SetValue::Now => now(rt, &spec.ty),
-            SetValue::Argument(argument) => {
+            SetValue::Argument {
+                name: argument,
+                unless_empty,
+            } => {
                 let Some(given) = arguments.get(argument.as_str()).filter(|v| !v.is_null()) else {
                     continue;
                 };
+                let empty = matches!(given, Json::Bool(false))
+                    || given.as_str() == Some("")
+                    || given.as_array().is_some_and(Vec::is_empty);
+                if *unless_empty && empty {
+                    continue;
+                }
                 from_json(given, &spec.ty, rt.zone)
                     .and_then(|v| existing_refs(rt, &spec.ty, v))
                     .map_err(|why| {

@@ -266,7 +266,14 @@ pub fn behavior(b: &Behavior) -> Json {
             ss.iter()
                 .map(|s| {
                     let value = match &s.value {
-                        SetValue::Argument(a) => json!({ "argument": a.as_str() }),
+                        SetValue::Argument {
+                            name,
+                            unless_empty: false,
+                        } => json!({ "argument": name.as_str() }),
+                        SetValue::Argument {
+                            name,
+                            unless_empty: true,
+                        } => json!({ "argument": name.as_str(), "unless_empty": true }),
                         SetValue::Value(v) => json!({ "value": v.to_json() }),
                         SetValue::Now => json!({ "now": true }),
                     };

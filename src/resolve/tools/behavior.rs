@@ -558,7 +558,7 @@ impl Reader<'_> {
         collection: &Collection,
         diags: &mut Vec<Diagnostic>,
     ) -> Option<Set> {
-        let usage = "set FIELD from ARG` or `set FIELD VALUE";
+        let usage = "set FIELD from ARG [unless_empty]` or `set FIELD VALUE";
         let (field, rest) = match statement.values.split_first() {
             Some((f, rest)) if f.as_ident().is_some() && statement.block.is_none() => {
                 (values::text_of(f), rest)
@@ -570,8 +570,13 @@ impl Reader<'_> {
         };
         let spec = self.field(&field, collection, diags)?;
         let value = match rest {
-            [from, argument]
-                if from.as_ident() == Some("from") && argument.as_ident().is_some() =>
+            [from, argument, ..]
+                if from.as_ident() == Some("from")
+                    && argument.as_ident().is_some()
+                    && matches!(&rest[2..], [] | [_])
+                    && rest
+                        .get(2)
+                        .is_none_or(|w| w.as_ident() == Some("unless_empty")) =>
             {
                 let name = values::text_of(argument);
                 let arg = self.argument(&name, diags)?;
@@ -579,7 +584,10 @@ impl Reader<'_> {
                     diags.push(mismatch(&name, &arg.ty, &field, &spec.ty));
                     return None;
                 }
-                SetValue::Argument(name)
+                SetValue::Argument {
+                    name,
+                    unless_empty: rest.len() == 3,
+                }
             }
             [now]
                 if now.as_ident() == Some("now")
