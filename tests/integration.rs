@@ -42,6 +42,7 @@ mod nesting;
 mod now_conditions;
 mod ordered_reads;
 mod outputs;
+mod path_comparisons;
 mod paths;
 mod quick_fixes;
 mod quotable_texts;

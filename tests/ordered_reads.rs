@@ -163,7 +163,10 @@ fn an_update_may_change_one_fixed_record() {
     );
     // An empty name leaves the field as it was (`unless_empty`).
     let result = rt.call("set_nickname", &json!({ "nickname": "" }));
-    assert_eq!(result["updated"][0]["fields"]["nickname"], "savings", "{result}");
+    assert_eq!(
+        result["updated"][0]["fields"]["nickname"], "savings",
+        "{result}"
+    );
     // A word that is neither an argument nor an id of the collection is reported.
     let text = SUITE.replace("record A1;", "record account;");
     let found: Vec<String> = diagnostics_of(&text)

@@ -113,6 +113,9 @@ pub enum Operand {
     Now {
         minutes: i64,
     },
+    /// Another path of the same call or record (`bags before reservation.bags`): its
+    /// value, read when the condition is tested.
+    Path(String),
 }
 
 impl Operand {
@@ -125,6 +128,7 @@ impl Operand {
             Operand::Now { minutes: 0 } => "now".into(),
             Operand::Now { minutes } if *minutes < 0 => format!("now-PT{}M", -minutes).into(),
             Operand::Now { minutes } => format!("now+PT{minutes}M").into(),
+            Operand::Path(path) => serde_json::json!({ "path": path }),
         }
     }
 }

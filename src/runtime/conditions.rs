@@ -43,7 +43,13 @@ pub fn first_unmet<'c>(conditions: &'c [Condition], record: &Rec, cx: Cx) -> Opt
             .any(|c| record_matches(std::slice::from_ref(c), record, cx)),
         Condition::Test { path, op, value } => {
             let actual = record_path(record, path, cx);
-            !test(actual.as_ref(), *op, value, cx)
+            match value {
+                Operand::Path(other) => match (actual, record_path(record, other, cx)) {
+                    (Some(actual), Some(other)) => !satisfies(Some(&actual), *op, &other),
+                    _ => true,
+                },
+                value => !test(actual.as_ref(), *op, value, cx),
+            }
         }
     })
 }
@@ -88,15 +94,26 @@ pub fn call_matches(conditions: &[Condition], tool: &Tool, arguments: &Json, cx:
             .iter()
             .any(|c| call_matches(std::slice::from_ref(c), tool, arguments, cx)),
         Condition::Test { path, op, value } => {
-            let mut segments = path.split('.');
-            let first = segments.next().unwrap_or_default();
-            let rest: Vec<&str> = segments.collect();
-            let actual = tool
-                .argument(first)
-                .and_then(|a| argument_value(a, arguments, arguments.get(first)?, &rest, cx));
-            test(actual.as_ref(), *op, value, cx)
+            let actual = call_path(tool, arguments, path, cx);
+            match value {
+                // Two paths of one call: a side that cannot be read satisfies nothing.
+                Operand::Path(other) => match (actual, call_path(tool, arguments, other, cx)) {
+                    (Some(actual), Some(other)) => satisfies(Some(&actual), *op, &other),
+                    _ => false,
+                },
+                value => test(actual.as_ref(), *op, value, cx),
+            }
         }
     })
+}
+
+/// What the path (an argument, then members, fields or references) holds in a call.
+fn call_path(tool: &Tool, arguments: &Json, path: &str, cx: Cx) -> Option<FieldValue> {
+    let mut segments = path.split('.');
+    let first = segments.next().unwrap_or_default();
+    let rest: Vec<&str> = segments.collect();
+    let argument = tool.argument(first)?;
+    argument_value(argument, arguments, arguments.get(first)?, &rest, cx)
 }
 
 /// What an argument path holds in a call: a typed value, or a name as text.
@@ -144,6 +161,8 @@ fn test(actual: Option<&FieldValue>, op: Op, value: &Operand, cx: Cx) -> bool {
             });
             satisfies(actual, op, &expected)
         }
+        // Read by the callers, which know the record or call the path is of.
+        Operand::Path(_) => false,
         Operand::Plain(text) => {
             let actual = actual.map(|v| json_text(v.to_json()));
             plain(actual.as_deref(), op, text)

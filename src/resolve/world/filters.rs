@@ -85,6 +85,20 @@ fn record_test(
     let (op, value) = split_test(statement, diags)?;
     let path = statement.name();
     let ty = path_type(path, statement.key.span, collection, cx.schema, diags)?;
+    // `start before booking.start`: a dotted name whose first part is a field is another
+    // path of the record.
+    if let Some(other) = path_operand(value, |first| collection.field(first).is_some()) {
+        let right = path_type(other, value.span, collection, cx.schema, diags)?;
+        if !comparable(&ty, &right, op) {
+            diags.push(incomparable(path, other, op, value.span));
+            return None;
+        }
+        return Some(Condition::Test {
+            path: path.to_string(),
+            op,
+            value: Operand::Path(other.to_string()),
+        });
+    }
     let operand = match now_operand(&ty, op, value, path, diags)? {
         Some(now) => now,
         None => Operand::Typed(typed_operand(&ty, op, value, path, cx, diags)?),
@@ -94,6 +108,46 @@ fn record_test(
         op,
         value: operand,
     })
+}
+
+/// The path a condition's value names, when it is a dotted name whose first part
+/// `starts` a path of the place (an argument of the call, a field of the record).
+fn path_operand(value: &Value, starts: impl Fn(&str) -> bool) -> Option<&str> {
+    match &value.kind {
+        ValueKind::Ident(name) if name.contains('.') => {
+            let first = name.split('.').next().unwrap_or_default();
+            starts(first).then_some(name.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// Whether values of types `left` and `right` compare under `op`: equal or not for
+/// the same type (numbers whatever their kind, references of any collections), in
+/// order for types that have one.
+fn comparable(left: &FieldType, right: &FieldType, op: Op) -> bool {
+    let numeric = |t: &FieldType| matches!(t, FieldType::Number | FieldType::Integer);
+    let same = left == right
+        || (numeric(left) && numeric(right))
+        || matches!((left, right), (FieldType::Ref(_), FieldType::Ref(_)));
+    let ordered = matches!(
+        left,
+        FieldType::Date | FieldType::Time | FieldType::DateTime | FieldType::Duration
+    ) || numeric(left);
+    match op {
+        Op::Eq | Op::Not => same,
+        Op::Before | Op::After => same && ordered,
+        _ => false,
+    }
+}
+
+fn incomparable(path: &str, other: &str, op: Op, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        codes::RECORD_FIELD_TYPE,
+        format!("`{path}` cannot be compared with `{other}` by `{}`", op.as_str()),
+    )
+    .primary(span, "another path of this value's type is expected")
+    .help("two paths compare when they hold the same type: equal (or `not`) for any, `before`/`after` for dates, times, datetimes, durations and numbers")
 }
 
 /// For a datetime compared with `before` or `after`: `now`, `"now - 24h"` or
@@ -383,6 +437,28 @@ fn call_test(
         return None;
     };
     let found = argument_path(argument, &rest, block, cx, span, place, diags)?;
+    // `bags before reservation.bags`: a dotted name whose first part is an argument is
+    // another path of the call.
+    if let Some(other) = path_operand(value, |first| tool.argument(first).is_some()) {
+        let mut segments = other.split('.');
+        let first = segments.next().unwrap_or_default();
+        let rest: Vec<&str> = segments.collect();
+        let argument = tool.argument(first)?;
+        let other_found = argument_path(argument, &rest, block, cx, value.span, place, diags)?;
+        let (ArgumentPath::Typed(left), ArgumentPath::Typed(right)) = (&found, &other_found) else {
+            diags.push(recode(incomparable(path, other, op, value.span), place));
+            return None;
+        };
+        if !comparable(left, right, op) {
+            diags.push(recode(incomparable(path, other, op, value.span), place));
+            return None;
+        }
+        return Some(Condition::Test {
+            path: path.to_string(),
+            op,
+            value: Operand::Path(other.to_string()),
+        });
+    }
     let operand = match found {
         // A call's text argument is often an id or a word: a bare name stands for it,
         // and one shaped like an id must name a record or request of the case.
