@@ -52,6 +52,8 @@ schema bank_world {
 case K-1 "Last transfer" {
   user "What did I last send to DE02?"
   goal "The assistant reads the latest transfer to DE02."
+  check "The transfers to that IBAN add up to 65."
+  check "Within a few cents."
   critical "Reports an older transfer."
   world {
     accounts A1 { nickname "main" }
@@ -62,6 +64,8 @@ case K-1 "Last transfer" {
     transactions T5 { iban "DE02"; amount 5 }
   }
   expect G1 { retrieved T2 }
+  expect A1 { sum transactions amount 65 { iban "DE02" } }
+  expect A2 { sum transactions amount 65.04 within 0.05 { iban "DE02" } }
   forbid F1 { retrieved T1 }
 }
 "#;
@@ -180,3 +184,41 @@ fn an_update_may_change_one_fixed_record() {
         "{found:?}"
     );
 }
+
+#[test]
+fn a_sum_adds_up_a_number_field_over_the_matching_records() {
+    let suite = compiled_once(&COMPILED, SUITE);
+    let rt = first_case_runtime(suite);
+    let found = casec::runtime::replay::findings(&rt);
+    let status = |id: &str| {
+        let (_, s) = found.checks.iter().find(|(c, _)| c == id).unwrap();
+        s.as_str().to_string()
+    };
+    assert_eq!((status("A1"), status("A2")), ("pass".into(), "pass".into()));
+    // Another total fails, and says what the records added up to.
+    let text = SUITE.replace(
+        "sum transactions amount 65 {",
+        "sum transactions amount 64 {",
+    );
+    let suite = compiled_once(&SUM_OFF, &text);
+    let found = casec::runtime::replay::findings(&first_case_runtime(suite));
+    let miss = found
+        .misses
+        .iter()
+        .find(|m| m.check == "A1")
+        .expect("A1 fails");
+    assert!(miss.found.contains("adds up to 65"), "{}", miss.found);
+    let text = SUITE.replace("sum transactions amount 65 {", "sum transactions iban 65 {");
+    let messages: Vec<String> = diagnostics_of(&text)
+        .into_iter()
+        .map(|d| d.message)
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m == "`iban` is not a number to add up"),
+        "{messages:?}"
+    );
+}
+
+static SUM_OFF: OnceLock<Suite> = OnceLock::new();

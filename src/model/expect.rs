@@ -133,6 +133,17 @@ impl Operand {
     }
 }
 
+/// `sum COLLECTION FIELD N [within T] { condition… }`: the number field's values over
+/// the records matching the conditions add up to N (within T).
+#[derive(Clone, Debug)]
+pub struct SumExpectation {
+    pub collection: Name,
+    pub field: Name,
+    pub total: f64,
+    pub within: f64,
+    pub conditions: Vec<Condition>,
+}
+
 /// `expect IDS { … }`: the checks these assertions decide (all must hold).
 #[derive(Clone, Debug)]
 pub struct Expectation {
@@ -220,6 +231,9 @@ pub enum Assertion {
         count: Count,
         conditions: Vec<Condition>,
     },
+    /// `sum COLLECTION FIELD N [within T] { condition… }`. Boxed, as `File` is: unboxed
+    /// it would grow every assertion.
+    Sum(Box<SumExpectation>),
     Called {
         tool: Name,
         outcome: CallOutcome,

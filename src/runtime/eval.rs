@@ -5,7 +5,7 @@
 
 use crate::model::expect::{
     Assertion, CallOutcome, CellExpectation, Count, CsvExpectation, FileExpectation, Op, ReplyTest,
-    Step,
+    Step, SumExpectation,
 };
 use crate::model::value::FieldValue;
 
@@ -81,6 +81,28 @@ pub fn miss(assertion: &Assertion, rt: &Runtime) -> Option<String> {
                     "{n} matching records of `{collection}`, expected {}",
                     count_words(count)
                 )
+            })
+        }
+        Assertion::Sum(sum) => {
+            let SumExpectation {
+                collection,
+                field,
+                total,
+                within,
+                conditions,
+            } = sum.as_ref();
+            let sum: f64 = state
+                .in_collection(collection.as_str())
+                .filter(|r| record_matches(conditions, r, cx))
+                .filter_map(|r| match r.field(field.as_str()) {
+                    Some(FieldValue::Number(n)) => n.as_f64(),
+                    _ => None,
+                })
+                .sum();
+            // A tolerance for the sum's own rounding: 0.1 + 0.2 is 0.3 to a person.
+            let holds = (sum - total).abs() <= within + 1e-9 * total.abs().max(1.0);
+            (!holds).then(|| {
+                format!("`{field}` of the matching records of `{collection}` adds up to {sum}, expected {total} within {within}")
             })
         }
         Assertion::Called {

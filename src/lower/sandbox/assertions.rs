@@ -65,6 +65,14 @@ pub fn assertion(a: &Assertion) -> Json {
             m.insert("where".into(), conds(conditions));
             "count"
         }
+        Assertion::Sum(sum) => {
+            m.insert("collection".into(), json!(sum.collection.as_str()));
+            m.insert("field".into(), json!(sum.field.as_str()));
+            m.insert("total".into(), json!(sum.total));
+            m.insert("within".into(), json!(sum.within));
+            m.insert("where".into(), conds(&sum.conditions));
+            "sum"
+        }
         Assertion::Called {
             tool,
             outcome,

@@ -8,6 +8,7 @@
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::Tool;
+use crate::model::world::FieldType;
 use crate::model::{Name, Text};
 use crate::resolve::keys::{body, check_keys, KeySpec};
 use crate::resolve::values::{self, ValueType};
@@ -15,7 +16,7 @@ use crate::syntax::ast::{Block, Statement, Value, ValueKind};
 
 use crate::model::expect::{
     Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation, Op,
-    ReplyTest, Step,
+    ReplyTest, Step, SumExpectation,
 };
 use crate::model::world::{id_letters, Collection};
 
@@ -29,6 +30,7 @@ pub const ASSERTIONS: &[KeySpec<'static>] = &[
     KeySpec::repeated("changed", "`changed COLLECTION|ID…`: at least one of them differs from the initial world."),
     KeySpec::repeated("record", "`record ID { field value … }`: the record exists and its fields match."),
     KeySpec::repeated("count", "`count COLLECTION [at_least|at_most] N { conditions }`: records matching."),
+    KeySpec::repeated("sum", "`sum COLLECTION FIELD N [within T] { conditions }`: the field adds up to N over the records matching."),
     KeySpec::repeated("called", "`called TOOL [[at_least|at_most] N] { conditions }`: matching calls (default: at least one)."),
     KeySpec::repeated("retrieved", "`retrieved ID…`: a tool result showed each record."),
     KeySpec::repeated("verified", "`verified ID` or `verified COLLECTION { conditions }`: read back after its last write."),
@@ -108,6 +110,7 @@ fn assertion(
         "changed" => changed(statement, cx, diags),
         "record" => record(statement, cx, diags),
         "count" => count(statement, cx, diags),
+        "sum" => sum(statement, cx, diags),
         "called" => called(statement, cx, diags),
         "verified" => verified(statement, cx, diags),
         "in_order" => steps(statement, cx, diags).map(Assertion::InOrder),
@@ -311,6 +314,66 @@ fn count_of(
         );
     }
     parsed
+}
+
+/// `sum COLLECTION FIELD N [within T] { condition… }`.
+fn sum(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
+    let usage = "sum COLLECTION FIELD N [within T] { field value }";
+    let number = |v: &Value| match &v.kind {
+        ValueKind::Number(n) => n.parse::<f64>().ok().filter(|f| f.is_finite()),
+        _ => None,
+    };
+    let parsed = match statement.values.as_slice() {
+        [c, f, n] => Some((c, f, number(n), Some(0.0))),
+        [c, f, n, w, t] if w.as_ident() == Some("within") => {
+            Some((c, f, number(n), number(t).filter(|t| *t >= 0.0)))
+        }
+        _ => None,
+    };
+    let Some((c, f, Some(total), Some(within))) =
+        parsed.filter(|(c, f, _, _)| c.as_ident().is_some() && f.as_ident().is_some())
+    else {
+        diags.push(
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`sum` is not written as expected")
+                .primary(
+                    statement.span,
+                    "expected a collection, a number field, the total and an optional `within T`",
+                )
+                .help(format!("write it as `{usage}`")),
+        );
+        return None;
+    };
+    let name = values::text_of(c);
+    let field = values::text_of(f);
+    let collection = known_collection(&name, cx.filters.schema, diags)?;
+    let Some(spec) = collection.field(field.as_str()) else {
+        diags.push(crate::resolve::world::records::unknown_field(
+            &field, collection,
+        ));
+        return None;
+    };
+    if !matches!(spec.ty, FieldType::Number | FieldType::Integer) {
+        diags.push(
+            Diagnostic::new(
+                codes::RECORD_FIELD_TYPE,
+                format!("`{}` is not a number to add up", field.as_str()),
+            )
+            .primary(
+                field.span,
+                format!("a field of type {}", spec.ty.describe()),
+            )
+            .help("sum a `number` or `integer` field; count records with `count`"),
+        );
+        return None;
+    }
+    let conditions = filters::record_conditions(body(statement), collection, &cx.filters, diags);
+    Some(Assertion::Sum(Box::new(SumExpectation {
+        collection: name,
+        field,
+        total,
+        within,
+        conditions,
+    })))
 }
 
 fn count(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
