@@ -8,7 +8,7 @@ use casec::model::Suite;
 use casec::runtime::Runtime;
 use serde_json::json;
 
-use crate::support::suite::{compiled_once, diagnostics_of};
+use crate::support::suite::{assert_reported, compiled_once};
 
 const SUITE: &str = r#"suite "Trips" {
   system_prompt "Help with trips."
@@ -104,13 +104,6 @@ fn now_is_compared_by_before_or_after_with_a_duration() {
     ];
     for (written, wrong, expected) in cases {
         let text = SUITE.replacen(written, wrong, 1);
-        let found: Vec<String> = diagnostics_of(&text)
-            .into_iter()
-            .map(|d| d.message)
-            .collect();
-        assert!(
-            found.iter().any(|m| m.contains(expected)),
-            "{wrong}: {found:?}"
-        );
+        assert_reported(&text, expected, wrong);
     }
 }

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use casec::model::Suite;
 use serde_json::json;
 
-use crate::support::suite::{compiled_once, diagnostics_of, first_case_runtime};
+use crate::support::suite::{assert_reported, compiled_once, first_case_runtime};
 
 const SUITE: &str = r#"suite "Bank" {
   system_prompt "Help with the account."
@@ -72,17 +72,18 @@ case K-1 "Last transfer" {
 
 static COMPILED: OnceLock<Suite> = OnceLock::new();
 
+/// The ids of the records a read's result shows, in order.
+fn record_ids(result: &serde_json::Value) -> Vec<&str> {
+    let records = result["records"].as_array().expect("records");
+    records.iter().filter_map(|r| r["id"].as_str()).collect()
+}
+
 #[test]
 fn the_latest_record_comes_first_and_alone() {
     let suite = compiled_once(&COMPILED, SUITE);
     let mut rt = first_case_runtime(suite);
     let result = rt.call("latest_transfer", &json!({ "iban": "DE02" }));
-    let ids: Vec<&str> = result["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids = record_ids(&result);
     assert_eq!(ids, ["T2"], "{result}");
     let found = casec::runtime::replay::findings(&rt);
     assert_eq!(found.checks[0].1.as_str(), "pass");
@@ -95,12 +96,7 @@ fn ascending_order_puts_records_without_the_field_last() {
     let suite = compiled_once(&ASCENDING, &text);
     let mut rt = first_case_runtime(suite);
     let result = rt.call("latest_transfer", &json!({ "iban": "DE02" }));
-    let ids: Vec<&str> = result["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids = record_ids(&result);
     assert_eq!(ids, ["T1", "T4", "T2", "T5"], "{result}");
 }
 
@@ -119,14 +115,7 @@ fn order_and_limit_are_checked() {
     ];
     for (written, wrong, expected) in cases {
         let text = SUITE.replacen(written, wrong, 1);
-        let found: Vec<String> = diagnostics_of(&text)
-            .into_iter()
-            .map(|d| d.message)
-            .collect();
-        assert!(
-            found.iter().any(|m| m.contains(expected)),
-            "{wrong}: {found:?}"
-        );
+        assert_reported(&text, expected, wrong);
     }
 }
 
@@ -135,24 +124,10 @@ fn a_read_by_id_shows_that_record_alone() {
     let suite = compiled_once(&COMPILED, SUITE);
     let mut rt = first_case_runtime(suite);
     let result = rt.call("transfer", &json!({ "transaction": "T4" }));
-    let ids: Vec<&str> = result["records"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["id"].as_str().unwrap())
-        .collect();
+    let ids = record_ids(&result);
     assert_eq!(ids, ["T4"], "{result}");
     let text = SUITE.replace("where id transaction", "where id after transaction");
-    let found: Vec<String> = diagnostics_of(&text)
-        .into_iter()
-        .map(|d| d.message)
-        .collect();
-    assert!(
-        found
-            .iter()
-            .any(|m| m.contains("`where id` compares a record's id")),
-        "{found:?}"
-    );
+    assert_reported(&text, "`where id` compares a record's id", "the suite");
 }
 
 #[test]
@@ -173,16 +148,7 @@ fn an_update_may_change_one_fixed_record() {
     );
     // A word that is neither an argument nor an id of the collection is reported.
     let text = SUITE.replace("record A1;", "record account;");
-    let found: Vec<String> = diagnostics_of(&text)
-        .into_iter()
-        .map(|d| d.message)
-        .collect();
-    assert!(
-        found
-            .iter()
-            .any(|m| m.contains("takes no argument `account`")),
-        "{found:?}"
-    );
+    assert_reported(&text, "takes no argument `account`", "the suite");
 }
 
 #[test]
@@ -209,16 +175,7 @@ fn a_sum_adds_up_a_number_field_over_the_matching_records() {
         .expect("A1 fails");
     assert!(miss.found.contains("adds up to 65"), "{}", miss.found);
     let text = SUITE.replace("sum transactions amount 65 {", "sum transactions iban 65 {");
-    let messages: Vec<String> = diagnostics_of(&text)
-        .into_iter()
-        .map(|d| d.message)
-        .collect();
-    assert!(
-        messages
-            .iter()
-            .any(|m| m == "`iban` is not a number to add up"),
-        "{messages:?}"
-    );
+    assert_reported(&text, "`iban` is not a number to add up", "the suite");
 }
 
 static SUM_OFF: OnceLock<Suite> = OnceLock::new();

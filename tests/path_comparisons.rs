@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use casec::model::Suite;
 use serde_json::json;
 
-use crate::support::suite::{compiled_once, diagnostics_of, first_case_runtime};
+use crate::support::suite::{assert_reported, compiled_once, first_case_runtime};
 
 const SUITE: &str = r#"suite "Airline" {
   system_prompt "Help with reservations."
@@ -79,15 +79,10 @@ fn two_paths_compare_when_their_types_do() {
         "bags before reservation.bags",
         "bags before reservation.flight",
     );
-    let found: Vec<String> = diagnostics_of(&text)
-        .into_iter()
-        .map(|d| d.message)
-        .collect();
-    assert!(
-        found
-            .iter()
-            .any(|m| m == "`bags` cannot be compared with `reservation.flight` by `before`"),
-        "{found:?}"
+    assert_reported(
+        &text,
+        "`bags` cannot be compared with `reservation.flight` by `before`",
+        "the suite",
     );
 }
 

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use casec::model::Suite;
 use casec::runtime::Runtime;
 
-use crate::support::suite::{compiled_once, diagnostics_of};
+use crate::support::suite::{assert_reported, compiled_once};
 
 const SUITE_BLOCK: &str = r#"suite "Steps" {
   shape std.dumate
@@ -92,15 +92,6 @@ fn the_sandbox_json_carries_the_limit() {
 fn a_step_limit_is_a_whole_number_from_one() {
     for bad in ["0", "2.5", "-1"] {
         let text = suite_text().replace("max_steps 2", &format!("max_steps {bad}"));
-        let messages: Vec<String> = diagnostics_of(&text)
-            .into_iter()
-            .map(|d| d.message)
-            .collect();
-        assert!(
-            messages
-                .iter()
-                .any(|m| m == "`max_steps` is not a step limit"),
-            "{bad}: {messages:?}"
-        );
+        assert_reported(&text, "`max_steps` is not a step limit", bad);
     }
 }

@@ -27,3 +27,16 @@ pub fn first_case_runtime(suite: &Suite) -> Runtime<'_> {
     let case = &suite.cases[0];
     Runtime::new(suite, case, case.sandbox.as_ref().expect("a world"))
 }
+
+/// Asserts that the one-file suite `text` is reported with a diagnostic whose message
+/// holds `expected`; `what` names the variant in the failure.
+pub fn assert_reported(text: &str, expected: &str, what: &str) {
+    let messages: Vec<String> = diagnostics_of(text)
+        .into_iter()
+        .map(|d| d.message)
+        .collect();
+    assert!(
+        messages.iter().any(|m| m.contains(expected)),
+        "{what}: no diagnostic holds {expected:?}: {messages:?}"
+    );
+}
