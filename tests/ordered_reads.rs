@@ -103,6 +103,23 @@ fn ascending_order_puts_records_without_the_field_last() {
 static ASCENDING: OnceLock<Suite> = OnceLock::new();
 
 #[test]
+fn the_language_server_offers_the_keys_of_declared_effects() {
+    let keys = |place: &[&str]| -> Vec<&'static str> {
+        let specs = casec::resolve::blocks::block_specs(place, None).expect("a block");
+        specs.iter().map(|s| s.key).collect()
+    };
+    assert_eq!(
+        keys(&["schema", "tool", "read"]),
+        ["match", "where", "show", "order_by", "limit"]
+    );
+    assert_eq!(keys(&["tool", "update"]), ["record", "set", "reason"]);
+    assert_eq!(
+        keys(&["tool", "respond"]),
+        ["when", "after", "data", "record"]
+    );
+}
+
+#[test]
 fn order_and_limit_are_checked() {
     let cases = [
         ("limit 1", "limit 0", "`limit` is not a number of records"),

@@ -29,6 +29,16 @@ pub fn block_specs<'a>(path: &[&str], shape: Option<&'a Shape>) -> Option<Vec<Ke
         ["tool", "argument"] | ["schema", "tool", "argument"] => {
             fixed(&[super::tools::arguments::ARGUMENT_KEYS])
         }
+        ["tool", "read"] | ["schema", "tool", "read"] => {
+            fixed(&[super::tools::behavior::READ_KEYS])
+        }
+        ["tool", "create" | "update" | "delete"]
+        | ["schema", "tool", "create" | "update" | "delete"] => {
+            fixed(&[super::tools::behavior::WRITE_KEYS])
+        }
+        ["tool", "respond"] | ["schema", "tool", "respond"] => {
+            fixed(&[super::tools::behavior::RESPOND_KEYS])
+        }
         ["schema"] => fixed(&[super::world::schema::SCHEMA_KEYS]),
         ["schema", "collection"] => fixed(&[super::world::schema::COLLECTION_KEYS]),
         ["shape"] => fixed(&[super::shape::SHAPE_KEYS]),

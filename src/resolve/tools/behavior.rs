@@ -38,7 +38,7 @@ use super::super::world::value::{self as typed, TypeCx};
 use super::services::known_collection;
 use super::ToolCx;
 
-const READ_KEYS: &[KeySpec<'static>] = &[
+pub const READ_KEYS: &[KeySpec<'static>] = &[
     KeySpec::optional(
         "match",
         "`match ARG`: the argument holding a free-text query.",
@@ -58,10 +58,10 @@ const READ_KEYS: &[KeySpec<'static>] = &[
     KeySpec::optional("limit", "`limit N`: at most the first N records."),
 ];
 
-const WRITE_KEYS: &[KeySpec<'static>] = &[
+pub const WRITE_KEYS: &[KeySpec<'static>] = &[
     KeySpec::optional(
         "record",
-        "`record ARG`: the argument naming the record to change.",
+        "`record ARG`: the argument naming the record to change (or `record ID`: that one record).",
     ),
     KeySpec::repeated(
         "set",
@@ -73,7 +73,7 @@ const WRITE_KEYS: &[KeySpec<'static>] = &[
     ),
 ];
 
-const RESPOND_KEYS: &[KeySpec<'static>] = &[
+pub const RESPOND_KEYS: &[KeySpec<'static>] = &[
     KeySpec::optional(
         "when",
         "`when { argument value }`: the calls it answers (default: all).",
