@@ -208,6 +208,31 @@ fn dumate_task_folders_are_complete_and_carry_the_suite_they_are_graded_with() {
             "{id} on an empty workspace: {graded}"
         );
     }
+    // However the suite folder is written, the evaluator carries the suite's files.
+    let again = dir.join("again");
+    let run = casec(&[
+        "export",
+        "cases/dumate/",
+        "--format",
+        "dumate",
+        "-o",
+        again.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for task in &tasks {
+        let name = task.file_name().unwrap();
+        assert!(
+            again
+                .join(name)
+                .join("evaluator/suite/suite.case")
+                .is_file(),
+            "{name:?}"
+        );
+    }
     let _ = fs::remove_dir_all(&dir);
 }
 

@@ -942,7 +942,7 @@ codes! {
     ///
     /// ```case
     /// world home { lists L1 { title "Groceries" } }      # in suite.case
-    /// case TUJ-001 "…" {
+    /// case C-1 "…" {
     ///   world { from hom }                               # error: did you mean `home`?
     /// }
     /// ```

@@ -10,44 +10,46 @@ use crate::load;
 use crate::lower::export::{export, export_names, Exported};
 use crate::model::shape::{ExportFormat, FileContent};
 use crate::model::Suite;
-use crate::source::SourceDb;
+use crate::source::{Origin, SourceDb};
 use crate::Depth;
 
 use super::{
-    compile_suite, write_folder_atomically, write_output, Format, Reporter, EXIT_ERRORS, EXIT_OK,
-    EXIT_USAGE,
+    compile_suite, write_folder_atomically, write_output, Format, Reporter, EXIT_OK, EXIT_USAGE,
 };
 
 /// The suite's files, by their path in its folder, when the export `format` writes an
-/// evaluator (which carries them); none otherwise.
+/// evaluator (which carries them); none otherwise. They are the texts the compilation
+/// read, so the evaluator grades with exactly the suite that was exported.
 fn evaluator_files(
     model: &Suite,
     format: &str,
     root: &Path,
-    reporter: &Reporter,
     db: &SourceDb,
-) -> Result<Vec<(String, Arc<str>)>, u8> {
+) -> Vec<(String, Arc<str>)> {
     let writes_evaluator = model.shape.exports.iter().any(|e| {
         e.name.as_str() == format
             && matches!(&e.format, ExportFormat::Folders(files)
                 if files.iter().any(|f| matches!(f.content, FileContent::Evaluator { .. })))
     });
     if !writes_evaluator {
-        return Ok(Vec::new());
+        return Vec::new();
     }
-    let mut diags = Vec::new();
-    let files = load::suite_files(root, &mut diags);
-    if !diags.is_empty() {
-        return Err(reporter.report(db, &diags, 0).max(EXIT_ERRORS));
-    }
-    Ok(files
-        .into_iter()
-        .filter_map(|(path, source)| {
-            let relative = path.strip_prefix(root).ok()?;
-            let parts: Option<Vec<&str>> = relative.iter().map(|p| p.to_str()).collect();
-            Some((parts?.join("/"), source.text))
+    // A suite file is named by its path as `load::display` writes it: the root's, then
+    // its path in the folder (the root `.` is not written).
+    let root = load::display(root);
+    let root = root.trim_end_matches('/');
+    let prefix = if root == "." || root.is_empty() {
+        String::new()
+    } else {
+        format!("{root}/")
+    };
+    db.files()
+        .filter(|(_, file)| file.origin == Origin::User)
+        .filter_map(|(_, file)| {
+            let relative = file.name.strip_prefix(prefix.as_str())?;
+            Some((relative.to_string(), Arc::clone(&file.text)))
         })
-        .collect())
+        .collect()
 }
 
 /// Writes the export `format` of the suite at `suite`: JSON Lines to `output` (a file;
@@ -60,10 +62,7 @@ pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, reporter:
     let Some(model) = compilation.suite.as_ref() else {
         return EXIT_USAGE;
     };
-    let files = match evaluator_files(model, format, suite, reporter, &compilation.db) {
-        Ok(files) => files,
-        Err(code) => return code,
-    };
+    let files = evaluator_files(model, format, suite, &compilation.db);
     let Some(result) = export(model, format, &files) else {
         let names = export_names(model);
         let known = if names.is_empty() {

@@ -267,7 +267,10 @@ fn step_limit(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Numb
             format!("`{}` is not a step limit", statement.name()),
         )
         .primary(statement.span, "not a whole number of tool calls")
-        .help("write how many tool calls a run may make, at least 1: `max_steps 30`"),
+        .help(format!(
+            "write how many tool calls a run may make, at least 1: `{} 30`",
+            statement.name()
+        )),
     );
     None
 }

@@ -1345,7 +1345,7 @@ fn read_rewards(
             if !known.is_some_and(|f| matches!(f.kind, Kind::Names | Kind::Text | Kind::Category)) {
                 diags.push(
                     shape_error(format!("`{}` is not a case field of words", field.as_str()), field.span, "a reward's condition reads this field")
-                        .help("name a `names`, `text` or `category` field of the case, such as `capabilities`"),
+                        .help("name a `names`, `text` or `category` field of the case, whose words the condition looks for"),
                 );
                 continue;
             }

@@ -276,13 +276,12 @@ fn set_fields(
 
 /// The case clock as a value of a datetime or date field.
 fn now(rt: &Runtime, ty: &FieldType) -> FieldValue {
-    let clock = from_json(&json!(rt.case.clock_text()), &FieldType::DateTime, rt.zone);
-    match (ty, clock) {
-        (FieldType::Date, Ok(FieldValue::DateTime(dt))) => {
-            FieldValue::Date(dt.instant.with_timezone(&rt.zone).date_naive())
+    match (ty, &rt.clock) {
+        (FieldType::Date, Some(clock)) => {
+            FieldValue::Date(clock.instant.with_timezone(&rt.zone).date_naive())
         }
-        (_, Ok(value)) => value,
-        (_, Err(_)) => FieldValue::Text(rt.case.clock_text().to_string()),
+        (_, Some(clock)) => FieldValue::DateTime(clock.clone()),
+        (_, None) => FieldValue::Text(rt.case.clock_text().to_string()),
     }
 }
 

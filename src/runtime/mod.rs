@@ -163,8 +163,9 @@ pub struct Runtime<'a> {
     /// made: a call past the limit is refused.
     step_limit: Option<u64>,
     calls: u64,
-    /// The case's clock (it does not move during a run), which `now` reads.
-    now: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// The case's clock (it does not move during a run): what `now` reads, in a
+    /// condition and in a declared `set FIELD now`.
+    pub clock: Option<crate::model::time::ZonedDateTime>,
 }
 
 impl<'a> Runtime<'a> {
@@ -176,13 +177,14 @@ impl<'a> Runtime<'a> {
             .iter()
             .filter_map(|t| suite.tools.iter().find(|c| c.name.as_str() == t.as_str()))
             .collect();
+        // `casec check` refuses an unknown zone, so the fallback (UTC) only guards an
+        // unchecked model.
+        let zone = case.timezone_text().parse().unwrap_or(Tz::UTC);
         Runtime {
             suite,
             case,
             sandbox,
-            // `casec check` refuses an unknown zone, so the fallback (UTC) only guards an
-            // unchecked model.
-            zone: case.timezone_text().parse().unwrap_or(Tz::UTC),
+            zone,
             initial: state.clone(),
             state,
             events: Vec::new(),
@@ -196,10 +198,13 @@ impl<'a> Runtime<'a> {
             label: Default::default(),
             step_limit: suite.step_limit(case),
             calls: 0,
-            now: case
-                .clock
-                .as_ref()
-                .and_then(|c| chrono::DateTime::parse_from_rfc3339(c.as_str()).ok()),
+            clock: case.clock.as_ref().and_then(|_| {
+                let text = serde_json::json!(case.clock_text());
+                match values::from_json(&text, &crate::model::world::FieldType::DateTime, zone) {
+                    Ok(crate::model::value::FieldValue::DateTime(clock)) => Some(clock),
+                    _ => None,
+                }
+            }),
         }
     }
 
@@ -220,7 +225,7 @@ impl<'a> Runtime<'a> {
             schema: &self.sandbox.schema,
             zone: self.zone,
             state: &self.state,
-            now: self.now,
+            now: self.clock.as_ref().map(|c| c.instant),
         }
     }
 
