@@ -12,6 +12,7 @@ mod lsp_client;
 #[path = "support/mod.rs"]
 mod support;
 
+mod acceptance_suites;
 mod architecture;
 mod argument_defaults;
 mod asked_which;
@@ -24,6 +25,7 @@ mod check_staged;
 mod cli;
 mod cli_contract;
 mod completions_man;
+mod computed_values;
 mod diagnostic_docs;
 mod editors;
 mod export;
@@ -50,6 +52,7 @@ mod refusal_times;
 mod replay_cli;
 mod reply_checks;
 mod report_html;
+mod result_shapes;
 mod robustness;
 mod roundtrip;
 mod runtime;

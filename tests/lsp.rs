@@ -315,7 +315,18 @@ fn completion_offers_the_operators_of_a_condition() {
     let items = session.request("textDocument/completion", at(&err2, 10, 33));
     assert_eq!(
         labels(&items),
-        ["not", "contains", "lacks", "before", "after", "in", "is", "has_word", "matches"]
+        [
+            "not",
+            "contains",
+            "lacks",
+            "before",
+            "after",
+            "in",
+            "is",
+            "has_word",
+            "matches",
+            "has_number"
+        ]
     );
     let has_word = &items.as_array().unwrap()[7];
     assert!(
@@ -338,6 +349,31 @@ fn completion_offers_the_operators_of_a_condition() {
             .is_some_and(|v| v.starts_with("**`has_word`** · condition operator")),
         "{hover}"
     );
+}
+
+/// An `expect` block completes the aggregates beside the other assertions, each with
+/// its form; a world block its own statements (`from`, `without`, `new`).
+#[test]
+fn completion_offers_aggregates_and_the_statements_of_a_world() {
+    let mut session = Session::new("aggregates");
+    let err2 = uri("errands/ERR-2.case");
+    let text = read("errands/ERR-2.case").replace(
+        "  critical \"Claim the keys are lost for good.\"\n",
+        "  critical \"Claim the keys are lost for good.\"\n  expect A1 { last }\n  world { fr }\n",
+    );
+    session.notify("textDocument/didOpen", open(&err2, &text));
+    let assertions = session.request("textDocument/completion", at(&err2, 10, 18));
+    let labels_found = labels(&assertions);
+    for aggregate in ["sum", "min", "max", "first", "last"] {
+        assert!(labels_found.contains(&aggregate), "{labels_found:?}");
+    }
+    let hover = hover_text(&mut session, &err2, 10, 15);
+    assert!(
+        hover.starts_with("**`last`**") && hover.contains("the most recent"),
+        "{hover}"
+    );
+    let world = session.request("textDocument/completion", at(&err2, 11, 12));
+    assert_eq!(labels(&world), ["from", "without", "new"]);
 }
 
 #[test]

@@ -91,10 +91,16 @@ fn now_is_compared_by_before_or_after_with_a_duration() {
             "\"now - 24h\"",
             "is compared with `before` or `after`",
         ),
+        // `now - NAME` is a computed value (docs/expressions.md): NAME must be a path.
         (
             "before \"now - 24h\"",
             "before \"now - tomorrow\"",
-            "is not the clock moved by a duration",
+            "takes no argument `tomorrow`",
+        ),
+        (
+            "before \"now - 24h\"",
+            "before \"now - 24x\"",
+            "a duration is written with d, h and m",
         ),
         (
             "before \"now - 24h\"",

@@ -112,7 +112,10 @@ fn the_language_server_offers_the_keys_of_declared_effects() {
         keys(&["schema", "tool", "read"]),
         ["match", "where", "show", "order_by", "limit"]
     );
-    assert_eq!(keys(&["tool", "update"]), ["record", "set", "reason"]);
+    assert_eq!(
+        keys(&["tool", "update"]),
+        ["record", "set", "reason", "show"]
+    );
     assert_eq!(
         keys(&["tool", "respond"]),
         ["when", "after", "data", "record"]

@@ -145,3 +145,20 @@ fn a_refusal_reads_a_pattern_on_an_argument() {
     );
     assert_eq!(fine["status"], json!("ok"), "{fine}");
 }
+
+/// `has_number` reads the numbers a text writes, as `reply number` does: a message a
+/// tool sends is checked by machine like the reply.
+#[test]
+fn has_number_reads_the_numbers_a_message_writes() {
+    use casec::model::expect::Op;
+    use casec::runtime::values::text_holds;
+    assert!(text_holds(
+        Op::HasNumber,
+        "I sent $1,250.00 to Ana.",
+        "1250"
+    ));
+    assert!(text_holds(Op::HasNumber, "Refund of 9.99 EUR", "9.99"));
+    assert!(!text_holds(Op::HasNumber, "Refund of 9.99 EUR", "9.9"));
+    assert!(!text_holds(Op::HasNumber, "on 2026-11-09", "-11"));
+    assert!(!text_holds(Op::HasNumber, "no amount", "0"));
+}

@@ -10,6 +10,7 @@ use strum::{EnumString, IntoStaticStr, VariantArray};
 use crate::model::{Name, Text};
 use crate::source::Span;
 
+use super::expr::{Aggregate, Expr};
 use super::value::FieldValue;
 use super::world::{World, WorldSchema};
 
@@ -32,6 +33,9 @@ pub enum Op {
     HasWord,
     /// Text a regular expression finds a match in (case counts unless `(?i)`).
     Matches,
+    /// Text in which a number is written equal to the value, read as `reply number`
+    /// reads numbers: `has_number 1250` holds for "$1,250.00 sent".
+    HasNumber,
 }
 
 impl Op {
@@ -56,12 +60,15 @@ impl Op {
             Op::Matches => {
                 "text in which the regular expression finds a match (`(?i)` ignores case)"
             }
+            Op::HasNumber => {
+                "text in which a number equal to the value is written (`$1,250.00` holds 1250)"
+            }
         }
     }
 
     /// Operators that read text only (no other type has a case, words or a pattern).
     pub fn text_only(self) -> bool {
-        matches!(self, Op::Is | Op::HasWord | Op::Matches)
+        matches!(self, Op::Is | Op::HasWord | Op::Matches | Op::HasNumber)
     }
 
     /// The operator written as `word` before a value (any but `eq`, which is not written).
@@ -100,6 +107,13 @@ pub enum Condition {
         op: Op,
         value: Operand,
     },
+    /// `"EXPR" OP VALUE`: a computed value compared (`"count(transactions where to_iban =
+    /// recipient)" after 2`).
+    Compare {
+        left: Box<Expr>,
+        op: Op,
+        value: Operand,
+    },
     Any(Vec<Condition>),
 }
 
@@ -116,6 +130,9 @@ pub enum Operand {
     /// Another path of the same call or record (`bags before reservation.bags`): its
     /// value, read when the condition is tested.
     Path(String),
+    /// A computed value (`"new_flight.price - reservation.flight.price"`): evaluated from
+    /// the same call or record when the condition is tested.
+    Computed(Box<Expr>),
 }
 
 impl Operand {
@@ -129,19 +146,33 @@ impl Operand {
             Operand::Now { minutes } if *minutes < 0 => format!("now-PT{}M", -minutes).into(),
             Operand::Now { minutes } => format!("now+PT{minutes}M").into(),
             Operand::Path(path) => serde_json::json!({ "path": path }),
+            Operand::Computed(expr) => expr.to_json(),
         }
     }
 }
 
-/// `sum COLLECTION FIELD N [within T] { condition… }`: the number field's values over
-/// the records matching the conditions add up to N (within T).
+/// An aggregate of a field over the records of a collection matching the conditions:
+/// `sum|min|max COLLECTION FIELD N [within T] { condition… }` (the number it comes to),
+/// `first|last COLLECTION FIELD ID { condition… }` (the record that comes first or last
+/// in the field's order: `last transactions at T7 { to_iban "…" }` is "T7 is the most
+/// recent transfer to that IBAN").
 #[derive(Clone, Debug)]
-pub struct SumExpectation {
+pub struct AggregateExpectation {
+    /// `Sum`, `Min`, `Max`, `First` or `Last` (`count` is an assertion of its own).
+    pub of: Aggregate,
     pub collection: Name,
     pub field: Name,
-    pub total: f64,
-    pub within: f64,
+    pub expected: AggregateValue,
     pub conditions: Vec<Condition>,
+}
+
+/// What an aggregate assertion expects.
+#[derive(Clone, Debug)]
+pub enum AggregateValue {
+    /// A number, within a tolerance (`sum`, `min`, `max`).
+    Number { value: f64, within: f64 },
+    /// A record (`first`, `last`).
+    Record(Name),
 }
 
 /// `expect IDS { … }`: the checks these assertions decide (all must hold).
@@ -231,9 +262,9 @@ pub enum Assertion {
         count: Count,
         conditions: Vec<Condition>,
     },
-    /// `sum COLLECTION FIELD N [within T] { condition… }`. Boxed, as `File` is: unboxed
-    /// it would grow every assertion.
-    Sum(Box<SumExpectation>),
+    /// `sum`, `min`, `max`, `first`, `last` over a collection. Boxed, as `File` is:
+    /// unboxed it would grow every assertion.
+    Aggregate(Box<AggregateExpectation>),
     Called {
         tool: Name,
         outcome: CallOutcome,
@@ -468,8 +499,17 @@ mod tests {
         assert_eq!(
             ops,
             [
-                "eq", "not", "contains", "lacks", "before", "after", "in", "is", "has_word",
-                "matches"
+                "eq",
+                "not",
+                "contains",
+                "lacks",
+                "before",
+                "after",
+                "in",
+                "is",
+                "has_word",
+                "matches",
+                "has_number"
             ]
         );
         let written: Vec<&str> = Op::written_words().collect();

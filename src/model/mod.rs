@@ -5,6 +5,7 @@
 //! phases can point back at the source of any value.
 
 pub mod expect;
+pub mod expr;
 pub mod shape;
 pub mod texts;
 pub mod time;
@@ -257,6 +258,9 @@ pub struct Case {
     /// What the sandbox loads (world, machine overrides, expectations), when the case
     /// has a `world`.
     pub sandbox: Option<expect::Sandbox>,
+    /// Whether the case writes a `world` (which, when `sandbox` is `None`, did not
+    /// resolve: its own diagnostics say why).
+    pub writes_world: bool,
     /// The `case` statement's header (keyword, id and title).
     pub span: Span,
     /// The whole `case` statement, from its keyword to its closing brace: a text whose
@@ -286,6 +290,7 @@ impl Case {
             values: Vec::new(),
             allows: Vec::new(),
             sandbox: None,
+            writes_world: false,
             span,
             extent,
         }

@@ -405,6 +405,8 @@ pub struct Filter {
 pub struct Create {
     pub collection: Name,
     pub sets: Vec<Set>,
+    /// `show FIELD…`: the fields the result shows of the created record (absent: all).
+    pub show: Option<Vec<Name>>,
 }
 
 /// `update COLLECTION { record ARG; set FIELD …; reason "…" }`.
@@ -414,6 +416,8 @@ pub struct Update {
     pub record: RecordRef,
     pub sets: Vec<Set>,
     pub reason: Option<Text>,
+    /// `show FIELD…`: the fields the result shows of the changed record (absent: all).
+    pub show: Option<Vec<Name>>,
 }
 
 /// `delete COLLECTION { record ARG }`.
@@ -431,7 +435,7 @@ pub enum RecordRef {
     Fixed(Name),
 }
 
-/// `set FIELD from ARG`, `set FIELD VALUE`, `set FIELD now`.
+/// `set FIELD from ARG`, `set FIELD VALUE`, `set FIELD now`, `set FIELD "EXPR"`.
 #[derive(Clone, Debug)]
 pub struct Set {
     pub field: Name,
@@ -449,6 +453,9 @@ pub enum SetValue {
     Value(FieldValue),
     /// The case clock: a datetime, or its date for a date field.
     Now,
+    /// `set FIELD "EXPR"`: a value computed from the call's arguments and the records
+    /// they reach (`"payment.balance - amount"`).
+    Computed(crate::model::expr::Expr),
 }
 
 /// `respond { when { … }; after N; data { … } }` or `… record COLLECTION { where … }`:

@@ -47,6 +47,8 @@ pub fn block_specs<'a>(path: &[&str], shape: Option<&'a Shape>) -> Option<Vec<Ke
         ["shape", "import"] => fixed(&[super::shape::IMPORT_KEYS]),
         ["shape", "export", "evaluator"] => fixed(&[super::shape::REWARD_KEYS]),
         ["case", "expect" | "forbid"] => fixed(&[super::world::expect::ASSERTIONS]),
+        ["case", "world"] => fixed(&[super::world::shared::WORLD_KEYS]),
+        ["world"] => fixed(&[super::world::shared::SHARED_WORLD_KEYS]),
         ["suite", rest @ ..] => Some(suite_block(rest, shape)),
         ["category"] | ["profile"] => Some(shape.map_or_else(|| vec![APPLY], layer_keys)),
         ["case", rest @ ..] => case_block(rest, shape),

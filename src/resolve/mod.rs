@@ -752,6 +752,7 @@ impl CaseContext<'_> {
     fn resolve(&self, statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Case> {
         let mut case = case::case(statement, self.cx, self.profiles, diags)?;
         case.sandbox = self.worlds.sandbox(statement, &case, diags);
+        case.writes_world = keys::first(keys::body(statement), "world").is_some();
         Some(case)
     }
 }

@@ -18,6 +18,7 @@ use crate::model::tool::{ArgType, Argument, Tool};
 use crate::model::value::FieldValue;
 use crate::model::world::WorldSchema;
 
+use super::computed;
 use super::state::{Rec, State};
 use super::values::{datetime_part, from_json, normalize, satisfies, text_holds};
 
@@ -37,78 +38,98 @@ pub fn record_matches(conditions: &[Condition], record: &Rec, cx: Cx) -> bool {
 
 /// The first of `conditions` the record does not meet.
 pub fn first_unmet<'c>(conditions: &'c [Condition], record: &Rec, cx: Cx) -> Option<&'c Condition> {
+    let place = |path: &str| record_path(record, path, cx);
     conditions.iter().find(|c| match c {
         Condition::Any(inner) => !inner
             .iter()
             .any(|c| record_matches(std::slice::from_ref(c), record, cx)),
-        Condition::Test { path, op, value } => {
-            let actual = record_path(record, path, cx);
-            match value {
-                Operand::Path(other) => match (actual, record_path(record, other, cx)) {
-                    (Some(actual), Some(other)) => !satisfies(Some(&actual), *op, &other),
-                    _ => true,
-                },
-                value => !test(actual.as_ref(), *op, value, cx),
-            }
-        }
+        test => !holds(test, &place, cx),
     })
+}
+
+/// Whether a test (`Test` or `Compare`) holds at a place, a record or a call, whose
+/// paths `place` reads. A side that cannot be read satisfies nothing (but `not` and
+/// `lacks` of a value written as such).
+fn holds(condition: &Condition, place: &dyn Fn(&str) -> Option<FieldValue>, cx: Cx) -> bool {
+    let reads = computed::AtPlace { place, cx };
+    let (actual, op, value) = match condition {
+        Condition::Test { path, op, value } => (place(path), *op, value),
+        Condition::Compare { left, op, value } => (computed::eval(left, &reads), *op, value),
+        Condition::Any(_) => return false,
+    };
+    let other = match value {
+        Operand::Path(other) => place(other),
+        Operand::Computed(expr) => computed::eval(expr, &reads),
+        value => return test(actual.as_ref(), op, value, cx),
+    };
+    match (actual, other) {
+        (Some(actual), Some(other)) => satisfies(Some(&actual), op, &other),
+        _ => false,
+    }
 }
 
 /// Why the record does not meet `condition`: what it holds at the condition's path, and
 /// what the condition asks, as the language writes it.
 pub fn unmet_reason(condition: &Condition, record: &Rec, cx: Cx) -> String {
+    let found =
+        |v: Option<FieldValue>| v.map_or_else(|| "absent".to_string(), |v| v.to_json().to_string());
     match condition {
         Condition::Any(inner) => {
             let asked: Vec<String> = inner.iter().map(written).collect();
             format!("none of {} holds", asked.join(" | "))
         }
         Condition::Test { path, .. } => {
-            let found = record_path(record, path, cx)
-                .map_or_else(|| "absent".to_string(), |v| v.to_json().to_string());
+            let found = found(record_path(record, path, cx));
             format!("`{path}` is {found}, expected {}", written(condition))
+        }
+        Condition::Compare { left, .. } => {
+            let place = |path: &str| record_path(record, path, cx);
+            let found = found(computed::eval(
+                left,
+                &computed::AtPlace { place: &place, cx },
+            ));
+            format!(
+                "`{}` is {found}, expected {}",
+                left.written(),
+                written(condition)
+            )
         }
     }
 }
 
 /// A condition as the language writes it: `PATH [OP] VALUE`, alternatives in `any`.
 pub fn written(condition: &Condition) -> String {
-    match condition {
+    let (left, op, value) = match condition {
         Condition::Any(inner) => {
             let alternatives: Vec<String> = inner.iter().map(written).collect();
-            format!("any {{ {} }}", alternatives.join("; "))
+            return format!("any {{ {} }}", alternatives.join("; "));
         }
-        Condition::Test { path, op, value } => {
-            let value = value.to_json().to_string();
-            match op {
-                Op::Eq => format!("{path} {value}"),
-                op => format!("{path} {} {value}", op.as_str()),
-            }
-        }
+        Condition::Test { path, op, value } => (path.clone(), op, value),
+        Condition::Compare { left, op, value } => (format!("\"{}\"", left.written()), op, value),
+    };
+    let value = match value {
+        Operand::Computed(expr) => format!("\"{}\"", expr.written()),
+        value => value.to_json().to_string(),
+    };
+    match op {
+        Op::Eq => format!("{left} {value}"),
+        op => format!("{left} {} {value}", op.as_str()),
     }
 }
 
 /// Whether a call of `tool` with `arguments` meets every condition.
 pub fn call_matches(conditions: &[Condition], tool: &Tool, arguments: &Json, cx: Cx) -> bool {
+    let place = |path: &str| call_path(tool, arguments, path, cx);
     conditions.iter().all(|c| match c {
         Condition::Any(inner) => inner
             .iter()
             .any(|c| call_matches(std::slice::from_ref(c), tool, arguments, cx)),
-        Condition::Test { path, op, value } => {
-            let actual = call_path(tool, arguments, path, cx);
-            match value {
-                // Two paths of one call: a side that cannot be read satisfies nothing.
-                Operand::Path(other) => match (actual, call_path(tool, arguments, other, cx)) {
-                    (Some(actual), Some(other)) => satisfies(Some(&actual), *op, &other),
-                    _ => false,
-                },
-                value => test(actual.as_ref(), *op, value, cx),
-            }
-        }
+        test => holds(test, &place, cx),
     })
 }
 
 /// What the path (an argument, then members, fields or references) holds in a call.
-fn call_path(tool: &Tool, arguments: &Json, path: &str, cx: Cx) -> Option<FieldValue> {
+pub fn call_path(tool: &Tool, arguments: &Json, path: &str, cx: Cx) -> Option<FieldValue> {
     let mut segments = path.split('.');
     let first = segments.next().unwrap_or_default();
     let rest: Vec<&str> = segments.collect();
@@ -161,8 +182,8 @@ fn test(actual: Option<&FieldValue>, op: Op, value: &Operand, cx: Cx) -> bool {
             });
             satisfies(actual, op, &expected)
         }
-        // Read by the callers, which know the record or call the path is of.
-        Operand::Path(_) => false,
+        // Read by the callers, which know the record or call the paths are of.
+        Operand::Path(_) | Operand::Computed(_) => false,
         Operand::Plain(text) => {
             let actual = actual.map(|v| json_text(v.to_json()));
             plain(actual.as_deref(), op, text)
@@ -193,7 +214,7 @@ fn plain(actual: Option<&str>, op: Op, expected: &str) -> bool {
         Op::Lacks => !a.contains(&b),
         Op::Before => a < b,
         Op::After => a > b,
-        Op::Is | Op::HasWord | Op::Matches => text_holds(op, actual, expected),
+        Op::Is | Op::HasWord | Op::Matches | Op::HasNumber => text_holds(op, actual, expected),
     }
 }
 
@@ -210,11 +231,24 @@ fn follow<'p>(
     cx: Cx,
 ) -> Option<FieldValue> {
     for segment in segments {
-        value = match &value {
-            FieldValue::DateTime(_) => datetime_part(&value, segment, cx.zone)?,
-            FieldValue::Ref(id) => cx.state.get(id)?.field(segment)?.clone(),
-            _ => return None,
-        };
+        value = step(&value, segment, cx)?;
     }
     Some(value)
+}
+
+/// One segment of a path from `value`: into a datetime, through a reference, or through
+/// each reference of a list (`reservation.flights.status`: the list of the flights'
+/// statuses, without the ones a dangling reference or an absent field leaves out).
+fn step(value: &FieldValue, segment: &str, cx: Cx) -> Option<FieldValue> {
+    match value {
+        FieldValue::DateTime(_) => datetime_part(value, segment, cx.zone),
+        FieldValue::Ref(id) => cx.state.get(id)?.field(segment).cloned(),
+        FieldValue::List(items) => Some(FieldValue::List(
+            items
+                .iter()
+                .filter_map(|item| step(item, segment, cx))
+                .collect(),
+        )),
+        _ => None,
+    }
 }

@@ -13,12 +13,15 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::model::expect::Op;
 use crate::model::tool::{
-    Answer, ArgType, Behavior, Effect, Filter, Read, RecordRef, Response, Set, SetValue, Tool,
+    Answer, ArgType, Behavior, Create, Effect, Filter, Read, RecordRef, Response, Set, SetValue,
+    Tool,
 };
 use crate::model::value::FieldValue;
 use crate::model::world::{Collection, FieldType};
+use crate::model::Name;
 
-use super::conditions::call_matches;
+use super::computed;
+use super::conditions::{call_matches, call_path};
 use super::services::records::{create_record, existing_refs, matches_query, query_terms};
 use super::state::Rec;
 use super::values::{self, from_json, satisfies};
@@ -52,10 +55,8 @@ fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) 
     for effect in &behavior.effects {
         let done = match effect {
             Effect::Read(read) => Ok(run_read(rt, read, arguments)),
-            Effect::Create(create) => {
-                run_create(rt, create.collection.as_str(), &create.sets, arguments)
-            }
-            Effect::Update(update) => run_update(rt, update, arguments),
+            Effect::Create(create) => run_create(rt, tool, create, arguments),
+            Effect::Update(update) => run_update(rt, tool, update, arguments),
             Effect::Delete(delete) => {
                 run_delete(rt, delete.collection.as_str(), &delete.record, arguments)
             }
@@ -227,9 +228,11 @@ fn filters_hold(
 }
 
 /// The fields `sets` give, typed by `collection`; arguments the call leaves out set
-/// nothing.
+/// nothing. Computed values read the call and the world as they were before any of the
+/// sets.
 fn set_fields(
     rt: &Runtime,
+    tool: &Tool,
     collection: &Collection,
     sets: &[Set],
     arguments: &Json,
@@ -242,6 +245,21 @@ fn set_fields(
         let value = match &set.value {
             SetValue::Value(v) => v.clone(),
             SetValue::Now => now(rt, &spec.ty),
+            SetValue::Computed(expr) => {
+                let cx = rt.cx();
+                let place = |path: &str| call_path(tool, arguments, path, cx);
+                let reads = computed::AtPlace { place: &place, cx };
+                computed::eval(expr, &reads).ok_or_else(|| {
+                    CallResult::error(
+                        "INVALID_ARGUMENT",
+                        format!(
+                            "`{}` cannot be computed for this call: `{}` has no value",
+                            set.field.as_str(),
+                            expr.written()
+                        ),
+                    )
+                })?
+            }
             SetValue::Argument {
                 name: argument,
                 unless_empty,
@@ -301,10 +319,11 @@ fn collection(
 
 fn run_create(
     rt: &mut Runtime,
-    name: &str,
-    sets: &[Set],
+    tool: &Tool,
+    create: &Create,
     arguments: &Json,
 ) -> Result<Done, CallResult> {
+    let (name, sets) = (create.collection.as_str(), &create.sets);
     let schema = collection(rt, name)?;
     let Some(spec) = schema.collection(name) else {
         return Err(CallResult::error(
@@ -312,7 +331,7 @@ fn run_create(
             format!("this sandbox holds no {name}"),
         ));
     };
-    let fields = set_fields(rt, spec, sets, arguments)?;
+    let fields = set_fields(rt, tool, spec, sets, arguments)?;
     let created = create_record(rt, spec, fields);
     if created.failed() {
         return Err(created);
@@ -321,7 +340,7 @@ fn run_create(
         .changed
         .iter()
         .filter_map(|id| rt.state.get(id))
-        .map(Rec::to_json)
+        .map(|record| showing(record, create.show.as_deref()))
         .collect();
     Ok(Done {
         items: Json::Array(items),
@@ -359,6 +378,7 @@ fn named_record(
 
 fn run_update(
     rt: &mut Runtime,
+    tool: &Tool,
     update: &crate::model::tool::Update,
     arguments: &Json,
 ) -> Result<Done, CallResult> {
@@ -371,7 +391,7 @@ fn run_update(
         ));
     };
     let id = named_record(rt, name, &update.record, arguments)?;
-    let fields = set_fields(rt, spec, &update.sets, arguments)?;
+    let fields = set_fields(rt, tool, spec, &update.sets, arguments)?;
     let now = rt.case.clock_text().to_string();
     let reason = update.reason.as_ref().map(|r| r.as_str());
     let Some(record) = rt.state.get_mut(&id) else {
@@ -380,10 +400,16 @@ fn run_update(
     let updates = fields.into_iter().map(|(n, v)| (n, Some(v))).collect();
     let changed = record.apply(updates, &now, reason, spec);
     Ok(Done {
-        items: json!([record.to_json()]),
+        items: json!([showing(record, update.show.as_deref())]),
         returned: vec![id.clone()],
         changed: if changed { vec![id] } else { Vec::new() },
     })
+}
+
+/// A record as a create or update result shows it: the fields `show` names, or all.
+fn showing(record: &Rec, show: Option<&[Name]>) -> Json {
+    let shown: Option<Vec<&str>> = show.map(|fields| fields.iter().map(Name::as_str).collect());
+    record.to_json_showing(shown.as_deref())
 }
 
 fn run_delete(

@@ -3,15 +3,18 @@
 //! events in order. Conditions on records read the final state; `fields.` conditions
 //! on calls follow references through the final state too.
 
+use std::cmp::Ordering;
+
 use crate::model::expect::{
-    Assertion, CallOutcome, CellExpectation, Count, CsvExpectation, FileExpectation, Op, ReplyTest,
-    Step, SumExpectation,
+    AggregateExpectation, AggregateValue, Assertion, CallOutcome, CellExpectation, Count,
+    CsvExpectation, FileExpectation, Op, ReplyTest, Step,
 };
+use crate::model::expr::Aggregate;
 use crate::model::value::FieldValue;
 
-use super::conditions::{call_matches, first_unmet, record_matches, unmet_reason};
+use super::conditions::{call_matches, first_unmet, record_matches, unmet_reason, Cx};
 use super::state::{Rec, State};
-use super::values::{normalize, text_holds};
+use super::values::{normalize, numbers_in, order, text_holds};
 use super::{Event, Runtime};
 
 /// Whether every assertion holds after the run.
@@ -83,28 +86,7 @@ pub fn miss(assertion: &Assertion, rt: &Runtime) -> Option<String> {
                 )
             })
         }
-        Assertion::Sum(sum) => {
-            let SumExpectation {
-                collection,
-                field,
-                total,
-                within,
-                conditions,
-            } = sum.as_ref();
-            let sum: f64 = state
-                .in_collection(collection.as_str())
-                .filter(|r| record_matches(conditions, r, cx))
-                .filter_map(|r| match r.field(field.as_str()) {
-                    Some(FieldValue::Number(n)) => n.as_f64(),
-                    _ => None,
-                })
-                .sum();
-            // A tolerance for the sum's own rounding: 0.1 + 0.2 is 0.3 to a person.
-            let holds = (sum - total).abs() <= within + 1e-9 * total.abs().max(1.0);
-            (!holds).then(|| {
-                format!("`{field}` of the matching records of `{collection}` adds up to {sum}, expected {total} within {within}")
-            })
-        }
+        Assertion::Aggregate(aggregate) => aggregate_unmet(aggregate, state, cx),
         Assertion::Called {
             tool,
             outcome,
@@ -285,31 +267,6 @@ fn reply_miss(test: &ReplyTest, rt: &Runtime) -> Option<String> {
             })
         }
     }
-}
-
-/// The numbers written in a text: digits with an optional sign, `,` between groups of
-/// thousands and a decimal point (`-3`, `1,250.50`, `0.5`).
-fn numbers_in(text: &str) -> Vec<f64> {
-    static NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let number = NUMBER.get_or_init(|| {
-        regex::Regex::new(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
-            .expect("a valid pattern")
-    });
-    number
-        .find_iter(text)
-        .filter_map(|m| {
-            // A dash after a letter or digit joins (2026-11-09, A-3): no minus sign.
-            let joined = text[..m.start()]
-                .chars()
-                .next_back()
-                .is_some_and(char::is_alphanumeric);
-            let written = match joined {
-                true => m.as_str().trim_start_matches('-'),
-                false => m.as_str(),
-            };
-            written.replace(',', "").parse::<f64>().ok()
-        })
-        .collect()
 }
 
 /// At most 80 characters of a text, for a message.
@@ -494,9 +451,79 @@ fn only_after_miss(rt: &Runtime, steps: &[Step]) -> Option<String> {
     })
 }
 
+/// Why an aggregate assertion does not hold (`None` when it does).
+fn aggregate_unmet(aggregate: &AggregateExpectation, state: &State, cx: Cx) -> Option<String> {
+    let AggregateExpectation {
+        of,
+        collection,
+        field,
+        expected,
+        conditions,
+    } = aggregate;
+    // The matching records holding the field, in world order.
+    let values: Vec<(&str, &FieldValue)> = state
+        .in_collection(collection.as_str())
+        .filter(|r| record_matches(conditions, r, cx))
+        .filter_map(|r| Some((r.id.as_str(), r.field(field.as_str())?)))
+        .collect();
+    let word = of.as_str();
+    match expected {
+        AggregateValue::Number { value, within } => {
+            let numbers = values.iter().filter_map(|(_, v)| match v {
+                FieldValue::Number(n) => n.as_f64(),
+                _ => None,
+            });
+            let found = match of {
+                Aggregate::Sum => Some(numbers.sum::<f64>()),
+                Aggregate::Min => numbers.reduce(f64::min),
+                _ => numbers.reduce(f64::max),
+            };
+            // A tolerance for the sum's own rounding: 0.1 + 0.2 is 0.3 to a person.
+            let holds = found
+                .is_some_and(|found| (found - value).abs() <= within + 1e-9 * value.abs().max(1.0));
+            let found = found.map_or_else(
+                || "nothing (no matching record)".to_string(),
+                |f| f.to_string(),
+            );
+            let what = match of {
+                Aggregate::Sum => "adds up to",
+                Aggregate::Min => "is at least",
+                _ => "is at most",
+            };
+            (!holds).then(|| {
+                format!("`{field}` of the matching records of `{collection}` {what} {found}, expected {word} {value} within {within}")
+            })
+        }
+        AggregateValue::Record(id) => {
+            // Ties keep world order: `first` takes the earliest of them, `last` the latest.
+            let wanted = if *of == Aggregate::First {
+                Ordering::Less
+            } else {
+                Ordering::Greater
+            };
+            let found = values
+                .iter()
+                .copied()
+                .reduce(|best, item| match order(item.1, best.1) {
+                    Some(o) if o == wanted => item,
+                    Some(Ordering::Equal) if *of == Aggregate::Last => item,
+                    _ => best,
+                });
+            let found_id = found.map(|(id, _)| id);
+            (found_id != Some(id.as_str())).then(|| match found {
+                Some((other, v)) => format!(
+                    "the {word} matching record of `{collection}` by `{field}` is `{other}` ({}), expected `{id}`",
+                    v.to_json()
+                ),
+                None => format!("no record of `{collection}` matches, expected `{id}` {word} by `{field}`"),
+            })
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::numbers_in;
+    use crate::runtime::values::numbers_in;
 
     #[test]
     fn numbers_are_read_as_written_in_prose() {

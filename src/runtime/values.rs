@@ -166,7 +166,7 @@ pub fn satisfies(actual: Option<&FieldValue>, op: Op, expected: &FieldValue) -> 
             FieldValue::List(options) => options.iter().any(|o| equal(actual, o)),
             _ => false,
         },
-        Op::Is | Op::HasWord | Op::Matches => match (actual, expected) {
+        Op::Is | Op::HasWord | Op::Matches | Op::HasNumber => match (actual, expected) {
             (FieldValue::Text(a) | FieldValue::Enum(a), FieldValue::Text(b)) => {
                 text_holds(op, a, b)
             }
@@ -187,8 +187,38 @@ pub fn text_holds(op: Op, actual: &str, expected: &str) -> bool {
             !wanted.is_empty() && words.windows(wanted.len()).any(|w| w == wanted)
         }
         Op::Matches => pattern(expected).is_ok_and(|re| re.is_match(actual)),
+        Op::HasNumber => expected.parse::<f64>().is_ok_and(|wanted| {
+            numbers_in(actual)
+                .iter()
+                .any(|n| (n - wanted).abs() <= 1e-9 * wanted.abs().max(1.0))
+        }),
         _ => false,
     }
+}
+
+/// The numbers written in a text: digits with an optional sign, `,` between groups of
+/// thousands and a decimal point (`-3`, `1,250.50`, `0.5`).
+pub fn numbers_in(text: &str) -> Vec<f64> {
+    static NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let number = NUMBER.get_or_init(|| {
+        regex::Regex::new(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
+            .expect("a valid pattern")
+    });
+    number
+        .find_iter(text)
+        .filter_map(|m| {
+            // A dash after a letter or digit joins (2026-11-09, A-3): no minus sign.
+            let joined = text[..m.start()]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric);
+            let written = match joined {
+                true => m.as_str().trim_start_matches('-'),
+                false => m.as_str(),
+            };
+            written.replace(',', "").parse::<f64>().ok()
+        })
+        .collect()
 }
 
 /// The words of a text, lower case: runs of letters and digits, each Chinese or
@@ -223,6 +253,10 @@ fn equal(actual: &FieldValue, expected: &FieldValue) -> bool {
             same_days(&a.frequency, &b.frequency) && (b.time.is_none() || a.time == b.time)
         }
         (FieldValue::Number(a), FieldValue::Number(b)) => a == b,
+        // A text a rule writes (`status = 'active'` in an aggregate's `where`) names an
+        // enum value or a record exactly.
+        (FieldValue::Enum(a) | FieldValue::Ref(a), FieldValue::Text(b))
+        | (FieldValue::Text(b), FieldValue::Enum(a) | FieldValue::Ref(a)) => a == b,
         (FieldValue::List(a), FieldValue::List(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| equal(x, y))
         }

@@ -6,8 +6,10 @@ use serde_json::{json, Map, Value as Json};
 use crate::model::Name;
 
 use crate::model::expect::{
-    Assertion, Condition, Count, FileExpectation, MachineOverride, OverrideAnswer, ReplyTest, Step,
+    AggregateValue, Assertion, Condition, Count, FileExpectation, MachineOverride, OverrideAnswer,
+    ReplyTest, Step,
 };
+use crate::model::expr::Aggregate;
 use crate::model::tool::{Answer, Behavior, Effect, Filter, RecordRef, Set, SetValue};
 
 fn count(count: &Count, into: &mut Map<String, Json>) {
@@ -65,13 +67,25 @@ pub fn assertion(a: &Assertion) -> Json {
             m.insert("where".into(), conds(conditions));
             "count"
         }
-        Assertion::Sum(sum) => {
-            m.insert("collection".into(), json!(sum.collection.as_str()));
-            m.insert("field".into(), json!(sum.field.as_str()));
-            m.insert("total".into(), json!(sum.total));
-            m.insert("within".into(), json!(sum.within));
-            m.insert("where".into(), conds(&sum.conditions));
-            "sum"
+        Assertion::Aggregate(aggregate) => {
+            m.insert("collection".into(), json!(aggregate.collection.as_str()));
+            m.insert("field".into(), json!(aggregate.field.as_str()));
+            match &aggregate.expected {
+                // `sum` writes its number as the total it is.
+                AggregateValue::Number { value, within } if aggregate.of == Aggregate::Sum => {
+                    m.insert("total".into(), json!(value));
+                    m.insert("within".into(), json!(within));
+                }
+                AggregateValue::Number { value, within } => {
+                    m.insert("value".into(), json!(value));
+                    m.insert("within".into(), json!(within));
+                }
+                AggregateValue::Record(id) => {
+                    m.insert("record".into(), json!(id.as_str()));
+                }
+            }
+            m.insert("where".into(), conds(&aggregate.conditions));
+            aggregate.of.as_str()
         }
         Assertion::Called {
             tool,
@@ -224,6 +238,9 @@ pub fn condition(c: &Condition) -> Json {
         Condition::Test { path, op, value } => {
             json!({ "path": path, "op": op.as_str(), "value": value.to_json() })
         }
+        Condition::Compare { left, op, value } => {
+            json!({ "computed": left.to_json(), "op": op.as_str(), "value": value.to_json() })
+        }
         Condition::Any(inner) => {
             json!({ "any": inner.iter().map(condition).collect::<Vec<_>>() })
         }
@@ -284,6 +301,7 @@ pub fn behavior(b: &Behavior) -> Json {
                         } => json!({ "argument": name.as_str(), "unless_empty": true }),
                         SetValue::Value(v) => json!({ "value": v.to_json() }),
                         SetValue::Now => json!({ "now": true }),
+                        SetValue::Computed(expr) => json!({ "computed": expr.to_json() }),
                     };
                     json!({ "field": s.field.as_str(), "from": value })
                 })
@@ -311,7 +329,14 @@ pub fn behavior(b: &Behavior) -> Json {
                 }
                 read
             }
-            Effect::Create(c) => json!({ "effect": "create", "collection": name(&c.collection), "set": sets(&c.sets) }),
+            Effect::Create(c) => {
+                let mut create = json!({ "effect": "create", "collection": name(&c.collection), "set": sets(&c.sets) });
+                // Written only when declared: results before `show` are as they were.
+                if let Some(show) = &c.show {
+                    create["show"] = json!(show.iter().map(|f| f.as_str()).collect::<Vec<_>>());
+                }
+                create
+            }
             Effect::Update(u) => {
                 let mut update = json!({
                     "effect": "update",
@@ -322,6 +347,9 @@ pub fn behavior(b: &Behavior) -> Json {
                 });
                 if let RecordRef::Fixed(id) = &u.record {
                     update["record"] = json!(id.as_str());
+                }
+                if let Some(show) = &u.show {
+                    update["show"] = json!(show.iter().map(|f| f.as_str()).collect::<Vec<_>>());
                 }
                 update
             }

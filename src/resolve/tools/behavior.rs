@@ -23,12 +23,14 @@
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::expect::Op;
+use crate::model::expr::Expr;
 use crate::model::tool::{
     Answer, ArgType, Behavior, Create, Delete, Effect, Filter, Read, RecordRef, Refusal, Response,
     Set, SetValue, Tool, Update,
 };
 use crate::model::world::{id_letters, Collection, FieldType, WorldSchema};
 use crate::model::Name;
+use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
 use super::super::keys::{self, all, body, first, KeySpec};
@@ -70,6 +72,10 @@ pub const WRITE_KEYS: &[KeySpec<'static>] = &[
     KeySpec::optional(
         "reason",
         "The reason written into the record's audit history.",
+    ),
+    KeySpec::optional(
+        "show",
+        "`show FIELD…`: the fields the result shows of the created or changed record (default: all).",
     ),
 ];
 
@@ -224,10 +230,7 @@ impl Reader<'_> {
             None => None,
         };
         let filters = self.filters(statements, collection, diags)?;
-        let show = match first(statements, "show") {
-            Some(s) => Some(self.fields(s, collection, diags)?),
-            None => None,
-        };
+        let show = self.show(statements, collection, diags)?;
         let order_by = match first(statements, "order_by") {
             Some(s) => Some(self.order_by(s, collection, diags)?),
             None => None,
@@ -425,9 +428,11 @@ impl Reader<'_> {
             );
             return None;
         }
+        let show = self.show(statements, collection, diags)?;
         Some(Create {
             collection: collection.name.clone(),
             sets,
+            show,
         })
     }
 
@@ -449,12 +454,27 @@ impl Reader<'_> {
         let record = self.record(statement, statements, collection, diags)?;
         let sets = self.sets(statements, collection, diags)?;
         let reason = first(statements, "reason").and_then(|s| values::text(s, diags));
+        let show = self.show(statements, collection, diags)?;
         Some(Update {
             collection: collection.name.clone(),
             record,
             sets,
             reason,
+            show,
         })
+    }
+
+    /// `show FIELD…` of a block, when written: `Some(None)` when it is not.
+    fn show(
+        &self,
+        statements: &[Statement],
+        collection: &Collection,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Option<Vec<Name>>> {
+        match first(statements, "show") {
+            Some(s) => Some(Some(self.fields(s, collection, diags)?)),
+            None => Some(None),
+        }
     }
 
     /// `delete COLLECTION { record ARG }`
@@ -473,6 +493,17 @@ impl Reader<'_> {
                 Diagnostic::new(codes::TOOL_DEFINITION, "a delete sets nothing")
                     .primary(set.key.span, "the record is removed")
                     .help("remove `set`"),
+            );
+            return None;
+        }
+        if let Some(show) = first(statements, "show") {
+            diags.push(
+                Diagnostic::new(codes::TOOL_DEFINITION, "a delete shows no record")
+                    .primary(
+                        show.key.span,
+                        "the result names the removed record's id only",
+                    )
+                    .help("remove `show`"),
             );
             return None;
         }
@@ -602,10 +633,15 @@ impl Reader<'_> {
                 };
                 match typed::read(value, &spec.ty, &cx, field.as_str()) {
                     Ok(v) => SetValue::Value(v),
-                    Err(d) => {
-                        diags.push(d);
-                        return None;
-                    }
+                    Err(d) => match value.as_str().and_then(filters::computable) {
+                        Some(expr) => SetValue::Computed(
+                            self.computed(expr, value.span, &field, &spec.ty, diags)?,
+                        ),
+                        None => {
+                            diags.push(d);
+                            return None;
+                        }
+                    },
                 }
             }
             _ => {
@@ -614,6 +650,49 @@ impl Reader<'_> {
             }
         };
         Some(Set { field, value })
+    }
+
+    /// A computed value for a field of type `ty`: its paths are the call's, its type
+    /// must be one the field holds.
+    fn computed(
+        &self,
+        expr: Result<Expr, String>,
+        span: Span,
+        field: &Name,
+        ty: &FieldType,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Expr> {
+        let mut expr = match expr {
+            Ok(expr) => expr,
+            Err(why) => {
+                diags.push(filters::bad_computed(span, field.as_str(), ty, &why));
+                return None;
+            }
+        };
+        let place = filters::Place::Call {
+            tool: self.tool,
+            block: &[],
+        };
+        let computed = filters::computed_type(
+            &mut expr,
+            place,
+            self.filter_cx,
+            span,
+            (field.as_str(), ty),
+            diags,
+        )?;
+        let fits = computed == *ty || (*ty == FieldType::Number && computed == FieldType::Integer);
+        if !fits {
+            let why = format!(
+                "`{}` is a {}, and the field holds a {}",
+                expr.written(),
+                computed.describe(),
+                ty.describe()
+            );
+            diags.push(filters::bad_computed(span, field.as_str(), ty, &why));
+            return None;
+        }
+        Some(expr)
     }
 
     /// `respond { when { … }; after N; data { … } | record COLLECTION { where … } }`

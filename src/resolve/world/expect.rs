@@ -14,10 +14,12 @@ use crate::resolve::keys::{body, check_keys, KeySpec};
 use crate::resolve::values::{self, ValueType};
 use crate::syntax::ast::{Block, Statement, Value, ValueKind};
 
+use crate::model::expect::{AggregateExpectation, AggregateValue};
 use crate::model::expect::{
     Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation, Op,
-    ReplyTest, Step, SumExpectation,
+    ReplyTest, Step,
 };
+use crate::model::expr::Aggregate;
 use crate::model::world::{id_letters, Collection};
 
 use super::filters::{self, FilterCx, FilterPlace};
@@ -31,6 +33,10 @@ pub const ASSERTIONS: &[KeySpec<'static>] = &[
     KeySpec::repeated("record", "`record ID { field value … }`: the record exists and its fields match."),
     KeySpec::repeated("count", "`count COLLECTION [at_least|at_most] N { conditions }`: records matching."),
     KeySpec::repeated("sum", "`sum COLLECTION FIELD N [within T] { conditions }`: the field adds up to N over the records matching."),
+    KeySpec::repeated("min", "`min COLLECTION FIELD N [within T] { conditions }`: the smallest value of the field over the records matching is N."),
+    KeySpec::repeated("max", "`max COLLECTION FIELD N [within T] { conditions }`: the largest value of the field over the records matching is N."),
+    KeySpec::repeated("first", "`first COLLECTION FIELD ID { conditions }`: of the records matching, ID comes first in the field's order (the earliest, the smallest)."),
+    KeySpec::repeated("last", "`last COLLECTION FIELD ID { conditions }`: of the records matching, ID comes last in the field's order (the most recent, the largest)."),
     KeySpec::repeated("called", "`called TOOL [[at_least|at_most] N] { conditions }`: matching calls (default: at least one)."),
     KeySpec::repeated("retrieved", "`retrieved ID…`: a tool result showed each record."),
     KeySpec::repeated("verified", "`verified ID` or `verified COLLECTION { conditions }`: read back after its last write."),
@@ -110,7 +116,11 @@ fn assertion(
         "changed" => changed(statement, cx, diags),
         "record" => record(statement, cx, diags),
         "count" => count(statement, cx, diags),
-        "sum" => sum(statement, cx, diags),
+        "sum" => aggregate(Aggregate::Sum, statement, cx, diags),
+        "min" => aggregate(Aggregate::Min, statement, cx, diags),
+        "max" => aggregate(Aggregate::Max, statement, cx, diags),
+        "first" => aggregate(Aggregate::First, statement, cx, diags),
+        "last" => aggregate(Aggregate::Last, statement, cx, diags),
         "called" => called(statement, cx, diags),
         "verified" => verified(statement, cx, diags),
         "in_order" => steps(statement, cx, diags).map(Assertion::InOrder),
@@ -317,29 +327,58 @@ fn count_of(
 }
 
 /// `sum COLLECTION FIELD N [within T] { condition… }`.
-fn sum(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Option<Assertion> {
-    let usage = "sum COLLECTION FIELD N [within T] { field value }";
+/// `sum|min|max COLLECTION FIELD N [within T] { … }` or `first|last COLLECTION FIELD ID
+/// { … }`.
+fn aggregate(
+    of: Aggregate,
+    statement: &Statement,
+    cx: &ExpectCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Assertion> {
+    let word = of.as_str();
+    let by_record = matches!(of, Aggregate::First | Aggregate::Last);
+    let (usage, expected_what) = if by_record {
+        (
+            format!("{word} COLLECTION FIELD ID {{ field value }}"),
+            "expected a collection, the field that orders its records and the record's id",
+        )
+    } else {
+        (
+            format!("{word} COLLECTION FIELD N [within T] {{ field value }}"),
+            "expected a collection, a number field, the number and an optional `within T`",
+        )
+    };
     let number = |v: &Value| match &v.kind {
         ValueKind::Number(n) => n.parse::<f64>().ok().filter(|f| f.is_finite()),
         _ => None,
     };
-    let parsed = match statement.values.as_slice() {
-        [c, f, n] => Some((c, f, number(n), Some(0.0))),
-        [c, f, n, w, t] if w.as_ident() == Some("within") => {
-            Some((c, f, number(n), number(t).filter(|t| *t >= 0.0)))
+    let parsed = match (by_record, statement.values.as_slice()) {
+        (true, [c, f, id]) => id
+            .as_ident()
+            .map(|_| (c, f, AggregateValue::Record(values::text_of(id)))),
+        (false, [c, f, n]) => {
+            number(n).map(|value| (c, f, AggregateValue::Number { value, within: 0.0 }))
+        }
+        (false, [c, f, n, w, t]) if w.as_ident() == Some("within") => {
+            match (number(n), number(t).filter(|t| *t >= 0.0)) {
+                (Some(value), Some(within)) => {
+                    Some((c, f, AggregateValue::Number { value, within }))
+                }
+                _ => None,
+            }
         }
         _ => None,
     };
-    let Some((c, f, Some(total), Some(within))) =
-        parsed.filter(|(c, f, _, _)| c.as_ident().is_some() && f.as_ident().is_some())
+    let Some((c, f, expected)) =
+        parsed.filter(|(c, f, _)| c.as_ident().is_some() && f.as_ident().is_some())
     else {
         diags.push(
-            Diagnostic::new(codes::BAD_ARGUMENTS, "`sum` is not written as expected")
-                .primary(
-                    statement.span,
-                    "expected a collection, a number field, the total and an optional `within T`",
-                )
-                .help(format!("write it as `{usage}`")),
+            Diagnostic::new(
+                codes::BAD_ARGUMENTS,
+                format!("`{word}` is not written as expected"),
+            )
+            .primary(statement.span, expected_what)
+            .help(format!("write it as `{usage}`")),
         );
         return None;
     };
@@ -352,26 +391,55 @@ fn sum(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> Opt
         ));
         return None;
     };
-    if !matches!(spec.ty, FieldType::Number | FieldType::Integer) {
+    let numeric = matches!(spec.ty, FieldType::Number | FieldType::Integer);
+    let ordered = numeric
+        || matches!(
+            spec.ty,
+            FieldType::Date
+                | FieldType::Time
+                | FieldType::DateTime
+                | FieldType::Duration
+                | FieldType::Text
+        );
+    if !(numeric || by_record && ordered) {
+        let (what, help) = if by_record {
+            (
+                "has no order",
+                "order records by a text, date, time, datetime, duration, number or integer field",
+            )
+        } else if of == Aggregate::Sum {
+            (
+                "is not a number to add up",
+                "sum a `number` or `integer` field; count records with `count`",
+            )
+        } else {
+            ("is not a number", "take the smallest or largest of a `number` or `integer` field; `first` and `last` find the record that comes first or last in any order")
+        };
         diags.push(
             Diagnostic::new(
                 codes::RECORD_FIELD_TYPE,
-                format!("`{}` is not a number to add up", field.as_str()),
+                format!("`{}` {what}", field.as_str()),
             )
             .primary(
                 field.span,
                 format!("a field of type {}", spec.ty.describe()),
             )
-            .help("sum a `number` or `integer` field; count records with `count`"),
+            .help(help),
         );
         return None;
     }
+    if let AggregateValue::Record(id) = &expected {
+        if !filters::known_id(id.as_str(), &cx.filters) {
+            diags.push(filters::unknown_id(id.as_str(), id.span));
+            return None;
+        }
+    }
     let conditions = filters::record_conditions(body(statement), collection, &cx.filters, diags);
-    Some(Assertion::Sum(Box::new(SumExpectation {
+    Some(Assertion::Aggregate(Box::new(AggregateExpectation {
+        of,
         collection: name,
         field,
-        total,
-        within,
+        expected,
         conditions,
     })))
 }

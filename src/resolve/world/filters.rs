@@ -14,6 +14,7 @@ use crate::source::Span;
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
 use crate::model::expect::{pattern, Condition, Op, Operand};
+use crate::model::expr::{comparable, Arith, Expr, Paths};
 use crate::model::time;
 use crate::model::value::{FieldValue, IdIndex};
 use crate::model::world::{id_letters, Collection, FieldType, WorldSchema};
@@ -82,9 +83,15 @@ fn record_test(
     cx: &FilterCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Condition> {
+    if statement.key.quoted {
+        return computed_test(statement, Place::Record(collection), cx, diags);
+    }
     let (op, value) = split_test(statement, diags)?;
     let path = statement.name();
     let ty = path_type(path, statement.key.span, collection, cx.schema, diags)?;
+    if let Some(number) = number_operand(op, value, path, diags)? {
+        return text_only_test(&ty, path, op, value, number, diags);
+    }
     // `start before booking.start`: a dotted name whose first part is a field is another
     // path of the record.
     if let Some(other) = path_operand(value, |first| collection.field(first).is_some()) {
@@ -99,15 +106,274 @@ fn record_test(
             value: Operand::Path(other.to_string()),
         });
     }
-    let operand = match now_operand(&ty, op, value, path, diags)? {
-        Some(now) => now,
-        None => Operand::Typed(typed_operand(&ty, op, value, path, cx, diags)?),
+    let place = Place::Record(collection);
+    let operand = match computed_operand(&ty, op, value, path, cx, place, diags)? {
+        Some(computed) => computed,
+        None => match now_operand(&ty, op, value, path, diags)? {
+            Some(now) => now,
+            None => Operand::Typed(typed_operand(&ty, op, value, path, cx, diags)?),
+        },
     };
     Some(Condition::Test {
         path: path.to_string(),
         op,
         value: operand,
     })
+}
+
+/// Where a computed value is written: what its paths start from.
+#[derive(Clone, Copy)]
+pub enum Place<'a> {
+    /// A record condition: the record's fields.
+    Record(&'a Collection),
+    /// A call condition or a declared effect: the tool's arguments (`block` the
+    /// conditions around, which type a `fields` argument).
+    Call {
+        tool: &'a Tool,
+        block: &'a [Statement],
+    },
+}
+
+impl Place<'_> {
+    /// Whether a path of the place may start with `first`.
+    fn is_root(&self, first: &str) -> bool {
+        match self {
+            Place::Record(collection) => collection.field(first).is_some(),
+            Place::Call { tool, .. } => tool.argument(first).is_some(),
+        }
+    }
+}
+
+/// The paths of a place, typed against the schema, each mistake a diagnostic at `span`
+/// (the string the value is written in).
+pub struct PlacePaths<'a, 'd> {
+    pub place: Place<'a>,
+    pub cx: &'a FilterCx<'a>,
+    pub span: Span,
+    pub diags: &'d mut Vec<Diagnostic>,
+}
+
+impl Paths for PlacePaths<'_, '_> {
+    fn path(&mut self, path: &str) -> Option<FieldType> {
+        match self.place {
+            Place::Record(collection) => {
+                path_type(path, self.span, collection, self.cx.schema, self.diags)
+            }
+            Place::Call { tool, block } => {
+                call_path_type(path, self.span, tool, block, self.cx, self.diags)
+            }
+        }
+    }
+
+    fn is_root(&self, first: &str) -> bool {
+        self.place.is_root(first)
+    }
+
+    fn is_collection(&self, name: &str) -> bool {
+        self.cx.schema.collection(name).is_some()
+    }
+
+    fn record_path(&mut self, collection: &str, path: &str) -> Option<FieldType> {
+        let collection = self.cx.schema.collection(collection)?;
+        path_type(path, self.span, collection, self.cx.schema, self.diags)
+    }
+}
+
+/// A computed value's type at `place`, its mistakes reported as `bad_computed` (for a
+/// value written for `path`, of type `ty`) or by the path that cannot be followed.
+pub fn computed_type(
+    expr: &mut Expr,
+    place: Place,
+    cx: &FilterCx,
+    span: Span,
+    (path, ty): (&str, &FieldType),
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FieldType> {
+    let mut found = Vec::new();
+    let typed = expr.type_of(&mut PlacePaths {
+        place,
+        cx,
+        span,
+        diags: &mut found,
+    });
+    diags.extend(found);
+    match typed {
+        Ok(t) => Some(t),
+        Err(None) => None,
+        Err(Some(why)) => {
+            diags.push(bad_computed(span, path, ty, &why));
+            None
+        }
+    }
+}
+
+/// A string that computes the value a condition compares with (`"new_flight.price -
+/// reservation.flight.price"`, `"100 * reservation.passengers"`), its paths typed by
+/// the place: `Some(None)` for any other value (a literal of the path's type, `now`
+/// moved by a duration), which keeps its own reading; `None` once a diagnostic says why
+/// the computed value does not fit.
+fn computed_operand(
+    ty: &FieldType,
+    op: Op,
+    value: &Value,
+    path: &str,
+    cx: &FilterCx,
+    place: Place,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Option<Operand>> {
+    let ValueKind::Str { text, .. } = &value.kind else {
+        return Some(None);
+    };
+    let literal = match op {
+        Op::In => return Some(None),
+        _ => value::read(value, ty, &cx.type_cx(), path).is_ok(),
+    };
+    if literal || ty == &FieldType::Text {
+        return Some(None);
+    }
+    let mut expr = match computable(text) {
+        Some(Ok(expr)) if !is_now_moved(&expr) => expr,
+        Some(Err(why)) => {
+            diags.push(bad_computed(value.span, path, ty, &why));
+            return None;
+        }
+        _ => return Some(None),
+    };
+    let computed_type = computed_type(&mut expr, place, cx, value.span, (path, ty), diags)?;
+    if !comparable(ty, &computed_type, op) {
+        let why = format!(
+            "`{}` is a {}, which `{}` does not compare with a {}",
+            expr.written(),
+            computed_type.describe(),
+            op.as_str(),
+            ty.describe()
+        );
+        diags.push(bad_computed(value.span, path, ty, &why));
+        return None;
+    }
+    Some(Some(Operand::Computed(Box::new(expr))))
+}
+
+/// A text that is not a literal of its place, read as a computed value: `None` when it
+/// computes nothing (a plain number or name) or fails to parse without being written as
+/// arithmetic, so that it is reported as the literal it was meant to be.
+pub fn computable(text: &str) -> Option<Result<Expr, String>> {
+    match Expr::parse(text) {
+        Ok(expr) => expr.computes().then_some(Ok(expr)),
+        Err(why) if text.contains(['+', '*', '/', '(', ')']) || text.contains(" - ") => {
+            Some(Err(why))
+        }
+        Err(_) => None,
+    }
+}
+
+/// `"EXPR" OP VALUE`: a computed value compared with a value read with its type (a
+/// literal, `now` moved by a duration, or another computed value).
+fn computed_test(
+    statement: &Statement,
+    place: Place,
+    cx: &FilterCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Condition> {
+    let (op, value) = split_test(statement, diags)?;
+    let written = statement.name();
+    let span = statement.key.span;
+    let mut left = match Expr::parse(written) {
+        Ok(left) if left.computes() => left,
+        Ok(_) => {
+            diags.push(bad_subject(
+                span,
+                "it computes nothing: write a path without quotes",
+            ));
+            return None;
+        }
+        Err(why) => {
+            diags.push(bad_subject(span, &why));
+            return None;
+        }
+    };
+    let mut found = Vec::new();
+    let ty = left.type_of(&mut PlacePaths {
+        place,
+        cx,
+        span,
+        diags: &mut found,
+    });
+    diags.extend(found);
+    let ty = match ty {
+        Ok(ty) => ty,
+        Err(None) => return None,
+        Err(Some(why)) => {
+            diags.push(bad_subject(span, &why));
+            return None;
+        }
+    };
+    // `"…" after reservation.bags`: a dotted name of the place is that path.
+    if let Some(other) = path_operand(value, |first| place.is_root(first)) {
+        let mut found = Vec::new();
+        let right = PlacePaths {
+            place,
+            cx,
+            span: value.span,
+            diags: &mut found,
+        }
+        .path(other);
+        diags.extend(found);
+        if !comparable(&ty, &right?, op) {
+            diags.push(incomparable(written, other, op, value.span));
+            return None;
+        }
+        return Some(Condition::Compare {
+            left: Box::new(left),
+            op,
+            value: Operand::Path(other.to_string()),
+        });
+    }
+    let operand = match computed_operand(&ty, op, value, written, cx, place, diags)? {
+        Some(computed) => computed,
+        None => match now_operand(&ty, op, value, written, diags)? {
+            Some(now) => now,
+            None => Operand::Typed(typed_operand(&ty, op, value, written, cx, diags)?),
+        },
+    };
+    Some(Condition::Compare {
+        left: Box::new(left),
+        op,
+        value: operand,
+    })
+}
+
+/// A quoted condition key that is no computed value.
+fn bad_subject(span: Span, why: &str) -> Diagnostic {
+    Diagnostic::new(
+        codes::RECORD_FIELD_TYPE,
+        format!("this quoted condition is not a computed value: {why}"),
+    )
+    .primary(span, "a computed value to compare")
+    .help("quote a computed value to compare it, e.g. `\"count(transactions where to_iban = recipient)\" after 2`; see docs/expressions.md")
+}
+
+/// `now`, or `now` moved by a written duration: the condition's `now` operand, which the
+/// sandbox JSON writes as `"now-PT1440M"`.
+fn is_now_moved(expr: &Expr) -> bool {
+    match expr {
+        Expr::Now => true,
+        Expr::Arith {
+            op: Arith::Add | Arith::Sub,
+            left,
+            right,
+        } => **left == Expr::Now && matches!(**right, Expr::Literal(FieldValue::Duration(_))),
+        _ => false,
+    }
+}
+
+pub fn bad_computed(span: Span, path: &str, ty: &FieldType, why: &str) -> Diagnostic {
+    Diagnostic::new(
+        codes::RECORD_FIELD_TYPE,
+        format!("this computed value cannot be compared with `{path}`: {why}"),
+    )
+    .primary(span, format!("`{path}` is {}", ty.describe()))
+    .help("a computed value is arithmetic (`+ - * /`, parentheses) on numbers, durations and datetimes, paths of the same record or call, `now`, and aggregates of a list (`sum(items.price)`, `count`, `min`, `max`, `first`, `last`); see docs/expressions.md")
 }
 
 /// The path a condition's value names, when it is a dotted name whose first part
@@ -119,25 +385,6 @@ fn path_operand(value: &Value, starts: impl Fn(&str) -> bool) -> Option<&str> {
             starts(first).then_some(name.as_str())
         }
         _ => None,
-    }
-}
-
-/// Whether values of types `left` and `right` compare under `op`: equal or not for
-/// the same type (numbers whatever their kind, references of any collections), in
-/// order for types that have one.
-fn comparable(left: &FieldType, right: &FieldType, op: Op) -> bool {
-    let numeric = |t: &FieldType| matches!(t, FieldType::Number | FieldType::Integer);
-    let same = left == right
-        || (numeric(left) && numeric(right))
-        || matches!((left, right), (FieldType::Ref(_), FieldType::Ref(_)));
-    let ordered = matches!(
-        left,
-        FieldType::Date | FieldType::Time | FieldType::DateTime | FieldType::Duration
-    ) || numeric(left);
-    match op {
-        Op::Eq | Op::Not => same,
-        Op::Before | Op::After => same && ordered,
-        _ => false,
     }
 }
 
@@ -257,6 +504,62 @@ fn split_test<'a>(
     }
 }
 
+/// For `has_number`, the number its value must be, as text (`Some(None)` for another
+/// operator; `None` once a diagnostic says the value is no number).
+fn number_operand(
+    op: Op,
+    value: &Value,
+    path: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Option<String>> {
+    if op != Op::HasNumber {
+        return Some(None);
+    }
+    let written = match &value.kind {
+        ValueKind::Number(n) => Some(n.to_string()),
+        ValueKind::Str { text, .. } => Some(text.trim().to_string()),
+        _ => None,
+    };
+    match written.filter(|n| n.parse::<f64>().is_ok_and(f64::is_finite)) {
+        Some(number) => Some(Some(number)),
+        None => {
+            diags.push(
+                Diagnostic::new(
+                    codes::RECORD_FIELD_TYPE,
+                    format!("`has_number` compares `{path}` with a number"),
+                )
+                .primary(value.span, "not a number")
+                .help("write the number the text must hold, e.g. `has_number 1250.5`"),
+            );
+            None
+        }
+    }
+}
+
+/// A `has_number` test of a text path.
+fn text_only_test(
+    ty: &FieldType,
+    path: &str,
+    op: Op,
+    value: &Value,
+    number: String,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Condition> {
+    if *ty != FieldType::Text {
+        diags.push(
+            Diagnostic::new(codes::RECORD_FIELD_TYPE, format!("`{}` does not apply to `{path}`", op.as_str()))
+                .primary(value.span, format!("`{path}` is {}", ty.describe()))
+                .help("`has_number` reads the numbers written in a text; compare a number field by equality, `before` or `after`"),
+        );
+        return None;
+    }
+    Some(Condition::Test {
+        path: path.to_string(),
+        op,
+        value: Operand::Typed(FieldValue::Text(number)),
+    })
+}
+
 /// The type a dotted path names, starting from `collection`.
 pub fn path_type(
     path: &str,
@@ -291,6 +594,13 @@ fn follow_type(
             (FieldType::DateTime, "time") => FieldType::Time,
             (FieldType::Ref(targets), field) => {
                 ref_field_type(targets, field, span, schema, diags)?
+            }
+            // Through each item of a list: the list of what the items hold.
+            (FieldType::List(item), field)
+                if matches!(**item, FieldType::Ref(_) | FieldType::DateTime) =>
+            {
+                let item = follow_type((**item).clone(), &[field], span, path, schema, diags)?;
+                FieldType::List(Box::new(item))
             }
             _ => {
                 diags.push(
@@ -426,25 +736,29 @@ fn call_test(
     place: FilterPlace,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Condition> {
+    if statement.key.quoted {
+        let mut found = Vec::new();
+        let test = computed_test(statement, Place::Call { tool, block }, cx, &mut found);
+        diags.extend(found.into_iter().map(|d| recode(d, place)));
+        return test;
+    }
     let (op, value) = split_test(statement, diags)?;
     let path = statement.name();
-    let span = statement.key.span;
-    let mut segments = path.split('.');
-    let first = segments.next().unwrap_or_default();
-    let rest: Vec<&str> = segments.collect();
-    let Some(argument) = tool.argument(first) else {
-        diags.push(recode(unknown_argument(tool, first, span), place));
-        return None;
-    };
-    let found = argument_path(argument, &rest, block, cx, span, place, diags)?;
+    let found = call_argument_path(path, statement.key.span, tool, block, cx, place, diags)?;
+    if let Some(number) = number_operand(op, value, path, diags)? {
+        let ty = match found {
+            ArgumentPath::Typed(ty) => ty,
+            ArgumentPath::Collection | ArgumentPath::Id => FieldType::Text,
+        };
+        let mut found = Vec::new();
+        let test = text_only_test(&ty, path, op, value, number, &mut found);
+        diags.extend(found.into_iter().map(|d| recode(d, place)));
+        return test;
+    }
     // `bags before reservation.bags`: a dotted name whose first part is an argument is
     // another path of the call.
     if let Some(other) = path_operand(value, |first| tool.argument(first).is_some()) {
-        let mut segments = other.split('.');
-        let first = segments.next().unwrap_or_default();
-        let rest: Vec<&str> = segments.collect();
-        let argument = tool.argument(first)?;
-        let other_found = argument_path(argument, &rest, block, cx, value.span, place, diags)?;
+        let other_found = call_argument_path(other, value.span, tool, block, cx, place, diags)?;
         let (ArgumentPath::Typed(left), ArgumentPath::Typed(right)) = (&found, &other_found) else {
             diags.push(recode(incomparable(path, other, op, value.span), place));
             return None;
@@ -474,11 +788,16 @@ fn call_test(
         }
         ArgumentPath::Typed(ty) => {
             let mut found = Vec::new();
-            let operand = match now_operand(&ty, op, value, path, &mut found) {
-                Some(Some(now)) => Some(now),
-                Some(None) => {
-                    typed_operand(&ty, op, value, path, cx, &mut found).map(Operand::Typed)
-                }
+            let at = Place::Call { tool, block };
+            let operand = match computed_operand(&ty, op, value, path, cx, at, &mut found) {
+                Some(Some(computed)) => Some(computed),
+                Some(None) => match now_operand(&ty, op, value, path, &mut found) {
+                    Some(Some(now)) => Some(now),
+                    Some(None) => {
+                        typed_operand(&ty, op, value, path, cx, &mut found).map(Operand::Typed)
+                    }
+                    None => None,
+                },
                 None => None,
             };
             diags.extend(found.into_iter().map(|d| recode(d, place)));
@@ -513,6 +832,45 @@ fn call_test(
         op,
         value: operand,
     })
+}
+
+/// The type of a path of a call that a computed value reads (an argument, then its
+/// members, fields or references); ids and collection names are text. Its diagnostics
+/// are the caller's to recode for its place.
+pub fn call_path_type(
+    path: &str,
+    span: Span,
+    tool: &Tool,
+    block: &[Statement],
+    cx: &FilterCx,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FieldType> {
+    let place = FilterPlace::Expectation;
+    match call_argument_path(path, span, tool, block, cx, place, diags)? {
+        ArgumentPath::Typed(ty) => Some(ty),
+        ArgumentPath::Collection | ArgumentPath::Id => Some(FieldType::Text),
+    }
+}
+
+/// What a dotted path of a call names: its first part an argument of `tool`, the rest
+/// as [`argument_path`] follows it.
+fn call_argument_path(
+    path: &str,
+    span: Span,
+    tool: &Tool,
+    block: &[Statement],
+    cx: &FilterCx,
+    place: FilterPlace,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<ArgumentPath> {
+    let mut segments = path.split('.');
+    let first = segments.next().unwrap_or_default();
+    let rest: Vec<&str> = segments.collect();
+    let Some(argument) = tool.argument(first) else {
+        diags.push(recode(unknown_argument(tool, first, span), place));
+        return None;
+    };
+    argument_path(argument, &rest, block, cx, span, place, diags)
 }
 
 /// What `argument.rest…` names: into an object's members, a `fields` argument's

@@ -13,10 +13,24 @@ use std::collections::HashSet;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::Name;
-use crate::resolve::keys::body;
+use crate::resolve::keys::{body, KeySpec};
 use crate::resolve::values;
 use crate::source::Span;
 use crate::syntax::ast::Statement;
+
+/// The language's own statements of a world block, beside its records (`COLLECTION ID
+/// { … }`): what the editor completes and explains there.
+pub const WORLD_KEYS: &[KeySpec<'static>] = &[
+    KeySpec::optional("from", "`from NAME`: start from the shared world `world NAME { … }` of suite.case; records written again by id replace its own."),
+    KeySpec::repeated("without", "`without ID…`: remove these records of the shared world."),
+    KeySpec::repeated("new", "`new COLLECTION ID…`: ids the run will create (so checks may name them)."),
+];
+
+/// The statements of a shared world `world NAME { … }`: records and `new` ids.
+pub const SHARED_WORLD_KEYS: &[KeySpec<'static>] = &[KeySpec::repeated(
+    "new",
+    "`new COLLECTION ID…`: ids the runs will create (so checks may name them).",
+)];
 
 /// The suite's shared worlds, by name, in the order written.
 #[derive(Default)]
