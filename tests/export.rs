@@ -298,3 +298,37 @@ fn write_files_of(trace: &Path, root: &Path) {
         fs::write(target, content).unwrap();
     }
 }
+
+/// task.yaml lays out each injected failure twice over: in words (which calls, what they
+/// answer) and as the machine part a harness applies; an override without one has no
+/// `fault`.
+#[test]
+fn dumate_task_yaml_carries_the_faults_a_harness_injects() {
+    let dir = scratch("dumate-faults");
+    let run = casec(&[
+        "export",
+        "cases/dumate",
+        "--format",
+        "dumate",
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let yaml = fs::read_to_string(dir.join("task_1/task.yaml")).unwrap();
+    for line in [
+        "    \"applies_to\": \"the first fetch of the treasury rates for 2026-03-31\"",
+        "    \"fault\":",
+        "          \"value\": \"https://treasury.example.com/api/rates?date=2026-03-31\"",
+        "      \"times\": 1",
+        "      \"error\": \"NETWORK_ERROR\"",
+    ] {
+        assert!(yaml.lines().any(|l| l == line), "no {line:?} in:\n{yaml}");
+    }
+    let without = fs::read_to_string(dir.join("task_3/task.yaml")).unwrap();
+    assert!(without.contains("\"injected_failures\": []"), "{without}");
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,7 @@ use std::io;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value as Json;
 
+use crate::model::expect::MachineOverride;
 use crate::model::shape::{Builtin, FieldDecl, Kind, Layout, LayoutSource, Part, Slot};
 use crate::model::tool::Tool;
 use crate::model::{
@@ -178,7 +179,7 @@ impl SlotView<'_> {
                     ..
                 },
                 Some(item),
-            ) => part_value(item, *part).is_some(),
+            ) => part_value(item, *part, self.cx.case).is_some(),
             _ => true,
         }
     }
@@ -214,7 +215,8 @@ fn source_value<S: Serializer>(
             suite_field(decl, *id, items, cx, s)
         }
         LayoutSource::Builtin(builtin) => builtin_value(*builtin, items, cx, s),
-        LayoutSource::Part(part) => match cx.item.and_then(|item| part_value(item, *part)) {
+        LayoutSource::Part(part) => match cx.item.and_then(|item| part_value(item, *part, cx.case))
+        {
             Some(value) => value.serialize(s, cx.suite),
             None => s.serialize_none(),
         },
@@ -554,6 +556,7 @@ enum PartValue<'a> {
     Number(&'a serde_json::Number),
     ArgumentList(&'a Tool),
     InputSchema(&'a Tool),
+    Machine(&'a MachineOverride),
 }
 
 impl PartValue<'_> {
@@ -565,12 +568,13 @@ impl PartValue<'_> {
             PartValue::InputSchema(t) => {
                 input_schema(t, suite.world_schema.as_deref()).serialize(s)
             }
+            PartValue::Machine(m) => super::sandbox::machine_override(m).serialize(s),
         }
     }
 }
 
-/// The value of one part of an item, `None` when the item does not have it.
-fn part_value(item: ItemRef<'_>, part: Part) -> Option<PartValue<'_>> {
+/// The value of one part of an item of `case`, `None` when the item does not have it.
+fn part_value<'a>(item: ItemRef<'a>, part: Part, case: Option<&'a Case>) -> Option<PartValue<'a>> {
     fn text(t: &Text) -> Option<PartValue<'_>> {
         Some(PartValue::Text(t.as_str()))
     }
@@ -590,6 +594,14 @@ fn part_value(item: ItemRef<'_>, part: Part) -> Option<PartValue<'_>> {
         (ItemRef::Override(o), Part::Result) => text(&o.result),
         (ItemRef::Override(o), Part::SideEffect) => o.side_effect.as_ref().and_then(text),
         (ItemRef::Override(o), Part::Verify) => o.verification.as_ref().and_then(text),
+        // The machine part the same `override` statement wrote, if it has one.
+        (ItemRef::Override(o), Part::Machine) => case?
+            .sandbox
+            .as_ref()?
+            .overrides
+            .iter()
+            .find(|m| m.at.file == o.span.file && m.at.start == o.span.start)
+            .map(PartValue::Machine),
         (ItemRef::Followup(f), Part::Asked) => text(&f.when_asked),
         (ItemRef::Followup(f), Part::Reply) => text(&f.reply),
         (ItemRef::Turn(t), Part::Role) => text(&t.role),

@@ -373,6 +373,9 @@ pub fn same_text(a: &str, b: &str) -> bool {
 
 #[derive(Clone, Debug)]
 pub struct MachineOverride {
+    /// The `override` statement's keyword: the prose override of the case written by
+    /// the same statement has a span starting here.
+    pub at: Span,
     pub tool: Name,
     pub when: Vec<Condition>,
     /// How many matching calls pass before it answers (absent: none).

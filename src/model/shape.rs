@@ -603,6 +603,9 @@ pub enum Part {
     Result,
     SideEffect,
     Verify,
+    /// An override's machine part (the injected failure as the sandbox applies it);
+    /// written, never imported.
+    Machine,
     Asked,
     Reply,
     Role,
@@ -623,9 +626,12 @@ impl Part {
             Part::Count => item == Item::Category,
             Part::Behavior | Part::ArgumentList | Part::InputSchema => item == Item::Tool,
             Part::Id | Part::Dimension | Part::Requirement | Part::Evidence => item == Item::Check,
-            Part::Tool | Part::Match | Part::Result | Part::SideEffect | Part::Verify => {
-                item == Item::Override
-            }
+            Part::Tool
+            | Part::Match
+            | Part::Result
+            | Part::SideEffect
+            | Part::Verify
+            | Part::Machine => item == Item::Override,
             Part::Asked | Part::Reply => item == Item::Followup,
             Part::Role | Part::Content => item == Item::Turn,
             Part::Case | Part::Change => item == Item::Revision,
@@ -789,7 +795,7 @@ mod tests {
         assert_eq!(parts(Item::Check), "id dimension requirement evidence");
         assert_eq!(
             parts(Item::Override),
-            "tool match result side_effect verify"
+            "tool match result side_effect verify machine"
         );
         assert_eq!(parts(Item::Followup), "asked reply");
         assert_eq!(parts(Item::Turn), "role content");

@@ -10,6 +10,8 @@
 
 mod assertions;
 
+pub use assertions::machine_override;
+
 pub(crate) use assertions::assertion as assertion_json;
 pub(crate) use assertions::behavior as behavior_json;
 

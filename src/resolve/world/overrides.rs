@@ -99,6 +99,7 @@ pub fn read_override(
         .is_some_and(|s| values::args(s, &[], "commits", diags).is_some());
     let answer = answer?;
     (diags.len() == before).then_some(MachineOverride {
+        at: statement.key.span,
         tool,
         when,
         after,
