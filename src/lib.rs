@@ -164,12 +164,14 @@ impl Compilation {
         let mut compilation = Compilation::compile(sources, diagnostics, depth, recheck);
         if let (Some(suite), Some(root)) = (&mut compilation.suite, root) {
             suite.root = Some(root.to_path_buf());
+            // Outputs carry the bytes of included files, so they are read at any depth.
+            let mut found = check::suite_files::read_includes(suite, root);
             if depth == Depth::Check {
-                let missing = check::suite_files::missing_adapter_programs(suite, root);
-                if !missing.is_empty() {
-                    compilation.diagnostics.extend(missing);
-                    diag::sort(&mut compilation.diagnostics, &compilation.db);
-                }
+                found.extend(check::suite_files::missing_adapter_programs(suite, root));
+            }
+            if !found.is_empty() {
+                compilation.diagnostics.extend(found);
+                diag::sort(&mut compilation.diagnostics, &compilation.db);
             }
         }
         compilation

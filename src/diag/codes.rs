@@ -678,6 +678,21 @@ codes! {
     /// folder that holds `suite.case`).
     MISSING_ADAPTER_PROGRAM = "missing_adapter_program" (error): "an adapter's program is not in the suite folder";
 
+    /// A `bytes` field includes a file (`content from "seed/sales.xlsx"`) that cannot be
+    /// read as part of the suite: its path is absolute or climbs out of the suite folder
+    /// (`..`), it is missing, a symbolic link leads outside the folder, it is not a
+    /// regular file, or it is larger than 64 MiB. Its form is checked wherever the suite
+    /// is checked; the file itself when the suite is read from its folder (`casec check
+    /// DIR`, `build`, `sandbox`, `export`, `verify`), whose outputs carry its bytes.
+    ///
+    /// ```case
+    /// files F1 { path "/workspace/sales.xlsx"; content from "../private/sales.xlsx" }
+    /// ```
+    ///
+    /// **Fix.** Put the file inside the suite folder (a `seed/` folder beside suite.case)
+    /// and name it by its path relative to that folder.
+    INCLUDE = "include" (error): "a file a suite includes cannot be read from the suite folder";
+
     /// An `expect`, `forbid`, `any` or `not` block holds no assertion. An empty `expect`
     /// always passes, an empty `forbid` always fires, an empty `any` never holds and an
     /// empty `not` never holds either: none of them tells a good run from a bad one, so a

@@ -77,6 +77,7 @@ fn field_description(ty: &FieldType) -> String {
         FieldType::Enum(values) => format!("one of: {}", values.join(", ")),
         FieldType::Ref(targets) => format!("the id of a record of {}", either(targets)),
         FieldType::List(item) => format!("a list, each item {}", field_description(item)),
+        FieldType::Bytes => "a file's content: text, or {\"base64\": \"…\"} for other bytes".into(),
     }
 }
 
@@ -214,6 +215,17 @@ fn field_schema(ty: &FieldType, schema: Option<&WorldSchema>) -> Json {
         | FieldType::DateTime
         | FieldType::Duration
         | FieldType::Recurrence => json!({ "type": "string" }),
+        FieldType::Bytes => json!({
+            "anyOf": [
+                { "type": "string" },
+                {
+                    "type": "object",
+                    "properties": { "base64": { "type": "string" } },
+                    "required": ["base64"],
+                    "additionalProperties": false
+                }
+            ]
+        }),
         FieldType::Bool => json!({ "type": "boolean" }),
         FieldType::Number => json!({ "type": "number" }),
         FieldType::Integer => json!({ "type": "integer" }),

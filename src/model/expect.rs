@@ -317,6 +317,76 @@ pub struct FileExpectation {
     pub path: Text,
     pub contains: Vec<Text>,
     pub csv: Option<CsvExpectation>,
+    /// `json { "/POINTER" VALUE; … }`: the content read as JSON (absent: not read so).
+    pub json: Option<Vec<JsonPoint>>,
+}
+
+/// One value a JSON document must hold: at an RFC 6901 pointer (`"/totals/north"`,
+/// `"/regions/0/name"`, `""` for the whole document).
+#[derive(Clone, Debug)]
+pub struct JsonPoint {
+    pub pointer: Text,
+    pub expected: JsonExpected,
+}
+
+/// What a JSON pointer must find.
+#[derive(Clone, Debug)]
+pub enum JsonExpected {
+    /// A number within a tolerance of it, a text as the sandbox compares text, or
+    /// exactly `true`, `false` or `null`.
+    Value { value: Json, within: Option<f64> },
+    /// A list or object with this many items.
+    Count(u64),
+}
+
+impl JsonExpected {
+    /// Why `found` is not what is expected (`None`: it is).
+    pub fn miss(&self, found: &Json) -> Option<String> {
+        let holds = match (self, found) {
+            (JsonExpected::Count(n), Json::Array(items)) => items.len() as u64 == *n,
+            (JsonExpected::Count(n), Json::Object(members)) => members.len() as u64 == *n,
+            (JsonExpected::Count(_), _) => return Some(format!("{found} is not a list or object")),
+            (
+                JsonExpected::Value {
+                    value: Json::Number(a),
+                    within,
+                },
+                Json::Number(b),
+            ) => match (a.as_f64(), b.as_f64()) {
+                (Some(a), Some(b)) => (a - b).abs() <= within.unwrap_or(0.0),
+                _ => false,
+            },
+            (
+                JsonExpected::Value {
+                    value: Json::String(a),
+                    ..
+                },
+                Json::String(b),
+            ) => same_text(a, b),
+            (JsonExpected::Value { value, .. }, found) => value == found,
+        };
+        let found = match (self, found) {
+            (JsonExpected::Count(_), Json::Array(items)) => format!("{} items", items.len()),
+            (JsonExpected::Count(_), Json::Object(members)) => format!("{} members", members.len()),
+            _ => found.to_string(),
+        };
+        (!holds).then(|| format!("is {found}, expected {}", self.written()))
+    }
+
+    /// The expectation as the language writes it.
+    pub fn written(&self) -> String {
+        match self {
+            JsonExpected::Count(n) => format!("count {n}"),
+            JsonExpected::Value {
+                value,
+                within: Some(t),
+            } => format!("{value} within {t}"),
+            JsonExpected::Value {
+                value,
+                within: None,
+            } => value.to_string(),
+        }
+    }
 }
 
 /// Where a suite keeps files: the collection and fields its file tools work on.

@@ -1,11 +1,16 @@
 //! Typed values of world records, conditions and tool arguments, and their JSON form.
 
 use std::collections::HashMap;
+use std::sync::Arc;
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine;
 
 use chrono::{NaiveDate, NaiveTime};
 use serde_json::Value as Json;
 
 use super::time::{self, Recurrence, ZonedDateTime};
+use super::Text;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum FieldValue {
@@ -22,6 +27,65 @@ pub enum FieldValue {
     /// A record id.
     Ref(String),
     List(Vec<FieldValue>),
+    /// A `bytes` field's content (a file's): exactly these bytes.
+    Bytes(Bytes),
+}
+
+/// The content of a `bytes` field: the bytes, and, for a file the suite includes
+/// (`content from "seed/sales.xlsx"`), the path inside the suite folder it is read from
+/// (the bytes are empty until a compilation of the folder reads them).
+#[derive(Clone, Debug)]
+pub struct Bytes {
+    pub data: Arc<[u8]>,
+    pub from: Option<Text>,
+}
+
+impl PartialEq for Bytes {
+    fn eq(&self, other: &Bytes) -> bool {
+        self.data == other.data
+    }
+}
+
+impl Bytes {
+    pub fn new(data: impl Into<Arc<[u8]>>) -> Bytes {
+        Bytes {
+            data: data.into(),
+            from: None,
+        }
+    }
+
+    /// The content as text, when it is UTF-8.
+    pub fn text(&self) -> Option<&str> {
+        std::str::from_utf8(&self.data).ok()
+    }
+
+    /// The JSON form: the text for UTF-8 content, else `{"base64": "…"}`.
+    pub fn to_json(&self) -> Json {
+        match self.text() {
+            Some(text) => Json::String(text.to_string()),
+            None => serde_json::json!({ "base64": BASE64.encode(&self.data) }),
+        }
+    }
+
+    /// The content from its JSON form (a text, or `{"base64": "…"}`).
+    pub fn from_json(json: &Json) -> Result<Bytes, String> {
+        match json {
+            Json::String(text) => Ok(Bytes::new(text.as_bytes())),
+            Json::Object(m) if m.len() == 1 => match m.get("base64").and_then(Json::as_str) {
+                Some(encoded) => BASE64
+                    .decode(encoded)
+                    .map(Bytes::new)
+                    .map_err(|e| format!("not base64: {e}")),
+                None => Err("expected a text or {\"base64\": \"…\"}".into()),
+            },
+            _ => Err("expected a text or {\"base64\": \"…\"}".into()),
+        }
+    }
+
+    /// The content's digest, as the sandbox JSON writes it (BLAKE3, hex).
+    pub fn digest(&self) -> String {
+        blake3::hash(&self.data).to_hex().to_string()
+    }
 }
 
 /// A number as written (`1100` stays `1100`, `1100.0` stays `1100.0` in every output),
@@ -71,6 +135,7 @@ impl FieldValue {
             FieldValue::Bool(b) => Json::Bool(*b),
             FieldValue::Number(n) => Json::Number(n.0.clone()),
             FieldValue::List(items) => Json::Array(items.iter().map(FieldValue::to_json).collect()),
+            FieldValue::Bytes(bytes) => bytes.to_json(),
         }
     }
 }

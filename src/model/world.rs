@@ -85,6 +85,8 @@ pub enum FieldType {
     /// A record id of one of these collections.
     Ref(Vec<String>),
     List(Box<FieldType>),
+    /// A file's content: any bytes (written as a text, or included from the suite folder).
+    Bytes,
 }
 
 impl FieldType {
@@ -97,6 +99,7 @@ impl FieldType {
             FieldType::DateTime => "datetime".into(),
             FieldType::Duration => "duration".into(),
             FieldType::Recurrence => "recurrence".into(),
+            FieldType::Bytes => "bytes".into(),
             FieldType::Bool => "bool".into(),
             FieldType::Number => "number".into(),
             FieldType::Integer => "integer".into(),

@@ -163,8 +163,20 @@ fn file_miss(file: &FileExpectation, state: &State) -> Option<String> {
     let found = state
         .in_collection(store.collection.as_str())
         .find(|r| text(r, store.path_field.as_str()).as_deref() == Some(path));
-    let Some(content) = found.and_then(|r| text(r, store.content_field.as_str())) else {
+    let Some(record) = found else {
         return Some(format!("no file `{path}`"));
+    };
+    let reads_content = !file.contains.is_empty() || file.csv.is_some() || file.json.is_some();
+    let content = match record.field(store.content_field.as_str()) {
+        Some(FieldValue::Text(t)) => t.clone(),
+        Some(FieldValue::Bytes(b)) => match b.text() {
+            Some(t) => t.to_string(),
+            None if reads_content => {
+                return Some(format!("`{path}` is not text ({} bytes)", b.data.len()))
+            }
+            None => return None,
+        },
+        _ => return Some(format!("no file `{path}`")),
     };
     let normalized = normalize(&content);
     if let Some(lacking) = file
@@ -174,8 +186,24 @@ fn file_miss(file: &FileExpectation, state: &State) -> Option<String> {
     {
         return Some(format!("`{path}` does not contain {:?}", lacking.as_str()));
     }
-    let csv = file.csv.as_ref()?;
-    table_miss(csv, &content).map(|why| format!("`{path}`: {why}"))
+    if let Some(why) = file.csv.as_ref().and_then(|csv| table_miss(csv, &content)) {
+        return Some(format!("`{path}`: {why}"));
+    }
+    let points = file.json.as_ref()?;
+    let document: serde_json::Value = match serde_json::from_str(&content) {
+        Ok(document) => document,
+        Err(why) => return Some(format!("`{path}` is not JSON: {why}")),
+    };
+    points.iter().find_map(|point| {
+        let pointer = point.pointer.as_str();
+        match document.pointer(pointer) {
+            None => Some(format!("`{path}` holds no value at `{pointer}`")),
+            Some(found) => point
+                .expected
+                .miss(found)
+                .map(|why| format!("`{path}` at `{pointer}` {why}")),
+        }
+    })
 }
 
 /// Why the content, read as CSV with a header row, is not the table expected: its

@@ -14,7 +14,7 @@ use serde_json::Value as Json;
 
 use crate::model::expect::{pattern, Op};
 use crate::model::time::{self, Frequency, Recurrence, ZonedDateTime};
-use crate::model::value::{FieldValue, NumberValue};
+use crate::model::value::{Bytes, FieldValue, NumberValue};
 use crate::model::world::FieldType;
 use crate::unicode::is_unspaced_letter;
 
@@ -26,6 +26,7 @@ pub fn from_json(json: &Json, ty: &FieldType, zone: Tz) -> Result<FieldValue, St
     };
     match ty {
         FieldType::Text => text().map(|s| FieldValue::Text(s.to_string())),
+        FieldType::Bytes => Bytes::from_json(json).map(FieldValue::Bytes),
         FieldType::Date => time::parse_date(text()?).map(FieldValue::Date),
         FieldType::Time => time::parse_time(text()?).map(FieldValue::Time),
         FieldType::DateTime => datetime(text()?, zone).map(FieldValue::DateTime),
@@ -276,6 +277,10 @@ fn same_days(a: &Frequency, b: &Frequency) -> bool {
 fn contains(actual: &FieldValue, expected: &FieldValue) -> bool {
     match (actual, expected) {
         (FieldValue::Text(a), FieldValue::Text(b)) => normalize(a).contains(&normalize(b)),
+        // A file's content holds a text when it is text that holds it.
+        (FieldValue::Bytes(a), FieldValue::Text(b)) => a
+            .text()
+            .is_some_and(|a| normalize(a).contains(&normalize(b))),
         (FieldValue::List(items), item) => items.iter().any(|i| equal(i, item)),
         _ => false,
     }

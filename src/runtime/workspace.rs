@@ -8,9 +8,10 @@
 //! The folder stands for the file system root: `ROOT/outputs/a.csv` is the file
 //! `/outputs/a.csv`. Every regular file under it is read; symbolic links are not
 //! followed (one could point anywhere on the machine that grades), and so not read. A
-//! file whose bytes are not UTF-8 is held with each invalid sequence replaced by
-//! U+FFFD, since the store holds text: it exists, and a text or table check on it fails
-//! with what it holds. Then the store's files are exactly the folder's: a file at a
+//! store whose content field is `bytes` (std.workspace_world's) holds each file's
+//! exact bytes; one of `text` holds a file whose bytes are not UTF-8 with each invalid
+//! sequence replaced by U+FFFD: it exists, and a text or table check on it fails with
+//! what it holds. Then the store's files are exactly the folder's: a file at a
 //! path the store already holds takes the folder's content (a change when it differs,
 //! as a tool's write would be), a path only the folder holds is a new file, and a file
 //! the folder lacks is removed.
@@ -24,7 +25,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::model::tool::file_store;
-use crate::model::value::FieldValue;
+use crate::model::value::{Bytes, FieldValue};
+use crate::model::world::FieldType;
 
 use super::services::records::create_record;
 use super::Runtime;
@@ -103,6 +105,16 @@ pub fn overlay(rt: &mut Runtime, root: &Path) -> Result<(), WorkspaceError> {
         return Err(WorkspaceError::NoFileStore);
     };
     let (path_field, content_field) = (store.path_field.as_str(), store.content_field.as_str());
+    let holds_bytes = collection
+        .field(content_field)
+        .is_some_and(|f| f.ty == FieldType::Bytes);
+    let content = |data: Vec<u8>| match holds_bytes {
+        true => FieldValue::Bytes(Bytes::new(data)),
+        false => FieldValue::Text(
+            String::from_utf8(data)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+        ),
+    };
     let now = rt.case.clock_text().to_string();
     let held: Vec<(String, Option<String>)> = rt
         .state
@@ -117,9 +129,9 @@ pub fn overlay(rt: &mut Runtime, root: &Path) -> Result<(), WorkspaceError> {
         .collect();
     for (id, path) in held {
         match path.and_then(|p| files.remove(&p)) {
-            Some(content) => {
+            Some(data) => {
                 if let Some(record) = rt.state.get_mut(&id) {
-                    let update = vec![(content_field.to_string(), Some(FieldValue::Text(content)))];
+                    let update = vec![(content_field.to_string(), Some(content(data)))];
                     record.apply(update, &now, Some("workspace"), collection);
                 }
             }
@@ -128,10 +140,10 @@ pub fn overlay(rt: &mut Runtime, root: &Path) -> Result<(), WorkspaceError> {
             }
         }
     }
-    for (path, content) in files {
+    for (path, data) in files {
         let fields = vec![
             (path_field.to_string(), FieldValue::Text(path)),
-            (content_field.to_string(), FieldValue::Text(content)),
+            (content_field.to_string(), content(data)),
         ];
         create_record(rt, collection, fields);
     }
@@ -144,7 +156,7 @@ fn read_folder(
     folder: &Path,
     prefix: &str,
     depth: usize,
-    files: &mut BTreeMap<String, String>,
+    files: &mut BTreeMap<String, Vec<u8>>,
 ) -> Result<(), WorkspaceError> {
     if depth > MAX_DEPTH {
         return Err(WorkspaceError::TooDeep(folder.to_path_buf()));
@@ -180,9 +192,7 @@ fn read_folder(
                 let bytes = entry.metadata().map_or(content.len() as u64, |m| m.len());
                 return Err(WorkspaceError::FileTooLarge { path, bytes });
             }
-            let text = String::from_utf8(content)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            files.insert(at, text);
+            files.insert(at, content);
         }
     }
     Ok(())

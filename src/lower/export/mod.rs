@@ -220,20 +220,22 @@ fn seed(
         .iter()
         .filter(|r| r.collection.as_str() == store.collection.as_str())
     {
-        let text = |field: &str| match record
-            .fields
-            .iter()
-            .find(|(n, _)| n.as_str() == field)
-            .map(|(_, v)| v)
-        {
-            Some(FieldValue::Text(t)) => Some(t.clone()),
-            _ => None,
+        let field = |name: &str| {
+            record
+                .fields
+                .iter()
+                .find(|(n, _)| n.as_str() == name)
+                .map(|(_, v)| v)
         };
-        let (Some(path), Some(content)) = (
-            text(store.path_field.as_str()),
-            text(store.content_field.as_str()),
-        ) else {
-            continue;
+        let path = match field(store.path_field.as_str()) {
+            Some(FieldValue::Text(t)) => t.clone(),
+            _ => continue,
+        };
+        // The exact bytes: a seeded xlsx is written as the file it is.
+        let content: Vec<u8> = match field(store.content_field.as_str()) {
+            Some(FieldValue::Text(t)) => t.clone().into_bytes(),
+            Some(FieldValue::Bytes(b)) => b.data.to_vec(),
+            _ => continue,
         };
         let Some(inside) = path.strip_prefix(prefix).and_then(|p| p.strip_prefix('/')) else {
             continue;
@@ -250,7 +252,7 @@ fn seed(
                 "write file paths as absolute paths of names (`/workspace/data/in.csv`), without `.`, `..` or empty parts",
             ));
         }
-        out.push((inside.to_string(), content.into_bytes()));
+        out.push((inside.to_string(), content));
     }
     Ok(out)
 }

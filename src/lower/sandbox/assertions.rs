@@ -6,8 +6,8 @@ use serde_json::{json, Map, Value as Json};
 use crate::model::Name;
 
 use crate::model::expect::{
-    AggregateValue, Assertion, Condition, Count, FileExpectation, MachineOverride, OverrideAnswer,
-    ReplyTest, Step,
+    AggregateValue, Assertion, Condition, Count, FileExpectation, JsonExpected, MachineOverride,
+    OverrideAnswer, ReplyTest, Step,
 };
 use crate::model::expr::Aggregate;
 use crate::model::tool::{Answer, Behavior, Effect, Filter, RecordRef, Set, SetValue};
@@ -170,6 +170,19 @@ fn file_json(file: &FileExpectation, m: &mut Map<String, Json>) {
     m.insert("path".into(), json!(file.path.as_str()));
     let contains: Vec<&str> = file.contains.iter().map(|t| t.as_str()).collect();
     m.insert("contains".into(), json!(contains));
+    // Written only when declared: file expectations before `json` are as they were.
+    if let Some(points) = &file.json {
+        let points: Vec<Json> = points
+            .iter()
+            .map(|p| match &p.expected {
+                JsonExpected::Count(n) => json!({ "pointer": p.pointer.as_str(), "count": n }),
+                JsonExpected::Value { value, within } => {
+                    json!({ "pointer": p.pointer.as_str(), "value": value, "within": within })
+                }
+            })
+            .collect();
+        m.insert("json".into(), Json::Array(points));
+    }
     let csv = file.csv.as_ref().map_or(Json::Null, |csv| {
         let mut c = Map::new();
         let columns: Vec<&str> = csv.columns.iter().map(|t| t.as_str()).collect();

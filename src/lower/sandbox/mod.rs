@@ -19,6 +19,7 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::model::expect::Expectation;
 use crate::model::expect::Sandbox;
+use crate::model::value::FieldValue;
 use crate::model::world::Record;
 use crate::model::world::{Collection, FieldType};
 use crate::model::{Case, Suite, Text};
@@ -165,7 +166,7 @@ pub(crate) fn field_type(ty: &FieldType) -> Json {
     }
 }
 
-fn fields_json(fields: &[(Text, crate::model::value::FieldValue)]) -> Json {
+fn fields_json(fields: &[(Text, FieldValue)]) -> Json {
     Json::Object(
         fields
             .iter()
@@ -186,7 +187,29 @@ fn record(r: &Record) -> Json {
             })
         })
         .collect();
-    json!({ "id": r.id.as_str(), "fields": fields_json(&r.fields), "history": history })
+    let mut record =
+        json!({ "id": r.id.as_str(), "fields": fields_json(&r.fields), "history": history });
+    // A file's size and digest beside its content, so a harness that seeds a workspace
+    // can check the bytes it wrote (written only for records with `bytes` fields).
+    let bytes: Map<String, Json> = r
+        .fields
+        .iter()
+        .filter_map(|(name, value)| match value {
+            FieldValue::Bytes(b) => Some((
+                name.as_str().to_string(),
+                json!({
+                    "size": b.data.len(),
+                    "blake3": b.digest(),
+                    "from": b.from.as_ref().map(|f| f.as_str()),
+                }),
+            )),
+            _ => None,
+        })
+        .collect();
+    if !bytes.is_empty() {
+        record["bytes"] = Json::Object(bytes);
+    }
+    record
 }
 
 /// Each override: its prose, then its machine part (the same position in the case).

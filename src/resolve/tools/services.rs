@@ -177,7 +177,7 @@ const FILE_PARAMS: &[KeySpec<'static>] = &[
         "path_field",
         "The files' path (text): the key of the store.",
     ),
-    KeySpec::required("content_field", "The files' content (text)."),
+    KeySpec::required("content_field", "The files' content (`bytes`, or `text`)."),
     KeySpec::optional(
         "path_argument",
         "The argument holding the path (read, write) or the folder (list).",
@@ -257,7 +257,9 @@ fn read_tracker(b: &mut Binder) -> Option<Service> {
 fn read_files(b: &mut Binder, op: FileOp) -> Option<Service> {
     let files = b.collection("files_collection")?;
     let path_field = b.field("path_field", files, |ty| *ty == FieldType::Text)?;
-    let content_field = b.field("content_field", files, |ty| *ty == FieldType::Text)?;
+    let content_field = b.field("content_field", files, |ty| {
+        matches!(ty, FieldType::Bytes | FieldType::Text)
+    })?;
     let path = match op {
         FileOp::List => b.argument("path_argument", text_argument)?,
         FileOp::Read | FileOp::Write => Some(b.required_argument("path_argument", text_argument)?),

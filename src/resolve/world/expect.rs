@@ -14,7 +14,7 @@ use crate::resolve::keys::{body, check_keys, KeySpec};
 use crate::resolve::values::{self, ValueType};
 use crate::syntax::ast::{Block, Statement, Value, ValueKind};
 
-use crate::model::expect::{AggregateExpectation, AggregateValue};
+use crate::model::expect::{AggregateExpectation, AggregateValue, JsonExpected, JsonPoint};
 use crate::model::expect::{
     Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation, Op,
     ReplyTest, Step,
@@ -626,6 +626,10 @@ const FILE_KEYS: &[KeySpec<'static>] = &[
         "csv",
         "`csv { columns …; rows N; row { … } }`: the content read as CSV with a header row.",
     ),
+    KeySpec::repeated(
+        "json",
+        "`json { \"/POINTER\" VALUE [within T]; \"/POINTER\" count N }`: the content read as JSON.",
+    ),
 ];
 
 const CSV_KEYS: &[KeySpec<'static>] = &[
@@ -807,12 +811,98 @@ fn file(
         };
         csv = Some(csv_expectation(&inner.statements, s, diags));
     }
+    let mut json = None;
+    for s in block.iter().filter(|s| s.name() == "json") {
+        let Some(inner) = values::block_only(s, diags) else {
+            continue;
+        };
+        let points: Vec<JsonPoint> = inner
+            .statements
+            .iter()
+            .filter_map(|p| json_point(p, diags))
+            .collect();
+        json.get_or_insert_with(Vec::new).extend(points);
+    }
     (diags.len() == before).then_some(FileExpectation {
         store,
         path,
         contains,
         csv,
+        json,
     })
+}
+
+/// `"/POINTER" VALUE [within T]` or `"/POINTER" count N` in a `json` block.
+fn json_point(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<JsonPoint> {
+    let usage = "\"/POINTER\" VALUE [within T]` or `\"/POINTER\" count N";
+    let pointer = Text::new(statement.name(), statement.key.span);
+    if !(pointer.as_str().is_empty() || pointer.as_str().starts_with('/')) || !statement.key.quoted
+    {
+        diags.push(
+            Diagnostic::new(codes::BAD_ARGUMENTS, format!("`{}` is not a JSON pointer", pointer.as_str()))
+                .primary(statement.key.span, "a pointer is a quoted text starting with `/`")
+                .help("write the path to the value as an RFC 6901 pointer: `\"/totals/north\" 801`, `\"/regions/0/name\" \"North\"`, `\"\"` for the whole document"),
+        );
+        return None;
+    }
+    let bad = |diags: &mut Vec<Diagnostic>| {
+        diags.push(
+            Diagnostic::new(
+                codes::BAD_ARGUMENTS,
+                format!("`{}` is not written as expected", pointer.as_str()),
+            )
+            .primary(
+                statement.span,
+                "expected a value (a number, a text, `true`, `false`, `null`) or `count N`",
+            )
+            .help(format!("write it as `{usage}`")),
+        );
+        None
+    };
+    let number = |v: &Value| match &v.kind {
+        ValueKind::Number(n) => n.parse::<serde_json::Number>().ok(),
+        _ => None,
+    };
+    let expected = match statement.values.as_slice() {
+        [c, n] if c.as_ident() == Some("count") => match number(n).and_then(|n| n.as_u64()) {
+            Some(n) => JsonExpected::Count(n),
+            None => return bad(diags),
+        },
+        [v, w, t] if w.as_ident() == Some("within") => {
+            match (
+                number(v),
+                number(t).and_then(|t| t.as_f64()).filter(|t| *t >= 0.0),
+            ) {
+                (Some(value), Some(within)) => JsonExpected::Value {
+                    value: serde_json::Value::Number(value),
+                    within: Some(within),
+                },
+                _ => return bad(diags),
+            }
+        }
+        [v] => {
+            let value = match &v.kind {
+                ValueKind::Number(_) => number(v).map(serde_json::Value::Number),
+                ValueKind::Str { text, .. } => Some(serde_json::Value::String(text.to_string())),
+                ValueKind::Ident(word) => match word.as_str() {
+                    "true" => Some(serde_json::Value::Bool(true)),
+                    "false" => Some(serde_json::Value::Bool(false)),
+                    "null" => Some(serde_json::Value::Null),
+                    _ => None,
+                },
+                ValueKind::List(_) => None,
+            };
+            match value {
+                Some(value) => JsonExpected::Value {
+                    value,
+                    within: None,
+                },
+                None => return bad(diags),
+            }
+        }
+        _ => return bad(diags),
+    };
+    Some(JsonPoint { pointer, expected })
 }
 
 fn csv_expectation(

@@ -664,7 +664,7 @@ fn typed_operand(
 ) -> Option<FieldValue> {
     let operand_type = match (op, ty) {
         (Op::Eq | Op::Not, _) => ty.clone(),
-        (Op::Contains | Op::Lacks, FieldType::Text) => FieldType::Text,
+        (Op::Contains | Op::Lacks, FieldType::Text | FieldType::Bytes) => FieldType::Text,
         (Op::Contains | Op::Lacks, FieldType::List(item)) => (**item).clone(),
         (Op::Before | Op::After, FieldType::Date | FieldType::Time | FieldType::DateTime)
         | (Op::Before | Op::After, FieldType::Duration | FieldType::Number | FieldType::Integer) => {

@@ -24,7 +24,7 @@ use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
 use crate::model::expect::FileStore;
-use crate::model::value::{FieldValue, IdIndex};
+use crate::model::value::{Bytes, FieldValue, IdIndex};
 use crate::model::world::{
     id_letters, Collection, FieldType, Record, Revision, World, WorldSchema, RESERVED_FIELDS,
 };
@@ -422,6 +422,32 @@ pub fn read_field(
     };
     let value = match statement.values.as_slice() {
         [value] if statement.block.is_none() => value,
+        // `content from "seed/sales.xlsx"`: a file of the suite folder, read with it.
+        [from, path] if spec.ty == FieldType::Bytes && from.as_ident() == Some("from") => {
+            let path = match &path.kind {
+                ValueKind::Str { .. } => values::text_of(path),
+                _ => {
+                    diags.push(include_usage(statement, &name));
+                    return None;
+                }
+            };
+            if let Some(why) = include_problem(path.as_str()) {
+                diags.push(
+                    Diagnostic::new(
+                        codes::INCLUDE,
+                        format!("`{}` cannot be included: {why}", path.as_str()),
+                    )
+                    .primary(path.span, "a path inside the suite folder is expected")
+                    .help("put the file in the suite folder and write its path relative to the folder that holds suite.case, e.g. `from \"seed/sales.xlsx\"`"),
+                );
+                return None;
+            }
+            let bytes = Bytes {
+                data: Vec::new().into(),
+                from: Some(path),
+            };
+            return Some((name, FieldValue::Bytes(bytes)));
+        }
         _ => {
             diags.push(
                 Diagnostic::new(
@@ -447,6 +473,43 @@ pub fn read_field(
             None
         }
     }
+}
+
+fn include_usage(statement: &Statement, name: &Name) -> Diagnostic {
+    Diagnostic::new(
+        codes::BAD_ARGUMENTS,
+        format!("`{}` includes a file by its path", name.as_str()),
+    )
+    .primary(statement.span, "expected `from \"PATH\"`")
+    .help(format!(
+        "write it as `{} from \"seed/FILE\"`, the path relative to the suite folder",
+        name.as_str()
+    ))
+}
+
+/// Why `path` cannot name a file inside the suite folder by its form: absolute, climbing
+/// out, empty parts, a backslash (a Windows separator reads differently elsewhere).
+pub fn include_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("the path is empty");
+    }
+    // `/…`, or a Windows drive (`C:…`).
+    if path.starts_with('/') || path.as_bytes().get(1) == Some(&b':') {
+        return Some("the path is absolute");
+    }
+    if path.contains('\\') {
+        return Some("a `\\` separates nothing on Linux: write `/`");
+    }
+    if path.contains('\0') {
+        return Some("the path holds a NUL character");
+    }
+    if path.split('/').any(|part| part == "..") {
+        return Some("`..` climbs out of the suite folder");
+    }
+    if path.split('/').any(|part| part.is_empty() || part == ".") {
+        return Some("the path has an empty or `.` part");
+    }
+    None
 }
 
 pub fn unknown_field(name: &Name, collection: &Collection) -> Diagnostic {

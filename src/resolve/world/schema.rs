@@ -333,6 +333,7 @@ pub(crate) fn read_type(
         "bool" => Some(FieldType::Bool),
         "number" => Some(FieldType::Number),
         "integer" => Some(FieldType::Integer),
+        "bytes" => Some(FieldType::Bytes),
         _ => None,
     };
     let needs_args = |what: &str, diags: &mut Vec<Diagnostic>| {

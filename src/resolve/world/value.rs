@@ -9,7 +9,7 @@ use crate::diag::{codes, suggest, Diagnostic};
 use crate::syntax::ast::{ListItem, Value, ValueKind};
 
 use crate::model::time::{self, DateTimeError};
-use crate::model::value::{FieldValue, IdIndex, NumberValue};
+use crate::model::value::{Bytes, FieldValue, IdIndex, NumberValue};
 use crate::model::world::FieldType;
 
 /// What reading a value needs: the case zone and the ids references may name.
@@ -30,6 +30,9 @@ pub fn read(
     let mismatch = |expected: String| type_error(value, field, ty, expected);
     match (ty, &value.kind) {
         (FieldType::Text, ValueKind::Str { text, .. }) => Ok(FieldValue::Text(text.to_string())),
+        (FieldType::Bytes, ValueKind::Str { text, .. }) => {
+            Ok(FieldValue::Bytes(Bytes::new(text.as_bytes())))
+        }
         (FieldType::Date, ValueKind::Str { text, .. }) => time::parse_date(text)
             .map(FieldValue::Date)
             .map_err(mismatch),
@@ -189,6 +192,10 @@ fn how_to_write(ty: &FieldType) -> String {
         FieldType::DateTime => "write \"YYYY-MM-DD HH:MM\"".into(),
         FieldType::Duration => "write e.g. \"30m\" or \"1h30m\"".into(),
         FieldType::Recurrence => "write e.g. daily or \"weekly tuesday\"".into(),
+        FieldType::Bytes => {
+            "write a string (its UTF-8 bytes), or `from \"PATH\"` for a file of the suite folder"
+                .into()
+        }
         FieldType::Bool => "write true or false".into(),
         FieldType::Number => "write a number".into(),
         FieldType::Integer => "write a whole number".into(),

@@ -1,4 +1,8 @@
-//! `files.read`, `files.write`, `files.list`: a store of text files keyed by path.
+//! `files.read`, `files.write`, `files.list`: a store of files keyed by path.
+//!
+//! A file's content is its bytes (a `bytes` content field) or text: a read answers the
+//! text of a UTF-8 file, and `{"base64": "…"}` for other bytes (an xlsx, an image); a
+//! write stores the text it is given.
 //!
 //! Files are records of the bound collection, found by their path field. A write to a
 //! path that holds a file overwrites its content (the earlier content goes into the
@@ -9,7 +13,8 @@
 use serde_json::{json, Value as Json};
 
 use crate::model::tool::{FileOp, Files};
-use crate::model::value::FieldValue;
+use crate::model::value::{Bytes, FieldValue};
+use crate::model::world::FieldType;
 
 use super::super::{CallResult, Runtime};
 use super::argument;
@@ -65,7 +70,10 @@ fn write(rt: &mut Runtime, f: &Files, path: &str, content: String) -> CallResult
         return CallResult::error("UNAVAILABLE", "this sandbox holds no files");
     };
     let bytes = content.len();
-    let content = FieldValue::Text(content);
+    let content = match collection.field(f.content_field.as_str()).map(|c| &c.ty) {
+        Some(FieldType::Bytes) => FieldValue::Bytes(Bytes::new(content.into_bytes())),
+        _ => FieldValue::Text(content),
+    };
     if let Some(id) = file_at(rt, f, path) {
         let now = rt.case.clock_text().to_string();
         let Some(record) = rt.state.get_mut(&id) else {
