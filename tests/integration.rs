@@ -66,4 +66,5 @@ mod text_operators;
 mod tools;
 mod trust;
 mod why_checks_fail;
+mod workbook_artifacts;
 mod workspace_grading;

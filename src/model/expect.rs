@@ -319,6 +319,36 @@ pub struct FileExpectation {
     pub csv: Option<CsvExpectation>,
     /// `json { "/POINTER" VALUE; … }`: the content read as JSON (absent: not read so).
     pub json: Option<Vec<JsonPoint>>,
+    /// `xlsx { … }`: the content read as a workbook (XLSX, XLS, ODS), sheet by sheet.
+    pub sheets: Vec<SheetExpectation>,
+}
+
+/// One sheet of a workbook artifact: `sheet "NAME" { … }`, or the statements written
+/// straight in `xlsx { … }` for its first sheet. The sheet is a table as `csv` reads
+/// one (a header row, then data rows), and cells are named as a spreadsheet names them.
+#[derive(Clone, Debug)]
+pub struct SheetExpectation {
+    /// The sheet's name; absent: the first sheet.
+    pub name: Option<Text>,
+    pub table: CsvExpectation,
+    /// `cell B2 VALUE [within T]`: the cell at a reference (`column` holds it).
+    pub cells: Vec<CellExpectation>,
+}
+
+/// The 0-based (row, column) of a spreadsheet reference (`B2` is (1, 1)), if it is one.
+pub fn cell_position(reference: &str) -> Option<(u32, u32)> {
+    let split = reference.find(|c: char| c.is_ascii_digit())?;
+    let (letters, digits) = reference.split_at(split);
+    if letters.is_empty() || letters.len() > 3 || !letters.chars().all(|c| c.is_ascii_uppercase()) {
+        return None;
+    }
+    if !digits.chars().all(|c| c.is_ascii_digit()) || digits.starts_with('0') || digits.len() > 7 {
+        return None;
+    }
+    let column = letters
+        .bytes()
+        .fold(0u32, |n, b| n * 26 + u32::from(b - b'A') + 1);
+    Some((digits.parse::<u32>().ok()? - 1, column - 1))
 }
 
 /// One value a JSON document must hold: at an RFC 6901 pointer (`"/totals/north"`,

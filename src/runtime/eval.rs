@@ -6,8 +6,8 @@
 use std::cmp::Ordering;
 
 use crate::model::expect::{
-    AggregateExpectation, AggregateValue, Assertion, CallOutcome, CellExpectation, Count,
-    CsvExpectation, FileExpectation, Op, ReplyTest, Step,
+    cell_position, AggregateExpectation, AggregateValue, Assertion, CallOutcome, CellExpectation,
+    Count, CsvExpectation, FileExpectation, Op, ReplyTest, SheetExpectation, Step,
 };
 use crate::model::expr::Aggregate;
 use crate::model::value::FieldValue;
@@ -166,17 +166,21 @@ fn file_miss(file: &FileExpectation, state: &State) -> Option<String> {
     let Some(record) = found else {
         return Some(format!("no file `{path}`"));
     };
-    let reads_content = !file.contains.is_empty() || file.csv.is_some() || file.json.is_some();
-    let content = match record.field(store.content_field.as_str()) {
-        Some(FieldValue::Text(t)) => t.clone(),
-        Some(FieldValue::Bytes(b)) => match b.text() {
-            Some(t) => t.to_string(),
-            None if reads_content => {
-                return Some(format!("`{path}` is not text ({} bytes)", b.data.len()))
-            }
-            None => return None,
-        },
+    let data: &[u8] = match record.field(store.content_field.as_str()) {
+        Some(FieldValue::Text(t)) => t.as_bytes(),
+        Some(FieldValue::Bytes(b)) => &b.data,
         _ => return Some(format!("no file `{path}`")),
+    };
+    if let Some(why) = file.sheets.iter().find_map(|sheet| sheet_miss(sheet, data)) {
+        return Some(format!("`{path}`: {why}"));
+    }
+    let reads_text = !file.contains.is_empty() || file.csv.is_some() || file.json.is_some();
+    let content = match std::str::from_utf8(data) {
+        Ok(text) => text.to_string(),
+        Err(_) if reads_text => {
+            return Some(format!("`{path}` is not text ({} bytes)", data.len()))
+        }
+        Err(_) => return None,
     };
     let normalized = normalize(&content);
     if let Some(lacking) = file
@@ -220,6 +224,16 @@ fn table_miss(csv: &CsvExpectation, content: &str) -> Option<String> {
     let Ok(rows) = reader.records().collect::<Result<Vec<_>, _>>() else {
         return Some("not readable as CSV".into());
     };
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(str::to_string).collect())
+        .collect();
+    rows_miss(csv, &header, &rows)
+}
+
+/// Why a table (its header, then its data rows) is not the one expected: its columns,
+/// its row count or a row it lacks.
+fn rows_miss(csv: &CsvExpectation, header: &[String], rows: &[Vec<String>]) -> Option<String> {
     let columns_hold = csv.columns.is_empty()
         || csv
             .columns
@@ -295,6 +309,57 @@ fn reply_miss(test: &ReplyTest, rt: &Runtime) -> Option<String> {
             })
         }
     }
+}
+
+/// Why a workbook's sheet is not the one expected: the content is no workbook, the sheet
+/// is not there, or its table or a cell is not as expected.
+fn sheet_miss(sheet: &SheetExpectation, data: &[u8]) -> Option<String> {
+    use calamine::Reader;
+    let mut workbook = match calamine::open_workbook_auto_from_rs(std::io::Cursor::new(data)) {
+        Ok(workbook) => workbook,
+        Err(why) => return Some(format!("not a workbook (XLSX, XLS or ODS): {why}")),
+    };
+    let names = workbook.sheet_names();
+    let name = match &sheet.name {
+        Some(name) => name.as_str().to_string(),
+        None => names.first()?.clone(),
+    };
+    let Ok(range) = workbook.worksheet_range(&name) else {
+        return Some(format!(
+            "has no sheet `{name}` (its sheets: {})",
+            names.join(", ")
+        ));
+    };
+    let text = |cell: &calamine::Data| match cell {
+        calamine::Data::Empty => String::new(),
+        other => other.to_string(),
+    };
+    let mut rows = range
+        .rows()
+        .map(|row| row.iter().map(text).collect::<Vec<_>>());
+    let header: Vec<String> = rows
+        .next()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|h| h.trim().to_string())
+        .collect();
+    let rows: Vec<Vec<String>> = rows.collect();
+    if let Some(why) = rows_miss(&sheet.table, &header, &rows) {
+        return Some(format!("sheet `{name}`: {why}"));
+    }
+    sheet.cells.iter().find_map(|cell| {
+        let (row, column) = cell_position(cell.column.as_str())?;
+        let found = range.get_value((row, column)).map(text).unwrap_or_default();
+        (!cell.holds(&found)).then(|| {
+            format!(
+                "sheet `{name}`: cell {} is {found:?}, expected {:?}{}",
+                cell.column.as_str(),
+                cell.value.as_str(),
+                cell.within
+                    .map_or(String::new(), |t| format!(" within {t}"))
+            )
+        })
+    })
 }
 
 /// At most 80 characters of a text, for a message.

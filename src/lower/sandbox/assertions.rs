@@ -6,8 +6,8 @@ use serde_json::{json, Map, Value as Json};
 use crate::model::Name;
 
 use crate::model::expect::{
-    AggregateValue, Assertion, Condition, Count, FileExpectation, JsonExpected, MachineOverride,
-    OverrideAnswer, ReplyTest, Step,
+    AggregateValue, Assertion, CellExpectation, Condition, Count, CsvExpectation, FileExpectation,
+    JsonExpected, MachineOverride, OverrideAnswer, ReplyTest, Step,
 };
 use crate::model::expr::Aggregate;
 use crate::model::tool::{Answer, Behavior, Effect, Filter, RecordRef, Set, SetValue};
@@ -183,40 +183,66 @@ fn file_json(file: &FileExpectation, m: &mut Map<String, Json>) {
             .collect();
         m.insert("json".into(), Json::Array(points));
     }
-    let csv = file.csv.as_ref().map_or(Json::Null, |csv| {
-        let mut c = Map::new();
-        let columns: Vec<&str> = csv.columns.iter().map(|t| t.as_str()).collect();
-        c.insert("columns".into(), json!(columns));
-        c.insert(
-            "rows".into(),
-            csv.rows.as_ref().map_or(Json::Null, |n| {
-                let mut r = Map::new();
-                count(n, &mut r);
-                Json::Object(r)
-            }),
-        );
-        let rows: Vec<Json> = csv
-            .rows_with
+    m.insert(
+        "csv".into(),
+        file.csv.as_ref().map_or(Json::Null, table_json),
+    );
+    // Written only when declared: file expectations before `xlsx` are as they were.
+    if !file.sheets.is_empty() {
+        let sheets: Vec<Json> = file
+            .sheets
             .iter()
-            .map(|cells| {
-                Json::Array(
-                    cells
-                        .iter()
-                        .map(|cell| {
-                            json!({
-                                "column": cell.column.as_str(),
-                                "value": cell.value.as_str(),
-                                "within": cell.within,
-                            })
-                        })
-                        .collect(),
-                )
+            .map(|sheet| {
+                let mut m = match table_json(&sheet.table) {
+                    Json::Object(m) => m,
+                    _ => Map::new(),
+                };
+                m.insert(
+                    "sheet".into(),
+                    sheet
+                        .name
+                        .as_ref()
+                        .map_or(Json::Null, |n| json!(n.as_str())),
+                );
+                m.insert(
+                    "cells".into(),
+                    Json::Array(sheet.cells.iter().map(cell_json).collect()),
+                );
+                Json::Object(m)
             })
             .collect();
-        c.insert("rows_with".into(), Json::Array(rows));
-        Json::Object(c)
-    });
-    m.insert("csv".into(), csv);
+        m.insert("xlsx".into(), Json::Array(sheets));
+    }
+}
+
+fn cell_json(cell: &CellExpectation) -> Json {
+    json!({
+        "column": cell.column.as_str(),
+        "value": cell.value.as_str(),
+        "within": cell.within,
+    })
+}
+
+/// A table expectation (`csv`, or a sheet of `xlsx`): `columns`, `rows`, `rows_with`.
+fn table_json(csv: &CsvExpectation) -> Json {
+    let mut c = Map::new();
+    let columns: Vec<&str> = csv.columns.iter().map(|t| t.as_str()).collect();
+    c.insert("columns".into(), json!(columns));
+    c.insert(
+        "rows".into(),
+        csv.rows.as_ref().map_or(Json::Null, |n| {
+            let mut r = Map::new();
+            count(n, &mut r);
+            Json::Object(r)
+        }),
+    );
+    let rows: Vec<Json> = csv
+        .rows_with
+        .iter()
+        .map(|cells| Json::Array(cells.iter().map(cell_json).collect()))
+        .collect();
+    c.insert("rows_with".into(), Json::Array(rows));
+    Json::Object(c)
 }
 
 fn step(s: &Step) -> Json {

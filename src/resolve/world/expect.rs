@@ -14,7 +14,9 @@ use crate::resolve::keys::{body, check_keys, KeySpec};
 use crate::resolve::values::{self, ValueType};
 use crate::syntax::ast::{Block, Statement, Value, ValueKind};
 
-use crate::model::expect::{AggregateExpectation, AggregateValue, JsonExpected, JsonPoint};
+use crate::model::expect::{
+    cell_position, AggregateExpectation, AggregateValue, JsonExpected, JsonPoint, SheetExpectation,
+};
 use crate::model::expect::{
     Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation, Op,
     ReplyTest, Step,
@@ -627,8 +629,48 @@ const FILE_KEYS: &[KeySpec<'static>] = &[
         "`csv { columns …; rows N; row { … } }`: the content read as CSV with a header row.",
     ),
     KeySpec::repeated(
+        "xlsx",
+        "`xlsx { sheet \"NAME\" { columns …; rows N; row { … }; cell B2 VALUE } }`: the content read as a workbook (XLSX, XLS, ODS).",
+    ),
+    KeySpec::repeated(
         "json",
         "`json { \"/POINTER\" VALUE [within T]; \"/POINTER\" count N }`: the content read as JSON.",
+    ),
+];
+
+const XLSX_KEYS: &[KeySpec<'static>] = &[
+    KeySpec::repeated(
+        "sheet",
+        "`sheet \"NAME\" { … }`: a sheet by its name, read as a table.",
+    ),
+    KeySpec::repeated(
+        "columns",
+        "`columns NAME…`: the first sheet's header row, in order.",
+    ),
+    KeySpec::repeated(
+        "rows",
+        "`rows [at_least|at_most] N`: how many data rows the first sheet has.",
+    ),
+    KeySpec::repeated(
+        "row",
+        "`row { COLUMN VALUE [within T]; … }`: some data row of the first sheet has these cells.",
+    ),
+    KeySpec::repeated(
+        "cell",
+        "`cell B2 VALUE [within T]`: the first sheet's cell B2.",
+    ),
+];
+
+const SHEET_KEYS: &[KeySpec<'static>] = &[
+    KeySpec::repeated("columns", "`columns NAME…`: the header row, in order."),
+    KeySpec::repeated("rows", "`rows [at_least|at_most] N`: how many data rows."),
+    KeySpec::repeated(
+        "row",
+        "`row { COLUMN VALUE [within T]; … }`: some data row has these cells.",
+    ),
+    KeySpec::repeated(
+        "cell",
+        "`cell B2 VALUE [within T]`: the cell at a reference.",
     ),
 ];
 
@@ -823,12 +865,119 @@ fn file(
             .collect();
         json.get_or_insert_with(Vec::new).extend(points);
     }
+    let mut sheets = Vec::new();
+    for s in block.iter().filter(|s| s.name() == "xlsx") {
+        if let Some(inner) = values::block_only(s, diags) {
+            sheets.extend(workbook(&inner.statements, s, diags));
+        }
+    }
     (diags.len() == before).then_some(FileExpectation {
         store,
         path,
         contains,
         csv,
         json,
+        sheets,
+    })
+}
+
+/// The sheets an `xlsx { … }` block expects: its `sheet "NAME" { … }` blocks, and the
+/// first sheet when table statements are written straight in it.
+fn workbook(
+    block: &[Statement],
+    owner: &Statement,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<SheetExpectation> {
+    check_keys(
+        block,
+        &[XLSX_KEYS],
+        "an xlsx expectation",
+        owner.key.span,
+        diags,
+    );
+    let mut sheets = Vec::new();
+    let first: Vec<Statement> = block
+        .iter()
+        .filter(|s| s.name() != "sheet")
+        .cloned()
+        .collect();
+    if !first.is_empty() {
+        sheets.push(sheet(None, &first, diags));
+    }
+    for s in block.iter().filter(|s| s.name() == "sheet") {
+        let usage = "sheet \"NAME\" { … }";
+        let Some(v) = values::args_with_block(s, &[ValueType::Str], usage, diags) else {
+            continue;
+        };
+        let name = values::text_of(&v[0]);
+        check_keys(
+            body(s),
+            &[SHEET_KEYS],
+            "a sheet expectation",
+            s.key.span,
+            diags,
+        );
+        sheets.push(sheet(Some(name), body(s), diags));
+    }
+    sheets
+}
+
+/// One sheet: its table (`columns`, `rows`, `row`) and its `cell`s.
+fn sheet(name: Option<Text>, block: &[Statement], diags: &mut Vec<Diagnostic>) -> SheetExpectation {
+    let table: Vec<Statement> = block
+        .iter()
+        .filter(|s| s.name() != "cell")
+        .cloned()
+        .collect();
+    let table = table_expectation(&table, diags);
+    let cells = block
+        .iter()
+        .filter(|s| s.name() == "cell")
+        .filter_map(|s| cell(s, diags))
+        .collect();
+    SheetExpectation { name, table, cells }
+}
+
+/// `cell B2 VALUE [within T]`.
+fn cell(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<CellExpectation> {
+    let bad = |diags: &mut Vec<Diagnostic>, label: &str| {
+        diags.push(
+            Diagnostic::new(codes::BAD_ARGUMENTS, "`cell` is not written as expected")
+                .primary(statement.span, label.to_string())
+                .help("write it as `cell B2 VALUE [within T]`: a column's letters and a row's number, then the value"),
+        );
+        None
+    };
+    let (reference, value, within) = match statement.values.as_slice() {
+        [r, v] => (r, v, None),
+        [r, v, w, t] if w.as_ident() == Some("within") => (r, v, Some(t)),
+        _ => return bad(diags, "expected a cell reference and a value"),
+    };
+    let reference = values::text_of(reference);
+    if cell_position(reference.as_str()).is_none() {
+        return bad(
+            diags,
+            "a cell reference is letters then a row number: `B2`, `AA10`",
+        );
+    }
+    let within = match within.map(|t| match &t.kind {
+        ValueKind::Number(n) => n.parse::<f64>().ok().filter(|f| f.is_finite() && *f >= 0.0),
+        _ => None,
+    }) {
+        Some(None) => return bad(diags, "`within` takes a number, 0 or more"),
+        Some(within) => within,
+        None => None,
+    };
+    let value = match &value.kind {
+        ValueKind::Str { text, .. } | ValueKind::Ident(text) | ValueKind::Number(text) => {
+            Text::new(text.as_str(), value.span)
+        }
+        ValueKind::List(_) => return bad(diags, "a cell holds one value"),
+    };
+    Some(CellExpectation {
+        column: reference,
+        value,
+        within,
     })
 }
 
@@ -917,6 +1066,11 @@ fn csv_expectation(
         owner.key.span,
         diags,
     );
+    table_expectation(block, diags)
+}
+
+/// A table's `columns`, `rows` and `row`s (its keys checked by the caller).
+fn table_expectation(block: &[Statement], diags: &mut Vec<Diagnostic>) -> CsvExpectation {
     let mut out = CsvExpectation::default();
     for s in block {
         match s.name() {
