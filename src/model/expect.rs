@@ -321,6 +321,20 @@ pub struct FileExpectation {
     pub json: Option<Vec<JsonPoint>>,
     /// `xlsx { … }`: the content read as a workbook (XLSX, XLS, ODS), sheet by sheet.
     pub sheets: Vec<SheetExpectation>,
+    /// `document { contains "…" }`: texts the document's text (DOCX, PPTX, ODF, or plain
+    /// text) holds.
+    pub document: Vec<Text>,
+    /// `image { type png; width N; height N }`: the content read as an image.
+    pub image: Option<ImageExpectation>,
+}
+
+/// What an image artifact must be: its format and size in pixels, each when written.
+#[derive(Clone, Debug, Default)]
+pub struct ImageExpectation {
+    /// The format's name (`png`, `jpeg`, `gif`, `webp`, …).
+    pub kind: Option<Name>,
+    pub width: Option<u64>,
+    pub height: Option<u64>,
 }
 
 /// One sheet of a workbook artifact: `sheet "NAME" { … }`, or the statements written

@@ -7,11 +7,13 @@ use std::cmp::Ordering;
 
 use crate::model::expect::{
     cell_position, AggregateExpectation, AggregateValue, Assertion, CallOutcome, CellExpectation,
-    Count, CsvExpectation, FileExpectation, Op, ReplyTest, SheetExpectation, Step,
+    Count, CsvExpectation, FileExpectation, ImageExpectation, Op, ReplyTest, SheetExpectation,
+    Step,
 };
 use crate::model::expr::Aggregate;
 use crate::model::value::FieldValue;
 
+use super::artifacts;
 use super::conditions::{call_matches, first_unmet, record_matches, unmet_reason, Cx};
 use super::state::{Rec, State};
 use super::values::{normalize, numbers_in, order, text_holds};
@@ -173,6 +175,30 @@ fn file_miss(file: &FileExpectation, state: &State) -> Option<String> {
     };
     if let Some(why) = file.sheets.iter().find_map(|sheet| sheet_miss(sheet, data)) {
         return Some(format!("`{path}`: {why}"));
+    }
+    if let Some(why) = file
+        .image
+        .as_ref()
+        .and_then(|image| artifacts::image_miss(image, data))
+    {
+        let expected = file.image.as_ref().map(image_words).unwrap_or_default();
+        return Some(format!("`{path}` is {why}, expected {expected}"));
+    }
+    if !file.document.is_empty() {
+        let text = match artifacts::document_text(data) {
+            Ok(text) => normalize(&text),
+            Err(why) => return Some(format!("`{path}` is {why}")),
+        };
+        if let Some(lacking) = file
+            .document
+            .iter()
+            .find(|t| !text.contains(&normalize(t.as_str())))
+        {
+            return Some(format!(
+                "the text of `{path}` does not contain {:?}",
+                lacking.as_str()
+            ));
+        }
     }
     let reads_text = !file.contains.is_empty() || file.csv.is_some() || file.json.is_some();
     let content = match std::str::from_utf8(data) {
@@ -360,6 +386,17 @@ fn sheet_miss(sheet: &SheetExpectation, data: &[u8]) -> Option<String> {
             )
         })
     })
+}
+
+/// An image expectation as the language writes it: `png 800×600`, `any image`.
+fn image_words(image: &ImageExpectation) -> String {
+    let kind = image.kind.as_ref().map_or("an image", |k| k.as_str());
+    let size = |n: Option<u64>| n.map_or("any".to_string(), |n| n.to_string());
+    format!(
+        "{kind} of {}×{} pixels",
+        size(image.width),
+        size(image.height)
+    )
 }
 
 /// At most 80 characters of a text, for a message.

@@ -20,6 +20,7 @@
 
 pub mod adapter;
 pub mod arguments;
+pub mod artifacts;
 pub mod computed;
 pub mod conditions;
 pub mod declared;

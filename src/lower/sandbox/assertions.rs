@@ -187,7 +187,21 @@ fn file_json(file: &FileExpectation, m: &mut Map<String, Json>) {
         "csv".into(),
         file.csv.as_ref().map_or(Json::Null, table_json),
     );
-    // Written only when declared: file expectations before `xlsx` are as they were.
+    // Each written only when declared: file expectations before them are as they were.
+    if !file.document.is_empty() {
+        let texts: Vec<&str> = file.document.iter().map(|t| t.as_str()).collect();
+        m.insert("document".into(), json!({ "contains": texts }));
+    }
+    if let Some(image) = &file.image {
+        m.insert(
+            "image".into(),
+            json!({
+                "type": image.kind.as_ref().map(|k| k.as_str()),
+                "width": image.width,
+                "height": image.height,
+            }),
+        );
+    }
     if !file.sheets.is_empty() {
         let sheets: Vec<Json> = file
             .sheets

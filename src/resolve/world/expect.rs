@@ -15,7 +15,8 @@ use crate::resolve::values::{self, ValueType};
 use crate::syntax::ast::{Block, Statement, Value, ValueKind};
 
 use crate::model::expect::{
-    cell_position, AggregateExpectation, AggregateValue, JsonExpected, JsonPoint, SheetExpectation,
+    cell_position, AggregateExpectation, AggregateValue, ImageExpectation, JsonExpected, JsonPoint,
+    SheetExpectation,
 };
 use crate::model::expect::{
     Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation, Op,
@@ -633,9 +634,37 @@ const FILE_KEYS: &[KeySpec<'static>] = &[
         "`xlsx { sheet \"NAME\" { columns …; rows N; row { … }; cell B2 VALUE } }`: the content read as a workbook (XLSX, XLS, ODS).",
     ),
     KeySpec::repeated(
+        "document",
+        "`document { contains \"…\" }`: the text of the document (DOCX, PPTX, ODF, or plain text) holds these texts.",
+    ),
+    KeySpec::optional(
+        "image",
+        "`image { type png; width N; height N }`: the content is an image of this format and size.",
+    ),
+    KeySpec::repeated(
         "json",
         "`json { \"/POINTER\" VALUE [within T]; \"/POINTER\" count N }`: the content read as JSON.",
     ),
+];
+
+const DOCUMENT_KEYS: &[KeySpec<'static>] = &[KeySpec::repeated(
+    "contains",
+    "`contains \"…\"`: the document's text holds this text (as the sandbox compares text).",
+)];
+
+const IMAGE_KEYS: &[KeySpec<'static>] = &[
+    KeySpec::optional(
+        "type",
+        "`type NAME`: the format: png, jpeg, gif, webp, bmp, tiff, ico, …",
+    ),
+    KeySpec::optional("width", "`width N`: the width in pixels."),
+    KeySpec::optional("height", "`height N`: the height in pixels."),
+];
+
+/// The image formats `image { type … }` names (imagesize's, in lower case).
+const IMAGE_TYPES: &[&str] = &[
+    "aseprite", "avif", "bmp", "dds", "exr", "farbfeld", "gif", "hdr", "heif", "ico", "ilbm",
+    "jpeg", "jxl", "ktx2", "png", "pnm", "psd", "qoi", "tga", "tiff", "vtf", "webp",
 ];
 
 const XLSX_KEYS: &[KeySpec<'static>] = &[
@@ -871,6 +900,28 @@ fn file(
             sheets.extend(workbook(&inner.statements, s, diags));
         }
     }
+    let mut document = Vec::new();
+    for s in block.iter().filter(|s| s.name() == "document") {
+        if let Some(inner) = values::block_only(s, diags) {
+            check_keys(
+                &inner.statements,
+                &[DOCUMENT_KEYS],
+                "a document expectation",
+                s.key.span,
+                diags,
+            );
+            document.extend(
+                inner
+                    .statements
+                    .iter()
+                    .filter_map(|c| values::text(c, diags)),
+            );
+        }
+    }
+    let image = match block.iter().find(|s| s.name() == "image") {
+        Some(s) => Some(image(s, diags)?),
+        None => None,
+    };
     (diags.len() == before).then_some(FileExpectation {
         store,
         path,
@@ -878,7 +929,62 @@ fn file(
         csv,
         json,
         sheets,
+        document,
+        image,
     })
+}
+
+/// `image { type NAME; width N; height N }`.
+fn image(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<ImageExpectation> {
+    let block = values::block_only(statement, diags)?;
+    check_keys(
+        &block.statements,
+        &[IMAGE_KEYS],
+        "an image expectation",
+        statement.key.span,
+        diags,
+    );
+    let mut out = ImageExpectation::default();
+    for s in &block.statements {
+        match s.name() {
+            "type" => {
+                let kind = values::name(s, diags)?;
+                if !IMAGE_TYPES.contains(&kind.as_str()) {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::BAD_ARGUMENTS,
+                            format!("`{}` is no image format", kind.as_str()),
+                        )
+                        .primary(kind.span, "not a format an image's header names")
+                        .help(format!("write one of: {}", IMAGE_TYPES.join(", "))),
+                    );
+                    return None;
+                }
+                out.kind = Some(kind);
+            }
+            "width" | "height" => {
+                let number = values::number(s, diags)?;
+                let Some(pixels) = number.value.as_u64().filter(|n| *n > 0) else {
+                    diags.push(
+                        Diagnostic::new(
+                            codes::BAD_ARGUMENTS,
+                            format!("`{}` is a number of pixels", s.name()),
+                        )
+                        .primary(number.span, "expected a whole number from 1")
+                        .help(format!("write it as `{} 800`", s.name())),
+                    );
+                    return None;
+                };
+                if s.name() == "width" {
+                    out.width = Some(pixels);
+                } else {
+                    out.height = Some(pixels);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 /// The sheets an `xlsx { … }` block expects: its `sheet "NAME" { … }` blocks, and the
