@@ -3,7 +3,8 @@
 //! by cell reference; `document { contains … }` the text of a DOCX, PPTX or ODF file;
 //! `image { … }` an image's format and size. Fixtures in `tests/data`: `regions.xlsx`
 //! (a sheet `Summary`: region, revenue; North 801.005, South 300; and a sheet `Notes`),
-//! `report.docx`, `slides.pptx` (slides 1, 2 and 10) and `chart.png` (3×2 pixels).
+//! `report.docx`, `slides.pptx` (slides 1, 2 and 10), `summary.pdf` (one page: "Q1
+//! revenue by region", "North 801.00") and `chart.png` (3×2 pixels).
 
 use std::fs;
 use std::path::Path;
@@ -165,8 +166,54 @@ fn a_documents_text_is_read_from_docx_and_pptx() {
     );
     assert_eq!(
         png.as_deref(),
-        Some("`/outputs/chart.png` is not a document (DOCX, PPTX, ODF) nor text")
+        Some("`/outputs/chart.png` is not a document (DOCX, PPTX, ODF, PDF) nor text")
     );
+}
+
+#[test]
+fn a_pdfs_text_is_read_from_its_pages() {
+    let pdf = |check: &str| seeded_verdict("summary.pdf", &suite_with("summary.pdf", check));
+    assert_eq!(
+        pdf("document { contains \"Q1 revenue\"; contains \"north 801.00\" }"),
+        None
+    );
+    assert_eq!(
+        pdf("document { contains \"South\" }").as_deref(),
+        Some("the text of `/outputs/summary.pdf` does not contain \"South\"")
+    );
+}
+
+#[test]
+fn a_file_that_trips_a_reader_fails_its_check() {
+    // A PDF header over garbage: refused by the reader, never a crash of the grading.
+    let broken = artifacts_verdict(b"%PDF-1.4\n1 0 obj << /Type /Catalog");
+    assert!(
+        broken.starts_with("`/outputs/x.pdf` is not a readable PDF"),
+        "{broken}"
+    );
+}
+
+/// What `document { contains "x" }` decides on a file of these bytes.
+fn artifacts_verdict(bytes: &[u8]) -> String {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    let dir = Scratch::new(
+        "artifact",
+        &CALLS.fetch_add(1, Ordering::Relaxed).to_string(),
+    );
+    let suite = dir.0.join("suite");
+    fs::create_dir_all(suite.join("seed")).unwrap();
+    fs::write(suite.join("seed/x.pdf"), bytes).unwrap();
+    fs::write(
+        suite.join("suite.case"),
+        suite_with("x.pdf", "document { contains \"x\" }"),
+    )
+    .unwrap();
+    let compilation = Compilation::new(Sources::Folder(&suite));
+    let suite = compilation.suite.as_ref().unwrap();
+    let case = &suite.cases[0];
+    let sandbox = case.sandbox.as_ref().unwrap();
+    let rt = casec::runtime::Runtime::new(suite, case, sandbox);
+    casec::runtime::eval::miss(&sandbox.expectations[0].assertions[0], &rt).unwrap_or_default()
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Reading artifacts in their formats, for `file` expectations: the text of a document
-//! (DOCX, PPTX, ODF: XML inside a zip), and an image's format and size from its header.
-//! Readers only: what a check asks of what they read is decided in [`super::eval`].
+//! (DOCX, PPTX, ODF: XML inside a zip; PDF), and an image's format and size from its
+//! header. Readers only: what a check asks of what they read is decided in
+//! [`super::eval`]. A run's artifacts are untrusted: every reader of a format runs
+//! through [`guarded`], so a file that trips a reader fails its check rather than the
+//! grading.
 
 use std::io::{Cursor, Read};
 
@@ -16,10 +19,35 @@ const PART_LIMIT: u64 = 64 << 20;
 /// slides in order, an ODF document's body, or the content itself when it is UTF-8 text
 /// (a Markdown report).
 pub fn document_text(data: &[u8]) -> Result<String, String> {
+    if data.starts_with(b"%PDF-") {
+        return guarded(|| pdf_text(data));
+    }
+    guarded(|| zipped_text(data))
+}
+
+/// A reader's answer, or a failure when it panics on the file.
+pub fn guarded<T>(read: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))
+        .unwrap_or_else(|_| Err("a file its reader cannot read".into()))
+}
+
+/// The text of a PDF's pages, in order (lopdf's extraction: runs of text drawn apart
+/// may join without a space).
+fn pdf_text(data: &[u8]) -> Result<String, String> {
+    let document =
+        lopdf::Document::load_mem(data).map_err(|e| format!("not a readable PDF: {e}"))?;
+    let pages: Vec<u32> = document.get_pages().keys().copied().collect();
+    document
+        .extract_text(&pages)
+        .map_err(|e| format!("a PDF whose text cannot be read: {e}"))
+}
+
+/// The text of a DOCX, PPTX or ODF document, or of text content.
+fn zipped_text(data: &[u8]) -> Result<String, String> {
     let Ok(mut archive) = zip::ZipArchive::new(Cursor::new(data)) else {
         return std::str::from_utf8(data)
             .map(str::to_string)
-            .map_err(|_| "not a document (DOCX, PPTX, ODF) nor text".to_string());
+            .map_err(|_| "not a document (DOCX, PPTX, ODF, PDF) nor text".to_string());
     };
     let names: Vec<String> = archive
         .file_names()
