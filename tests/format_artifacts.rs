@@ -233,3 +233,24 @@ fn an_images_format_and_size_are_read_from_its_header() {
         Some("`/outputs/report.docx` is not an image (PNG, JPEG, GIF, WebP, …), expected an image of 3×any pixels")
     );
 }
+
+#[test]
+fn the_language_server_offers_the_keys_of_file_expectations_by_format() {
+    let keys = |place: &[&str]| -> Vec<&'static str> {
+        let specs = casec::resolve::blocks::block_specs(place, None).expect("a block");
+        specs.iter().map(|s| s.key).collect()
+    };
+    let file = keys(&["case", "expect", "file"]);
+    for format in ["contains", "csv", "xlsx", "document", "image", "json"] {
+        assert!(file.contains(&format), "{file:?}");
+    }
+    assert_eq!(
+        keys(&["case", "forbid", "any", "file", "image"]),
+        ["type", "width", "height"]
+    );
+    assert_eq!(
+        keys(&["case", "expect", "file", "xlsx", "sheet"]),
+        ["columns", "rows", "row", "cell"]
+    );
+    assert!(keys(&["case", "expect", "not"]).contains(&"last"));
+}

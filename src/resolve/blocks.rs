@@ -46,7 +46,7 @@ pub fn block_specs<'a>(path: &[&str], shape: Option<&'a Shape>) -> Option<Vec<Ke
         ["shape", "grading"] => fixed(&[super::shape::GRADING_KEYS]),
         ["shape", "import"] => fixed(&[super::shape::IMPORT_KEYS]),
         ["shape", "export", "evaluator"] => fixed(&[super::shape::REWARD_KEYS]),
-        ["case", "expect" | "forbid"] => fixed(&[super::world::expect::ASSERTIONS]),
+        ["case", "expect" | "forbid", rest @ ..] => assertion_block(rest),
         ["case", "world"] => fixed(&[super::world::shared::WORLD_KEYS]),
         ["world"] => fixed(&[super::world::shared::SHARED_WORLD_KEYS]),
         ["suite", rest @ ..] => Some(suite_block(rest, shape)),
@@ -54,6 +54,23 @@ pub fn block_specs<'a>(path: &[&str], shape: Option<&'a Shape>) -> Option<Vec<Ke
         ["case", rest @ ..] => case_block(rest, shape),
         _ => None,
     }
+}
+
+/// A block inside `expect` or `forbid`: assertions (in `any` and `not` too), and the
+/// blocks of a `file` assertion by the formats they read.
+fn assertion_block(rest: &[&str]) -> Option<Vec<KeySpec<'static>>> {
+    use super::world::expect as e;
+    let table: &[KeySpec<'static>] = match rest {
+        [] | [.., "any" | "not"] => e::ASSERTIONS,
+        [.., "file"] => e::FILE_KEYS,
+        [.., "file", "csv"] => e::CSV_KEYS,
+        [.., "file", "xlsx"] => e::XLSX_KEYS,
+        [.., "file", "xlsx", "sheet"] => e::SHEET_KEYS,
+        [.., "file", "document"] => e::DOCUMENT_KEYS,
+        [.., "file", "image"] => e::IMAGE_KEYS,
+        _ => return None,
+    };
+    Some(table.to_vec())
 }
 
 /// The suite block, or a block nested in it by a dotted field key (`scoring`).

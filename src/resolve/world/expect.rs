@@ -620,7 +620,7 @@ fn only_after(
     Some(Assertion::OnlyAfter(steps))
 }
 
-const FILE_KEYS: &[KeySpec<'static>] = &[
+pub const FILE_KEYS: &[KeySpec<'static>] = &[
     KeySpec::repeated(
         "contains",
         "`contains \"…\"`: the content holds this text (as the sandbox compares text).",
@@ -647,12 +647,12 @@ const FILE_KEYS: &[KeySpec<'static>] = &[
     ),
 ];
 
-const DOCUMENT_KEYS: &[KeySpec<'static>] = &[KeySpec::repeated(
+pub const DOCUMENT_KEYS: &[KeySpec<'static>] = &[KeySpec::repeated(
     "contains",
     "`contains \"…\"`: the document's text holds this text (as the sandbox compares text).",
 )];
 
-const IMAGE_KEYS: &[KeySpec<'static>] = &[
+pub const IMAGE_KEYS: &[KeySpec<'static>] = &[
     KeySpec::optional(
         "type",
         "`type NAME`: the format: png, jpeg, gif, webp, bmp, tiff, ico, …",
@@ -667,7 +667,7 @@ const IMAGE_TYPES: &[&str] = &[
     "jpeg", "jxl", "ktx2", "png", "pnm", "psd", "qoi", "tga", "tiff", "vtf", "webp",
 ];
 
-const XLSX_KEYS: &[KeySpec<'static>] = &[
+pub const XLSX_KEYS: &[KeySpec<'static>] = &[
     KeySpec::repeated(
         "sheet",
         "`sheet \"NAME\" { … }`: a sheet by its name, read as a table.",
@@ -690,7 +690,7 @@ const XLSX_KEYS: &[KeySpec<'static>] = &[
     ),
 ];
 
-const SHEET_KEYS: &[KeySpec<'static>] = &[
+pub const SHEET_KEYS: &[KeySpec<'static>] = &[
     KeySpec::repeated("columns", "`columns NAME…`: the header row, in order."),
     KeySpec::repeated("rows", "`rows [at_least|at_most] N`: how many data rows."),
     KeySpec::repeated(
@@ -703,7 +703,7 @@ const SHEET_KEYS: &[KeySpec<'static>] = &[
     ),
 ];
 
-const CSV_KEYS: &[KeySpec<'static>] = &[
+pub const CSV_KEYS: &[KeySpec<'static>] = &[
     KeySpec::repeated("columns", "`columns NAME…`: the header row, in order."),
     KeySpec::repeated("rows", "`rows [at_least|at_most] N`: how many data rows."),
     KeySpec::repeated(
