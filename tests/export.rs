@@ -152,19 +152,7 @@ const TASK_FILES: [&str; 8] = [
 fn dumate_task_folders_are_complete_and_carry_the_suite_they_are_graded_with() {
     let dir = scratch("dumate");
     let out = dir.join("tasks");
-    let run = casec(&[
-        "export",
-        "cases/dumate",
-        "--format",
-        "dumate",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    export_dumate("cases/dumate", &out);
     let mut tasks: Vec<PathBuf> = fs::read_dir(&out)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -210,19 +198,7 @@ fn dumate_task_folders_are_complete_and_carry_the_suite_they_are_graded_with() {
     }
     // However the suite folder is written, the evaluator carries the suite's files.
     let again = dir.join("again");
-    let run = casec(&[
-        "export",
-        "cases/dumate/",
-        "--format",
-        "dumate",
-        "-o",
-        again.to_str().unwrap(),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    export_dumate("cases/dumate/", &again);
     for task in &tasks {
         let name = task.file_name().unwrap();
         assert!(
@@ -234,6 +210,23 @@ fn dumate_task_folders_are_complete_and_carry_the_suite_they_are_graded_with() {
         );
     }
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// `casec export SUITE --format dumate -o OUT`, which must succeed.
+fn export_dumate(suite: &str, out: &Path) {
+    let run = casec(&[
+        "export",
+        suite,
+        "--format",
+        "dumate",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
 }
 
 /// The result record of `trace` replayed over `workspace`.
@@ -305,19 +298,7 @@ fn write_files_of(trace: &Path, root: &Path) {
 #[test]
 fn dumate_task_yaml_carries_the_faults_a_harness_injects() {
     let dir = scratch("dumate-faults");
-    let run = casec(&[
-        "export",
-        "cases/dumate",
-        "--format",
-        "dumate",
-        "-o",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    export_dumate("cases/dumate", &dir);
     let yaml = fs::read_to_string(dir.join("task_1/task.yaml")).unwrap();
     for line in [
         "    \"applies_to\": \"the first fetch of the treasury rates for 2026-03-31\"",

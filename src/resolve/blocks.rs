@@ -60,17 +60,17 @@ pub fn block_specs<'a>(path: &[&str], shape: Option<&'a Shape>) -> Option<Vec<Ke
 /// blocks of a `file` assertion by the formats they read.
 fn assertion_block(rest: &[&str]) -> Option<Vec<KeySpec<'static>>> {
     use super::world::expect as e;
-    let table: &[KeySpec<'static>] = match rest {
-        [] | [.., "any" | "not"] => e::ASSERTIONS,
-        [.., "file"] => e::FILE_KEYS,
-        [.., "file", "csv"] => e::CSV_KEYS,
-        [.., "file", "xlsx"] => e::XLSX_KEYS,
-        [.., "file", "xlsx", "sheet"] => e::SHEET_KEYS,
-        [.., "file", "document"] => e::DOCUMENT_KEYS,
-        [.., "file", "image"] => e::IMAGE_KEYS,
+    let tables: &[&[KeySpec<'static>]] = match rest {
+        [] | [.., "any" | "not"] => &[e::ASSERTIONS],
+        [.., "file"] => &[e::FILE_KEYS],
+        [.., "file", "csv"] => &[e::CSV_KEYS],
+        [.., "file", "xlsx"] => &[e::XLSX_KEYS, e::CSV_KEYS, e::CELL_KEYS],
+        [.., "file", "xlsx", "sheet"] => &[e::CSV_KEYS, e::CELL_KEYS],
+        [.., "file", "document"] => &[e::DOCUMENT_KEYS],
+        [.., "file", "image"] => &[e::IMAGE_KEYS],
         _ => return None,
     };
-    Some(table.to_vec())
+    Some(tables.iter().flat_map(|t| t.iter().copied()).collect())
 }
 
 /// The suite block, or a block nested in it by a dotted field key (`scoring`).

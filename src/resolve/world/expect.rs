@@ -667,41 +667,18 @@ const IMAGE_TYPES: &[&str] = &[
     "jpeg", "jxl", "ktx2", "png", "pnm", "psd", "qoi", "tga", "tiff", "vtf", "webp",
 ];
 
-pub const XLSX_KEYS: &[KeySpec<'static>] = &[
-    KeySpec::repeated(
-        "sheet",
-        "`sheet \"NAME\" { … }`: a sheet by its name, read as a table.",
-    ),
-    KeySpec::repeated(
-        "columns",
-        "`columns NAME…`: the first sheet's header row, in order.",
-    ),
-    KeySpec::repeated(
-        "rows",
-        "`rows [at_least|at_most] N`: how many data rows the first sheet has.",
-    ),
-    KeySpec::repeated(
-        "row",
-        "`row { COLUMN VALUE [within T]; … }`: some data row of the first sheet has these cells.",
-    ),
-    KeySpec::repeated(
-        "cell",
-        "`cell B2 VALUE [within T]`: the first sheet's cell B2.",
-    ),
-];
+/// The statements of `xlsx { … }` besides the table's and the cells' (which, written
+/// straight in it, are about the first sheet).
+pub const XLSX_KEYS: &[KeySpec<'static>] = &[KeySpec::repeated(
+    "sheet",
+    "`sheet \"NAME\" { … }`: a sheet by its name, read as a table; the statements written straight in `xlsx` are about the first sheet.",
+)];
 
-pub const SHEET_KEYS: &[KeySpec<'static>] = &[
-    KeySpec::repeated("columns", "`columns NAME…`: the header row, in order."),
-    KeySpec::repeated("rows", "`rows [at_least|at_most] N`: how many data rows."),
-    KeySpec::repeated(
-        "row",
-        "`row { COLUMN VALUE [within T]; … }`: some data row has these cells.",
-    ),
-    KeySpec::repeated(
-        "cell",
-        "`cell B2 VALUE [within T]`: the cell at a reference.",
-    ),
-];
+/// A sheet's cells, beside its table's statements (those of `csv`).
+pub const CELL_KEYS: &[KeySpec<'static>] = &[KeySpec::repeated(
+    "cell",
+    "`cell B2 VALUE [within T]`: the cell at a reference.",
+)];
 
 pub const CSV_KEYS: &[KeySpec<'static>] = &[
     KeySpec::repeated("columns", "`columns NAME…`: the header row, in order."),
@@ -996,7 +973,7 @@ fn workbook(
 ) -> Vec<SheetExpectation> {
     check_keys(
         block,
-        &[XLSX_KEYS],
+        &[XLSX_KEYS, CSV_KEYS, CELL_KEYS],
         "an xlsx expectation",
         owner.key.span,
         diags,
@@ -1018,7 +995,7 @@ fn workbook(
         let name = values::text_of(&v[0]);
         check_keys(
             body(s),
-            &[SHEET_KEYS],
+            &[CSV_KEYS, CELL_KEYS],
             "a sheet expectation",
             s.key.span,
             diags,

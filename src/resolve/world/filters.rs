@@ -106,19 +106,32 @@ fn record_test(
             value: Operand::Path(other.to_string()),
         });
     }
-    let place = Place::Record(collection);
-    let operand = match computed_operand(&ty, op, value, path, cx, place, diags)? {
-        Some(computed) => computed,
-        None => match now_operand(&ty, op, value, path, diags)? {
-            Some(now) => now,
-            None => Operand::Typed(typed_operand(&ty, op, value, path, cx, diags)?),
-        },
-    };
+    let operand = value_operand(&ty, op, value, path, cx, Place::Record(collection), diags)?;
     Some(Condition::Test {
         path: path.to_string(),
         op,
         value: operand,
     })
+}
+
+/// The value a condition on a path of type `ty` compares with: a computed value, `now`
+/// moved by a duration, or a literal of the type, in that order of reading.
+fn value_operand(
+    ty: &FieldType,
+    op: Op,
+    value: &Value,
+    path: &str,
+    cx: &FilterCx,
+    place: Place,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Operand> {
+    if let Some(computed) = computed_operand(ty, op, value, path, cx, place, diags)? {
+        return Some(computed);
+    }
+    if let Some(now) = now_operand(ty, op, value, path, diags)? {
+        return Some(now);
+    }
+    typed_operand(ty, op, value, path, cx, diags).map(Operand::Typed)
 }
 
 /// Where a computed value is written: what its paths start from.
@@ -329,13 +342,7 @@ fn computed_test(
             value: Operand::Path(other.to_string()),
         });
     }
-    let operand = match computed_operand(&ty, op, value, written, cx, place, diags)? {
-        Some(computed) => computed,
-        None => match now_operand(&ty, op, value, written, diags)? {
-            Some(now) => now,
-            None => Operand::Typed(typed_operand(&ty, op, value, written, cx, diags)?),
-        },
-    };
+    let operand = value_operand(&ty, op, value, written, cx, place, diags)?;
     Some(Condition::Compare {
         left: Box::new(left),
         op,
@@ -789,17 +796,7 @@ fn call_test(
         ArgumentPath::Typed(ty) => {
             let mut found = Vec::new();
             let at = Place::Call { tool, block };
-            let operand = match computed_operand(&ty, op, value, path, cx, at, &mut found) {
-                Some(Some(computed)) => Some(computed),
-                Some(None) => match now_operand(&ty, op, value, path, &mut found) {
-                    Some(Some(now)) => Some(now),
-                    Some(None) => {
-                        typed_operand(&ty, op, value, path, cx, &mut found).map(Operand::Typed)
-                    }
-                    None => None,
-                },
-                None => None,
-            };
+            let operand = value_operand(&ty, op, value, path, cx, at, &mut found);
             diags.extend(found.into_iter().map(|d| recode(d, place)));
             operand?
         }
