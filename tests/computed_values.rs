@@ -30,6 +30,11 @@ schema shop_world {
     field due datetime
     field seats integer
   }
+  collection refunds {
+    id_prefix RF
+    field order ref orders
+    field amount number
+  }
   tool refund {
     behavior "Refund part of an order."
     argument order ref orders { doc "The order." }
@@ -41,6 +46,7 @@ schema shop_world {
     refuse TOO_MUCH "more than was paid and not refunded" {
       amount after "order.paid - order.refunded"
     }
+    create refunds { set order from order; set amount from amount }
     update orders { record order; set refunded "order.refunded + amount - fee" }
   }
   tool extend {

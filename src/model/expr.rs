@@ -271,10 +271,10 @@ impl Expr {
                 let (l, r) = (left.type_of(paths)?, right.type_of(paths)?);
                 arith_type(*op, &l, &r).ok_or_else(|| {
                     Some(format!(
-                        "`{}` cannot be applied to a {} and a {} (in `{} {} {}`)",
+                        "`{}` cannot be applied to {} and {} (in `{} {} {}`)",
                         <&str>::from(*op),
-                        l.describe(),
-                        r.describe(),
+                        l.with_article(),
+                        r.with_article(),
                         left.written(),
                         <&str>::from(*op),
                         right.written()
@@ -305,11 +305,11 @@ impl Over {
             };
             if !comparable(&left, &right, op) {
                 return Err(Some(format!(
-                    "`{}` (a {}) cannot be compared with `{}` (a {}) by `{}`",
+                    "`{}` ({}) cannot be compared with `{}` ({}) by `{}`",
                     test.path,
-                    left.describe(),
+                    left.with_article(),
                     test.value.written(),
-                    right.describe(),
+                    right.with_article(),
                     test.compare.as_str()
                 )));
             }
@@ -398,9 +398,9 @@ pub fn arith_type(op: Arith, left: &FieldType, right: &FieldType) -> Option<Fiel
 fn aggregate_type(of: Aggregate, path: &str, ty: FieldType) -> Result<FieldType, String> {
     let FieldType::List(item) = ty else {
         return Err(format!(
-            "`{}({path})` needs a list, and `{path}` is a {}",
+            "`{}({path})` needs a list, and `{path}` is {}",
             of.as_str(),
-            ty.describe()
+            ty.with_article()
         ));
     };
     let ordered = matches!(

@@ -90,6 +90,15 @@ pub enum FieldType {
 }
 
 impl FieldType {
+    /// The type with its article, for a message: `a number`, `an integer`.
+    pub fn with_article(&self) -> String {
+        let name = self.describe();
+        match name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            true => format!("an {name}"),
+            false => format!("a {name}"),
+        }
+    }
+
     /// How the type is written in a schema, e.g. `list enum locate ring`.
     pub fn describe(&self) -> String {
         match self {

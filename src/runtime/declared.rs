@@ -52,6 +52,9 @@ fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) 
     }
     let mut result = Map::new();
     let (mut returned, mut changed) = (Vec::new(), Vec::new());
+    // A call's effects take place together or not at all: when one fails, the world is
+    // as it was before the call (the result says `changed: []`, and so does the world).
+    let before = (!behavior.effects.is_empty()).then(|| rt.state.clone());
     for effect in &behavior.effects {
         let done = match effect {
             Effect::Read(read) => Ok(run_read(rt, read, arguments)),
@@ -63,7 +66,12 @@ fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) 
         };
         let done = match done {
             Ok(done) => done,
-            Err(refusal) => return refusal,
+            Err(refusal) => {
+                if let Some(before) = before {
+                    rt.state = before;
+                }
+                return refusal;
+            }
         };
         let key = match effect {
             Effect::Read(_) => "records",

@@ -616,17 +616,14 @@ fn aggregate_unmet(aggregate: &AggregateExpectation, state: &State, cx: Cx) -> O
             // A tolerance for the sum's own rounding: 0.1 + 0.2 is 0.3 to a person.
             let holds = found
                 .is_some_and(|found| (found - value).abs() <= within + 1e-9 * value.abs().max(1.0));
-            let found = found.map_or_else(
-                || "nothing (no matching record)".to_string(),
-                |f| f.to_string(),
-            );
             let what = match of {
                 Aggregate::Sum => "adds up to",
                 Aggregate::Min => "is at least",
                 _ => "is at most",
             };
-            (!holds).then(|| {
-                format!("`{field}` of the matching records of `{collection}` {what} {found}, expected {word} {value} within {within}")
+            (!holds).then(|| match found {
+                Some(found) => format!("`{field}` of the matching records of `{collection}` {what} {found}, expected {word} {value} within {within}"),
+                None => format!("no record of `{collection}` matches with a `{field}`, expected {word} {value} within {within}"),
             })
         }
         AggregateValue::Record(id) => {

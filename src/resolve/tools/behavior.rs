@@ -665,7 +665,7 @@ impl Reader<'_> {
         let mut expr = match expr {
             Ok(expr) => expr,
             Err(why) => {
-                diags.push(filters::bad_computed(span, field.as_str(), ty, &why));
+                diags.push(filters::bad_set_value(span, field.as_str(), ty, &why));
                 return None;
             }
         };
@@ -673,23 +673,18 @@ impl Reader<'_> {
             tool: self.tool,
             block: &[],
         };
-        let computed = filters::computed_type(
-            &mut expr,
-            place,
-            self.filter_cx,
-            span,
-            (field.as_str(), ty),
-            diags,
-        )?;
+        let misfit = |why: &str| filters::bad_set_value(span, field.as_str(), ty, why);
+        let computed =
+            filters::computed_type(&mut expr, place, self.filter_cx, span, &misfit, diags)?;
         let fits = computed == *ty || (*ty == FieldType::Number && computed == FieldType::Integer);
         if !fits {
             let why = format!(
-                "`{}` is a {}, and the field holds a {}",
+                "`{}` is {}, and the field holds {}",
                 expr.written(),
-                computed.describe(),
-                ty.describe()
+                computed.with_article(),
+                ty.with_article()
             );
-            diags.push(filters::bad_computed(span, field.as_str(), ty, &why));
+            diags.push(filters::bad_set_value(span, field.as_str(), ty, &why));
             return None;
         }
         Some(expr)

@@ -407,8 +407,8 @@ fn aggregate(
     if !(numeric || by_record && ordered) {
         let (what, help) = if by_record {
             (
-                "has no order",
-                "order records by a text, date, time, datetime, duration, number or integer field",
+                "is a field with no order, which `first` and `last` need",
+                "name a text, date, time, datetime, duration, number or integer field to order the records by",
             )
         } else if of == Aggregate::Sum {
             (

@@ -193,13 +193,13 @@ impl Paths for PlacePaths<'_, '_> {
 }
 
 /// A computed value's type at `place`, its mistakes reported as `bad_computed` (for a
-/// value written for `path`, of type `ty`) or by the path that cannot be followed.
+/// `misfit`) or by the path that cannot be followed.
 pub fn computed_type(
     expr: &mut Expr,
     place: Place,
     cx: &FilterCx,
     span: Span,
-    (path, ty): (&str, &FieldType),
+    misfit: &dyn Fn(&str) -> Diagnostic,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<FieldType> {
     let mut found = Vec::new();
@@ -214,7 +214,7 @@ pub fn computed_type(
         Ok(t) => Some(t),
         Err(None) => None,
         Err(Some(why)) => {
-            diags.push(bad_computed(span, path, ty, &why));
+            diags.push(misfit(&why));
             None
         }
     }
@@ -252,14 +252,15 @@ fn computed_operand(
         }
         _ => return Some(None),
     };
-    let computed_type = computed_type(&mut expr, place, cx, value.span, (path, ty), diags)?;
+    let misfit = |why: &str| bad_computed(value.span, path, ty, why);
+    let computed_type = computed_type(&mut expr, place, cx, value.span, &misfit, diags)?;
     if !comparable(ty, &computed_type, op) {
         let why = format!(
-            "`{}` is a {}, which `{}` does not compare with a {}",
+            "`{}` is {}, which `{}` does not compare with {}",
             expr.written(),
-            computed_type.describe(),
+            computed_type.with_article(),
             op.as_str(),
-            ty.describe()
+            ty.with_article()
         );
         diags.push(bad_computed(value.span, path, ty, &why));
         return None;
@@ -296,7 +297,7 @@ fn computed_test(
         Ok(_) => {
             diags.push(bad_subject(
                 span,
-                "it computes nothing: write a path without quotes",
+                "it is a plain path or value: write it without quotes",
             ));
             return None;
         }
@@ -350,11 +351,11 @@ fn computed_test(
     })
 }
 
-/// A quoted condition key that is no computed value.
+/// A quoted condition key that is no computed value, or one that cannot be computed.
 fn bad_subject(span: Span, why: &str) -> Diagnostic {
     Diagnostic::new(
         codes::RECORD_FIELD_TYPE,
-        format!("this quoted condition is not a computed value: {why}"),
+        format!("this quoted condition cannot be computed: {why}"),
     )
     .primary(span, "a computed value to compare")
     .help("quote a computed value to compare it, e.g. `\"count(transactions where to_iban = recipient)\" after 2`; see docs/expressions.md")
@@ -375,9 +376,18 @@ fn is_now_moved(expr: &Expr) -> bool {
 }
 
 pub fn bad_computed(span: Span, path: &str, ty: &FieldType, why: &str) -> Diagnostic {
+    computed_misfit(span, &format!("compared with `{path}`"), path, ty, why)
+}
+
+/// A computed value a `set` cannot give its field.
+pub fn bad_set_value(span: Span, field: &str, ty: &FieldType, why: &str) -> Diagnostic {
+    computed_misfit(span, &format!("set to `{field}`"), field, ty, why)
+}
+
+fn computed_misfit(span: Span, fate: &str, path: &str, ty: &FieldType, why: &str) -> Diagnostic {
     Diagnostic::new(
         codes::RECORD_FIELD_TYPE,
-        format!("this computed value cannot be compared with `{path}`: {why}"),
+        format!("this computed value cannot be {fate}: {why}"),
     )
     .primary(span, format!("`{path}` is {}", ty.describe()))
     .help("a computed value is arithmetic (`+ - * /`, parentheses) on numbers, durations and datetimes, paths of the same record or call, `now`, and aggregates of a list (`sum(items.price)`, `count`, `min`, `max`, `first`, `last`); see docs/expressions.md")
