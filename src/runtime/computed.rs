@@ -1,10 +1,10 @@
 //! Computed values evaluated (`model::expr` parses and types them): arithmetic on
-//! numbers, durations, datetimes and dates, and aggregates of lists, read from what a
-//! rule's paths hold when it runs.
-
-use chrono::{DateTime, Duration, FixedOffset};
+//! numbers, durations, datetimes and dates, and aggregates of lists and of a
+//! collection's records, read from what a rule's paths and the world hold when it runs.
 
 use std::cmp::Ordering;
+
+use chrono::{DateTime, Duration, FixedOffset};
 
 use crate::model::expect::Op;
 use crate::model::expr::{Aggregate, Arith, Compare, Expr, Over};
