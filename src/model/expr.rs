@@ -269,6 +269,13 @@ impl Expr {
             Expr::Over(over) => over.type_of(paths),
             Expr::Arith { op, left, right } => {
                 let (l, r) = (left.type_of(paths)?, right.type_of(paths)?);
+                let zero = |e: &Expr| matches!(e, Expr::Literal(FieldValue::Number(n)) if n.as_f64() == Some(0.0));
+                if *op == Arith::Div && zero(right) {
+                    return Err(Some(format!(
+                        "`{}` divides by zero, which has no value",
+                        self.written()
+                    )));
+                }
                 arith_type(*op, &l, &r).ok_or_else(|| {
                     Some(format!(
                         "`{}` cannot be applied to {} and {} (in `{} {} {}`)",
@@ -761,6 +768,8 @@ mod tests {
             .contains("datetime and a number"));
         assert!(ty("sum(price)").unwrap_err().contains("needs a list"));
         assert_eq!(ty("nope + 1"), Err(String::new()));
+        assert!(ty("price / 0").unwrap_err().contains("divides by zero"));
+        assert!(ty("price / 0.0").unwrap_err().contains("divides by zero"));
     }
 
     #[test]
