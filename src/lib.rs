@@ -25,11 +25,11 @@
 //!   clock "2026-11-09T10:30:00-05:00"
 //!   timezone "America/New_York"
 //! }
-//! tool get_clock { behavior "Return the case time."; service clock }
+//! tool clock_now { behavior "Return the case time."; service clock }
 //! case DEMO-1 "Clock lookup" {
 //!   user "What time is it?"
 //!   goal "Read the clock rather than guess."
-//!   check "Call get_clock"
+//!   check "Call clock_now"
 //!   critical "Invent a time."
 //! }
 //! "#;

@@ -3,7 +3,7 @@
 //! Completion runs while a file is half-typed, when the parser often has no tree to
 //! give (an unclosed string or block). So the position is read by a small lexer that
 //! never fails: it knows tokens, statement ends and braces, which is enough to tell the
-//! enclosing blocks (`case TUJ-1 { override write_record "…" { … } }`), the statement
+//! enclosing blocks (`case TUJ-1 { override note_add "…" { … } }`), the statement
 //! under the cursor and which of its values is being written. Meaning is then given by
 //! the schema tables, as for the resolver.
 

@@ -104,7 +104,7 @@ pub fn name_text(view: &View, declaration: &Declaration) -> String {
     }
 }
 
-/// A tool's arguments as a call: `write_record(collection, operation, …)`; an optional
+/// A tool's arguments as a call: `note_add(text, due, …)`; an optional
 /// argument is marked with `?`.
 pub fn signature(tool: &Declaration) -> String {
     let arguments: Vec<String> = body(tool.statement)

@@ -24,7 +24,7 @@ pub enum NameKind {
     Dimension,
 }
 
-/// One declared name: `tool write_record { … }`, a tag in the suite's `tags`, …
+/// One declared name: `tool note_add { … }`, a tag in the suite's `tags`, …
 pub struct Declaration<'a> {
     pub kind: NameKind,
     pub name: String,

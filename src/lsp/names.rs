@@ -1,6 +1,6 @@
 //! Which kind of name a place in a statement holds: the value slots that refer to a
-//! declared name (`category medication`, `tools get_clock …`, `profile std.…`) and
-//! the headers that declare one (`tool write_record { … }`).
+//! declared name (`category medication`, `tools note_add …`, `profile std.…`) and
+//! the headers that declare one (`tool note_add { … }`).
 //!
 //! A place is the path of enclosing block keys, the statement's key and the index of
 //! the value, as [`cursor`](super::cursor) reads them. Keys not valid in the block are

@@ -298,7 +298,7 @@ fn read_statements(
         Kind::Data => Given::Plain(Value::Data(Box::new(values::data(one, diags)?))),
         Kind::Category => Given::Name(values::name(one, diags)?),
         Kind::Tags | Kind::Tools => Given::Names(values::names(one, diags)?),
-        // An outcome is any word a benchmark uses (`NOT_TESTED`, `needs review`).
+        // An outcome is any word a benchmark uses (`UNDECIDED`, `needs review`).
         Kind::Outcomes => Given::Names(values::words(one, diags)?),
         Kind::Clock
         | Kind::Timezone

@@ -24,7 +24,7 @@ pub const SUITE_KEYS: &[KeySpec<'static>] = &[
         key: "shape",
         required: false,
         repeated: false,
-        doc: "The shape the suite follows, e.g. std.tujora (default: std.casec).",
+        doc: "The shape the suite follows: a stdlib shape (`std.NAME`) or one the suite declares (default: std.casec).",
     },
     KeySpec {
         key: "world_schema",

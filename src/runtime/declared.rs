@@ -54,7 +54,9 @@ fn answer(rt: &mut Runtime, tool: &Tool, behavior: &Behavior, arguments: &Json) 
     let (mut returned, mut changed) = (Vec::new(), Vec::new());
     // A call's effects take place together or not at all: when one fails, the world is
     // as it was before the call (the result says `changed: []`, and so does the world).
-    let before = (!behavior.effects.is_empty()).then(|| rt.state.clone());
+    // A failing effect changes nothing itself, so only a call of several effects keeps a
+    // copy to go back to.
+    let before = (behavior.effects.len() > 1).then(|| rt.state.clone());
     for effect in &behavior.effects {
         let done = match effect {
             Effect::Read(read) => Ok(run_read(rt, read, arguments)),

@@ -173,7 +173,7 @@ fn file_miss(file: &FileExpectation, state: &State) -> Option<String> {
         Some(FieldValue::Bytes(b)) => &b.data,
         _ => return Some(format!("no file `{path}`")),
     };
-    if let Some(why) = file.sheets.iter().find_map(|sheet| sheet_miss(sheet, data)) {
+    if let Some(why) = sheets_miss(&file.sheets, data) {
         return Some(format!("`{path}`: {why}"));
     }
     if let Some(why) = file
@@ -337,19 +337,32 @@ fn reply_miss(test: &ReplyTest, rt: &Runtime) -> Option<String> {
     }
 }
 
-/// Why a workbook's sheet is not the one expected: the content is no workbook, the sheet
-/// is not there, or its table or a cell is not as expected.
-fn sheet_miss(sheet: &SheetExpectation, data: &[u8]) -> Option<String> {
-    artifacts::guarded(|| Ok(sheet_read_miss(sheet, data))).unwrap_or_else(Some)
+/// Why a workbook's sheets are not the ones expected: the content is no workbook, a
+/// sheet is not there, or its table or a cell is not as expected.
+fn sheets_miss(sheets: &[SheetExpectation], data: &[u8]) -> Option<String> {
+    if sheets.is_empty() {
+        return None;
+    }
+    artifacts::guarded(|| Ok(sheets_read_miss(sheets, data))).unwrap_or_else(Some)
 }
 
-/// [`sheet_miss`], its reader unguarded.
-fn sheet_read_miss(sheet: &SheetExpectation, data: &[u8]) -> Option<String> {
-    use calamine::Reader;
+/// [`sheets_miss`], its reader unguarded: the workbook is opened once for all its sheets.
+fn sheets_read_miss(sheets: &[SheetExpectation], data: &[u8]) -> Option<String> {
     let mut workbook = match calamine::open_workbook_auto_from_rs(std::io::Cursor::new(data)) {
         Ok(workbook) => workbook,
         Err(why) => return Some(format!("not a workbook (XLSX, XLS or ODS): {why}")),
     };
+    sheets
+        .iter()
+        .find_map(|sheet| sheet_read_miss(sheet, &mut workbook))
+}
+
+/// Why one sheet of an open workbook is not the one expected.
+fn sheet_read_miss<R: std::io::Read + std::io::Seek>(
+    sheet: &SheetExpectation,
+    workbook: &mut calamine::Sheets<R>,
+) -> Option<String> {
+    use calamine::Reader;
     let names = workbook.sheet_names();
     let name = match &sheet.name {
         Some(name) => name.as_str().to_string(),

@@ -7,7 +7,7 @@
 //! critical failure is triggered when the assertions of its `forbid` blocks all hold.
 //! The verdict: failed when a machine check fails or a critical failure is triggered;
 //! otherwise undecided while any check or critical failure awaits review; else passed.
-//! The record names it as the suite does (Tujora: FAIL, NOT_TESTED, PASS).
+//! The record names it as the suite's shape does (`FAIL`, `UNDECIDED`, `PASS`, say).
 
 use serde_json::{json, Map, Value as Json};
 use strum::{IntoStaticStr, VariantArray};

@@ -306,22 +306,8 @@ fn computed_test(
             return None;
         }
     };
-    let mut found = Vec::new();
-    let ty = left.type_of(&mut PlacePaths {
-        place,
-        cx,
-        span,
-        diags: &mut found,
-    });
-    diags.extend(found);
-    let ty = match ty {
-        Ok(ty) => ty,
-        Err(None) => return None,
-        Err(Some(why)) => {
-            diags.push(bad_subject(span, &why));
-            return None;
-        }
-    };
+    let misfit = |why: &str| bad_subject(span, why);
+    let ty = computed_type(&mut left, place, cx, span, &misfit, diags)?;
     // `"…" after reservation.bags`: a dotted name of the place is that path.
     if let Some(other) = path_operand(value, |first| place.is_root(first)) {
         let mut found = Vec::new();

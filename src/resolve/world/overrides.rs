@@ -1,7 +1,7 @@
 //! The machine part of a tool override, written beside its prose:
 //!
 //! ```case
-//! override provider_booking "create" {
+//! override book_visit "create" {
 //!   result "TIMEOUT; request_id=Q1"                       # prose, for the master JSON
 //!   side_effect "booking B1 successfully created for requested offered slot"
 //!   verify "lookup Q1 returns confirmed B1"

@@ -4,7 +4,7 @@
 //! world {
 //!   schedules S2 { label "Evening walk"; time "20:00"; recurrence daily; status active }
 //!   reminders R1 { label "Evening medication"; at "2026-11-09 20:00"; recurrence daily; status active }
-//!   new provider_bookings B1        # the booking the run creates is called B1 in the prose
+//!   new bookings B1                 # the booking the run creates is called B1 in the prose
 //! }
 //! ```
 //!
