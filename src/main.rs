@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use casec::diag::codes;
 use casec::driver::{self, FmtMode, Format, Report, Reporter};
+use casec::runtime::commands::isolation::Isolation;
 use casec::Depth;
 use clap::builder::PossibleValuesParser;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
@@ -234,6 +235,11 @@ enum Command {
         #[command(flatten)]
         report: ReportArgs,
     },
+    /// The isolated side of a workspace command: reads a job (JSON) on standard input,
+    /// runs it, writes its outcome (JSON) on standard output. casec starts it inside
+    /// the isolation (src/runtime/commands); not for people.
+    #[command(hide = true)]
+    WorkspaceJob,
     /// Serve a case's sandbox over stdio JSON-RPC (MCP tools) to drive a live model.
     Serve {
         /// The suite folder (holding suite.case).
@@ -344,11 +350,23 @@ struct TrustArgs {
     /// outside it (an absolute path, or one that climbs out with `..`).
     #[arg(long, requires = "trust")]
     trust_outside: bool,
+    /// Run workspace commands (tools bound to `commands.run`) on this machine, as you,
+    /// where bubblewrap cannot isolate them: they can read and write your files and
+    /// reach the network. Without it such a command fails with UNAVAILABLE there.
+    #[arg(long)]
+    unisolated_commands: bool,
 }
 
 impl TrustArgs {
     fn trust(&self) -> casec::runtime::trust::Trust {
         casec::runtime::trust::Trust::from_flags(self.trust, self.trust_outside)
+    }
+
+    fn isolation(&self) -> Isolation {
+        match self.unisolated_commands {
+            true => Isolation::Host,
+            false => Isolation::Namespaces,
+        }
     }
 }
 
@@ -567,6 +585,7 @@ fn main() -> ExitCode {
                     output: output.as_deref(),
                     workspace: workspace.as_deref(),
                     trust: trust.trust(),
+                    isolation: trust.isolation(),
                 },
                 reporter,
             )
@@ -576,7 +595,7 @@ fn main() -> ExitCode {
             trust,
             report,
         } => reporting(report.options(), |reporter| {
-            driver::verify(&suite, trust.trust(), reporter)
+            driver::verify(&suite, trust.trust(), trust.isolation(), reporter)
         }),
         Command::Judge {
             results,
@@ -662,6 +681,7 @@ fn main() -> ExitCode {
                     result: result_out.as_deref(),
                 },
                 trust.trust(),
+                trust.isolation(),
                 reporter,
             )
         }),
@@ -693,6 +713,7 @@ fn main() -> ExitCode {
         Command::Completions { shell } => completions(shell),
         Command::Man { output } => man_pages(output.as_deref()),
         Command::Lsp { stdio: _ } => casec::lsp::stdio(),
+        Command::WorkspaceJob => casec::runtime::commands::job_main(),
     };
     ExitCode::from(code)
 }

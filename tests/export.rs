@@ -179,10 +179,14 @@ fn dumate_task_folders_are_complete_and_carry_the_suite_they_are_graded_with() {
         let Some(golden) = golden_trace("cases/dumate", &id) else {
             panic!("no golden trace for {id}");
         };
-        // The golden run's workspace: the seed, then every file the trace writes.
+        // Grading re-runs the golden trace's commands in an isolated workspace.
+        if !crate::support::isolation::available("grading cases/dumate's exported tasks") {
+            continue;
+        }
+        // The golden run's workspace: every file the run leaves (the seed, what its
+        // tools write and what its commands write), as a harness would collect it.
         let workspace = dir.join(format!("golden-{id}"));
-        copy_tree(&task.join("workspace_seed"), &workspace.join("workspace"));
-        write_files_of(&golden, &workspace);
+        write_files_left(&copy, &id, &golden, &workspace);
         let graded = grade(&copy, &id, &golden, &workspace);
         assert_ne!(
             graded["outcome"], "fail",
@@ -263,51 +267,67 @@ fn golden_trace(suite: &str, id: &str) -> Option<PathBuf> {
     None
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let target = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_tree(&path, &target);
-        } else {
-            fs::copy(&path, &target).unwrap();
-        }
-    }
-}
-
-/// Applies the trace's `write_file` calls under `root` (an absolute path `/outputs/x`
-/// is `root/outputs/x`), in order.
-fn write_files_of(trace: &Path, root: &Path) {
-    for line in fs::read_to_string(trace).unwrap().lines() {
-        let event: Value = serde_json::from_str(line).unwrap();
-        if event["tool"] != "write_file" {
-            continue;
-        }
-        let path = event["arguments"]["path"].as_str().unwrap();
-        let content = event["arguments"]["content"].as_str().unwrap();
+/// Writes under `root` the files the run of `trace` leaves (an absolute path
+/// `/outputs/x` is `root/outputs/x`): its record's final file store.
+fn write_files_left(suite: &Path, id: &str, trace: &Path, root: &Path) {
+    let run = casec(&[
+        "replay",
+        id,
+        "--trace",
+        trace.to_str().unwrap(),
+        suite.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let record: Value = serde_json::from_slice(&run.stdout).unwrap();
+    for file in record["final_state"]["files"].as_array().unwrap() {
+        let path = file["fields"]["path"].as_str().unwrap();
+        let content = match &file["fields"]["content"] {
+            Value::String(text) => text.clone().into_bytes(),
+            other => base64_decode(other["base64"].as_str().unwrap()),
+        };
         let target = root.join(path.trim_start_matches('/'));
         fs::create_dir_all(target.parent().unwrap()).unwrap();
         fs::write(target, content).unwrap();
     }
 }
 
+fn base64_decode(text: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(text)
+        .unwrap()
+}
+
 /// task.yaml lays out each injected failure twice over: in words (which calls, what they
 /// answer) and as the machine part a harness applies; an override without one has no
-/// `fault`.
+/// `fault`. The faults an endpoint declares are its `network_faults`.
 #[test]
 fn dumate_task_yaml_carries_the_faults_a_harness_injects() {
     let dir = scratch("dumate-faults");
     export_dumate("cases/dumate", &dir);
-    let yaml = fs::read_to_string(dir.join("task_1/task.yaml")).unwrap();
+    let yaml = fs::read_to_string(dir.join("task_9/task.yaml")).unwrap();
     for line in [
-        "    \"applies_to\": \"the first fetch of the treasury rates for 2026-03-31\"",
+        "    \"tool\": \"run_command\"",
+        "    \"applies_to\": \"LibreOffice is not installed\"",
         "    \"fault\":",
-        "          \"value\": \"https://treasury.example.com/api/rates?date=2026-03-31\"",
-        "      \"times\": 1",
-        "      \"error\": \"NETWORK_ERROR\"",
+        "          \"value\": \"soffice|libreoffice|lowriter\"",
+        "      \"error\": \"COMMAND_FAILED\"",
+        "        \"exit_code\": 127",
+        "\"network_faults\": []",
     ] {
         assert!(yaml.lines().any(|l| l == line), "no {line:?} in:\n{yaml}");
+    }
+    let web = fs::read_to_string(dir.join("task_1/task.yaml")).unwrap();
+    for line in [
+        "\"network_faults\":",
+        "    \"url\": \"http://treasury.example.com/api/rates?date=2026-03-31\"",
+        "    \"failures\": 1",
+    ] {
+        assert!(web.lines().any(|l| l == line), "no {line:?} in:\n{web}");
     }
     let without = fs::read_to_string(dir.join("task_3/task.yaml")).unwrap();
     assert!(without.contains("\"injected_failures\": []"), "{without}");

@@ -183,6 +183,44 @@ fn a_pdfs_text_is_read_from_its_pages() {
     );
 }
 
+/// `document { type … }` reads the format from the bytes, whatever the name says.
+#[test]
+fn a_documents_format_is_read_from_its_bytes() {
+    for (seed, kind) in [
+        ("summary.pdf", "pdf"),
+        ("report.docx", "docx"),
+        ("slides.pptx", "pptx"),
+    ] {
+        let check = format!("document {{ type {kind} }}");
+        assert_eq!(
+            seeded_verdict(seed, &suite_with(seed, &check)),
+            None,
+            "{seed}"
+        );
+    }
+    let as_pdf = seeded_verdict(
+        "report.docx",
+        &suite_with("report.docx", "document { type pdf }"),
+    );
+    assert_eq!(
+        as_pdf.as_deref(),
+        Some("`/outputs/report.docx` is docx, expected a pdf document")
+    );
+    let png = seeded_verdict(
+        "chart.png",
+        &suite_with("chart.png", "document { type text }"),
+    );
+    assert_eq!(
+        png.as_deref(),
+        Some("`/outputs/chart.png` is no document format, expected a text document")
+    );
+    crate::support::suite::assert_reported(
+        &suite_with("summary.pdf", "document { type rtf }"),
+        "`rtf` is no document format",
+        "an unknown format",
+    );
+}
+
 #[test]
 fn a_file_that_trips_a_reader_fails_its_check() {
     // A PDF header over garbage: refused by the reader, never a crash of the grading.

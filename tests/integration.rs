@@ -67,4 +67,5 @@ mod text_operators;
 mod tools;
 mod trust;
 mod why_checks_fail;
+mod workspace_commands;
 mod workspace_grading;

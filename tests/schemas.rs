@@ -267,6 +267,11 @@ fn verify_and_report_follow_their_schemas() {
     let verify = validator("verify.schema.json");
     let report = validator("report.schema.json");
     for suite in ["cases/tujora", "cases/donnabench", "cases/dumate"] {
+        if suite == "cases/dumate"
+            && !crate::support::isolation::available("verifying cases/dumate")
+        {
+            continue;
+        }
         let run = run_casec(&["verify", suite, "--format", "json"]);
         assert_eq!(run.status.code(), Some(0), "{suite}");
         let text = String::from_utf8(run.stdout).expect("UTF-8");

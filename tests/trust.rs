@@ -400,8 +400,8 @@ fn commands_that_run_no_suite_code_never_start_its_programs() {
     fs::copy(hostile_dir().join("hostile.py"), suite.join("hostile.py")).expect("the program");
     edit_to(
         &suite,
-        "  tools list_files read_file write_file http_get\n",
-        "  tools list_files read_file write_file http_get probe\n",
+        "  tools list_files read_file write_file http_get run_command\n",
+        "  tools list_files read_file write_file http_get run_command probe\n",
     );
     let mut text = fs::read_to_string(suite.join("suite.case")).expect("suite.case");
     text.push_str("\ntool probe {\n  behavior \"A program of the suite.\"\n  adapter \"python3\" \"hostile.py\"\n}\n");

@@ -2,7 +2,7 @@
 
 from os import PathLike
 from pathlib import Path
-from typing import Any, Literal, Optional, TypedDict, Union
+from typing import Any, Callable, Literal, Optional, TypedDict, Union
 
 JSON = Any
 
@@ -54,6 +54,7 @@ class CaseInfo(TypedDict):
     has_world: bool
     followups: int
     unscripted_reply: bool
+    runs_commands: bool
     checks: list[CheckInfo]
     critical_failures: list[CriticalInfo]
 
@@ -134,6 +135,12 @@ def load(
     ``trust`` lets the suite's programs run (sessions, replays, labelled runs start them);
     ``trust_outside``, with ``trust``, lets them be or reach outside the suite folder."""
 
+def bubblewrap_arguments(root: str, program: str) -> list[str]:
+    """The arguments of the ``bwrap`` command that runs a workspace job with ``root`` as the file system's root."""
+
+def job_program() -> str:
+    """The casec executable a workspace job runs (CASEC_JOB_PROGRAM, or casec on PATH); OSError otherwise."""
+
 def parse_verdict(content: str) -> dict[str, JSON]:
     """The verdict (``met``, ``reason``) in a judge's message text; ValueError with what is wrong otherwise (fail closed)."""
 
@@ -181,6 +188,10 @@ class Suite:
         """The reward file of a result record, as the folder export ``export``'s evaluator declares it (``reward KEY VALUE``); ValueError for an unknown export or a record not of this suite."""
     def case(self, case_id: str) -> CaseInfo:
         """Evaluator-side facts of a case: category, follow-ups, checks and critical failures."""
+    def workspace_files(self, case_id: str) -> dict[str, bytes]:
+        """The files a case's world seeds in its workspace, by path."""
+    def compose_yaml(self) -> Optional[str]:
+        """The Docker Compose file (YAML) for Inspect's docker sandbox when the suite's tools run workspace commands, else None."""
     def session(
         self, case_id: str, model: Optional[str] = None, run_id: Optional[str] = None
     ) -> Session:
@@ -206,6 +217,14 @@ class Session:
     @property
     def tools(self) -> list[Tool]:
         """The case's tools exactly as ``casec serve`` lists them for MCP ``tools/list``."""
+    def set_executor(
+        self,
+        executor: Callable[
+            [dict[str, JSON], dict[str, bytes], list[str]],
+            tuple[dict[str, JSON], dict[str, bytes]],
+        ],
+    ) -> None:
+        """Runs the session's workspace commands with ``executor(job, files, folders) -> (outcome, files)`` (casec.workspace.SandboxExecutor)."""
     def call(self, name: str, arguments: Optional[dict[str, JSON]] = None) -> dict[str, JSON]:
         """Runs a tool call; the tool's result (``status``: ok, not_found or error). Waits for a suite's program with the GIL released."""
     def ask(self, question: str, followup: Optional[int] = None) -> str:

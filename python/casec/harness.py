@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import logging
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -56,10 +57,12 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 from inspect_ai.tool import Tool, ToolDef, ToolParams, ToolSource
 from inspect_ai.util import JSONSchema, store
+from inspect_ai.util import sandbox as inspect_sandbox
 
 from . import Session, Suite, load
 from ._casec import agreement as native_agreement
 from ._casec import parse_verdict as native_parse_verdict
+from .workspace import SANDBOXES, SandboxExecutor, sample_files
 
 #: The tool a sample offers for clarifying questions (not one of the case's tools).
 ASK_USER = "ask_user"
@@ -167,10 +170,14 @@ def opening_messages(suite: Suite, case_id: str) -> list[ChatMessage]:
     return messages
 
 
-def case_samples(suite: Suite, case_ids: Sequence[str]) -> list[Sample]:
+def case_samples(suite: Suite, case_ids: Sequence[str], sandbox: str = "local") -> list[Sample]:
     """One sample per case (with a world): the case's opening conversation as input
     (the system message is added by :func:`casec_setup`), what the harness needs
-    (never shown to the model) as metadata."""
+    (never shown to the model) as metadata. A case whose tools run workspace commands
+    gets an Inspect sandbox (``sandbox``: ``local``, or ``docker`` with the suite's
+    generated compose file) seeded with its world's files (:mod:`casec.workspace`)."""
+    if sandbox not in SANDBOXES:
+        raise ValueError(f"sandbox must be one of {', '.join(SANDBOXES)}, not `{sandbox}`")
     samples = []
     for case_id in case_ids:
         info = suite.case(case_id)
@@ -181,10 +188,17 @@ def case_samples(suite: Suite, case_ids: Sequence[str]) -> list[Sample]:
             case_file = Path.cwd() / case_file
         messages = opening_messages(suite, case_id)
         only_user = len(messages) == 1 and isinstance(messages[0], ChatMessageUser)
+        workspace: dict[str, Any] = {}
+        if info["runs_commands"]:
+            workspace = {
+                "sandbox": _sandbox_spec(suite, sandbox),
+                "files": sample_files(suite.workspace_files(case_id), sandbox),
+            }
         samples.append(
             Sample(
                 id=case_id,
                 input=messages[0].text if only_user else messages,
+                **workspace,
                 metadata={
                     "case_id": case_id,
                     "suite": str(Path(suite.root).resolve()),
@@ -193,10 +207,30 @@ def case_samples(suite: Suite, case_ids: Sequence[str]) -> list[Sample]:
                     "category": info["category"] or "",
                     "tags": info["tags"],
                     "case_file": str(case_file),
+                    "sandbox": sandbox if info["runs_commands"] else None,
                 },
             )
         )
     return samples
+
+
+@lru_cache(maxsize=8)
+def _compose_file(suite_root: str, text: str) -> str:
+    """The suite's compose file, written once per process to a folder of its own."""
+    folder = Path(tempfile.mkdtemp(prefix="casec-compose-"))
+    path = folder / "compose.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _sandbox_spec(suite: Suite, sandbox: str) -> Union[str, tuple[str, str]]:
+    """The Inspect sandbox of a case that runs commands."""
+    if sandbox == "local":
+        return "local"
+    compose = suite.compose_yaml()
+    if compose is None:
+        raise ValueError(f"{suite.name}: no tool of the suite runs commands")
+    return ("docker", _compose_file(str(suite.root), compose))
 
 
 def _keep_trace(session: Session) -> None:
@@ -316,7 +350,12 @@ def open_session(state: TaskState) -> list[ToolDef]:
     live = _SESSIONS.get(state.uuid)
     if live is None:
         run = {"model": str(state.model), "run_id": _RUN_IDS.get(state.uuid, "")}
-        live = _Live(suite, suite.session(state.metadata["case_id"], **run))
+        case_id = state.metadata["case_id"]
+        live = _Live(suite, suite.session(case_id, **run))
+        kind = state.metadata.get("sandbox")
+        if kind:
+            seeded = suite.workspace_files(case_id)
+            live.session.set_executor(SandboxExecutor(inspect_sandbox(), kind, seeded))
         _SESSIONS[state.uuid] = live
         session = live.session
         sample_store = store()
@@ -704,6 +743,7 @@ def suite(
     message_limit: int = 60,
     trust: Union[bool, str] = False,
     trust_outside: Union[bool, str] = False,
+    sandbox: str = "local",
 ) -> Task:
     """A casec suite as an Inspect task: one sample per case with a world.
 
@@ -717,6 +757,10 @@ def suite(
         give it only for a suite you trust. A suite with programs is refused without it
         (``TrustError``); a suite without them needs none.
       trust_outside: With ``trust``, also programs and paths outside the suite folder.
+      sandbox: Where the workspace commands of cases that run them go: ``local``
+        (each command isolated by bubblewrap, the sample's folder as its root) or
+        ``docker`` (a container from the suite's generated compose file; Kubernetes:
+        see docs/python.md).
     """
     loaded = _suite(
         str(Path(path).resolve()), _flag(trust, "trust"), _flag(trust_outside, "trust_outside")
@@ -728,7 +772,7 @@ def suite(
     selected = _cases(loaded, cases)
     # Refused before any sample runs, as `casec verify` refuses.
     loaded.check_trust(selected)
-    samples = case_samples(loaded, selected)
+    samples = case_samples(loaded, selected, sandbox)
     if agent == "generate":
         main: Any = generate()
     elif agent == "react":

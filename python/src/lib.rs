@@ -27,7 +27,7 @@ use pyo3::exceptions::{
     PyValueError,
 };
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use serde_json::{json, Value as Json};
 
 use casec::diag::render::{self, HumanStyle};
@@ -39,6 +39,8 @@ use casec::judge::{
 use casec::model::expect::Decided;
 use casec::model::shape::{Builtin, ExportFormat, FileContent, Verdict};
 use casec::model::{Case, Suite as Model};
+use casec::runtime::commands::job::{Job, Outcome};
+use casec::runtime::commands::{isolation, Executor, Files};
 use casec::runtime::serve::{Ended, Session as Serving};
 use casec::runtime::trust::{refusals, Consent, Trust};
 use casec::runtime::Runtime;
@@ -492,10 +494,31 @@ impl Suite {
             "has_world": case.sandbox.is_some(),
             "followups": case.followups.len(),
             "unscripted_reply": case.unscripted_reply.is_some(),
+            "runs_commands": model.runs_commands(case),
             "checks": checks,
             "critical_failures": criticals,
         });
         to_py(py, &value)
+    }
+
+    /// The files a case's world seeds in its workspace: `{path: bytes}` (empty for a
+    /// case without a world or files).
+    fn workspace_files<'py>(&self, py: Python<'py>, case_id: &str) -> PyResult<Bound<'py, PyDict>> {
+        let model = self.loaded.model();
+        let (_, case) = find_case(model, case_id)?;
+        let files = PyDict::new(py);
+        if let Some(sandbox) = case.sandbox.as_ref() {
+            for (path, bytes) in casec::runtime::commands::seeded_files(model, sandbox) {
+                files.set_item(path, PyBytes::new(py, &bytes))?;
+            }
+        }
+        Ok(files)
+    }
+
+    /// The Docker Compose file (YAML) for Inspect's `docker` sandbox when the suite's
+    /// tools run workspace commands, else None.
+    fn compose_yaml(&self) -> Option<String> {
+        casec::lower::compose::compose_yaml(self.loaded.model())
     }
 
     /// A fresh sandbox session of a case (which must have a world). `model` and
@@ -805,6 +828,16 @@ impl Session {
         to_py(py, &Json::Array(tools))
     }
 
+    /// Runs the session's workspace commands with `executor` (see the Python package's
+    /// Inspect harness): `executor(job, files, folders) -> (outcome, files)`.
+    fn set_executor(&self, py: Python<'_>, executor: Py<PyAny>) -> PyResult<()> {
+        self.with_live(py, move |live| {
+            live.with_dependent_mut(|_, session| {
+                session.set_executor(Box::new(PyExecutor(executor)))
+            })
+        })
+    }
+
     /// Calls a tool with `arguments` (a dict, JSON-serialisable); the tool's result
     /// (`status` `ok`, `not_found` or `error`). A tool the case does not offer is
     /// answered by the sandbox (`UNKNOWN_TOOL`), as it would be for a model.
@@ -1060,9 +1093,71 @@ fn agreement(py: Python<'_>, samples: &Bound<'_, PyAny>) -> PyResult<PyObject> {
     to_py(py, &calibrate::report(&samples))
 }
 
+/// The arguments of the `bwrap` command that runs a workspace job with `root` as the
+/// file system's root, `program` (the casec executable) inside: how the harness
+/// isolates a command in Inspect's `local` sandbox (see `casec::runtime::commands`).
+#[pyfunction]
+fn bubblewrap_arguments(root: PathBuf, program: PathBuf) -> Vec<String> {
+    isolation::bubblewrap_arguments(&root, &program)
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The casec executable a workspace job runs (`CASEC_JOB_PROGRAM`, or `casec` on
+/// `PATH`); `OSError` says how to provide one.
+#[pyfunction]
+fn job_program() -> PyResult<String> {
+    isolation::job_program()
+        .map(|p| p.to_string_lossy().into_owned())
+        .map_err(PyOSError::new_err)
+}
+
+/// A session's commands run by a Python callable (the Inspect harness's sandbox):
+/// `executor(job, files, folders)` gets the job (a dict: `command`, `directory`,
+/// `limits`, `web`), the store's files (`{path: bytes}`) and the workspace's top
+/// folders, and returns `(outcome, files)`: the job program's outcome (a dict) and the
+/// workspace's files after it. It is called with the GIL held, from the thread that
+/// made the tool call.
+struct PyExecutor(Py<PyAny>);
+
+impl Executor for PyExecutor {
+    fn run(
+        &mut self,
+        job: &Job,
+        files: &Files,
+        folders: &[String],
+    ) -> Result<(Outcome, Files), String> {
+        Python::with_gil(|py| -> PyResult<(Outcome, Files)> {
+            let job =
+                serde_json::to_value(job).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let given = PyDict::new(py);
+            for (path, bytes) in files {
+                given.set_item(path, PyBytes::new(py, bytes))?;
+            }
+            let answer = self
+                .0
+                .call1(py, (to_py(py, &job)?, given, folders.to_vec()))?;
+            let (outcome, after): (Bound<'_, PyAny>, Bound<'_, PyDict>) = answer.extract(py)?;
+            let outcome = to_json(py, &outcome, "the outcome")?;
+            let outcome: Outcome = serde_json::from_value(outcome).map_err(|e| {
+                PyValueError::new_err(format!("the outcome is not a job's outcome: {e}"))
+            })?;
+            let mut left = Files::new();
+            for (path, bytes) in after.iter() {
+                left.insert(path.extract()?, bytes.extract::<Vec<u8>>()?);
+            }
+            Ok((outcome, left))
+        })
+        .map_err(|e| format!("the harness's sandbox failed: {e}"))
+    }
+}
+
 #[pymodule]
 fn _casec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(bubblewrap_arguments, m)?)?;
+    m.add_function(wrap_pyfunction!(job_program, m)?)?;
     m.add_function(wrap_pyfunction!(parse_verdict, m)?)?;
     m.add_function(wrap_pyfunction!(agreement, m)?)?;
     m.add_class::<Suite>()?;

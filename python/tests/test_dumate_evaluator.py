@@ -6,15 +6,21 @@ the trace, must reach the verdicts `casec verify` reaches (every check, every cr
 failure, the outcome), write a reward file that follows them, and exit 0 only on a pass.
 """
 
+import base64
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import ISOLATION, REPO
 
 import casec
+
+#: The traces run their workspace commands again, isolated.
+pytestmark = pytest.mark.skipif(
+    not ISOLATION, reason="bubblewrap cannot isolate workspace commands here"
+)
 
 DUMATE = REPO / "cases" / "dumate"
 TRACES = sorted(DUMATE.rglob("*.trace.jsonl"))
@@ -37,11 +43,16 @@ def tasks(tmp_path_factory: pytest.TempPathFactory, casec_bin: str) -> Path:
 
 
 def workspace_of(record: dict, root: Path) -> None:
-    """Writes the files the sandbox holds at the end of the run under `root`."""
+    """Writes the files the sandbox holds at the end of the run under `root` (binary
+    content comes as `{"base64": …}`)."""
     for file in record["final_state"]["files"]:
         target = root / file["fields"]["path"].lstrip("/")
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(file["fields"]["content"], encoding="utf-8")
+        content = file["fields"]["content"]
+        if isinstance(content, str):
+            target.write_text(content, encoding="utf-8")
+        else:
+            target.write_bytes(base64.b64decode(content["base64"]))
 
 
 @pytest.mark.parametrize("trace", TRACES, ids=[t.name for t in TRACES])

@@ -40,6 +40,7 @@ pub mod suite_files;
 mod tools;
 mod weekday;
 mod words;
+mod workspace;
 pub mod world;
 
 use std::collections::HashMap;
@@ -280,6 +281,7 @@ fn check_own(case: &Case, texts: &[Labelled], cx: &Cx, leaks: &mut leak::Guard) 
     let mut own = Vec::new();
     check_case(case, suite, texts, db, &mut own);
     world::check_case(case, suite, texts, db, &mut own);
+    workspace::check(case, suite, &mut own);
     leaks.check(suite, case, texts, &cx.hidden, db, &mut own);
     let mut seen = SpanSet::default();
     for labelled in texts {

@@ -693,6 +693,35 @@ codes! {
     /// and name it by its path relative to that folder.
     INCLUDE = "include" (error): "a file a suite includes cannot be read from the suite folder";
 
+    /// A case whose tools run workspace commands (`commands.run`) names a file its
+    /// workspace cannot hold: a file of its world, or one its checks read, at a path that
+    /// is not absolute, has `.` or `..` parts, or lies under a system folder (`/tmp`,
+    /// `/etc`, `/usr`, `/proc`, …), which the isolation mounts from the machine or keeps
+    /// private. A command never sees such a seeded file, and never leaves such a checked
+    /// one; tools still can. UI test: `tests/ui/outside_workspace.case`.
+    ///
+    /// ```case
+    /// files F1 { path "/tmp/input.csv"; content "a,b\n" }
+    /// ```
+    ///
+    /// **Fix.** Put the file under a folder of the workspace (`/workspace/input.csv`,
+    /// `/outputs/…`).
+    OUTSIDE_WORKSPACE = "outside_workspace" (warning, allowable): "a file a case's commands cannot see or leave";
+
+    /// A case whose tools run workspace commands has an endpoint at an `https://` URL.
+    /// The endpoints are served to the programs a command runs over plain HTTP (through
+    /// `http_proxy`): the sandbox has no certificate a program would trust, so a script
+    /// cannot fetch an `https://` URL, though the `http` tool answers it. UI test:
+    /// `tests/ui/https_endpoint.case`.
+    ///
+    /// ```case
+    /// endpoints EP1 { url "https://rates.example.com/today"; status 200; body "{}" }
+    /// ```
+    ///
+    /// **Fix.** Write the URL with `http://`, in the record and wherever the task gives
+    /// it (the instruction, a README file).
+    HTTPS_ENDPOINT = "https_endpoint" (warning, allowable): "an endpoint a case's commands cannot fetch";
+
     /// An `expect`, `forbid`, `any` or `not` block holds no assertion. An empty `expect`
     /// always passes, an empty `forbid` always fires, an empty `any` never holds and an
     /// empty `not` never holds either: none of them tells a good run from a bad one, so a

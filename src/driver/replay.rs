@@ -10,6 +10,7 @@ use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::model::expect::Sandbox;
 use crate::model::{Case, Suite};
+use crate::runtime::commands::isolation::Isolation;
 use crate::runtime::replay::{findings, play, record_text};
 use crate::runtime::replay::{Findings, Miss};
 use crate::runtime::trace::TraceEvent;
@@ -34,6 +35,8 @@ pub struct ReplayArgs<'a> {
     pub workspace: Option<&'a Path>,
     /// What the user allows the suite's programs (`--trust`).
     pub trust: Trust,
+    /// How workspace commands are isolated (`--unisolated-commands`).
+    pub isolation: Isolation,
 }
 
 /// `casec replay CASE --trace TRACE.jsonl [SUITE] [-o FILE] [--workspace DIR] [--trust [--trust-outside]]`
@@ -92,7 +95,14 @@ pub fn replay(args: ReplayArgs, reporter: &Reporter) -> u8 {
             .help("add `world { … }` to the case (docs/worlds.md) so a sandbox can run it");
         return reporter.report(&SourceDb::new(), &[d], 0);
     };
-    let mut runtime = replayed(model, case, sandbox, &events, args.trust);
+    let replay = Replay {
+        suite: model,
+        case,
+        sandbox,
+        trust: args.trust,
+        isolation: args.isolation.clone(),
+    };
+    let mut runtime = replay.run(&events);
     if let Some(root) = args.workspace {
         if let Err(error) = workspace::overlay(&mut runtime, root) {
             let d = Diagnostic::new(codes::IO, format!("cannot grade the workspace: {error}"))
@@ -175,7 +185,7 @@ impl Counter {
 /// is a warning, so verify is useful while traces are being written. The suite's
 /// programs run as `trust` allows; a suite whose programs it does not allow is
 /// refused before anything is replayed.
-pub fn verify(suite: &Path, trust: Trust, reporter: &Reporter) -> u8 {
+pub fn verify(suite: &Path, trust: Trust, isolation: Isolation, reporter: &Reporter) -> u8 {
     let suite = suite_folder(suite);
     let mut compilation = match compiled(&suite, reporter) {
         Ok(compilation) => compilation,
@@ -206,6 +216,7 @@ pub fn verify(suite: &Path, trust: Trust, reporter: &Reporter) -> u8 {
                 case,
                 sandbox,
                 trust,
+                isolation: isolation.clone(),
             };
             verify_case(&replay, &mut compilation.db, &mut trace_diags)
         })
@@ -236,23 +247,18 @@ struct Replay<'a> {
     case: &'a Case,
     sandbox: &'a Sandbox,
     trust: Trust,
+    isolation: Isolation,
 }
 
 impl<'a> Replay<'a> {
+    /// `events` replayed in a fresh sandbox of the case, whose programs run as `trust`
+    /// allows and whose commands are isolated as `isolation` says.
     fn run(&self, events: &[TraceEvent]) -> Runtime<'a> {
-        replayed(self.suite, self.case, self.sandbox, events, self.trust)
+        let runtime = Runtime::new(self.suite, self.case, self.sandbox)
+            .trusting(self.trust)
+            .isolating(self.isolation.clone());
+        play(runtime, events)
     }
-}
-
-/// `events` replayed in a fresh sandbox of `case` whose programs run as `trust` allows.
-fn replayed<'a>(
-    suite: &'a Suite,
-    case: &'a Case,
-    sandbox: &'a Sandbox,
-    events: &[TraceEvent],
-    trust: Trust,
-) -> Runtime<'a> {
-    play(Runtime::new(suite, case, sandbox).trusting(trust), events)
 }
 
 fn verify_case(replay: &Replay, db: &mut SourceDb, diags: &mut Vec<Diagnostic>) -> CaseReport {

@@ -24,6 +24,7 @@ use std::sync::mpsc::{self, Receiver};
 use crate::capped_lines::{self, Line};
 use crate::diag::{codes, Diagnostic};
 use crate::load;
+use crate::runtime::commands::isolation::Isolation;
 use crate::runtime::framing;
 use crate::runtime::serve::Session;
 use crate::runtime::trace::TraceEvent;
@@ -46,6 +47,7 @@ pub fn serve(
     case_id: &str,
     outputs: ServeOutputs,
     trust: Trust,
+    isolation: Isolation,
     reporter: &Reporter,
 ) -> u8 {
     let compilation = match compile_suite(suite, Depth::Check, reporter) {
@@ -72,7 +74,9 @@ pub fn serve(
         Ok(records) => records,
         Err(d) => return reporter.report(&SourceDb::new(), &[d], 0),
     };
-    let mut session = Session::new(model, case, sandbox).trusting(trust);
+    let mut session = Session::new(model, case, sandbox)
+        .trusting(trust)
+        .isolating(isolation);
     let mut diagnostics = Vec::new();
     let input = read_input();
     let mut stdout = io::stdout().lock();

@@ -477,6 +477,10 @@ fn builtin_value<'a, S: Serializer>(
             Some(case) => seq(case.checks.iter().map(ItemRef::Check), items, cx, s),
             None => s.serialize_none(),
         },
+        Builtin::WebFaults => match cx.case {
+            Some(case) => s.collect_seq(super::export::web_faults(suite, case)),
+            None => s.serialize_none(),
+        },
         Builtin::Outcome
         | Builtin::CheckResults
         | Builtin::FailedAssertions

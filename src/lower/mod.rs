@@ -14,6 +14,7 @@
 
 pub(crate) mod blinding;
 pub mod bundle;
+pub mod compose;
 pub mod export;
 pub mod json_style;
 pub mod layout;

@@ -137,6 +137,7 @@ fn builtin_schema(suite: &Suite, builtin: Builtin) -> Json {
         Builtin::FinalState => json!({ "type": "object" }),
         Builtin::Replies | Builtin::Model | Builtin::RunId => json!({ "type": "string" }),
         Builtin::CaseTitle => json!({ "type": "string" }),
+        Builtin::WebFaults => json!({ "type": "array", "items": { "type": "object" } }),
         Builtin::AllChecks
         | Builtin::Tools
         | Builtin::SuiteName
@@ -184,6 +185,19 @@ fn event_schema() -> Json {
                     "intercepted": { "type": "boolean" },
                     "returned": { "type": "array", "items": { "type": "string" } },
                     "changed": { "type": "array", "items": { "type": "string" } },
+                    "by_command": { "type": "string", "description": "The workspace command whose program made this request (absent: the assistant made the call)." },
+                    "output": {
+                        "type": "object",
+                        "description": "A workspace command's exit code (null when a signal ended it) and the first bytes of its output.",
+                        "additionalProperties": false,
+                        "required": ["exit_code", "timed_out", "stdout", "stderr"],
+                        "properties": {
+                            "exit_code": { "type": ["integer", "null"] },
+                            "timed_out": { "type": "boolean" },
+                            "stdout": { "type": "string" },
+                            "stderr": { "type": "string" },
+                        },
+                    },
                 },
             },
             asked("asked", true),

@@ -338,6 +338,8 @@ fn service_json(bound: &BoundService) -> Json {
                 Bound::Absent => Json::Null,
                 Bound::Name(name) => json!(name.as_str()),
                 Bound::Names(names) => json!(names.iter().map(|n| n.as_str()).collect::<Vec<_>>()),
+                Bound::Number(n) => json!(n),
+                Bound::Text(t) => json!(t.as_str()),
             };
             (param.to_string(), value)
         })

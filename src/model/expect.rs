@@ -324,6 +324,9 @@ pub struct FileExpectation {
     /// `document { contains "…" }`: texts the document's text (DOCX, PPTX, ODF, or plain
     /// text) holds.
     pub document: Vec<Text>,
+    /// `document { type pdf }`: the format the document must be (one of
+    /// [`DOCUMENT_TYPES`]), whatever its name says.
+    pub document_type: Option<Name>,
     /// `image { type png; width N; height N }`: the content read as an image.
     pub image: Option<ImageExpectation>,
 }
@@ -526,6 +529,29 @@ pub struct Sandbox {
     /// The whole `case` statement: what lies inside was chosen by the case itself.
     pub case_span: Span,
 }
+
+impl Sandbox {
+    /// The paths the case's `file` assertions name, in `expect` and `forbid` alike.
+    pub fn file_paths(&self) -> Vec<&Text> {
+        fn walk<'a>(assertions: &'a [Assertion], out: &mut Vec<&'a Text>) {
+            for assertion in assertions {
+                match assertion {
+                    Assertion::File(file) => out.push(&file.path),
+                    Assertion::Any(inner) | Assertion::Not(inner) => walk(inner, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for expectation in self.expectations.iter().chain(&self.forbidden) {
+            walk(&expectation.assertions, &mut out);
+        }
+        out
+    }
+}
+
+/// The formats `document { type … }` names: what a document's bytes are.
+pub const DOCUMENT_TYPES: &[&str] = &["pdf", "docx", "pptx", "odt", "odp", "text"];
 
 /// How a check or critical failure is decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr)]

@@ -508,6 +508,10 @@ pub enum Builtin {
     /// Every check of the case, derived and written.
     #[strum(serialize = "checks")]
     AllChecks,
+    /// The endpoints of the case's world that declare a fault or a latency (`url`,
+    /// `method`, `status`, `failures`, `failure`, `failure_status`, `latency_ms`): what
+    /// a harness serving the web references must inject.
+    WebFaults,
     // What a run decided (the result record's layout).
     Outcome,
     /// Each check's result (`pass`, `fail`, `needs_review`), by id.
@@ -541,6 +545,7 @@ impl Builtin {
             Builtin::CaseId
             | Builtin::CaseTitle
             | Builtin::AllChecks
+            | Builtin::WebFaults
             | Builtin::Outcome
             | Builtin::CheckResults
             | Builtin::FailedAssertions
@@ -756,7 +761,7 @@ mod tests {
         );
         assert_eq!(
             words(Builtin::VARIANTS),
-            "name categories tools cases outcomes id title checks outcome check_results \
+            "name categories tools cases outcomes id title checks web_faults outcome check_results \
              failed_assertions triggered pending_review trace final_state replies model run_id"
         );
         for refused in ["suite_name", "case_id", "case_title", "all_checks"] {

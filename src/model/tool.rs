@@ -137,6 +137,10 @@ pub enum Bound {
     Name(Name),
     /// A list of names (fields), empty when not written.
     Names(Vec<Name>),
+    /// A whole number (a limit).
+    Number(u64),
+    /// A text (an image).
+    Text(Text),
 }
 
 /// The built-in services, each with the suite's names bound to its parameters. Every
@@ -152,6 +156,7 @@ pub enum Service {
     Tracker(Tracker),
     Files(Files),
     Http(Http),
+    Commands(Commands),
 }
 
 /// The file store the tools' `files.*` services work on, when they agree on one:
@@ -194,7 +199,11 @@ impl Service {
             Service::Tracker(t) => vec![t.trackers.as_str()],
             Service::Files(f) => vec![f.files.as_str()],
             Service::Http(h) => vec![h.endpoints.as_str()],
-            Service::Clock | Service::Search(_) | Service::Get(_) | Service::Write(_) => Vec::new(),
+            Service::Commands(_)
+            | Service::Clock
+            | Service::Search(_)
+            | Service::Get(_)
+            | Service::Write(_) => Vec::new(),
         }
     }
 
@@ -204,7 +213,11 @@ impl Service {
             Service::Tracker(t) => vec![t.trackers.as_str()],
             Service::Files(f) => vec![f.files.as_str()],
             Service::Http(h) => vec![h.endpoints.as_str()],
-            Service::Clock | Service::Search(_) | Service::Get(_) | Service::Write(_) => Vec::new(),
+            Service::Commands(_)
+            | Service::Clock
+            | Service::Search(_)
+            | Service::Get(_)
+            | Service::Write(_) => Vec::new(),
         }
     }
 }
@@ -335,7 +348,81 @@ pub struct Http {
     pub body_field: Name,
     pub url: Name,
     pub method: Option<Name>,
+    /// The endpoints' declared faults (docs/tools.md): how many first requests fail,
+    /// how (an enum of `reset`, `timeout`, `status`), with which status, and a latency
+    /// in milliseconds before every answer.
+    pub failures_field: Option<Name>,
+    pub fault_field: Option<Name>,
+    pub failure_status_field: Option<Name>,
+    pub latency_field: Option<Name>,
 }
+
+/// `commands.run`: a shell command run in the case's workspace, a real folder that
+/// holds the tools' file store (`files.*`) and reaches the endpoints of their `http`
+/// binding; the runtime runs it (`runtime::commands`).
+#[derive(Clone, Debug)]
+pub struct Commands {
+    /// The argument holding the command line.
+    pub command: Name,
+    /// The argument holding the working directory.
+    pub directory: Option<Name>,
+    pub limits: CommandLimits,
+    /// The container image a containerised sandbox runs the commands in.
+    pub image: String,
+}
+
+/// The folders a workspace never holds: the system's, which the isolation mounts over
+/// it from the machine, and the private ones.
+pub const SYSTEM_FOLDERS: &[&str] = &[
+    "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "run", "sbin", "sys",
+    "tmp", "usr", "var",
+];
+
+/// The path under the workspace root of a store path: absolute, without `.` or `..`,
+/// outside the system folders; `None` for any other (it is not written).
+pub fn workspace_path(path: &str) -> Option<std::path::PathBuf> {
+    use std::path::{Component, Path};
+    let path = Path::new(path);
+    let mut parts = Vec::new();
+    for (i, component) in path.components().enumerate() {
+        match component {
+            Component::RootDir if i == 0 => {}
+            Component::Normal(part) => parts.push(part),
+            _ => return None,
+        }
+    }
+    let top = parts.first()?.to_str()?;
+    if !path.has_root() || SYSTEM_FOLDERS.contains(&top) {
+        return None;
+    }
+    Some(parts.iter().collect())
+}
+
+/// The image of a `commands.run` binding that names none: Debian with Python.
+pub const DEFAULT_IMAGE: &str = "python:3.12-slim";
+
+/// What one command may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct CommandLimits {
+    pub timeout_seconds: u64,
+    /// The address space of each of its processes.
+    pub memory_mib: u64,
+    /// How much of each output stream a result keeps.
+    pub output_kib: u64,
+}
+
+impl Default for CommandLimits {
+    fn default() -> CommandLimits {
+        CommandLimits {
+            timeout_seconds: 60,
+            memory_mib: 2048,
+            output_kib: 64,
+        }
+    }
+}
+
+/// The words an endpoint's fault enum may use (`fault_field` of `http`).
+pub const FAULT_WORDS: &[&str] = &["reset", "timeout", "status"];
 
 /// Effects declared over the world, in order, after the refusals.
 #[derive(Clone, Debug, Default)]

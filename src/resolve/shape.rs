@@ -1196,14 +1196,19 @@ fn source(
         diags.push(unknown(name, "source", known));
         return None;
     };
-    if context.model && matches!(builtin, Builtin::CaseTitle | Builtin::AllChecks) {
+    if context.model
+        && matches!(
+            builtin,
+            Builtin::CaseTitle | Builtin::AllChecks | Builtin::WebFaults
+        )
+    {
         diags.push(
             shape_error(
                 format!("`{}` cannot be shown to the model", name.as_str()),
                 name.span,
                 "the bundle holds only what the model may see",
             )
-            .help("titles and checks are the evaluator's; remove the key from the bundle layout"),
+            .help("titles, checks and injected faults are not the model's; remove the key from the bundle layout"),
         );
         return None;
     }

@@ -32,6 +32,7 @@ use crate::capped_lines::{self, Line};
 use crate::model::tool::{secret_variable, Adapter, Binding, Tool};
 use crate::model::value::FieldValue;
 
+use super::process;
 use super::services::records::{create_record, typed_fields};
 use super::trust::{self, Refused, Trust};
 use super::{CallResult, Runtime};
@@ -68,20 +69,8 @@ struct Process {
 
 impl Drop for Process {
     fn drop(&mut self) {
-        stop(&mut self.child);
+        process::stop(&mut self.child);
     }
-}
-
-/// Kills the program and whatever it started in its process group, then reaps it.
-/// The program is reaped only here, so its process group id cannot have been reused.
-fn stop(child: &mut Child) {
-    #[cfg(unix)]
-    {
-        let group = rustix::process::Pid::from_child(child);
-        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 pub fn run(rt: &mut Runtime, tool: &Tool, spec: &Adapter, arguments: &Json) -> CallResult {
@@ -215,14 +204,14 @@ fn start(spec: &Adapter, root: Option<&Path>, trust: Trust) -> Result<Process, S
     if let Some(root) = root {
         command.current_dir(root);
     }
-    confine(&mut command);
+    process::confine(&mut command, MEMORY_LIMIT);
     let mut child = command
         .spawn()
         .map_err(|e| format!("cannot start `{}`: {e}", trust::shown(spec)))?;
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
-        stop(&mut child);
+        process::stop(&mut child);
         return Err("no standard input or output".into());
     };
     // One answer waits at most: a program that writes without being asked blocks on
@@ -237,31 +226,6 @@ fn start(spec: &Adapter, root: Option<&Path>, trust: Trust) -> Result<Process, S
         answers,
     })
 }
-
-/// A process group of its own (killed as a whole, see [`stop`]) and the memory limit.
-#[cfg(unix)]
-fn confine(command: &mut Command) {
-    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
-    use std::os::unix::process::CommandExt;
-    command.process_group(0);
-    // Never above a hard limit the user has set already: the program could not raise it.
-    let hard = getrlimit(Resource::As).maximum;
-    let limit = hard.map_or(MEMORY_LIMIT, |h| h.min(MEMORY_LIMIT));
-    let memory = Rlimit {
-        current: Some(limit),
-        maximum: Some(limit),
-    };
-    // SAFETY: the closure runs in the child between `fork` and `exec`, where only
-    // async-signal-safe calls may be made: it makes one system call, `setrlimit`, and
-    // allocates nothing (its error converts to `io::Error` without allocating).
-    unsafe {
-        command.pre_exec(move || setrlimit(Resource::As, memory).map_err(io::Error::from));
-    }
-}
-
-/// Elsewhere the program starts as it is (with the same consent and environment).
-#[cfg(not(unix))]
-fn confine(_: &mut Command) {}
 
 /// Reads the program's answer lines until its output ends: each line, or why it is
 /// not one. A line over the cap is refused as soon as it passes it (the program may

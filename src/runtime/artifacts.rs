@@ -25,6 +25,41 @@ pub fn document_text(data: &[u8]) -> Result<String, String> {
     guarded(|| zipped_text(data))
 }
 
+/// The format of a document's bytes, as `document { type … }` names it: `pdf`, `docx`,
+/// `pptx`, `odt`, `odp`, `text` (UTF-8 that is none of these); `None` for other bytes
+/// (a zip of something else, an image).
+pub fn document_kind(data: &[u8]) -> Option<&'static str> {
+    if data.starts_with(b"%PDF-") {
+        return Some("pdf");
+    }
+    let kind = guarded(|| {
+        let Ok(mut archive) = zip::ZipArchive::new(Cursor::new(data)) else {
+            return Ok(std::str::from_utf8(data).ok().map(|_| "text"));
+        };
+        let names: Vec<String> = archive
+            .file_names()
+            .filter_map(|n| n.ok().map(|n| n.to_string()))
+            .collect();
+        if names.iter().any(|n| n == "word/document.xml") {
+            return Ok(Some("docx"));
+        }
+        if names.iter().any(|n| n.starts_with("ppt/slides/slide")) {
+            return Ok(Some("pptx"));
+        }
+        // An ODF package names its type in its first entry, `mimetype`.
+        let mut mimetype = String::new();
+        if let Ok(entry) = archive.by_name("mimetype") {
+            let _ = entry.take(256).read_to_string(&mut mimetype);
+        }
+        Ok(match mimetype.trim() {
+            "application/vnd.oasis.opendocument.text" => Some("odt"),
+            "application/vnd.oasis.opendocument.presentation" => Some("odp"),
+            _ => None,
+        })
+    });
+    kind.ok().flatten()
+}
+
 /// A reader's answer, or a failure when it panics on the file.
 pub fn guarded<T>(read: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(read))

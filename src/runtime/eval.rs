@@ -184,6 +184,15 @@ fn file_miss(file: &FileExpectation, state: &State) -> Option<String> {
         let expected = file.image.as_ref().map(image_words).unwrap_or_default();
         return Some(format!("`{path}` is {why}, expected {expected}"));
     }
+    if let Some(wanted) = &file.document_type {
+        let found = artifacts::document_kind(data).unwrap_or("no document format");
+        if found != wanted.as_str() {
+            return Some(format!(
+                "`{path}` is {found}, expected a {} document",
+                wanted.as_str()
+            ));
+        }
+    }
     if !file.document.is_empty() {
         let text = match artifacts::document_text(data) {
             Ok(text) => normalize(&text),

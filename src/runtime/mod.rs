@@ -21,11 +21,13 @@
 pub mod adapter;
 pub mod arguments;
 pub mod artifacts;
+pub mod commands;
 pub mod computed;
 pub mod conditions;
 pub mod declared;
 pub mod eval;
 pub mod framing;
+pub mod process;
 pub mod replay;
 pub mod report;
 pub mod reward;
@@ -36,6 +38,7 @@ pub mod trace;
 pub mod trace_files;
 pub mod trust;
 pub mod values;
+pub mod web;
 pub mod workspace;
 
 use std::collections::HashMap;
@@ -114,6 +117,12 @@ pub struct CallRecord {
     pub intercepted: bool,
     pub returned: Vec<String>,
     pub changed: Vec<String>,
+    /// Made by a program of this workspace command rather than by the assistant: a
+    /// request to an endpoint (see [`commands`]).
+    pub by_command: Option<String>,
+    /// What the trace keeps of a workspace command's result: its exit code and output
+    /// ([`commands::kept`]); nothing for other calls.
+    pub output: Option<Box<Json>>,
 }
 
 /// One event of a run, in order.
@@ -168,6 +177,14 @@ pub struct Runtime<'a> {
     /// The case's clock (it does not move during a run): what `now` reads, in a
     /// condition and in a declared `set FIELD now`.
     pub clock: Option<crate::model::time::ZonedDateTime>,
+    /// The endpoints' request counts, shared by tools and commands ([`web`]).
+    web: web::Web,
+    /// Where the session's commands run: set by an embedder, or casec's own isolated
+    /// workspace, made by the first command as `isolation` says.
+    executor: Option<Box<dyn commands::Executor>>,
+    isolation: commands::isolation::Isolation,
+    /// The requests the running command's programs made, recorded after its call.
+    command_requests: Vec<CallRecord>,
 }
 
 impl<'a> Runtime<'a> {
@@ -207,7 +224,49 @@ impl<'a> Runtime<'a> {
                     _ => None,
                 }
             }),
+            web: web::Web::default(),
+            executor: None,
+            isolation: commands::isolation::Isolation::default(),
+            command_requests: Vec::new(),
         }
+    }
+
+    /// This sandbox with commands isolated as the user says (`--unisolated-commands`:
+    /// [`commands::isolation::Isolation::Host`]).
+    pub fn isolating(mut self, isolation: commands::isolation::Isolation) -> Runtime<'a> {
+        self.isolation = isolation;
+        self
+    }
+
+    /// Runs this sandbox's commands with `executor` (an Inspect sandbox, for the Python
+    /// package) rather than in casec's own isolated workspace.
+    pub fn set_executor(&mut self, executor: Box<dyn commands::Executor>) {
+        self.executor = Some(executor);
+    }
+
+    /// Where the session's commands run: casec's own workspace is made on first use.
+    fn executor(&mut self) -> Result<&mut Box<dyn commands::Executor>, String> {
+        if self.executor.is_none() {
+            let program = commands::isolation::job_program()?;
+            let workspace =
+                commands::isolation::Workspace::create(self.isolation.clone(), program)?;
+            self.executor = Some(Box::new(workspace));
+        }
+        self.executor
+            .as_mut()
+            .ok_or_else(|| "no executor".to_string())
+    }
+
+    /// The run's endpoints as the world holds them now, with their request counts.
+    pub fn web(&mut self, h: &crate::model::tool::Http) -> &mut web::Web {
+        let counts = std::mem::take(&mut self.web.counts);
+        self.web = web::Web::from_state(&self.state, h);
+        self.web.counts = counts;
+        &mut self.web
+    }
+
+    fn web_state_mut(&mut self) -> &mut web::Web {
+        &mut self.web
     }
 
     /// This sandbox with the user's consent to run the suite's programs (its tools'
@@ -280,7 +339,12 @@ impl<'a> Runtime<'a> {
             intercepted,
             returned: outcome.returned,
             changed: outcome.changed,
+            by_command: None,
+            output: commands::kept(declared, &outcome.result),
         }));
+        // The requests a command's programs made follow the command.
+        let requests = std::mem::take(&mut self.command_requests);
+        self.events.extend(requests.into_iter().map(Event::Call));
         outcome.result
     }
 

@@ -249,16 +249,25 @@ pub fn result_record(suite: &Suite, rt: &Runtime, findings: &Findings) -> Json {
 
 fn event_json(event: &Event) -> Json {
     match event {
-        Event::Call(call) => json!({
-            "type": "call",
-            "tool": call.tool,
-            "arguments": call.arguments,
-            "failed": call.failed,
-            "error": call.error,
-            "intercepted": call.intercepted,
-            "returned": call.returned,
-            "changed": call.changed,
-        }),
+        Event::Call(call) => {
+            let mut json = json!({
+                "type": "call",
+                "tool": call.tool,
+                "arguments": call.arguments,
+                "failed": call.failed,
+                "error": call.error,
+                "intercepted": call.intercepted,
+                "returned": call.returned,
+                "changed": call.changed,
+            });
+            if let Some(command) = &call.by_command {
+                json["by_command"] = json!(command);
+            }
+            if let Some(output) = &call.output {
+                json["output"] = (**output).clone();
+            }
+            json
+        }
         Event::Asked {
             question,
             reply,

@@ -84,6 +84,19 @@ impl<'a> Session<'a> {
         }
     }
 
+    /// Runs the session's workspace commands with `executor` from now on (see
+    /// [`Runtime::set_executor`]).
+    pub fn set_executor(&mut self, executor: Box<dyn super::commands::Executor>) {
+        self.runtime.set_executor(executor);
+    }
+
+    /// This session with its workspace commands isolated as the user says (see
+    /// [`Runtime::isolating`]).
+    pub fn isolating(mut self, isolation: super::commands::isolation::Isolation) -> Session<'a> {
+        self.runtime = self.runtime.isolating(isolation);
+        self
+    }
+
     /// This session with the user's consent to run the suite's programs (see
     /// [`Runtime::trusting`]).
     pub fn trusting(mut self, trust: super::trust::Trust) -> Session<'a> {

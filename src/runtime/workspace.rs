@@ -7,7 +7,9 @@
 //!
 //! The folder stands for the file system root: `ROOT/outputs/a.csv` is the file
 //! `/outputs/a.csv`. Every regular file under it is read; symbolic links are not
-//! followed (one could point anywhere on the machine that grades), and so not read. A
+//! followed (one could point anywhere on the machine that grades), and so not read, nor
+//! are the system folders at its top (`usr`, `etc`, `tmp`, …: see
+//! [`crate::model::tool::SYSTEM_FOLDERS`]), which a workspace never holds. A
 //! store whose content field is `bytes` (std.workspace_world's) holds each file's
 //! exact bytes; one of `text` holds a file whose bytes are not UTF-8 with each invalid
 //! sequence replaced by U+FFFD: it exists, and a text or table check on it fails with
@@ -30,6 +32,7 @@ use crate::model::world::FieldType;
 
 use super::services::records::create_record;
 use super::Runtime;
+use crate::model::tool::SYSTEM_FOLDERS;
 
 /// The most files a workspace may hold.
 pub const MAX_FILES: usize = 10_000;
@@ -92,14 +95,23 @@ impl std::error::Error for WorkspaceError {}
 
 /// Makes the files under `root` the run's file store (see the module's rules).
 pub fn overlay(rt: &mut Runtime, root: &Path) -> Result<(), WorkspaceError> {
-    let store = file_store(&rt.suite.tools)
-        .and_then(Result::ok)
-        .ok_or(WorkspaceError::NoFileStore)?;
     if !root.is_dir() {
         return Err(WorkspaceError::NotAFolder(root.to_path_buf()));
     }
-    let mut files = BTreeMap::new();
-    read_folder(root, "", 0, &mut files)?;
+    overlay_files(rt, files_under(root)?, |_| true).map(drop)
+}
+
+/// Makes `files` the run's file store among the store's paths `in_scope` takes (a
+/// file out of scope stays as it is); the ids of the records it changed, created or
+/// removed.
+pub fn overlay_files(
+    rt: &mut Runtime,
+    mut files: BTreeMap<String, Vec<u8>>,
+    in_scope: impl Fn(&str) -> bool,
+) -> Result<Vec<String>, WorkspaceError> {
+    let store = file_store(&rt.suite.tools)
+        .and_then(Result::ok)
+        .ok_or(WorkspaceError::NoFileStore)?;
     let schema = rt.sandbox.schema.clone();
     let Some(collection) = schema.collection(store.collection.as_str()) else {
         return Err(WorkspaceError::NoFileStore);
@@ -126,17 +138,22 @@ pub fn overlay(rt: &mut Runtime, root: &Path) -> Result<(), WorkspaceError> {
             };
             (r.id.clone(), path)
         })
+        .filter(|(_, path)| path.as_deref().is_none_or(&in_scope))
         .collect();
+    let mut changed = Vec::new();
     for (id, path) in held {
         match path.and_then(|p| files.remove(&p)) {
             Some(data) => {
                 if let Some(record) = rt.state.get_mut(&id) {
                     let update = vec![(content_field.to_string(), Some(content(data)))];
-                    record.apply(update, &now, Some("workspace"), collection);
+                    if record.apply(update, &now, Some("workspace"), collection) {
+                        changed.push(id);
+                    }
                 }
             }
             None => {
                 rt.state.remove(&id);
+                changed.push(id);
             }
         }
     }
@@ -145,9 +162,16 @@ pub fn overlay(rt: &mut Runtime, root: &Path) -> Result<(), WorkspaceError> {
             (path_field.to_string(), FieldValue::Text(path)),
             (content_field.to_string(), content(data)),
         ];
-        create_record(rt, collection, fields);
+        changed.extend(create_record(rt, collection, fields).changed);
     }
-    Ok(())
+    Ok(changed)
+}
+
+/// The regular files under `root`, by store path (`/outputs/a.csv`), with their bytes.
+pub fn files_under(root: &Path) -> Result<BTreeMap<String, Vec<u8>>, WorkspaceError> {
+    let mut files = BTreeMap::new();
+    read_folder(root, "", 0, &mut files)?;
+    Ok(files)
 }
 
 /// Reads the regular files under `folder` (the path `prefix` in the store) into
@@ -177,6 +201,9 @@ fn read_folder(
         // The entry itself, not what a link points at.
         let kind = entry.file_type().map_err(|e| unreadable(&path, e))?;
         if kind.is_dir() {
+            if depth == 0 && SYSTEM_FOLDERS.contains(&name.as_str()) {
+                continue;
+            }
             read_folder(&path, &at, depth + 1, files)?;
         } else if kind.is_file() {
             if files.len() == MAX_FILES {

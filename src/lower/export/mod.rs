@@ -14,8 +14,9 @@
 //! (a seed without a world, a file path that would leave its folder) is an `export`
 //! diagnostic, and nothing is returned then.
 
-mod yaml;
+pub(crate) mod yaml;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{json, Value as Json};
@@ -102,6 +103,7 @@ fn folders(
     suite_files: &SuiteFiles,
 ) -> Result<Vec<(String, Vec<u8>)>, Vec<Diagnostic>> {
     let store = crate::model::tool::file_store(&suite.tools).and_then(Result::ok);
+    let included = included_files(suite);
     let mut out = Vec::new();
     let mut diags = Vec::new();
     for case in &suite.cases {
@@ -149,7 +151,7 @@ fn folders(
                     }
                 }
                 FileContent::Evaluator { .. } => {
-                    match evaluator(case, export, &file.path, suite_files) {
+                    match evaluator(case, export, &file.path, suite_files, &included) {
                         Ok(written) => {
                             out.extend(written.into_iter().map(|(p, c)| (format!("{path}/{p}"), c)))
                         }
@@ -257,11 +259,20 @@ fn seed(
     Ok(out)
 }
 
-/// `endpoints.json`: the case's web references, every record of the collection the
-/// suite's `http` tools answer from, in world order: `url`, `method` (`null` when the
-/// tools do not tell methods apart), `status`, `body`. None for a case without a world
-/// or a suite without `http` tools: there is nothing to reference.
+/// `endpoints.json`: the case's web references (see [`endpoints`]). None for a case
+/// without a world or a suite without `http` tools: there is nothing to reference.
 fn web(suite: &Suite, case: &Case) -> Option<String> {
+    let mut text = serde_json::to_string_pretty(&endpoints(suite, case)?).unwrap_or_default();
+    text.push('\n');
+    Some(text)
+}
+
+/// The case's web references, every record of the collection the suite's `http`
+/// tools answer from, in world order: `url`, `method` (`null` when the tools do not
+/// tell methods apart), `status`, `body`, and the faults the binding reads when it
+/// reads them (`failures`, `failure`, `failure_status`, `latency_ms`: `null` where a
+/// record says nothing). None without a world or `http` tools.
+pub(crate) fn endpoints(suite: &Suite, case: &Case) -> Option<Vec<Json>> {
     let http = suite.tools.iter().find_map(|tool| match &tool.binding {
         Binding::Service(bound) => match &bound.service {
             Service::Http(http) => Some(http),
@@ -286,17 +297,44 @@ fn web(suite: &Suite, case: &Case) -> Option<String> {
         .iter()
         .filter(|r| r.collection.as_str() == http.endpoints.as_str())
         .map(|r| {
-            json!({
+            let mut endpoint = json!({
                 "url": field(r, Some(http.url_field.as_str())),
                 "method": field(r, http.method_field.as_ref().map(|m| m.as_str())),
                 "status": field(r, Some(http.status_field.as_str())),
                 "body": field(r, Some(http.body_field.as_str())),
-            })
+            });
+            let faults = [
+                ("failures", &http.failures_field),
+                ("failure", &http.fault_field),
+                ("failure_status", &http.failure_status_field),
+                ("latency_ms", &http.latency_field),
+            ];
+            for (key, bound) in faults {
+                if let Some(name) = bound {
+                    endpoint[key] = field(r, Some(name.as_str()));
+                }
+            }
+            endpoint
         })
         .collect();
-    let mut text = serde_json::to_string_pretty(&endpoints).unwrap_or_default();
-    text.push('\n');
-    Some(text)
+    Some(endpoints)
+}
+
+/// The case's endpoints that declare a fault or a latency (see [`endpoints`]): the
+/// `web_faults` layout source, for a harness that serves the web references itself.
+pub(crate) fn web_faults(suite: &Suite, case: &Case) -> Vec<Json> {
+    let declares = |e: &Json, key: &str| e[key].as_f64().is_some_and(|n| n > 0.0);
+    endpoints(suite, case)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|e| declares(e, "failures") || declares(e, "latency_ms"))
+        .map(|mut e| {
+            if let Json::Object(map) = &mut e {
+                map.shift_remove("body");
+            }
+            e
+        })
+        .collect()
 }
 
 /// The evaluator of a case: the program, what it grades (`task.json`: the case, the
@@ -308,6 +346,7 @@ fn evaluator(
     export: &str,
     at: &Text,
     files: &SuiteFiles,
+    included: &BTreeMap<String, Vec<u8>>,
 ) -> Result<Vec<(String, Vec<u8>)>, Diagnostic> {
     if case.sandbox.is_none() {
         return Err(export_error(
@@ -335,5 +374,29 @@ fn evaluator(
             text.as_bytes().to_vec(),
         )
     }));
+    out.extend(
+        included
+            .iter()
+            .map(|(path, bytes)| (format!("{EVALUATOR_SUITE}/{path}"), bytes.clone())),
+    );
     Ok(out)
+}
+
+/// The files the suite's worlds include (`content from "seed/sales.xlsx"`), by their
+/// path in the suite folder: the copy of the suite an evaluator loads needs them.
+fn included_files(suite: &Suite) -> BTreeMap<String, Vec<u8>> {
+    suite
+        .cases
+        .iter()
+        .filter_map(|case| case.sandbox.as_ref())
+        .flat_map(|sandbox| &sandbox.world.records)
+        .flat_map(|record| &record.fields)
+        .filter_map(|(_, value)| match value {
+            FieldValue::Bytes(bytes) => {
+                let from = bytes.from.as_ref()?;
+                Some((from.as_str().to_string(), bytes.data.to_vec()))
+            }
+            _ => None,
+        })
+        .collect()
 }

@@ -188,9 +188,14 @@ fn file_json(file: &FileExpectation, m: &mut Map<String, Json>) {
         file.csv.as_ref().map_or(Json::Null, table_json),
     );
     // Each written only when declared: file expectations before them are as they were.
-    if !file.document.is_empty() {
+    if !file.document.is_empty() || file.document_type.is_some() {
         let texts: Vec<&str> = file.document.iter().map(|t| t.as_str()).collect();
-        m.insert("document".into(), json!({ "contains": texts }));
+        let mut document = json!({ "contains": texts });
+        // Written only when declared: documents checked before it are as they were.
+        if let Some(kind) = &file.document_type {
+            document["type"] = json!(kind.as_str());
+        }
+        m.insert("document".into(), document);
     }
     if let Some(image) = &file.image {
         m.insert(

@@ -10,8 +10,8 @@ use strum::VariantArray;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::{
-    ArgType, Booking, BookingOp, Bound, BoundService, FileOp, Files, Get, Http, Search, Service,
-    Tool, Tracker, TrackerOp, Write, WriteOp,
+    ArgType, Booking, BookingOp, Bound, BoundService, CommandLimits, Commands, FileOp, Files, Get,
+    Http, Search, Service, Tool, Tracker, TrackerOp, Write, WriteOp, DEFAULT_IMAGE, FAULT_WORDS,
 };
 use crate::model::world::{Collection, FieldType, WorldSchema};
 use crate::model::Name;
@@ -155,6 +155,20 @@ pub const SERVICES: &[ServiceSpec] = &[
         read: |b| read_files(b, FileOp::List),
     },
     ServiceSpec {
+        name: "commands.run",
+        doc: "Run a shell command in the case's workspace: a real folder seeded with the file store's files, isolated; the files it leaves become the store's, and its programs reach the world's endpoints over HTTP.",
+        params: &[
+            KeySpec::required("command_argument", "The argument holding the shell command line (run by `/bin/sh -c`)."),
+            KeySpec::optional("directory_argument", "The argument holding the working directory (absent or empty: `/`)."),
+            KeySpec::optional("timeout_seconds", "How long a command may run before it is killed (default 60, at most 3600)."),
+            KeySpec::optional("memory_mib", "The address space a command's processes may use, in MiB (default 2048)."),
+            KeySpec::optional("output_kib", "How much of each of stdout and stderr the result keeps, in KiB (default 64)."),
+            KeySpec::optional("image", "The container image a containerised sandbox (Inspect's docker or Kubernetes) runs commands in (default \"python:3.12-slim\"): glibc-based, with what the tasks' commands need."),
+        ],
+        needs_schema: true,
+        read: read_commands,
+    },
+    ServiceSpec {
         name: "http",
         doc: "HTTP requests answered from the world's endpoint records; an unknown URL answers 404.",
         params: &[
@@ -165,6 +179,10 @@ pub const SERVICES: &[ServiceSpec] = &[
             KeySpec::required("body_field", "The endpoints' response body."),
             KeySpec::required("url_argument", "The argument holding the URL."),
             KeySpec::optional("method_argument", "The argument holding the method (absent: GET)."),
+            KeySpec::optional("failures_field", "The endpoints' count of first requests that fail (a number; absent: none fails)."),
+            KeySpec::optional("fault_field", "How an endpoint's failing requests fail: an enum of `reset`, `timeout`, `status` (absent: reset)."),
+            KeySpec::optional("failure_status_field", "The status a `status` fault answers (a number; absent: 503)."),
+            KeySpec::optional("latency_field", "Milliseconds an endpoint waits before each answer (a number)."),
         ],
         needs_schema: true,
         read: read_http,
@@ -278,6 +296,22 @@ fn read_files(b: &mut Binder, op: FileOp) -> Option<Service> {
     }))
 }
 
+fn read_commands(b: &mut Binder) -> Option<Service> {
+    let defaults = CommandLimits::default();
+    Some(Service::Commands(Commands {
+        command: b.required_argument("command_argument", text_argument)?,
+        directory: b.argument("directory_argument", text_argument)?,
+        limits: CommandLimits {
+            timeout_seconds: b.limit("timeout_seconds", defaults.timeout_seconds, 1..=3600)?,
+            memory_mib: b.limit("memory_mib", defaults.memory_mib, 64..=1 << 20)?,
+            output_kib: b.limit("output_kib", defaults.output_kib, 1..=1 << 16)?,
+        },
+        image: b
+            .text("image")?
+            .map_or_else(|| DEFAULT_IMAGE.to_string(), |t| t.as_str().to_string()),
+    }))
+}
+
 fn read_http(b: &mut Binder) -> Option<Service> {
     let endpoints = b.collection("endpoints_collection")?;
     let url_field = b.field("url_field", endpoints, |ty| *ty == FieldType::Text)?;
@@ -301,7 +335,17 @@ fn read_http(b: &mut Binder) -> Option<Service> {
         method: b.argument("method_argument", |ty| {
             text_argument(ty) || matches!(ty, ArgType::Field(FieldType::Enum(_)))
         })?,
+        failures_field: b.optional_field("failures_field", endpoints, number_field)?,
+        fault_field: b.optional_field("fault_field", endpoints, |ty| {
+            matches!(ty, FieldType::Enum(words) if words.iter().all(|w| FAULT_WORDS.contains(&w.as_str())))
+        })?,
+        failure_status_field: b.optional_field("failure_status_field", endpoints, number_field)?,
+        latency_field: b.optional_field("latency_field", endpoints, number_field)?,
     }))
+}
+
+fn number_field(ty: &FieldType) -> bool {
+    matches!(ty, FieldType::Number | FieldType::Integer)
 }
 
 /// The words of a service's operations, in order: the values its operation argument
@@ -521,6 +565,52 @@ impl<'a> Binder<'a, '_> {
         self.argument(param, fits)?
     }
 
+    /// A whole-number parameter within `range`: `default` when it is not written,
+    /// `None` after an error.
+    fn limit(
+        &mut self,
+        param: &str,
+        default: u64,
+        range: std::ops::RangeInclusive<u64>,
+    ) -> Option<u64> {
+        let Some(statement) = first(self.statements, param) else {
+            return Some(default);
+        };
+        let number = values::number(statement, self.diags)?;
+        let value = number.value.as_u64().filter(|n| range.contains(n));
+        let Some(value) = value else {
+            self.diags.push(
+                Diagnostic::new(
+                    codes::TOOL_DEFINITION,
+                    format!(
+                        "`{param}` must be a whole number from {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                )
+                .primary(statement.span, format!("in `service {}`", self.service))
+                .help(format!(
+                    "write `{param} {default}` (the default), or leave it out"
+                )),
+            );
+            return None;
+        };
+        self.bound.push((param.to_string(), Bound::Number(value)));
+        Some(value)
+    }
+
+    /// A text parameter (`image "…"`): `Some(None)` when it is not written, `None`
+    /// after an error.
+    fn text(&mut self, param: &str) -> Option<Option<crate::model::Text>> {
+        let Some(statement) = first(self.statements, param) else {
+            return Some(None);
+        };
+        let text = values::text(statement, self.diags)?;
+        self.bound
+            .push((param.to_string(), Bound::Text(text.clone())));
+        Some(Some(text))
+    }
+
     /// A parameter this operation of the service does not use.
     fn unused(&mut self, param: &str) -> Option<Option<Name>> {
         if let Some(name) = self.one_name(param) {
@@ -568,6 +658,19 @@ impl<'a> Binder<'a, '_> {
     fn collection(&mut self, param: &str) -> Option<&'a Collection> {
         let name = self.one_name(param)?;
         known_collection(&name, self.schema, self.diags)
+    }
+
+    /// A field for an optional parameter: `Some(None)` when it is not written.
+    fn optional_field(
+        &mut self,
+        param: &str,
+        collection: &Collection,
+        fits: impl Fn(&FieldType) -> bool,
+    ) -> Option<Option<Name>> {
+        match self.has(param) {
+            true => self.field(param, collection, fits).map(Some),
+            false => Some(None),
+        }
     }
 
     /// A field of `collection` whose type `fits`.

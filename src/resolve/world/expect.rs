@@ -16,7 +16,7 @@ use crate::syntax::ast::{Block, Statement, Value, ValueKind};
 
 use crate::model::expect::{
     cell_position, AggregateExpectation, AggregateValue, ImageExpectation, JsonExpected, JsonPoint,
-    SheetExpectation,
+    SheetExpectation, DOCUMENT_TYPES,
 };
 use crate::model::expect::{
     Assertion, CallOutcome, CellExpectation, Condition, Count, CsvExpectation, FileExpectation, Op,
@@ -647,10 +647,16 @@ pub const FILE_KEYS: &[KeySpec<'static>] = &[
     ),
 ];
 
-pub const DOCUMENT_KEYS: &[KeySpec<'static>] = &[KeySpec::repeated(
-    "contains",
-    "`contains \"…\"`: the document's text holds this text (as the sandbox compares text).",
-)];
+pub const DOCUMENT_KEYS: &[KeySpec<'static>] = &[
+    KeySpec::optional(
+        "type",
+        "`type NAME`: the document's format, read from its bytes: pdf, docx, pptx, odt, odp, text.",
+    ),
+    KeySpec::repeated(
+        "contains",
+        "`contains \"…\"`: the document's text holds this text (as the sandbox compares text).",
+    ),
+];
 
 pub const IMAGE_KEYS: &[KeySpec<'static>] = &[
     KeySpec::optional(
@@ -878,6 +884,7 @@ fn file(
         }
     }
     let mut document = Vec::new();
+    let mut document_type = None;
     for s in block.iter().filter(|s| s.name() == "document") {
         if let Some(inner) = values::block_only(s, diags) {
             check_keys(
@@ -887,12 +894,12 @@ fn file(
                 s.key.span,
                 diags,
             );
-            document.extend(
-                inner
-                    .statements
-                    .iter()
-                    .filter_map(|c| values::text(c, diags)),
-            );
+            for statement in &inner.statements {
+                match statement.name() {
+                    "type" => document_type = document_kind(statement, diags).or(document_type),
+                    _ => document.extend(values::text(statement, diags)),
+                }
+            }
         }
     }
     let image = match block.iter().find(|s| s.name() == "image") {
@@ -907,8 +914,26 @@ fn file(
         json,
         sheets,
         document,
+        document_type,
         image,
     })
+}
+
+/// `type NAME` of a document expectation: one of [`DOCUMENT_TYPES`].
+fn document_kind(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Name> {
+    let kind = values::name(statement, diags)?;
+    if DOCUMENT_TYPES.contains(&kind.as_str()) {
+        return Some(kind);
+    }
+    diags.push(
+        Diagnostic::new(
+            codes::BAD_ARGUMENTS,
+            format!("`{}` is no document format", kind.as_str()),
+        )
+        .primary(kind.span, "not a format a document's bytes can be read as")
+        .help(format!("write one of: {}", DOCUMENT_TYPES.join(", "))),
+    );
+    None
 }
 
 /// `image { type NAME; width N; height N }`.

@@ -32,6 +32,7 @@ pub fn run(rt: &mut Runtime, tool: &Tool, service: &Service, arguments: &Json) -
         Service::Tracker(t) => tracker::run(rt, t, arguments),
         Service::Files(f) => files::run(rt, f, arguments),
         Service::Http(h) => http::run(rt, h, arguments),
+        Service::Commands(c) => super::commands::run(rt, c, arguments),
     }
 }
 
@@ -45,7 +46,8 @@ pub fn request_argument(service: &Service) -> Option<&Name> {
         | Service::Get(_)
         | Service::Tracker(_)
         | Service::Files(_)
-        | Service::Http(_) => None,
+        | Service::Http(_)
+        | Service::Commands(_) => None,
     }
 }
 
