@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use casec::diag::codes;
-use casec::driver::{self, FmtMode, Format, Report, Reporter};
+use casec::driver::{self, DiagnosticOptions, FmtMode, Format, Reporter};
 use casec::runtime::commands::isolation::Isolation;
 use casec::Depth;
 use clap::builder::PossibleValuesParser;
@@ -451,8 +451,8 @@ struct ExportReportArgs {
     color: Color,
 }
 
-fn options(format: FormatArg, deny: Option<Deny>, color: Color) -> Report {
-    Report {
+fn options(format: FormatArg, deny: Option<Deny>, color: Color) -> DiagnosticOptions {
+    DiagnosticOptions {
         format: match format {
             FormatArg::Human => Format::Human,
             FormatArg::Json => Format::Json,
@@ -469,20 +469,20 @@ fn options(format: FormatArg, deny: Option<Deny>, color: Color) -> Report {
 
 /// Runs `command` with the run's one [`Reporter`], made from `options`, then prints
 /// the run's summary: the command's exit code.
-fn reporting(options: Report, command: impl FnOnce(&Reporter) -> u8) -> u8 {
+fn reporting(options: DiagnosticOptions, command: impl FnOnce(&Reporter) -> u8) -> u8 {
     let reporter = Reporter::new(options);
     let code = command(&reporter);
     reporter.finish(code)
 }
 
 impl ReportArgs {
-    fn options(&self) -> Report {
+    fn options(&self) -> DiagnosticOptions {
         options(self.format, self.deny, self.color)
     }
 }
 
 impl ExportReportArgs {
-    fn options(&self) -> Report {
+    fn options(&self) -> DiagnosticOptions {
         options(self.diagnostics, self.deny, self.color)
     }
 }

@@ -7,49 +7,61 @@
 //! declares something other than cases are unchanged, and every file is where it was in
 //! the run (spans name files by position).
 
-use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use crate::source::{FileId, SourceDb};
 use crate::syntax::Parsed;
 
-/// The context of one run, and the hash of each of its files.
+/// The context of one run, and the text of each of its files. Texts are compared, not
+/// hashed: a re-check reuses results where they are equal, so two texts taken for one
+/// would give an edited case the results of its old text. A scope shares the texts of
+/// its run's `SourceDb` (by reference count): keeping it for the next run copies none.
 #[derive(Clone)]
 pub struct Scope {
-    /// The hash of the context: every file's name in order, and the text of each file
-    /// that declares anything but cases.
-    pub(crate) key: u64,
-    /// The hash of each file's text, by file id.
-    file_hashes: Vec<u64>,
+    pub(crate) context: Context,
+    /// Each file's text, by file id.
+    texts: Vec<Arc<str>>,
 }
+
+/// What every case of a run reads besides its own file: every file's name in order
+/// (spans name files by position), with the text of each file that declares anything
+/// but cases.
+#[derive(Clone, PartialEq)]
+pub(crate) struct Context(Vec<(String, Option<Arc<str>>)>);
 
 impl Scope {
     /// The scope of a run over `db`, whose files parsed into `trees` (in file order).
     pub fn new(db: &SourceDb, trees: &[Arc<Parsed>]) -> Scope {
-        let hasher = foldhash::fast::FixedState::default();
-        let file_hashes: Vec<u64> = db
+        let context = db
             .files()
-            .map(|(_, file)| hasher.hash_one(&*file.text))
+            .zip(trees)
+            .map(|((_, file), tree)| {
+                let declares = (!tree.declares_only_cases()).then(|| Arc::clone(&file.text));
+                (file.name.clone(), declares)
+            })
             .collect();
-        let mut key = hasher.build_hasher();
-        for ((id, file), tree) in db.files().zip(trees) {
-            file.name.hash(&mut key);
-            let only_cases = tree
-                .file
-                .as_ref()
-                .is_some_and(|f| f.statements.iter().all(|s| s.name() == "case"));
-            if !only_cases {
-                file_hashes[id.0 as usize].hash(&mut key);
-            }
-        }
         Scope {
-            key: key.finish(),
-            file_hashes,
+            context: Context(context),
+            texts: db.files().map(|(_, file)| Arc::clone(&file.text)).collect(),
         }
     }
 
-    /// The hash of a file's text (0 for a file not in the run).
-    pub(crate) fn file_hash(&self, file: FileId) -> u64 {
-        self.file_hashes.get(file.0 as usize).copied().unwrap_or(0)
+    /// Which files have the same text as in the run of `last`, when that run had the
+    /// same context; none when it had another (nothing of it holds).
+    pub(crate) fn unchanged_since(&self, last: &Scope) -> Option<Unchanged> {
+        (self.context == last.context).then(|| {
+            let same = |(i, text): (usize, &Arc<str>)| last.texts.get(i) == Some(text);
+            Unchanged(self.texts.iter().enumerate().map(same).collect())
+        })
+    }
+}
+
+/// The files of a run whose text is the same as in an earlier run of the same context,
+/// by file id.
+pub(crate) struct Unchanged(Vec<bool>);
+
+impl Unchanged {
+    pub(crate) fn contains(&self, file: FileId) -> bool {
+        self.0.get(file.0 as usize) == Some(&true)
     }
 }

@@ -371,6 +371,32 @@ fn a_recheck_reports_what_a_fresh_check_does_after_each_edit() {
     );
 }
 
+/// A case file that does not parse declares nothing the other cases read, so typing in
+/// it (a string not yet closed, then another) leaves every other case taken over, as
+/// does fixing it; each step checks as a fresh check of the same sources does.
+#[test]
+fn a_recheck_takes_the_other_cases_over_while_a_case_file_does_not_parse() {
+    let unclosed = |to: &'static str| ("TUJ-034.case", "dentist slot at two.\"", to);
+    let steps = [
+        vec![],
+        vec![unclosed("dentist slot at two.")],
+        vec![unclosed("dentist slot at three.")],
+        vec![],
+    ];
+    let mut recheck = casec::Recheck::default();
+    for (step, edits) in steps.iter().enumerate() {
+        let sources = tujora_edited(edits);
+        let fresh = rechecked(sources.clone(), &mut Default::default());
+        let reused = rechecked(sources, &mut recheck);
+        assert_eq!(rendered(&reused), rendered(&fresh), "step {step}");
+        assert_eq!(model(&reused), model(&fresh), "step {step}");
+        assert_eq!(fresh.has_errors(), !edits.is_empty(), "step {step}");
+        let taken_over = if step == 0 { 0 } else { 99 };
+        assert_eq!(recheck.cases.reused(), taken_over, "step {step}");
+        recheck.keep(reused);
+    }
+}
+
 /// A re-check reads the shapes again when the file declaring them changes, and takes
 /// them from the last run while only case files change: each step checks as a fresh
 /// check of the same sources does.

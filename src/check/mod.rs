@@ -88,7 +88,7 @@ pub fn check(
         hidden: suite_hidden.prepare(suite),
     };
     let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
-    if let Some((cache, scope)) = reuse {
+    if let Some((cache, _)) = reuse {
         // Only changed cases are checked again, but what cases share needs them all.
         let shared = crate::parallel::map_with(
             &suite.cases,
@@ -97,7 +97,7 @@ pub fn check(
             |seen, case| seen.shared_part(case, &case_texts(suite, case)),
         );
         check_shared(&cx, shared, &mut cache.shared, &mut out);
-        cache.check(&cx, scope, &mut out);
+        cache.check(&cx, &mut out);
         cache.suite_hidden = Some(Rc::clone(&suite_hidden));
         return out;
     }
@@ -119,43 +119,44 @@ pub fn check(
     out
 }
 
-/// The own diagnostics of the cases of the last run, by case file, its text's hash,
-/// and case id, and what the texts cases inherit reported; valid for one [`Scope`].
+/// The own diagnostics of the cases of the last run, by case file and case id, and what
+/// the texts cases inherit reported; valid for one [`Scope`]'s context.
 #[derive(Default)]
 pub struct CheckCache {
-    scope: u64,
+    /// The scope of the last run.
+    scope: Option<Scope>,
     cases: HashMap<CaseKey, Vec<Diagnostic>>,
     shared: leak::SharedFindings,
     /// The suite's hidden texts: the suite file is part of the scope.
     suite_hidden: Option<Rc<leak::SuiteHidden>>,
 }
 
-/// A case's file, the hash of that file's text, and the case id.
-type CaseKey = (FileId, u64, String);
+/// A case's file and the case id.
+type CaseKey = (FileId, String);
 
 impl CheckCache {
-    /// Forgets everything when `scope` is not the scope of the last run.
+    /// Forgets everything when `scope` has another context than the last run's, and
+    /// the cases of files that changed since.
     fn enter(&mut self, scope: &Scope) {
-        if self.scope != scope.key {
-            *self = CheckCache {
-                scope: scope.key,
-                ..CheckCache::default()
-            };
+        match self
+            .scope
+            .as_ref()
+            .and_then(|last| scope.unchanged_since(last))
+        {
+            Some(unchanged) => self.cases.retain(|(file, _), _| unchanged.contains(*file)),
+            None => *self = CheckCache::default(),
         }
+        self.scope = Some(scope.clone());
     }
 
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
     /// cases whose file changed; remembers this run's. The cache has entered `scope`.
-    fn check(&mut self, cx: &Cx, scope: &Scope, out: &mut Vec<Diagnostic>) {
+    fn check(&mut self, cx: &Cx, out: &mut Vec<Diagnostic>) {
         let suite = cx.suite;
         let keys: Vec<CaseKey> = suite
             .cases
             .iter()
-            .map(|case| {
-                let file = case.extent.file;
-                let hash = scope.file_hash(file);
-                (file, hash, case.id.as_str().to_string())
-            })
+            .map(|case| (case.extent.file, case.id.as_str().to_string()))
             .collect();
         let changed: Vec<usize> = (0..keys.len())
             .filter(|&i| !self.cases.contains_key(&keys[i]))
@@ -191,7 +192,7 @@ impl CheckCache {
     pub fn own(&self) -> impl Iterator<Item = (FileId, &[Diagnostic])> {
         self.cases
             .iter()
-            .map(|((file, _, _), own)| (*file, own.as_slice()))
+            .map(|((file, _), own)| (*file, own.as_slice()))
     }
 }
 

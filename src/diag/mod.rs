@@ -10,9 +10,13 @@
 pub mod codes;
 pub mod render;
 
+use strum::IntoStaticStr;
+
 use crate::source::{SourceDb, Span};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Named `error` and `warning` in every rendering (human, JSON, GitHub annotations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Severity {
     Error,
     Warning,
@@ -20,10 +24,7 @@ pub enum Severity {
 
 impl Severity {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
+        self.into()
     }
 }
 

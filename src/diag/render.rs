@@ -459,10 +459,7 @@ pub fn json_summary(errors: usize, warnings: usize, files: usize) -> String {
 pub fn github(d: &Diagnostic, db: &SourceDb) -> String {
     let capped = capped(d);
     let d = capped.as_ref().unwrap_or(d);
-    let kind = match d.severity() {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let kind = d.severity().as_str();
     let mut properties = Vec::new();
     match d.primary_span() {
         Some(span) => {

@@ -30,7 +30,7 @@ use crate::runtime::trust::Trust;
 use crate::source::{SourceDb, Span};
 
 use super::{
-    clean_suite, output, read_given, write_folder_atomically, Format, Report, Reporter,
+    clean_suite, output, read_given, write_folder_atomically, DiagnosticOptions, Format, Reporter,
     EXIT_ERRORS, EXIT_OK, EXIT_USAGE,
 };
 
@@ -115,7 +115,7 @@ fn judge_all(
     work: Vec<Work>,
     jobs: usize,
     doing: &str,
-    options: Report,
+    options: DiagnosticOptions,
 ) -> (Vec<Judgement>, Tally) {
     let bar = progress::bar(work.len(), doing, options);
     let parts = parallel::split(work, jobs.max(1));

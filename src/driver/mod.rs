@@ -52,7 +52,7 @@ pub enum Format {
 
 /// Options shared by every command that reports diagnostics.
 #[derive(Clone, Copy, Debug)]
-pub struct Report {
+pub struct DiagnosticOptions {
     pub format: Format,
     pub deny_warnings: bool,
     pub color: bool,
@@ -62,7 +62,7 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_ERRORS: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 
-fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
+fn render_one(d: &Diagnostic, db: &SourceDb, options: DiagnosticOptions) -> String {
     match options.format {
         Format::Human => render::human(
             d,
@@ -77,14 +77,14 @@ fn render_one(d: &Diagnostic, db: &SourceDb, options: Report) -> String {
     }
 }
 
-/// The diagnostics of one run of a command: how they are printed ([`Report`]) and what
+/// The diagnostics of one run of a command: how they are printed ([`DiagnosticOptions`]) and what
 /// was reported so far. The command line makes one per run and passes it to the
 /// command. Every diagnostic goes to standard error as it is reported; the one summary
 /// of the run follows at its end ([`Reporter::finish`]), however many times the command
 /// reported.
 #[derive(Debug)]
 pub struct Reporter {
-    pub options: Report,
+    pub options: DiagnosticOptions,
     /// Counted through a shared reference: a command reports from several places.
     reported: RefCell<Reported>,
 }
@@ -105,7 +105,7 @@ struct Reported {
 }
 
 impl Reporter {
-    pub fn new(options: Report) -> Reporter {
+    pub fn new(options: DiagnosticOptions) -> Reporter {
         Reporter {
             options,
             reported: RefCell::default(),
@@ -217,7 +217,7 @@ fn summary_line(errors: usize, warnings: usize) -> String {
     )
 }
 
-fn exit_code<D: Borrow<Diagnostic>>(diagnostics: &[D], options: Report) -> u8 {
+fn exit_code<D: Borrow<Diagnostic>>(diagnostics: &[D], options: DiagnosticOptions) -> u8 {
     if diagnostics.iter().any(|d| d.borrow().is_usage_error()) {
         EXIT_USAGE
     } else if diagnostics.iter().any(|d| d.borrow().is_error())
@@ -614,7 +614,7 @@ mod tests {
     /// summary, as a process-wide count would.
     #[test]
     fn two_reporters_count_independently() {
-        let options = Report {
+        let options = DiagnosticOptions {
             format: Format::Human,
             deny_warnings: false,
             color: false,

@@ -284,7 +284,7 @@ pub fn walk_order_of(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 /// What a path of the index is to a check of the suite.
-enum Kind {
+enum WalkedAs {
     /// A `.case` file the walk would read.
     CaseFile,
     /// Something the walk would skip: hidden, or not a `.case` file.
@@ -294,18 +294,18 @@ enum Kind {
 }
 
 /// `below` (a path below the root) with git's file `mode`, as the walk would take it.
-fn kind(root: &Path, below: &str, mode: &str) -> Kind {
+fn walked_as(root: &Path, below: &str, mode: &str) -> WalkedAs {
     if below.split('/').any(|part| part.starts_with('.')) {
-        return Kind::Skipped;
+        return WalkedAs::Skipped;
     }
     let case_file = below.ends_with(".case");
     match mode {
-        "100644" | "100755" if case_file => Kind::CaseFile,
-        "120000" if case_file || root.join(path_of(below)).is_dir() => {
-            Kind::Unreadable("a symbolic link: git's index holds the link, not what it leads to")
-        }
-        "160000" => Kind::Unreadable("a git submodule: its files are not in this index"),
-        _ => Kind::Skipped,
+        "100644" | "100755" if case_file => WalkedAs::CaseFile,
+        "120000" if case_file || root.join(path_of(below)).is_dir() => WalkedAs::Unreadable(
+            "a symbolic link: git's index holds the link, not what it leads to",
+        ),
+        "160000" => WalkedAs::Unreadable("a git submodule: its files are not in this index"),
+        _ => WalkedAs::Skipped,
     }
 }
 
@@ -356,7 +356,7 @@ fn parse_change(
     let id = |hex: &str| ObjectId::from_hex(hex.as_bytes()).map(|id| (!id.is_null()).then_some(id));
     let (old_id, new_id) = (id(old_id)?, id(new_id)?);
     if status == "U" {
-        let counts = !matches!(kind(root, &below, "100644"), Kind::Skipped);
+        let counts = !matches!(walked_as(root, &below, "100644"), WalkedAs::Skipped);
         return Some(Ok(counts.then_some(Change {
             below,
             old: Side::Absent,
@@ -364,15 +364,15 @@ fn parse_change(
             unmerged: true,
         })));
     }
-    let old = match kind(root, &below, old_mode) {
-        Kind::CaseFile => old_id.map_or(Side::Absent, Side::Blob),
-        Kind::Skipped => Side::Absent,
-        Kind::Unreadable(_) => Side::Unreadable,
+    let old = match walked_as(root, &below, old_mode) {
+        WalkedAs::CaseFile => old_id.map_or(Side::Absent, Side::Blob),
+        WalkedAs::Skipped => Side::Absent,
+        WalkedAs::Unreadable(_) => Side::Unreadable,
     };
-    let new = match kind(root, &below, new_mode) {
-        Kind::CaseFile => new_id,
-        Kind::Skipped => None,
-        Kind::Unreadable(what) => return Some(Err(unreadable_path(root, &below, what))),
+    let new = match walked_as(root, &below, new_mode) {
+        WalkedAs::CaseFile => new_id,
+        WalkedAs::Skipped => None,
+        WalkedAs::Unreadable(what) => return Some(Err(unreadable_path(root, &below, what))),
     };
     let counts = new.is_some() || old != Side::Absent;
     Some(Ok(counts.then_some(Change {
@@ -388,7 +388,7 @@ fn parse_change(
 enum Side {
     Absent,
     Blob(ObjectId),
-    /// Something a check cannot read from git (see [`Kind::Unreadable`]).
+    /// Something a check cannot read from git (see [`WalkedAs::Unreadable`]).
     Unreadable,
 }
 
@@ -404,13 +404,13 @@ fn ls_tree(root: &Path, base: ObjectId) -> Result<TreeListing, Diagnostic> {
     let mut unreadable = Vec::new();
     for line in out.split(|&b| b == 0).filter(|l| !l.is_empty()) {
         let (mode, id, below) = parse_tree_line(line).ok_or_else(|| garbled(root, "ls-tree"))?;
-        match kind(root, &below, mode) {
-            Kind::CaseFile => blobs.push(StagedFile {
+        match walked_as(root, &below, mode) {
+            WalkedAs::CaseFile => blobs.push(StagedFile {
                 below: Cow::Owned(below),
                 blob: id,
             }),
-            Kind::Skipped => {}
-            Kind::Unreadable(what) => unreadable.push((below, what)),
+            WalkedAs::Skipped => {}
+            WalkedAs::Unreadable(what) => unreadable.push((below, what)),
         }
     }
     Ok((blobs, unreadable))

@@ -8,7 +8,7 @@
 //! the schema tables, as for the resolver.
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+enum TokenKind {
     Word,
     Str,
     Open,
@@ -22,7 +22,7 @@ enum Kind {
 
 #[derive(Clone, Copy, Debug)]
 struct Token {
-    kind: Kind,
+    kind: TokenKind,
     start: usize,
     end: usize,
     /// A string whose closing quote is missing: the cursor at its end is still inside.
@@ -128,9 +128,9 @@ fn floor_char_boundary(text: &str, offset: usize) -> usize {
 /// inside a closed string, anywhere after the opening quote of an unclosed one.
 fn contains(token: &Token, offset: usize) -> bool {
     match token.kind {
-        Kind::Word => token.start <= offset && offset <= token.end,
-        Kind::Str if token.open => token.start < offset && offset <= token.end,
-        Kind::Str | Kind::Comment => token.start < offset && offset < token.end,
+        TokenKind::Word => token.start <= offset && offset <= token.end,
+        TokenKind::Str if token.open => token.start < offset && offset <= token.end,
+        TokenKind::Str | TokenKind::Comment => token.start < offset && offset < token.end,
         _ => false,
     }
 }
@@ -159,18 +159,18 @@ struct Walk {
 impl Walk {
     fn step(&mut self, text: &str, token: &Token) {
         match token.kind {
-            Kind::Comment | Kind::Other => {}
-            Kind::End if self.list_depth == 0 => self.end_statement(text),
-            Kind::End => {}
-            Kind::ListOpen => {
+            TokenKind::Comment | TokenKind::Other => {}
+            TokenKind::End if self.list_depth == 0 => self.end_statement(text),
+            TokenKind::End => {}
+            TokenKind::ListOpen => {
                 self.list_depth += 1;
                 self.current.push(*token);
             }
-            Kind::ListClose => {
+            TokenKind::ListClose => {
                 self.list_depth = self.list_depth.saturating_sub(1);
                 self.current.push(*token);
             }
-            Kind::Open => {
+            TokenKind::Open => {
                 let key = self.key(text);
                 self.end_statement(text);
                 self.list_depth = 0;
@@ -179,14 +179,14 @@ impl Walk {
                     keys: Vec::new(),
                 });
             }
-            Kind::Close => {
+            TokenKind::Close => {
                 self.end_statement(text);
                 self.list_depth = 0;
                 if let Some(frame) = self.frames.pop() {
                     self.closed_keys = frame.keys;
                 }
             }
-            Kind::Word | Kind::Str => self.current.push(*token),
+            TokenKind::Word | TokenKind::Str => self.current.push(*token),
         }
     }
 
@@ -212,8 +212,8 @@ impl Walk {
     fn snapshot(&self, text: &str, token: Option<&Token>, offset: usize) -> (Vec<String>, At) {
         let blocks = self.frames.iter().map(|f| f.key.clone()).collect();
         let at = match token {
-            Some(t) if t.kind == Kind::Comment => At::Nothing,
-            Some(t) if t.kind == Kind::Str => self.in_string(text, offset),
+            Some(t) if t.kind == TokenKind::Comment => At::Nothing,
+            Some(t) if t.kind == TokenKind::Str => self.in_string(text, offset),
             Some(t) => self.slot(text, word_text(text, t), t.start, t.end),
             None => self.slot(text, String::new(), offset, offset),
         };
@@ -239,7 +239,7 @@ impl Walk {
 
     fn in_string(&self, text: &str, offset: usize) -> At {
         match self.current.first() {
-            Some(key) if key.kind == Kind::Word => At::Text {
+            Some(key) if key.kind == TokenKind::Word => At::Text {
                 key: word_text(text, key),
                 word: id_around(text, offset),
             },
@@ -289,14 +289,14 @@ fn tokens(text: &str) -> Vec<Token> {
         };
         match c {
             ' ' | '\t' | '\r' => {}
-            '\n' | ';' => out.push(token(Kind::End, start + 1)),
-            '{' => out.push(token(Kind::Open, start + 1)),
-            '}' => out.push(token(Kind::Close, start + 1)),
-            '[' => out.push(token(Kind::ListOpen, start + 1)),
-            ']' => out.push(token(Kind::ListClose, start + 1)),
+            '\n' | ';' => out.push(token(TokenKind::End, start + 1)),
+            '{' => out.push(token(TokenKind::Open, start + 1)),
+            '}' => out.push(token(TokenKind::Close, start + 1)),
+            '[' => out.push(token(TokenKind::ListOpen, start + 1)),
+            ']' => out.push(token(TokenKind::ListClose, start + 1)),
             '#' => {
                 let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
-                out.push(token(Kind::Comment, end));
+                out.push(token(TokenKind::Comment, end));
             }
             '"' if text[start..].starts_with("\"\"\"") => {
                 let body = start + 3;
@@ -305,7 +305,7 @@ fn tokens(text: &str) -> Vec<Token> {
                     None => (text.len(), true),
                 };
                 out.push(Token {
-                    kind: Kind::Str,
+                    kind: TokenKind::Str,
                     start,
                     end,
                     open,
@@ -314,7 +314,7 @@ fn tokens(text: &str) -> Vec<Token> {
             '"' => {
                 let (end, open) = string_end(text, start + 1);
                 out.push(Token {
-                    kind: Kind::Str,
+                    kind: TokenKind::Str,
                     start,
                     end,
                     open,
@@ -324,9 +324,9 @@ fn tokens(text: &str) -> Vec<Token> {
                 let end = text[start..]
                     .find(|c: char| !is_name_char(c))
                     .map_or(text.len(), |n| start + n);
-                out.push(token(Kind::Word, end));
+                out.push(token(TokenKind::Word, end));
             }
-            c => out.push(token(Kind::Other, start + c.len_utf8())),
+            c => out.push(token(TokenKind::Other, start + c.len_utf8())),
         }
         let end = out.last().map_or(0, |t| t.end);
         while chars.peek().is_some_and(|(i, _)| *i < end) {

@@ -2,6 +2,8 @@
 //! records a world holds. Readers are in `resolve::world`, checks in `check::world`,
 //! the sandbox JSON in `lower::sandbox`.
 
+use strum::{EnumString, IntoStaticStr};
+
 use crate::model::{Name, Text};
 
 use super::time::ZonedDateTime;
@@ -69,7 +71,10 @@ pub struct FieldSpec {
     pub doc: Option<Text>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// A field's type, named in schemas by its word in lower case (`datetime`); the types
+/// with arguments (`enum a b`, `ref c`, `list T`) are read word by word, not by name.
+#[derive(Clone, Debug, PartialEq, IntoStaticStr, EnumString)]
+#[strum(serialize_all = "lowercase")]
 pub enum FieldType {
     Text,
     Date,
@@ -81,9 +86,12 @@ pub enum FieldType {
     Number,
     /// A whole number (stored as a number: `3` equals `3.0`).
     Integer,
+    #[strum(disabled)]
     Enum(Vec<String>),
     /// A record id of one of these collections.
+    #[strum(disabled)]
     Ref(Vec<String>),
+    #[strum(disabled)]
     List(Box<FieldType>),
     /// A file's content: any bytes (written as a text, or included from the suite folder).
     Bytes,
@@ -102,19 +110,10 @@ impl FieldType {
     /// How the type is written in a schema, e.g. `list enum locate ring`.
     pub fn describe(&self) -> String {
         match self {
-            FieldType::Text => "text".into(),
-            FieldType::Date => "date".into(),
-            FieldType::Time => "time".into(),
-            FieldType::DateTime => "datetime".into(),
-            FieldType::Duration => "duration".into(),
-            FieldType::Recurrence => "recurrence".into(),
-            FieldType::Bytes => "bytes".into(),
-            FieldType::Bool => "bool".into(),
-            FieldType::Number => "number".into(),
-            FieldType::Integer => "integer".into(),
             FieldType::Enum(values) => format!("enum {}", values.join(" ")),
             FieldType::Ref(targets) => format!("ref {}", targets.join(" ")),
             FieldType::List(item) => format!("list {}", item.describe()),
+            simple => <&str>::from(simple).to_string(),
         }
     }
 }

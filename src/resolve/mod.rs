@@ -30,7 +30,7 @@ use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::model::tool::Tool;
 use crate::model::world::WorldSchema;
 use crate::model::{Case, Category, Name, Suite};
-use crate::scope::Scope;
+use crate::scope::{Context, Scope, Unchanged};
 use crate::source::{FileId, Span};
 use crate::syntax::ast::{File, Statement};
 use crate::syntax::Parsed;
@@ -143,7 +143,7 @@ pub fn resolve_reusing(
 /// same case, with the same diagnostics.
 #[derive(Default)]
 pub struct CaseCache {
-    /// The scope of the last run: its key and its files' hashes.
+    /// The scope of the last run: its context and its files' texts.
     scope: Option<Scope>,
     /// The last run's cases, by where their statement starts (given back with
     /// [`CaseCache::keep`]).
@@ -152,9 +152,9 @@ pub struct CaseCache {
     diagnostics: HashMap<(FileId, u32), Vec<Diagnostic>>,
     /// How many cases the last run took over.
     reused: usize,
-    /// The shapes and world schemas the last run read, and the key of its scope: in
-    /// the same scope, the same statements declare them.
-    declarations: Option<(u64, Declarations)>,
+    /// The shapes and world schemas the last run read, and the context of its scope:
+    /// in the same context, the same statements declare them.
+    declarations: Option<(Context, Declarations)>,
 }
 
 /// The shapes and world schemas of a run, with what reading them reported.
@@ -198,20 +198,23 @@ impl CaseCache {
     /// scope, else those `read` gives, remembered.
     fn declarations(&mut self, scope: &Scope, read: impl FnOnce() -> Declarations) -> Declarations {
         match &self.declarations {
-            Some((key, last)) if *key == scope.key => last.clone(),
+            Some((context, last)) if *context == scope.context => last.clone(),
             _ => {
                 let read = read();
-                self.declarations = Some((scope.key, read.clone()));
+                self.declarations = Some((scope.context.clone(), read.clone()));
                 read
             }
         }
     }
 
     /// The case of the statement at `at` and what resolving it reported, when the last
-    /// run resolved it in this scope from the same file.
-    fn take(&mut self, at: (FileId, u32), scope: &Scope) -> Option<(Case, Vec<Diagnostic>)> {
-        let last = self.scope.as_ref()?;
-        if last.key != scope.key || last.file_hash(at.0) != scope.file_hash(at.0) {
+    /// run resolved it from the same file, one of the files `unchanged` since that run.
+    fn take(
+        &mut self,
+        at: (FileId, u32),
+        unchanged: &Unchanged,
+    ) -> Option<(Case, Vec<Diagnostic>)> {
+        if !unchanged.contains(at.0) {
             return None;
         }
         let diagnostics = self.diagnostics.get(&at)?.clone();
@@ -697,8 +700,15 @@ fn resolve_cases_reusing(
     let places: Vec<Option<(FileId, u32)>> = jobs.iter().map(at).collect();
     let mut resolved: Vec<Option<(Option<Case>, Vec<Diagnostic>)>> = Vec::new();
     let mut fresh: Vec<(usize, CasePlace)> = Vec::new();
+    let unchanged = cache
+        .scope
+        .as_ref()
+        .and_then(|last| scope.unchanged_since(last));
     for (i, place) in jobs.into_iter().enumerate() {
-        let taken = places[i].and_then(|at| cache.take(at, scope));
+        let taken = match (places[i], &unchanged) {
+            (Some(at), Some(unchanged)) => cache.take(at, unchanged),
+            _ => None,
+        };
         if taken.is_none() {
             fresh.push((i, place));
         }

@@ -37,6 +37,17 @@ pub struct Parsed {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl Parsed {
+    /// Whether the file declares nothing but cases (a file that did not parse declares
+    /// nothing): then no other file's cases depend on it, so it is not part of the
+    /// context that re-checks key their reuse on (`scope::Scope`, the check cache).
+    pub fn declares_only_cases(&self) -> bool {
+        self.file
+            .as_ref()
+            .is_none_or(|f| f.statements.iter().all(|s| s.name() == "case"))
+    }
+}
+
 pub fn parse(id: FileId, text: &str) -> Parsed {
     // The direct parser stops at the nesting limit itself; the scan for a file nested
     // too deep is for the files it gives up on, before pest recurses into them.

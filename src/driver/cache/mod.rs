@@ -47,6 +47,7 @@ use crate::driver::staged::{self, ObjectId};
 use crate::load::{self, Source};
 use crate::source::{FileId, Origin, Role, SourceDb};
 use crate::syntax::ast::{ListItem, Statement, ValueKind};
+use crate::syntax::Parsed;
 use crate::{Compilation, Config, Depth, Recheck, Sources};
 
 use self::store::{Digest, Entry, Head, Index, StagedBase, Stamp, StatStamp, Stored};
@@ -304,7 +305,10 @@ fn quick_staged(root: &Path, old: &Index, blobs: &staged::Blobs) -> Option<Check
     for &(at, _) in &changed {
         let entry = &old.entries[at];
         let result = results.remove(entry.name)?;
-        let still_cases = recheck.trees.parsed(entry.name).is_none_or(only_cases);
+        let still_cases = recheck
+            .trees
+            .parsed(entry.name)
+            .is_none_or(Parsed::declares_only_cases);
         if result.facts != entry.facts || !still_cases {
             return None;
         }
@@ -504,7 +508,9 @@ fn settled(seen: &Seen, entry: Option<&Entry>) -> (bool, Option<FileResult>) {
         return (seen.only_cases && entry.only_cases, result);
     }
     let only_cases = match &seen.text {
-        Some(text) => seen.only_cases && only_cases(&crate::syntax::parse(FileId(0), text)),
+        Some(text) => {
+            seen.only_cases && crate::syntax::parse(FileId(0), text).declares_only_cases()
+        }
         None => seen.only_cases,
     };
     (only_cases, None)
@@ -761,7 +767,8 @@ impl Survey {
         let (mut results, shared) = results(&compilation, &recheck, &self.suite_name);
         for seen in &mut self.seen {
             let parsed = recheck.trees.parsed(&seen.name);
-            seen.only_cases = seen.name != self.suite_name && parsed.is_none_or(only_cases);
+            seen.only_cases =
+                seen.name != self.suite_name && parsed.is_none_or(Parsed::declares_only_cases);
             seen.result = results.remove(seen.name.as_str());
         }
         let cacheable = compilation.suite.is_some();
@@ -933,14 +940,6 @@ fn same_base(a: Option<&StagedBase>, b: Option<&StagedBase>) -> bool {
     }
 }
 
-/// Whether a file holds only cases (or did not parse): no part of the context.
-fn only_cases(parsed: &crate::syntax::Parsed) -> bool {
-    parsed
-        .file
-        .as_ref()
-        .is_none_or(|f| f.statements.iter().all(|s| s.name() == "case"))
-}
-
 /// Every case file's result, by name, and the suite-wide diagnostics (those of no case
 /// file), encoded. A case file's diagnostics are its cases' own (the semantic checks,
 /// wherever they point) and every other diagnostic located in it, in the order of the
@@ -956,7 +955,10 @@ fn results(
         let file = db.file(id);
         file.origin == Origin::User
             && file.name != suite_file
-            && recheck.trees.parsed(&file.name).is_some_and(only_cases)
+            && recheck
+                .trees
+                .parsed(&file.name)
+                .is_some_and(Parsed::declares_only_cases)
     };
     let encode = |d: &Diagnostic| {
         let mut out = Vec::new();

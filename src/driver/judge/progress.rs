@@ -11,11 +11,11 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use super::super::{Format, Report};
+use super::super::{DiagnosticOptions, Format};
 
 /// A bar over `len` items, prefixed with what is being done (`judging`); hidden unless
 /// standard error is a terminal and diagnostics are for people.
-pub(super) fn bar(len: usize, doing: &str, options: Report) -> ProgressBar {
+pub(super) fn bar(len: usize, doing: &str, options: DiagnosticOptions) -> ProgressBar {
     let visible = options.format == Format::Human && std::io::stderr().is_terminal();
     if !visible || len == 0 {
         return ProgressBar::hidden();

@@ -548,7 +548,7 @@ impl View<'_> {
                         span.id { (id) } " "
                         (case.map_or("", |c| c.title.as_str()))
                     }
-                    span class=(format!("badge {}", verdict_class(run.record.verdict))) { (self.outcome(run.record.verdict)) }
+                    span class=(format!("badge {}", run.record.verdict.as_str())) { (self.outcome(run.record.verdict)) }
                 }
                 p.meta {
                     @if let Some(category) = case.and_then(|c| c.category.as_ref()) {
@@ -640,7 +640,7 @@ impl View<'_> {
                         h3 {
                             span.id { (id) } " "
                             (self.case(id).map_or("", |c| c.title.as_str())) " "
-                            span class=(format!("badge {}", verdict_class(run.record.verdict))) { (self.outcome(run.record.verdict)) }
+                            span class=(format!("badge {}", run.record.verdict.as_str())) { (self.outcome(run.record.verdict)) }
                         }
                         p.meta {
                             "record " code { (run.file) } " · "
@@ -773,14 +773,6 @@ fn judge_model(record: &Json) -> Option<&str> {
         .get("settings")?
         .get("model")?
         .as_str()
-}
-
-fn verdict_class(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Passed => "passed",
-        Verdict::Failed => "failed",
-        Verdict::Undecided => "undecided",
-    }
 }
 
 /// A stacked horizontal bar of `values`, one segment per class, each with a tooltip.

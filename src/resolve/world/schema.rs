@@ -323,19 +323,7 @@ pub(crate) fn read_type(
         .iter()
         .filter_map(|v| v.as_ident().map(str::to_string))
         .collect();
-    let simple = match word {
-        "text" => Some(FieldType::Text),
-        "date" => Some(FieldType::Date),
-        "time" => Some(FieldType::Time),
-        "datetime" => Some(FieldType::DateTime),
-        "duration" => Some(FieldType::Duration),
-        "recurrence" => Some(FieldType::Recurrence),
-        "bool" => Some(FieldType::Bool),
-        "number" => Some(FieldType::Number),
-        "integer" => Some(FieldType::Integer),
-        "bytes" => Some(FieldType::Bytes),
-        _ => None,
-    };
+    let simple = word.parse::<FieldType>().ok();
     let needs_args = |what: &str, diags: &mut Vec<Diagnostic>| {
         diags.push(
             error(
