@@ -816,7 +816,11 @@ fn served_request(id: usize, event: &trace::TraceEvent) -> String {
             followup: None,
         } => ("sandbox/question", json!({"question": question})),
         trace::TraceEvent::Reply(content) => ("sandbox/reply", json!({"content": content})),
-        trace::TraceEvent::User(content) => ("sandbox/user", json!({"content": content})),
+        trace::TraceEvent::User { content, thought } => (
+            "sandbox/user",
+            json!({"content": content, "thought": thought}),
+        ),
+        trace::TraceEvent::End(ending) => ("sandbox/end_conversation", ending.to_json()),
     };
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }

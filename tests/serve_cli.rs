@@ -26,7 +26,11 @@ fn request(id: usize, event: &Value) -> Value {
             None => ("sandbox/ask", json!({"question": event["content"]})),
         },
         Some("reply") => ("sandbox/reply", json!({"content": event["content"]})),
-        _ => ("sandbox/user", json!({"content": event["content"]})),
+        Some("end") => ("sandbox/end_conversation", event.clone()),
+        _ => (
+            "sandbox/user",
+            json!({"content": event["content"], "thought": event["thought"]}),
+        ),
     };
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }

@@ -24,6 +24,7 @@ from ._casec import (
     __version__,
     agreement,
     load,
+    parse_person_turn,
     parse_verdict,
 )
 
@@ -35,5 +36,6 @@ __all__ = [
     "__version__",
     "agreement",
     "load",
+    "parse_person_turn",
     "parse_verdict",
 ]

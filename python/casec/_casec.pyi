@@ -55,6 +55,7 @@ class CaseInfo(TypedDict):
     followups: int
     unscripted_reply: bool
     runs_commands: bool
+    has_person: bool
     checks: list[CheckInfo]
     critical_failures: list[CriticalInfo]
 
@@ -140,6 +141,9 @@ def bubblewrap_arguments(root: str, program: str) -> list[str]:
 
 def job_program() -> str:
     """The casec executable a workspace job runs (CASEC_JOB_PROGRAM, or casec on PATH); OSError otherwise."""
+
+def parse_person_turn(content: str) -> dict[str, Any]:
+    """The simulated person's turn in a model's answer (message, thought, end), failing closed: ValueError otherwise."""
 
 def parse_verdict(content: str) -> dict[str, JSON]:
     """The verdict (``met``, ``reason``) in a judge's message text; ValueError with what is wrong otherwise (fail closed)."""
@@ -237,8 +241,14 @@ class Session:
         """Requests asking whether ``question`` is a scripted follow-up not asked yet, in order."""
     def reply(self, text: str) -> None:
         """Records the assistant's reply."""
-    def user(self, text: str) -> None:
-        """Records a user turn."""
+    def user(self, text: str, thought: Optional[str] = None) -> None:
+        """Records a user turn, with a simulated person's private thought."""
+    def person_request(self, model: str = "person", seed: int = 0) -> dict[str, JSON]:
+        """The request for the simulated person's next turn (a chat-completions body): the person's fields and the conversation, nothing else."""
+    def end_conversation(
+        self, reason: str, satisfaction: Optional[int] = None, verdict: Optional[str] = None
+    ) -> None:
+        """Records how the conversation ended (goal_met, refused, transferred, out_of_scope, gave_up, turn_limit); ValueError otherwise."""
     def result_record(self) -> dict[str, JSON]:
         """The result record so far, without ending the session."""
     def end(self) -> dict[str, JSON]:

@@ -29,15 +29,15 @@ from __future__ import annotations
 import json
 import logging
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional, TypeVar, Union
 
 import anyio
 from inspect_ai import Task, task
-from inspect_ai.agent import Agent, agent
+from inspect_ai.agent import Agent, AgentState, agent
 from inspect_ai.agent import react as inspect_react
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ModelEvent
@@ -61,6 +61,7 @@ from inspect_ai.util import sandbox as inspect_sandbox
 
 from . import Session, Suite, load
 from ._casec import agreement as native_agreement
+from ._casec import parse_person_turn as native_parse_person_turn
 from ._casec import parse_verdict as native_parse_verdict
 from .workspace import SANDBOXES, SandboxExecutor, sample_files
 
@@ -78,6 +79,11 @@ SESSION_KEY = "casec:session"
 CASE_FILE_KEY = "casec:case_file"
 TRACE_KEY = "casec:trace"
 RUN_KEY = "casec:run"
+#: How many times the sample's simulated person answers at most.
+PERSON_TURNS_KEY = "casec:person_turns"
+
+#: How many times a simulated person answers at most by default (``-T person_turns=N``).
+PERSON_TURNS = 8
 
 
 @dataclass
@@ -88,6 +94,8 @@ class _Live:
     suite: Suite
     session: Session
     calls: anyio.Lock = field(default_factory=anyio.Lock)
+    #: The conversation loop recorded the assistant's last reply (the scorer must not).
+    replied: bool = False
 
 
 _SESSIONS: dict[str, _Live] = {}
@@ -170,7 +178,9 @@ def opening_messages(suite: Suite, case_id: str) -> list[ChatMessage]:
     return messages
 
 
-def case_samples(suite: Suite, case_ids: Sequence[str], sandbox: str = "local") -> list[Sample]:
+def case_samples(
+    suite: Suite, case_ids: Sequence[str], sandbox: str = "local", person_turns: int = PERSON_TURNS
+) -> list[Sample]:
     """One sample per case (with a world): the case's opening conversation as input
     (the system message is added by :func:`casec_setup`), what the harness needs
     (never shown to the model) as metadata. A case whose tools run workspace commands
@@ -208,6 +218,7 @@ def case_samples(suite: Suite, case_ids: Sequence[str], sandbox: str = "local") 
                     "tags": info["tags"],
                     "case_file": str(case_file),
                     "sandbox": sandbox if info["runs_commands"] else None,
+                    "person_turns": int(person_turns),
                 },
             )
         )
@@ -362,6 +373,7 @@ def open_session(state: TaskState) -> list[ToolDef]:
         sample_store.set(SESSION_KEY, state.uuid)
         sample_store.set(CASE_FILE_KEY, state.metadata["case_file"])
         sample_store.set(RUN_KEY, run)
+        sample_store.set(PERSON_TURNS_KEY, state.metadata.get("person_turns", PERSON_TURNS))
         _keep_trace(session)
     return _tool_defs(live)
 
@@ -383,6 +395,82 @@ def casec_setup() -> Solver:
     return solve
 
 
+async def person_turn(session: Session, person: Model) -> dict[str, Any]:
+    """The simulated person's next turn, played by ``person`` (the ``user`` model role)
+    from the request the library builds (the person's fields and the conversation,
+    nothing else), read as the library reads it. A turn that cannot be read is asked
+    for once more; a second failure is an error of the sample, never a made-up turn."""
+    body = session.person_request(model=_grader_name(person))
+    why = ""
+    for _ in range(2):
+        output = await person.generate(_messages(body), config=_config(body))
+        try:
+            turn: dict[str, Any] = native_parse_person_turn(output.completion or "")
+            return turn
+        except ValueError as error:
+            why = str(error)
+    raise RuntimeError(
+        f"{session.case_id}: the simulated person gave no turn casec can read: {why}"
+    )
+
+
+ConversationState = TypeVar("ConversationState", TaskState, AgentState)
+
+
+async def _converse(
+    state: ConversationState,
+    again: Callable[[ConversationState], Awaitable[ConversationState]],
+) -> ConversationState:
+    """The conversation loop after a first run of the assistant (``state`` holds its
+    reply): the reply goes to the simulated person, whose message comes back as the
+    next user message and the assistant runs ``again``, until the person ends the
+    conversation or has answered the sample's turn limit (the ending is then
+    ``turn_limit``). Nothing happens without a person or a ``user`` model role."""
+    live = _current_session()
+    person = _role_model("user")
+    if person is None or not live.suite.case(live.session.case_id)["has_person"]:
+        return state
+    session = live.session
+    turns = store().get(PERSON_TURNS_KEY, PERSON_TURNS)
+    for _ in range(int(turns)):
+        session.reply(state.output.completion if state.output else "")
+        live.replied = True
+        turn = await person_turn(session, person)
+        if turn["message"]:
+            session.user(turn["message"], turn["thought"])
+        if turn["end"] is not None:
+            end = turn["end"]
+            session.end_conversation(end["reason"], end["satisfaction"], end["verdict"])
+            _keep_trace(session)
+            return state
+        _keep_trace(session)
+        state.messages.append(ChatMessageUser(content=turn["message"] or ""))
+        live.replied = False
+        state = await again(state)
+    session.reply(state.output.completion if state.output else "")
+    live.replied = True
+    session.end_conversation("turn_limit")
+    _keep_trace(session)
+    return state
+
+
+@solver
+def converse(main: Solver) -> Solver:
+    """Runs ``main`` as a conversation with the case's simulated person (docs/people.md):
+    each time ``main`` ends with a reply, the reply goes to the person (the ``user``
+    model role), whose answer comes back as the next user message, until the person
+    ends the conversation or has answered ``-T person_turns`` times. A case without a
+    person, or a run without a ``user`` role, is one ``main`` run, as before."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        async def again(state: TaskState) -> TaskState:
+            return await main(state, generate)
+
+        return await _converse(await again(state), again)
+
+    return solve
+
+
 class CaseTools(ToolSource):
     """The current sample's tools as an Inspect ``ToolSource``, for agents that take
     their tools when they are built (``react(tools=[CaseTools()])``)."""
@@ -398,7 +486,14 @@ def react(**kwargs: Any) -> Agent:
     tools when it is built, so ``--solver react`` cannot reach a case's tools: the
     scorer refuses such a run rather than grade a model that never saw them."""
     tools = [CaseTools(), *kwargs.pop("tools", [])]
-    return inspect_react(tools=tools, **kwargs)
+    inner = inspect_react(tools=tools, **kwargs)
+
+    async def execute(state: AgentState) -> AgentState:
+        # A case with a simulated person is a conversation: each submitted answer goes
+        # to the person, and the agent runs again on their answer.
+        return await _converse(await inner(state), inner)
+
+    return execute
 
 
 def _messages(body: dict[str, Any]) -> list[ChatMessage]:
@@ -692,7 +787,7 @@ def casec_scorer(
                     "or give your agent `casec.harness.CaseTools()`."
                 )
             reply = state.output.completion if state.output else ""
-            if reply.strip():
+            if reply.strip() and not live.replied:
                 session.reply(reply)
             _keep_trace(session)
             record = session.end()
@@ -744,6 +839,7 @@ def suite(
     trust: Union[bool, str] = False,
     trust_outside: Union[bool, str] = False,
     sandbox: str = "local",
+    person_turns: int = PERSON_TURNS,
 ) -> Task:
     """A casec suite as an Inspect task: one sample per case with a world.
 
@@ -757,6 +853,8 @@ def suite(
         give it only for a suite you trust. A suite with programs is refused without it
         (``TrustError``); a suite without them needs none.
       trust_outside: With ``trust``, also programs and paths outside the suite folder.
+      person_turns: How many times a case's simulated person answers at most (played
+        by the ``user`` model role; docs/people.md).
       sandbox: Where the workspace commands of cases that run them go: ``local``
         (each command isolated by bubblewrap, the sample's folder as its root) or
         ``docker`` (a container from the suite's generated compose file; Kubernetes:
@@ -772,9 +870,10 @@ def suite(
     selected = _cases(loaded, cases)
     # Refused before any sample runs, as `casec verify` refuses.
     loaded.check_trust(selected)
-    samples = case_samples(loaded, selected, sandbox)
+    samples = case_samples(loaded, selected, sandbox, int(person_turns))
+    # Each holds the conversation with a case's simulated person (docs/people.md).
     if agent == "generate":
-        main: Any = generate()
+        main: Any = converse(generate())
     elif agent == "react":
         main = react()
     else:

@@ -4,8 +4,11 @@ They need no API key and no network, so a run of ``casec/suite`` can be tested o
 
 * ``casec/golden`` plays each case's golden trace (``<ID>.trace.jsonl`` beside the case
   file): its tool calls one by one as assistant tool calls (an ``asked`` or
-  ``question`` event as a call of ``ask_user``), then its final reply (through
-  ``submit`` when the agent offers one, as ``react`` does). As the ``grader`` role it
+  ``question`` event as a call of ``ask_user``), then its reply (through ``submit``
+  when the agent offers one, as ``react`` does); in a conversation with a simulated
+  person, turn by turn. As the ``user`` role it plays the person: each request for
+  the person's turn gets the golden trace's next ``user`` message (with its thought)
+  or its ``end``. As the ``grader`` role it
   answers each judge request from the golden trace's labels: a golden run meets every
   check and commits no critical failure, and a question is a scripted follow-up when
   the golden trace asks it as one.
@@ -24,7 +27,6 @@ from typing import Any, Optional
 
 from inspect_ai.model import (
     ChatMessage,
-    ChatMessageAssistant,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
@@ -34,7 +36,7 @@ from inspect_ai.model import (
 from inspect_ai.tool import ToolChoice, ToolInfo
 from inspect_ai.util import store
 
-from .harness import ASK_USER, CASE_FILE_KEY, JUDGE_MARKER
+from .harness import ASK_USER, CASE_FILE_KEY, JUDGE_MARKER, TRACE_KEY
 
 SUBMIT = "submit"
 
@@ -115,6 +117,27 @@ def _golden_verdict(header: dict[str, Any]) -> dict[str, Any]:
     return {"met": met, "reason": reason}
 
 
+#: The name of the response schema of a simulated person's turn (the library's request).
+PERSON_TURN = "casec_person_turn"
+
+
+def _golden_person_turn(events: list[dict[str, Any]], played: list[Any]) -> dict[str, Any]:
+    """How ``casec/golden`` plays the simulated person: the golden trace's next person
+    event (a ``user`` message with its thought, or the ``end``) after those played. A
+    golden trace that stops at the assistant's reply ends there: the person's goal is
+    met (the golden run is the competent one), with no satisfaction or verdict given."""
+    person = [e for e in events if e.get("type") in ("user", "end")]
+    taken = sum(1 for e in played if isinstance(e, dict) and e.get("type") in ("user", "end"))
+    if taken >= len(person):
+        end = {"reason": "goal_met", "satisfaction": None, "verdict": None}
+        return {"message": None, "thought": None, "end": end}
+    event = person[taken]
+    if event["type"] == "end":
+        end = {key: event.get(key) for key in ("reason", "satisfaction", "verdict")}
+        return {"message": None, "thought": None, "end": end}
+    return {"message": event.get("content"), "thought": event.get("thought"), "end": None}
+
+
 @modelapi(name="casec")
 class CasecModel(ModelAPI):
     """``casec/golden`` and ``casec/idle`` (see the module's text)."""
@@ -153,11 +176,25 @@ class CasecModel(ModelAPI):
         if not isinstance(case_file, str):
             raise RuntimeError("casec/golden plays the cases of the casec/suite task only")
         events = golden_trace(case_file)
-        steps = [e for e in events if e.get("type") in ("call", "asked", "question")]
-        replies = [e.get("content", "") for e in events if e.get("type") == "reply"]
-        done = sum(1 for m in input if isinstance(m, ChatMessageAssistant) and m.tool_calls)
-        if done < len(steps):
-            step = steps[done]
+        played = store().get(TRACE_KEY) or []
+        if config.response_schema is not None and config.response_schema.name == PERSON_TURN:
+            return _text(name, json.dumps(_golden_person_turn(events, played)))
+        # The golden run in conversation turns: the steps and reply of each (a reply the
+        # person answers closes a turn; replies not answered join the last one).
+        turns: list[tuple[list[dict[str, Any]], list[str]]] = [([], [])]
+        for event in events:
+            if event.get("type") in ("call", "asked", "question"):
+                turns[-1][0].append(event)
+            elif event.get("type") == "reply":
+                turns[-1][1].append(event.get("content", ""))
+            elif event.get("type") == "user" and turns[-1][1]:
+                turns.append(([], []))
+        spoken = min(sum(1 for e in played if e.get("type") == "reply"), len(turns) - 1)
+        steps, replies = turns[spoken]
+        earlier = sum(len(t[0]) for t in turns[:spoken])
+        done = sum(1 for e in played if e.get("type") in ("call", "asked", "question"))
+        if done - earlier < len(steps):
+            step = steps[done - earlier]
             if step["type"] == "call":
                 return _call(name, done, step["tool"], step.get("arguments") or {})
             return _call(name, done, ASK_USER, {"question": step.get("content", "")})

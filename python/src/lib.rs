@@ -41,6 +41,7 @@ use casec::model::shape::{Builtin, ExportFormat, FileContent, Verdict};
 use casec::model::{Case, Suite as Model};
 use casec::runtime::commands::job::{Job, Outcome};
 use casec::runtime::commands::{isolation, Executor, Files};
+use casec::runtime::person::{self, Ending};
 use casec::runtime::serve::{Ended, Session as Serving};
 use casec::runtime::trust::{refusals, Consent, Trust};
 use casec::runtime::Runtime;
@@ -495,6 +496,7 @@ impl Suite {
             "followups": case.followups.len(),
             "unscripted_reply": case.unscripted_reply.is_some(),
             "runs_commands": model.runs_commands(case),
+            "has_person": person::has_person(model, case),
             "checks": checks,
             "critical_failures": criticals,
         });
@@ -933,9 +935,42 @@ impl Session {
         self.event(py, |s| s.reply(text.to_string()))
     }
 
-    /// Records a user turn.
-    fn user(&self, py: Python<'_>, text: &str) -> PyResult<()> {
-        self.event(py, |s| s.user(text.to_string()))
+    /// Records a user turn, with what the person privately thinks (a simulated
+    /// person's: never shown to the assistant).
+    #[pyo3(signature = (text, thought = None))]
+    fn user(&self, py: Python<'_>, text: &str, thought: Option<&str>) -> PyResult<()> {
+        let thought = thought.map(str::to_string);
+        self.event(py, |s| s.user(text.to_string(), thought))
+    }
+
+    /// The request that asks a model to play the case's simulated person's next turn
+    /// (a chat-completions body, as `Suite.judge_requests` gives them): built from the
+    /// person's fields and the conversation so far, and nothing else.
+    #[pyo3(signature = (model = "person", seed = 0))]
+    fn person_request(&self, py: Python<'_>, model: &str, seed: u64) -> PyResult<PyObject> {
+        let body = self.with_live(py, |live| {
+            live.with_dependent(|_, s| s.person_request(model, seed))
+        })?;
+        to_py(py, &body)
+    }
+
+    /// Records how the conversation ended: `reason` (goal_met, refused, transferred,
+    /// out_of_scope, gave_up, turn_limit), the person's `satisfaction` (1 to 5) and
+    /// `verdict`; ValueError for anything else.
+    #[pyo3(signature = (reason, satisfaction = None, verdict = None))]
+    fn end_conversation(
+        &self,
+        py: Python<'_>,
+        reason: &str,
+        satisfaction: Option<u8>,
+        verdict: Option<&str>,
+    ) -> PyResult<()> {
+        let given = json!({ "reason": reason, "satisfaction": satisfaction, "verdict": verdict });
+        let ending = match &given {
+            Json::Object(map) => Ending::from_json(map).map_err(PyValueError::new_err)?,
+            _ => return Err(PyValueError::new_err("an ending")),
+        };
+        self.event(py, |s| s.end_conversation(ending))
     }
 
     /// The result record of the run so far, without ending the session.
@@ -1113,6 +1148,20 @@ fn job_program() -> PyResult<String> {
         .map_err(PyOSError::new_err)
 }
 
+/// The simulated person's turn in a model's answer (`message`, `thought`, `end`: None
+/// or `{reason, satisfaction, verdict}`), read as casec reads it, failing closed:
+/// ValueError saying what is wrong otherwise.
+#[pyfunction]
+fn parse_person_turn(py: Python<'_>, content: &str) -> PyResult<PyObject> {
+    let turn = person::parse_turn(content).map_err(PyValueError::new_err)?;
+    let value = json!({
+        "message": turn.message,
+        "thought": turn.thought,
+        "end": turn.end.as_ref().map(Ending::to_json),
+    });
+    to_py(py, &value)
+}
+
 /// A session's commands run by a Python callable (the Inspect harness's sandbox):
 /// `executor(job, files, folders)` gets the job (a dict: `command`, `directory`,
 /// `limits`, `web`), the store's files (`{path: bytes}`) and the workspace's top
@@ -1158,6 +1207,7 @@ fn _casec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(bubblewrap_arguments, m)?)?;
     m.add_function(wrap_pyfunction!(job_program, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_person_turn, m)?)?;
     m.add_function(wrap_pyfunction!(parse_verdict, m)?)?;
     m.add_function(wrap_pyfunction!(agreement, m)?)?;
     m.add_class::<Suite>()?;

@@ -62,7 +62,8 @@ def run_log(
         "casec/suite",
         task_args=task_args,
         model=model,
-        model_roles={"grader": grader} if grader else None,
+        # The golden smoke model also plays the simulated people (docs/people.md).
+        model_roles={"grader": grader, "user": grader} if grader else None,
         solver=solver,
         log_dir=str(tmp_path / "logs"),
         display="none",
@@ -98,7 +99,9 @@ def solvers() -> dict[str, Any]:
     return {
         "default": None,
         "casec/react": casec.harness.react(),
-        "custom-loop": custom_loop(),
+        # A custom solver holds a conversation with a case's simulated person when it
+        # is wrapped in `converse` (docs/people.md).
+        "custom-loop": casec.harness.converse(custom_loop()),
     }
 
 

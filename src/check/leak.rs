@@ -490,3 +490,87 @@ fn locate(db: &SourceDb, text: &Text, range: Range<usize>) -> Span {
         _ => text.span,
     }
 }
+
+/// The simulated person's texts (the fields the shape makes visible to the `person`,
+/// docs/people.md) must not give away what the assistant is graded on: the leak rule
+/// between them and the evaluator's texts of the case and the suite. The person's
+/// prompt is built from those texts alone, so a case that passes is one whose prompt
+/// holds no check, critical failure or evaluator text.
+pub fn check_person(
+    suite: &Suite,
+    case: &Case,
+    texts: &[Labelled],
+    db: &SourceDb,
+    out: &mut Vec<Diagnostic>,
+) {
+    use crate::model::shape::Visibility;
+    let person: Vec<&Labelled> = texts
+        .iter()
+        .filter(|t| t.visibility == Visibility::Person && !t.name)
+        .collect();
+    if person.is_empty() {
+        return;
+    }
+    let suite_texts = crate::model::texts::suite_texts(suite);
+    let evaluator: Vec<&Labelled> = texts
+        .iter()
+        .chain(&suite_texts)
+        .filter(|t| t.visibility == Visibility::Evaluator && !t.name)
+        .collect();
+    let hidden_tokens: Vec<Tokens> = evaluator
+        .iter()
+        .map(|t| Tokens::of(t.text.as_str()))
+        .collect();
+    let visible_tokens: Vec<Tokens> = person.iter().map(|t| Tokens::of(t.text.as_str())).collect();
+    let hidden: Vec<Item> = evaluator
+        .iter()
+        .zip(&hidden_tokens)
+        .map(|(t, tokens)| Item {
+            text: t.text.as_str(),
+            tokens,
+        })
+        .collect();
+    let visible: Vec<Item> = person
+        .iter()
+        .zip(&visible_tokens)
+        .map(|(t, tokens)| Item {
+            text: t.text.as_str(),
+            tokens,
+        })
+        .collect();
+    for leak in leaks::leaks(&hidden, &visible, &[]) {
+        let (Some(source), Some(piece)) = (evaluator.get(leak.hidden), leak.pieces.first()) else {
+            continue;
+        };
+        let Some(seen) = person.get(piece.visible) else {
+            continue;
+        };
+        if !written_in(case, seen.text.span) && !written_in(case, source.text.span) {
+            continue;
+        }
+        let len = leak.len();
+        let at = locate(
+            db,
+            &seen.text,
+            byte_range(visible[piece.visible], piece.words.clone()),
+        );
+        let from = locate(
+            db,
+            &source.text,
+            byte_range(hidden[leak.hidden], leak.hidden_words.clone()),
+        );
+        out.push(
+            Diagnostic::new(
+                codes::LEAK,
+                format!(
+                    "the simulated person's {} repeats {len} words of the evaluator's {}",
+                    seen.describe(),
+                    source.describe()
+                ),
+            )
+            .primary(at, format!("the person's prompt holds these {len} words"))
+            .secondary(from, "the same words in the evaluator's text")
+            .help("the person plays the user, who must not know how the assistant is graded: reword the person's text so that it repeats no check, critical failure or evaluator text"),
+        );
+    }
+}

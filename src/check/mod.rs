@@ -284,6 +284,7 @@ fn check_own(case: &Case, texts: &[Labelled], cx: &Cx, leaks: &mut leak::Guard) 
     world::check_case(case, suite, texts, db, &mut own);
     workspace::check(case, suite, &mut own);
     leaks.check(suite, case, texts, &cx.hidden, db, &mut own);
+    leak::check_person(suite, case, texts, db, &mut own);
     let mut seen = SpanSet::default();
     for labelled in texts {
         let text = labelled.text.as_ref();

@@ -790,9 +790,14 @@ codes! {
     /// facts "List L1 holds one item: buy stamps."
     /// ```
     ///
+    /// The same rule keeps a simulated person's texts (the fields a shape makes visible to
+    /// the `person`, [people.md](people.md)) from repeating an evaluator's text: the person
+    /// plays the user from them, and must not know how the assistant is graded.
+    ///
     /// **Fix.** Reword the model-facing text so that it does not hand over hidden facts or the
-    /// answer. UI tests: `tests/ui/leak.case`, `tests/ui/leak_disguised.case` (disguises, a
-    /// split copy, record access, an error code), `tests/ui/leak_chinese.case`.
+    /// answer (the person's text so that it repeats no check). UI tests: `tests/ui/leak.case`,
+    /// `tests/ui/leak_disguised.case` (disguises, a split copy, record access, an error code),
+    /// `tests/ui/leak_chinese.case`, `tests/ui/person_leak.case`.
     LEAK = "leak" (error): "model-facing text gives away hidden text (the one leak rule of `casec check` and `casec bundle`)";
 
     /// An `allow` names something that is not an allowable warning: an unknown

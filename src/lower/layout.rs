@@ -36,6 +36,8 @@ pub struct Run<'a> {
     pub trace: &'a [Json],
     pub final_state: &'a Json,
     pub replies: &'a str,
+    /// How the conversation ended (`{reason, satisfaction, verdict}`), or null.
+    pub ending: &'a Json,
     /// Who ran it: the model and the harness's run id (empty when none says).
     pub label: &'a RunLabel,
 }
@@ -489,6 +491,7 @@ fn builtin_value<'a, S: Serializer>(
         | Builtin::Trace
         | Builtin::FinalState
         | Builtin::Replies
+        | Builtin::Ending
         | Builtin::Model
         | Builtin::RunId => match cx.run {
             Some(run) => run_value(builtin, run, s),
@@ -547,6 +550,7 @@ fn run_value<S: Serializer>(builtin: Builtin, run: &Run, s: S) -> Result<S::Ok, 
         Builtin::Trace => run.trace.serialize(s),
         Builtin::FinalState => run.final_state.serialize(s),
         Builtin::Replies => s.serialize_str(run.replies),
+        Builtin::Ending => run.ending.serialize(s),
         Builtin::Model => s.serialize_str(&run.label.model),
         Builtin::RunId => s.serialize_str(&run.label.run_id),
         _ => s.serialize_none(),

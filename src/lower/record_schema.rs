@@ -136,6 +136,21 @@ fn builtin_schema(suite: &Suite, builtin: Builtin) -> Json {
         Builtin::Trace => json!({ "type": "array", "items": event_schema() }),
         Builtin::FinalState => json!({ "type": "object" }),
         Builtin::Replies | Builtin::Model | Builtin::RunId => json!({ "type": "string" }),
+        Builtin::Ending => json!({
+            "oneOf": [
+                { "type": "null" },
+                {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["reason", "satisfaction", "verdict"],
+                    "properties": {
+                        "reason": { "enum": crate::model::shape::END_REASONS },
+                        "satisfaction": { "type": ["integer", "null"], "minimum": 1, "maximum": 5 },
+                        "verdict": { "type": ["string", "null"] },
+                    },
+                },
+            ]
+        }),
         Builtin::CaseTitle => json!({ "type": "string" }),
         Builtin::WebFaults => json!({ "type": "array", "items": { "type": "object" } }),
         Builtin::AllChecks
@@ -203,7 +218,27 @@ fn event_schema() -> Json {
             asked("asked", true),
             asked("question", false),
             text("reply"),
-            text("user"),
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["type", "content"],
+                "properties": {
+                    "type": { "const": "user" },
+                    "content": { "type": "string" },
+                    "thought": { "type": "string", "description": "What a simulated person privately thought (never shown to the assistant)." },
+                },
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["type", "reason", "satisfaction", "verdict"],
+                "properties": {
+                    "type": { "const": "end" },
+                    "reason": { "enum": crate::model::shape::END_REASONS },
+                    "satisfaction": { "type": ["integer", "null"], "minimum": 1, "maximum": 5 },
+                    "verdict": { "type": ["string", "null"] },
+                },
+            },
         ]
     })
 }

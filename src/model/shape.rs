@@ -141,6 +141,10 @@ pub enum Visibility {
     Model,
     /// Anyone (metadata): neither shown to the model nor secret.
     Public,
+    /// The simulated person (and the harness that plays them): who they are, what they
+    /// want, know and keep to themselves, how they talk. Hidden from the model, and
+    /// never an evaluator's text (docs/people.md).
+    Person,
     /// The harness: fixtures, overrides, scripted replies. Hidden from the model.
     Harness,
     /// The evaluator: the answer key. Hidden from the model.
@@ -154,7 +158,10 @@ impl Visibility {
 
     /// Hidden from the model: what the blinding proof keeps out of bundles.
     pub fn hidden(self) -> bool {
-        matches!(self, Visibility::Harness | Visibility::Evaluator)
+        matches!(
+            self,
+            Visibility::Person | Visibility::Harness | Visibility::Evaluator
+        )
     }
 }
 
@@ -524,11 +531,25 @@ pub enum Builtin {
     Trace,
     FinalState,
     Replies,
+    /// How the conversation ended (`{reason, satisfaction, verdict}`), or null: a
+    /// simulated person's ending (docs/people.md).
+    Ending,
     /// The model that made the run, as the harness names it (empty when none says).
     Model,
     /// The id of the harness's run (empty when none says).
     RunId,
 }
+
+/// Why a conversation ends (the `ending` of a result record, a trace's `end` event):
+/// the simulated person's reasons, then the harness's (docs/people.md).
+pub const END_REASONS: &[&str] = &[
+    "goal_met",
+    "refused",
+    "transferred",
+    "out_of_scope",
+    "gave_up",
+    "turn_limit",
+];
 
 impl Builtin {
     pub fn as_str(self) -> &'static str {
@@ -554,6 +575,7 @@ impl Builtin {
             | Builtin::Trace
             | Builtin::FinalState
             | Builtin::Replies
+            | Builtin::Ending
             | Builtin::Model
             | Builtin::RunId => Level::Case,
         }
@@ -571,6 +593,7 @@ impl Builtin {
                 | Builtin::Trace
                 | Builtin::FinalState
                 | Builtin::Replies
+                | Builtin::Ending
                 | Builtin::Model
                 | Builtin::RunId
         )
@@ -748,7 +771,7 @@ mod tests {
     fn the_words_of_the_shape_vocabularies_stay_the_languages() {
         assert_eq!(
             words(Visibility::VARIANTS),
-            "model public harness evaluator"
+            "model public person harness evaluator"
         );
         assert_eq!(words(Verdict::VARIANTS), "passed failed undecided");
         assert_eq!(words(Evidence::VARIANTS), "reply trace final_state");
@@ -762,7 +785,7 @@ mod tests {
         assert_eq!(
             words(Builtin::VARIANTS),
             "name categories tools cases outcomes id title checks web_faults outcome check_results \
-             failed_assertions triggered pending_review trace final_state replies model run_id"
+             failed_assertions triggered pending_review trace final_state replies ending model run_id"
         );
         for refused in ["suite_name", "case_id", "case_title", "all_checks"] {
             assert!(refused.parse::<Builtin>().is_err(), "{refused}");

@@ -1237,6 +1237,7 @@ fn item_of_kind(kind: Kind) -> Option<ItemOf> {
 
 fn hidden_in_bundle(name: &Name, field: &FieldDecl) -> Diagnostic {
     let who = match field.visibility {
+        Visibility::Person => "only the simulated person and the harness may read",
         Visibility::Harness => "only the harness may read",
         Visibility::Evaluator => "only the evaluator may read",
         Visibility::Public | Visibility::Model => "is not the model's",

@@ -27,6 +27,7 @@ pub mod conditions;
 pub mod declared;
 pub mod eval;
 pub mod framing;
+pub mod person;
 pub mod process;
 pub mod replay;
 pub mod report;
@@ -137,7 +138,11 @@ pub enum Event {
         followup: Option<usize>,
     },
     Reply(String),
-    User(String),
+    User {
+        content: String,
+        thought: Option<String>,
+    },
+    End(person::Ending),
 }
 
 /// A write that happened under a request id: the record it wrote and what it returned.
@@ -371,8 +376,25 @@ impl<'a> Runtime<'a> {
         self.events.push(Event::Reply(content.to_string()));
     }
 
-    pub fn user(&mut self, content: &str) {
-        self.events.push(Event::User(content.to_string()));
+    /// A message of the person, with what they privately think (a simulated person's).
+    pub fn user(&mut self, content: &str, thought: Option<&str>) {
+        self.events.push(Event::User {
+            content: content.to_string(),
+            thought: thought.map(str::to_string),
+        });
+    }
+
+    /// The conversation ended (see [`person::Ending`]).
+    pub fn end_conversation(&mut self, ending: person::Ending) {
+        self.events.push(Event::End(ending));
+    }
+
+    /// How the conversation ended, if it did.
+    pub fn ending(&self) -> Option<&person::Ending> {
+        self.events.iter().rev().find_map(|e| match e {
+            Event::End(ending) => Some(ending),
+            _ => None,
+        })
     }
 
     /// A call of `tool` (when the case offers it): refused for its arguments, answered

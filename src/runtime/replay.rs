@@ -122,7 +122,8 @@ pub fn play<'a>(mut rt: Runtime<'a>, events: &[TraceEvent]) -> Runtime<'a> {
                 rt.ask(question, *followup);
             }
             TraceEvent::Reply(content) => rt.reply(content),
-            TraceEvent::User(content) => rt.user(content),
+            TraceEvent::User { content, thought } => rt.user(content, thought.as_deref()),
+            TraceEvent::End(ending) => rt.end_conversation(ending.clone()),
         }
     }
     rt
@@ -225,6 +226,9 @@ pub fn result_record(suite: &Suite, rt: &Runtime, findings: &Findings) -> Json {
         trace: &trace,
         final_state: &rt.state.to_json(&rt.sandbox.schema),
         replies: &replies.join("\n\n"),
+        ending: &rt
+            .ending()
+            .map_or(Json::Null, super::person::Ending::to_json),
         label: &rt.label,
     };
     let view = View {
@@ -279,7 +283,21 @@ fn event_json(event: &Event) -> Json {
             followup: None,
         } => json!({ "type": "question", "content": question, "reply": reply }),
         Event::Reply(content) => json!({ "type": "reply", "content": content }),
-        Event::User(content) => json!({ "type": "user", "content": content }),
+        Event::User {
+            content,
+            thought: None,
+        } => json!({ "type": "user", "content": content }),
+        Event::User {
+            content,
+            thought: Some(thought),
+        } => json!({ "type": "user", "content": content, "thought": thought }),
+        Event::End(ending) => {
+            let mut json = json!({ "type": "end" });
+            if let (Json::Object(line), Json::Object(ending)) = (&mut json, ending.to_json()) {
+                line.extend(ending);
+            }
+            json
+        }
     }
 }
 

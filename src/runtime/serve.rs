@@ -131,12 +131,51 @@ impl<'a> Session<'a> {
         Ok(())
     }
 
-    /// A user turn.
-    pub fn user(&mut self, content: String) -> Result<(), Ended> {
+    /// A user turn, with what the person privately thinks (a simulated person's).
+    pub fn user(&mut self, content: String, thought: Option<String>) -> Result<(), Ended> {
         self.open()?;
-        self.runtime.user(&content);
-        self.events.push(TraceEvent::User(content));
+        self.runtime.user(&content, thought.as_deref());
+        self.events.push(TraceEvent::User { content, thought });
         Ok(())
+    }
+
+    /// The conversation ended (the person ended it, or the harness at its turn limit).
+    pub fn end_conversation(&mut self, ending: super::person::Ending) -> Result<(), Ended> {
+        self.open()?;
+        self.runtime.end_conversation(ending.clone());
+        self.events.push(TraceEvent::End(ending));
+        Ok(())
+    }
+
+    /// The request for the simulated person's next turn (see [`super::person::request`]):
+    /// the case's opening message, then the replies and the person's messages so far.
+    pub fn person_request(&self, model: &str, seed: u64) -> Json {
+        use super::person::Speaker;
+        let mut conversation: Vec<(Speaker, String)> = self
+            .runtime
+            .case
+            .conversation
+            .iter()
+            .map(|turn| {
+                let speaker = match turn.role.as_str() {
+                    "assistant" => Speaker::Assistant,
+                    _ => Speaker::Person,
+                };
+                (speaker, turn.content.as_str().to_string())
+            })
+            .collect();
+        for event in &self.events {
+            match event {
+                TraceEvent::User { content, .. } => {
+                    conversation.push((Speaker::Person, content.clone()))
+                }
+                TraceEvent::Reply(content) => {
+                    conversation.push((Speaker::Assistant, content.clone()))
+                }
+                _ => {}
+            }
+        }
+        super::person::request(self.suite, self.runtime.case, &conversation, model, seed)
     }
 
     /// Ends the session: its result record. Nothing more is recorded after it.
@@ -272,7 +311,29 @@ impl<'a> Session<'a> {
                 Ok(json!({}))
             }
             "sandbox/user" => {
-                self.user(text("content")?).map_err(ended)?;
+                let thought = match params.get("thought") {
+                    None | Some(Json::Null) => None,
+                    Some(Json::String(t)) => Some(t.clone()),
+                    Some(_) => return Err((-32602, "`thought` must be a string".to_string())),
+                };
+                self.user(text("content")?, thought).map_err(ended)?;
+                Ok(json!({}))
+            }
+            "sandbox/person" => {
+                let model = params
+                    .get("model")
+                    .and_then(Json::as_str)
+                    .unwrap_or("person");
+                let seed = params.get("seed").and_then(Json::as_u64).unwrap_or(0);
+                Ok(json!({ "request": self.person_request(model, seed) }))
+            }
+            "sandbox/end_conversation" => {
+                let ending = match params {
+                    Json::Object(map) => super::person::Ending::from_json(map),
+                    _ => Err("the params must be an object".to_string()),
+                }
+                .map_err(|why| (-32602, why))?;
+                self.end_conversation(ending).map_err(ended)?;
                 Ok(json!({}))
             }
             "sandbox/end" => self.end().map_err(ended),

@@ -5,8 +5,9 @@
 //! {"type": "call", "tool": "search_notes", "arguments": {"text": "bins"}}
 //! {"type": "asked", "content": "Which day should it move to?"}
 //! {"type": "question", "content": "Shall I also tell Maya?"}
-//! {"type": "user", "content": "Thanks."}
+//! {"type": "user", "content": "Thanks.", "thought": "Finally."}
 //! {"type": "reply", "content": "Done: the reminder is now on Wednesday at 18:00."}
+//! {"type": "end", "reason": "goal_met", "satisfaction": 5, "verdict": "It got it done."}
 //! ```
 //!
 //! Results are not part of the input: the sandbox computes them. Blank lines are
@@ -37,7 +38,14 @@ pub enum TraceEvent {
         followup: Option<usize>,
     },
     Reply(String),
-    User(String),
+    /// A message of the person: what they say, and what they privately think (a
+    /// simulated person's; never shown to the assistant).
+    User {
+        content: String,
+        thought: Option<String>,
+    },
+    /// The person ended the conversation (or the harness did, at its turn limit).
+    End(super::person::Ending),
 }
 
 /// A counter-example's label: review items the wrong run violates, and why.
@@ -113,7 +121,7 @@ enum Line {
     },
 }
 
-const SHAPES: &str = "write one JSON object per line: {\"type\": \"call\", \"tool\": NAME, \"arguments\": {…}}, {\"type\": \"asked\", \"content\": TEXT} (a scripted follow-up; add \"followup\": N for the Nth), {\"type\": \"question\", \"content\": TEXT} (any other question), {\"type\": \"reply\", \"content\": TEXT} or {\"type\": \"user\", \"content\": TEXT} (a counter-example may add {\"type\": \"violates\", \"items\": [ID, …], \"why\": TEXT})";
+const SHAPES: &str = "write one JSON object per line: {\"type\": \"call\", \"tool\": NAME, \"arguments\": {…}}, {\"type\": \"asked\", \"content\": TEXT} (a scripted follow-up; add \"followup\": N for the Nth), {\"type\": \"question\", \"content\": TEXT} (any other question), {\"type\": \"reply\", \"content\": TEXT}, {\"type\": \"user\", \"content\": TEXT} (the person; may add \"thought\": TEXT) or {\"type\": \"end\", \"reason\": REASON, \"satisfaction\": 1-5, \"verdict\": TEXT} (a counter-example may add {\"type\": \"violates\", \"items\": [ID, …], \"why\": TEXT})";
 
 fn event(line: &str) -> Result<Line, (String, String)> {
     let json: Json =
@@ -128,11 +136,13 @@ fn event(line: &str) -> Result<Line, (String, String)> {
     let allowed: &[&str] = match kind {
         "call" => &["type", "tool", "arguments"],
         "asked" => &["type", "content", "followup"],
-        "question" | "reply" | "user" => &["type", "content"],
+        "question" | "reply" => &["type", "content"],
+        "user" => &["type", "content", "thought"],
+        "end" => &["type", "reason", "satisfaction", "verdict"],
         "violates" => &["type", "items", "why"],
         _ => {
             return Err((
-                "no `type` of call, asked, question, reply, user or violates".into(),
+                "no `type` of call, asked, question, reply, user, end or violates".into(),
                 SHAPES.into(),
             ))
         }
@@ -146,6 +156,9 @@ fn event(line: &str) -> Result<Line, (String, String)> {
     match kind {
         "call" => call(&object).map(Line::Event),
         "violates" => violates(&object),
+        "end" => super::person::Ending::from_json(&object)
+            .map(|ending| Line::Event(TraceEvent::End(ending)))
+            .map_err(|why| (why, "end a conversation with {\"type\": \"end\", \"reason\": \"goal_met\", \"satisfaction\": 4, \"verdict\": \"…\"}".into())),
         _ => {
             let content = text(&object, "content")?;
             Ok(Line::Event(match kind {
@@ -158,7 +171,14 @@ fn event(line: &str) -> Result<Line, (String, String)> {
                     followup: None,
                 },
                 "reply" => TraceEvent::Reply(content),
-                _ => TraceEvent::User(content),
+                _ => TraceEvent::User {
+                    content,
+                    thought: match object.get("thought") {
+                        None | Some(Json::Null) => None,
+                        Some(Json::String(t)) => Some(t.clone()),
+                        Some(_) => return Err(("`thought` is not a string".into(), SHAPES.into())),
+                    },
+                },
             }))
         }
     }
@@ -245,7 +265,21 @@ impl TraceEvent {
             TraceEvent::Reply(content) => {
                 serde_json::json!({ "type": "reply", "content": content })
             }
-            TraceEvent::User(content) => serde_json::json!({ "type": "user", "content": content }),
+            TraceEvent::User {
+                content,
+                thought: None,
+            } => serde_json::json!({ "type": "user", "content": content }),
+            TraceEvent::User {
+                content,
+                thought: Some(thought),
+            } => serde_json::json!({ "type": "user", "content": content, "thought": thought }),
+            TraceEvent::End(ending) => {
+                let mut line = serde_json::json!({ "type": "end" });
+                if let (Json::Object(line), Json::Object(ending)) = (&mut line, ending.to_json()) {
+                    line.extend(ending);
+                }
+                line
+            }
         }
     }
 }
