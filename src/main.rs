@@ -351,8 +351,9 @@ struct TrustArgs {
     #[arg(long, requires = "trust")]
     trust_outside: bool,
     /// Run workspace commands (tools bound to `commands.run`) on this machine, as you,
-    /// where bubblewrap cannot isolate them: they can read and write your files and
-    /// reach the network. Without it such a command fails with UNAVAILABLE there.
+    /// without isolation (for machines where bubblewrap cannot isolate them): they can
+    /// read and write your files and reach the network. Without it, where bubblewrap
+    /// cannot isolate, such a command fails with UNAVAILABLE.
     #[arg(long)]
     unisolated_commands: bool,
 }

@@ -235,15 +235,25 @@ fn export_dumate(suite: &str, out: &Path) {
 
 /// The result record of `trace` replayed over `workspace`.
 fn grade(suite: &Path, id: &str, trace: &Path, workspace: &Path) -> Value {
-    let run = casec(&[
+    replayed(
+        suite,
+        id,
+        trace,
+        &["--workspace", workspace.to_str().unwrap()],
+    )
+}
+
+/// The result record `casec replay` gives `trace` with `flags`.
+fn replayed(suite: &Path, id: &str, trace: &Path, flags: &[&str]) -> Value {
+    let mut args = vec![
         "replay",
         id,
         "--trace",
         trace.to_str().unwrap(),
         suite.to_str().unwrap(),
-        "--workspace",
-        workspace.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(flags);
+    let run = casec(&args);
     assert!(
         run.status.success(),
         "{}",
@@ -270,19 +280,7 @@ fn golden_trace(suite: &str, id: &str) -> Option<PathBuf> {
 /// Writes under `root` the files the run of `trace` leaves (an absolute path
 /// `/outputs/x` is `root/outputs/x`): its record's final file store.
 fn write_files_left(suite: &Path, id: &str, trace: &Path, root: &Path) {
-    let run = casec(&[
-        "replay",
-        id,
-        "--trace",
-        trace.to_str().unwrap(),
-        suite.to_str().unwrap(),
-    ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let record: Value = serde_json::from_slice(&run.stdout).unwrap();
+    let record = replayed(suite, id, trace, &[]);
     for file in record["final_state"]["files"].as_array().unwrap() {
         let path = file["fields"]["path"].as_str().unwrap();
         let content = match &file["fields"]["content"] {

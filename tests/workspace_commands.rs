@@ -321,6 +321,16 @@ fn a_binary_seed_arrives_intact_and_a_binary_output_is_kept_exactly() {
 /// A suite folder with the one case and its trace of `commands`, replayed by the
 /// `casec` binary with `PATH` holding no bubblewrap; the record's call events.
 fn replayed_without_bubblewrap(commands: &[&str], flags: &[&str]) -> Vec<Value> {
+    let no_tools = tempfile::tempdir().unwrap();
+    replayed_by_cli(
+        commands,
+        flags,
+        &[("PATH", no_tools.path().to_str().unwrap())],
+    )
+}
+
+/// The record's call events of `commands` replayed by the `casec` binary with `env`.
+fn replayed_by_cli(commands: &[&str], flags: &[&str], env: &[(&str, &str)]) -> Vec<Value> {
     let folder = tempfile::tempdir().unwrap();
     let suite = SUITE.replace("content from \"seed.bin\"", "content \"x\"");
     std::fs::write(folder.path().join("suite.case"), suite).unwrap();
@@ -335,7 +345,6 @@ fn replayed_without_bubblewrap(commands: &[&str], flags: &[&str]) -> Vec<Value> 
         .collect();
     let trace_file = folder.path().join("run.trace.jsonl");
     std::fs::write(&trace_file, trace).unwrap();
-    let no_tools = tempfile::tempdir().unwrap();
     let output = std::process::Command::new(program())
         .arg("replay")
         .arg("C-1")
@@ -343,7 +352,7 @@ fn replayed_without_bubblewrap(commands: &[&str], flags: &[&str]) -> Vec<Value> 
         .arg(&trace_file)
         .arg(folder.path())
         .args(flags)
-        .env("PATH", no_tools.path())
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let record: Value = serde_json::from_slice(&output.stdout)
@@ -361,4 +370,27 @@ fn without_bubblewrap_a_command_is_unavailable_unless_the_user_runs_it_unisolate
     let ran = replayed_without_bubblewrap(&[command], &["--unisolated-commands"]);
     assert_eq!(ran[0]["failed"], false, "{ran:?}");
     assert_eq!(ran[0]["changed"].as_array().unwrap().len(), 1, "{ran:?}");
+}
+
+#[test]
+fn a_command_sees_no_environment_of_casec_and_leaves_nothing_in_system_folders() {
+    if !isolation_available() {
+        return;
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    let calls = replayed_by_cli(
+        &[
+            "env; cat /proc/$PPID/environ; echo planted > /etc/marker; ls /run",
+            "cat /etc/marker || echo gone",
+        ],
+        &[],
+        &[("CASEC_TEST_SECRET", "hunter2"), ("PATH", &path)],
+    );
+    let first = calls[0]["output"].to_string();
+    assert!(!first.contains("hunter2"), "{first}");
+    assert!(
+        first.contains("Permission denied") || first.contains("No such"),
+        "{first}"
+    );
+    assert_eq!(calls[1]["output"]["stdout"], "gone\n", "{:?}", calls[1]);
 }

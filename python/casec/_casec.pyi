@@ -139,6 +139,12 @@ def load(
 def bubblewrap_arguments(root: str, program: str) -> list[str]:
     """The arguments of the ``bwrap`` command that runs a workspace job with ``root`` as the file system's root."""
 
+def flush_workspace(root: str, files: dict[str, bytes]) -> None:
+    """Makes the folder root hold exactly files, never writing through a link (casec's own exchange)."""
+
+def read_workspace(root: str) -> dict[str, bytes]:
+    """The regular files under the folder root by store path, links not followed, system folders skipped."""
+
 def job_program() -> str:
     """The casec executable a workspace job runs (CASEC_JOB_PROGRAM, or casec on PATH); OSError otherwise."""
 

@@ -281,6 +281,9 @@ def _tool_defs(live: _Live) -> list[ToolDef]:
                 name=spec["name"],
                 description=spec["description"],
                 parameters=ToolParams.model_validate(spec["inputSchema"]),
+                # One call at a time, in the model's order: a workspace command calls
+                # back into the event loop while it holds the session.
+                parallel=False,
             )
         )
     info = suite.case(session.case_id)
@@ -298,6 +301,7 @@ def _tool_defs(live: _Live) -> list[ToolDef]:
             ToolDef(
                 ask_user,
                 name=ASK_USER,
+                parallel=False,
                 description=(
                     "Ask the user one clarifying question and wait for their answer. "
                     "Use it only when an essential detail is missing."
@@ -433,7 +437,7 @@ async def _converse(
     session = live.session
     turns = store().get(PERSON_TURNS_KEY, PERSON_TURNS)
     for _ in range(int(turns)):
-        session.reply(state.output.completion if state.output else "")
+        _record_reply(session, state)
         live.replied = True
         turn = await person_turn(session, person)
         if turn["message"]:
@@ -447,11 +451,18 @@ async def _converse(
         state.messages.append(ChatMessageUser(content=turn["message"] or ""))
         live.replied = False
         state = await again(state)
-    session.reply(state.output.completion if state.output else "")
+    _record_reply(session, state)
     live.replied = True
     session.end_conversation("turn_limit")
     _keep_trace(session)
     return state
+
+
+def _record_reply(session: Session, state: Union[TaskState, AgentState]) -> None:
+    """Records the assistant's reply that ended its turn, when it said something."""
+    reply = state.output.completion if state.output else ""
+    if reply.strip():
+        session.reply(reply)
 
 
 @solver
@@ -488,10 +499,24 @@ def react(**kwargs: Any) -> Agent:
     tools = [CaseTools(), *kwargs.pop("tools", [])]
     inner = inspect_react(tools=tools, **kwargs)
 
+    async def again(state: AgentState) -> AgentState:
+        # Inspect's react puts its system prompt first on every run: keep one.
+        state = await inner(state)
+        seen: list[str] = []
+        kept = []
+        for message in state.messages:
+            if isinstance(message, ChatMessageSystem):
+                if message.text in seen:
+                    continue
+                seen.append(message.text)
+            kept.append(message)
+        state.messages = kept
+        return state
+
     async def execute(state: AgentState) -> AgentState:
         # A case with a simulated person is a conversation: each submitted answer goes
         # to the person, and the agent runs again on their answer.
-        return await _converse(await inner(state), inner)
+        return await _converse(await again(state), again)
 
     return execute
 

@@ -15,7 +15,9 @@ the requests), and reads the workspace's files back, which become the store's.
   no network (the generated ``compose.yaml`` gives it none) and a glibc-based image.
 * In Inspect's ``local`` sandbox, which isolates nothing and cannot map ``/workspace``,
   the executor runs the job program under bubblewrap itself, the sample's folder as
-  the root of the file system: the same isolation ``casec verify`` uses.
+  the root of the file system: the same isolation ``casec verify`` uses. That folder is
+  on this machine, so it is written and read back by casec itself (never through a
+  link a command left, links not followed), exactly as ``casec verify`` does.
 
 The job program is the ``casec`` executable (``CASEC_JOB_PROGRAM``, or ``casec`` on
 ``PATH``). See docs/python.md ("Workspace commands").
@@ -32,7 +34,7 @@ from typing import Any
 import anyio
 from inspect_ai.util import SandboxEnvironment
 
-from ._casec import bubblewrap_arguments, job_program
+from ._casec import bubblewrap_arguments, flush_workspace, job_program, read_workspace
 
 #: Where the job program is put inside a container.
 CONTAINER_PROGRAM = "/run/casec/casec"
@@ -95,7 +97,11 @@ class SandboxExecutor:
     async def run(
         self, job: dict[str, Any], files: dict[str, bytes], folders: list[str]
     ) -> tuple[dict[str, Any], dict[str, bytes]]:
-        await self._sync(files)
+        if self.kind == "local":
+            flush_workspace(await self._root(), files)
+        else:
+            await self._sync(files)
+        self.held = {path: _digest(data) for path, data in files.items()}
         argv = await self._job_command()
         timeout = int(job["limits"]["timeout_seconds"]) + GRACE_SECONDS
         done = await self.env.exec(argv, input=json.dumps(job), timeout=timeout)
@@ -105,12 +111,21 @@ class SandboxExecutor:
             raise RuntimeError(
                 f"the job program gave no outcome (exit {done.returncode}): {done.stderr.strip()}"
             ) from None
-        after = await self._read_back(folders)
+        if self.kind == "local":
+            after = read_workspace(await self._root())
+        else:
+            after = await self._read_back(folders)
         self.held = {path: _digest(data) for path, data in after.items()}
         return outcome, after
 
+    async def _root(self) -> str:
+        """The local sandbox's folder, which stands for the root of the file system."""
+        if self.root is None:
+            self.root = (await self.env.exec(["pwd"])).stdout.strip()
+        return self.root
+
     async def _sync(self, files: dict[str, bytes]) -> None:
-        """Makes the sandbox hold exactly ``files``."""
+        """Makes a container hold exactly ``files``."""
         for path, data in files.items():
             if self.held.get(path) != _digest(data):
                 await self.env.write_file(self._at(path), data)
@@ -120,9 +135,7 @@ class SandboxExecutor:
 
     async def _job_command(self) -> list[str]:
         if self.kind == "local":
-            if self.root is None:
-                self.root = (await self.env.exec(["pwd"])).stdout.strip()
-            return ["bwrap", *bubblewrap_arguments(self.root, self.program)]
+            return ["bwrap", *bubblewrap_arguments(await self._root(), self.program)]
         if not self.installed:
             await self.env.write_file(CONTAINER_PROGRAM, Path(self.program).read_bytes())
             await self.env.exec(["chmod", "755", CONTAINER_PROGRAM])
@@ -130,7 +143,8 @@ class SandboxExecutor:
         return [CONTAINER_PROGRAM, "workspace-job"]
 
     async def _read_back(self, folders: list[str]) -> dict[str, bytes]:
-        """The regular files under the workspace's folders (links are not followed)."""
+        """The regular files under a container's workspace folders (links are not
+        followed)."""
         targets = [self._at(folder) for folder in folders]
         script = 'for f in "$@"; do [ -d "$f" ] && find "$f" -type f -print0; done; true'
         listed = await self.env.exec(["sh", "-c", script, "sh", *targets])

@@ -40,7 +40,7 @@ use casec::model::expect::Decided;
 use casec::model::shape::{Builtin, ExportFormat, FileContent, Verdict};
 use casec::model::{Case, Suite as Model};
 use casec::runtime::commands::job::{Job, Outcome};
-use casec::runtime::commands::{isolation, Executor, Files};
+use casec::runtime::commands::{isolation, Executor, Files, Ran};
 use casec::runtime::person::{self, Ending};
 use casec::runtime::serve::{Ended, Session as Serving};
 use casec::runtime::trust::{refusals, Consent, Trust};
@@ -1139,6 +1139,31 @@ fn bubblewrap_arguments(root: PathBuf, program: PathBuf) -> Vec<String> {
         .collect()
 }
 
+/// Makes the folder `root` hold exactly `files` (`{path: bytes}`), never writing
+/// through a link a command left: casec's own exchange, for a harness whose sandbox is
+/// a folder of this machine (Inspect's `local`). OSError when it cannot.
+#[pyfunction]
+fn flush_workspace(
+    root: PathBuf,
+    files: std::collections::BTreeMap<String, Vec<u8>>,
+) -> PyResult<()> {
+    casec::runtime::commands::flush(&root, &files).map_err(PyOSError::new_err)
+}
+
+/// The regular files under the folder `root` by store path (`/outputs/a.csv`), links
+/// not followed, system folders skipped, as casec reads a workspace. OSError when it
+/// cannot.
+#[pyfunction]
+fn read_workspace(py: Python<'_>, root: PathBuf) -> PyResult<Bound<'_, PyDict>> {
+    let files = casec::runtime::workspace::files_under(&root)
+        .map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let out = PyDict::new(py);
+    for (path, bytes) in files {
+        out.set_item(path, PyBytes::new(py, &bytes))?;
+    }
+    Ok(out)
+}
+
 /// The casec executable a workspace job runs (`CASEC_JOB_PROGRAM`, or `casec` on
 /// `PATH`); `OSError` says how to provide one.
 #[pyfunction]
@@ -1171,13 +1196,8 @@ fn parse_person_turn(py: Python<'_>, content: &str) -> PyResult<PyObject> {
 struct PyExecutor(Py<PyAny>);
 
 impl Executor for PyExecutor {
-    fn run(
-        &mut self,
-        job: &Job,
-        files: &Files,
-        folders: &[String],
-    ) -> Result<(Outcome, Files), String> {
-        Python::with_gil(|py| -> PyResult<(Outcome, Files)> {
+    fn run(&mut self, job: &Job, files: &Files, folders: &[String]) -> Result<Ran, String> {
+        Python::with_gil(|py| -> PyResult<Ran> {
             let job =
                 serde_json::to_value(job).map_err(|e| PyValueError::new_err(e.to_string()))?;
             let given = PyDict::new(py);
@@ -1196,7 +1216,10 @@ impl Executor for PyExecutor {
             for (path, bytes) in after.iter() {
                 left.insert(path.extract()?, bytes.extract::<Vec<u8>>()?);
             }
-            Ok((outcome, left))
+            Ok(Ran {
+                outcome,
+                files: Ok(left),
+            })
         })
         .map_err(|e| format!("the harness's sandbox failed: {e}"))
     }
@@ -1207,6 +1230,8 @@ fn _casec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(bubblewrap_arguments, m)?)?;
     m.add_function(wrap_pyfunction!(job_program, m)?)?;
+    m.add_function(wrap_pyfunction!(flush_workspace, m)?)?;
+    m.add_function(wrap_pyfunction!(read_workspace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_person_turn, m)?)?;
     m.add_function(wrap_pyfunction!(parse_verdict, m)?)?;
     m.add_function(wrap_pyfunction!(agreement, m)?)?;

@@ -60,7 +60,7 @@ fn from_choice(choice: &Json) -> Result<ItemVerdict, String> {
 
 /// The verdict in a message's text.
 pub fn from_content(content: &str) -> Result<ItemVerdict, String> {
-    let text = unfenced(content.trim());
+    let text = crate::runtime::person::unfenced(content.trim());
     if text.is_empty() {
         return Err("the judge gave no verdict (empty content)".into());
     }
@@ -75,21 +75,6 @@ pub fn from_content(content: &str) -> Result<ItemVerdict, String> {
         (_, None) => Err("the judge's verdict has no string `reason`".into()),
         ([met, ..], Some(reason)) => Ok(ItemVerdict { met: *met, reason }),
     }
-}
-
-/// The text of one fenced code block (```json … ```), else the text itself.
-fn unfenced(text: &str) -> &str {
-    let Some(rest) = text.strip_prefix("```") else {
-        return text;
-    };
-    let Some(body) = rest.strip_suffix("```") else {
-        return text;
-    };
-    let body = body.strip_prefix("json").unwrap_or(body);
-    if body.contains("```") {
-        return text;
-    }
-    body.trim()
 }
 
 /// A verdict object as written: every `met` it gives (to find a contradiction that a

@@ -551,6 +551,9 @@ pub const END_REASONS: &[&str] = &[
     "turn_limit",
 ];
 
+/// The reasons a simulated person may give (the harness alone ends at its turn limit).
+pub const PERSON_END_REASONS: &[&str] = END_REASONS.split_at(5).0;
+
 impl Builtin {
     pub fn as_str(self) -> &'static str {
         self.into()

@@ -21,7 +21,7 @@ use crate::model::shape::Visibility;
 use crate::model::texts::case_texts;
 use crate::model::{Case, Suite};
 
-pub use crate::model::shape::END_REASONS;
+pub use crate::model::shape::{END_REASONS, PERSON_END_REASONS};
 
 /// How a conversation ended, as the person (or the harness, at the turn limit) says.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,7 +163,7 @@ fn turn_schema() -> Json {
                         "additionalProperties": false,
                         "required": ["reason", "satisfaction", "verdict"],
                         "properties": {
-                            "reason": { "enum": &END_REASONS[..5] },
+                            "reason": { "enum": PERSON_END_REASONS },
                             "satisfaction": { "type": "integer", "minimum": 1, "maximum": 5 },
                             "verdict": { "type": "string" },
                         },
@@ -202,7 +202,17 @@ pub fn parse_turn(content: &str) -> Result<PersonTurn, String> {
     let thought = text_of("thought")?;
     let end = match object.get("end") {
         None | Some(Json::Null) => None,
-        Some(Json::Object(end)) => Some(Ending::from_json(end)?),
+        Some(Json::Object(end)) => {
+            let ending = Ending::from_json(end)?;
+            if !PERSON_END_REASONS.contains(&ending.reason.as_str()) {
+                return Err(format!(
+                    "a person does not end with `{}` (one of: {})",
+                    ending.reason,
+                    PERSON_END_REASONS.join(", ")
+                ));
+            }
+            Some(ending)
+        }
         Some(_) => return Err("`end` is neither null nor an object".into()),
     };
     if message.is_none() && end.is_none() {
@@ -215,7 +225,8 @@ pub fn parse_turn(content: &str) -> Result<PersonTurn, String> {
     })
 }
 
-/// The body of one fenced block (```json … ```), or the text itself.
+/// The body of one fenced block (```json … ```), or the text itself: how a model's
+/// JSON answer is read, the person's turn here and the judge's verdict alike.
 pub fn unfenced(text: &str) -> &str {
     let Some(rest) = text.strip_prefix("```") else {
         return text;
@@ -261,6 +272,10 @@ mod tests {
                 "from 1 to 5",
             ),
             (r#"{"message": "x", "mood": "ok"}"#, "not a key"),
+            (
+                r#"{"message": "x", "end": {"reason": "turn_limit"}}"#,
+                "does not end with",
+            ),
         ] {
             let error = parse_turn(bad).unwrap_err();
             assert!(error.contains(why), "{bad}: {error}");

@@ -274,7 +274,7 @@ fn answer_connection(stream: TcpStream, state: &Mutex<(Web, Vec<Request>)>, stop
         );
         return;
     };
-    skip_body(reader.into_inner().into_inner(), &headers);
+    skip_body(reader, &headers);
     let (answer, latency) = {
         let mut guard = match state.lock() {
             Ok(guard) => guard,
@@ -337,17 +337,24 @@ fn request_url(target: &str, headers: &[(String, String)]) -> Option<String> {
 }
 
 /// Reads and discards a request's body (up to a limit), so that closing the
-/// connection after the answer does not reset it under the requester.
-fn skip_body(stream: TcpStream, headers: &[(String, String)]) {
+/// connection after the answer does not reset it under the requester: first what the
+/// head's reader already holds (a client sends head and body together), then the rest
+/// from the connection.
+fn skip_body(mut reader: BufReader<std::io::Take<TcpStream>>, headers: &[(String, String)]) {
     let length = headers
         .iter()
         .find(|(n, _)| n == "content-length")
         .and_then(|(_, v)| v.parse::<u64>().ok())
-        .unwrap_or(0);
-    let _ = std::io::copy(
-        &mut stream.take(length.min(BODY_LIMIT)),
-        &mut std::io::sink(),
-    );
+        .unwrap_or(0)
+        .min(BODY_LIMIT);
+    let held = reader
+        .buffer()
+        .len()
+        .min(usize::try_from(length).unwrap_or(usize::MAX));
+    reader.consume(held);
+    let rest = length.saturating_sub(held as u64);
+    let stream = reader.into_inner().into_inner();
+    let _ = std::io::copy(&mut stream.take(rest), &mut std::io::sink());
 }
 
 fn respond(mut stream: &TcpStream, status: u16, body: &str) {
@@ -475,6 +482,26 @@ mod tests {
         assert_eq!(requests.len(), 2);
         assert_eq!(web.counts.get("EP1"), Some(&2));
         assert_eq!(requests[1].url, "http://rates.test/today");
+    }
+
+    #[test]
+    fn a_post_with_a_body_is_answered_at_once() {
+        let server = serve(web(), "127.0.0.1:0").unwrap();
+        let _ = get(
+            server.port,
+            "GET /today HTTP/1.1\r\nHost: rates.test\r\n\r\n",
+        );
+        // As clients do: head and body in one write, the connection left open.
+        let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+        let post =
+            "POST /today HTTP/1.1\r\nHost: rates.test\r\nContent-Length: 11\r\n\r\n{\"a\": true}";
+        stream.write_all(post.as_bytes()).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer:?}");
     }
 
     #[test]

@@ -102,8 +102,8 @@ pub fn overlay(rt: &mut Runtime, root: &Path) -> Result<(), WorkspaceError> {
 }
 
 /// Makes `files` the run's file store among the store's paths `in_scope` takes (a
-/// file out of scope stays as it is); the ids of the records it changed, created or
-/// removed.
+/// file out of scope, or a record without a path, stays as it is); the ids of the
+/// records it changed, created or removed.
 pub fn overlay_files(
     rt: &mut Runtime,
     mut files: BTreeMap<String, Vec<u8>>,
@@ -138,7 +138,7 @@ pub fn overlay_files(
             };
             (r.id.clone(), path)
         })
-        .filter(|(_, path)| path.as_deref().is_none_or(&in_scope))
+        .filter(|(_, path)| path.as_deref().is_some_and(&in_scope))
         .collect();
     let mut changed = Vec::new();
     for (id, path) in held {

@@ -4,16 +4,19 @@
 //!
 //! In the isolation the workspace folder is the root of the file system, so `/outputs`
 //! and `/workspace` are folders of it and a command may make new ones; the machine's
-//! system folders are mounted over it read-only (`/usr`, the `/bin` and `/lib` links, a
-//! few files of `/etc`), with a private `/proc`, `/dev` and a private, discarded `/tmp`.
+//! system folders are mounted over it read-only (`/usr`, `/bin`, `/lib`, a few files of
+//! `/etc`), with a private `/proc` and `/dev`, and private, discarded `/etc`, `/run`,
+//! `/var` and `/tmp`.
 //! Nothing else of the machine is visible, the workspace is the only writable place
 //! that lasts, and the command has no network but its own loopback, where the run's
 //! endpoints are served: new user, PID, network, IPC and UTS namespaces, every
 //! capability dropped, killed with casec. docs/security.md is the user's account.
 //!
 //! The isolated side is `casec workspace-job` ([`super::job`]), the same program,
-//! mounted read-only inside; a hard deadline past the command's own time limit kills
-//! the whole isolation if that side hangs.
+//! mounted read-only inside, started with no environment and made non-dumpable, so the
+//! command can neither read it (`/proc/PID/environ`) nor write into its output; a hard
+//! deadline past the command's own time limit kills the whole isolation if that side
+//! hangs.
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
@@ -103,6 +106,7 @@ impl Workspace {
     fn run_isolated(&self, job: &Job) -> Result<Outcome, String> {
         let request = serde_json::to_vec(job).map_err(|e| e.to_string())?;
         let mut child = bubblewrap(self.root(), &self.program)
+            .env_clear()
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -206,14 +210,22 @@ pub fn bubblewrap_arguments(root: &Path, program: &Path) -> Vec<OsString> {
     let mut push = |words: &[&dyn AsRef<OsStr>]| {
         args.extend(words.iter().map(|w| w.as_ref().to_os_string()));
     };
+    // The isolated side starts with no environment (casec's may hold keys); the job
+    // gives the command its own.
     push(&[
         &"--die-with-parent",
         &"--new-session",
         &"--unshare-all",
         &"--cap-drop",
         &"ALL",
+        &"--clearenv",
     ]);
     push(&[&"--bind", &root, &"/"]);
+    // Private and discarded with each command: nothing written under them lasts, and
+    // they are mounted before what is bound inside them.
+    for private in ["/etc", "/run", "/var", "/tmp"] {
+        push(&[&"--tmpfs", &private]);
+    }
     push(&[&"--ro-bind", &"/usr", &"/usr"]);
     // Mounted, not linked, even where the machine links them into /usr: the mount
     // points stay in the workspace folder between commands, and a mount onto one that
@@ -228,7 +240,7 @@ pub fn bubblewrap_arguments(root: &Path, program: &Path) -> Vec<OsString> {
         let host = Path::new("/etc").join(file);
         push(&[&"--ro-bind-try", &host, &host]);
     }
-    push(&[&"--proc", &"/proc", &"--dev", &"/dev", &"--tmpfs", &"/tmp"]);
+    push(&[&"--proc", &"/proc", &"--dev", &"/dev"]);
     push(&[&"--ro-bind", &program, &JOB_PROGRAM]);
     push(&[&"--chdir", &"/", &"--", &JOB_PROGRAM, &"workspace-job"]);
     args

@@ -45,30 +45,26 @@ pub trait Executor: Send {
     /// `files`: the store's files, by store path (only paths in the workspace);
     /// `folders`: the workspace's top folders the run may leave files in (`/outputs`),
     /// for an executor that cannot read the whole file system.
-    fn run(
-        &mut self,
-        job: &Job,
-        files: &Files,
-        folders: &[String],
-    ) -> Result<(Outcome, Files), String>;
+    fn run(&mut self, job: &Job, files: &Files, folders: &[String]) -> Result<Ran, String>;
+}
+
+/// What a job did, and the workspace's files after it (or why they cannot be read:
+/// the outcome, and the requests it reports, stand all the same).
+pub struct Ran {
+    pub outcome: Outcome,
+    pub files: Result<Files, String>,
 }
 
 /// Files by store path (`/outputs/a.csv`), with their bytes.
 pub type Files = BTreeMap<String, Vec<u8>>;
 
 impl Executor for Workspace {
-    fn run(
-        &mut self,
-        job: &Job,
-        files: &Files,
-        _folders: &[String],
-    ) -> Result<(Outcome, Files), String> {
+    fn run(&mut self, job: &Job, files: &Files, _folders: &[String]) -> Result<Ran, String> {
         flush(self.root(), files)
             .map_err(|why| format!("the workspace cannot be written: {why}"))?;
         let outcome = Workspace::run(self, job);
-        let after = workspace::files_under(self.root())
-            .map_err(|why| format!("the workspace cannot be read: {why}"))?;
-        Ok((outcome, after))
+        let files = workspace::files_under(self.root()).map_err(|why| why.to_string());
+        Ok(Ran { outcome, files })
     }
 }
 
@@ -94,7 +90,10 @@ pub fn run(rt: &mut Runtime, c: &Commands, arguments: &Json) -> CallResult {
     let ran = rt
         .executor()
         .and_then(|executor| executor.run(&job, &files, &folders));
-    let (mut outcome, after) = match ran {
+    let Ran {
+        mut outcome,
+        files: after,
+    } = match ran {
         Ok(ran) => ran,
         Err(why) => return CallResult::error("UNAVAILABLE", why),
     };
@@ -109,16 +108,17 @@ pub fn run(rt: &mut Runtime, c: &Commands, arguments: &Json) -> CallResult {
             std::mem::take(&mut outcome.requests),
         );
     }
-    let changed = match workspace::overlay_files(rt, after, |path| workspace_path(path).is_some()) {
-        Ok(changed) => changed,
-        Err(why) => {
-            return CallResult::error(
-                "UNAVAILABLE",
-                format!("the workspace cannot be read: {why}"),
-            )
-        }
-    };
-    result(outcome, changed)
+    let overlaid = after.and_then(|after| {
+        workspace::overlay_files(rt, after, |path| workspace_path(path).is_some())
+            .map_err(|why| why.to_string())
+    });
+    match overlaid {
+        Ok(changed) => result(outcome, changed),
+        Err(why) => CallResult::error(
+            "UNAVAILABLE",
+            format!("the command ran, but the workspace it left cannot be read: {why}"),
+        ),
+    }
 }
 
 /// The files a case's world seeds in its workspace, by path (for a harness that seeds
@@ -292,7 +292,7 @@ fn endpoints_binding(tool: &Tool) -> Option<&Http> {
 /// Makes the folder `root` hold exactly `files`: writes each file whose bytes differ,
 /// and removes each file the store does not hold. Never through a link a command left
 /// (it could lead anywhere on the machine): a link in the way is removed.
-fn flush(root: &Path, files: &Files) -> Result<(), String> {
+pub fn flush(root: &Path, files: &Files) -> Result<(), String> {
     let on_disk = workspace::files_under(root).map_err(|e| e.to_string())?;
     for (path, bytes) in files {
         let Some(relative) = workspace_path(path) else {
@@ -346,6 +346,15 @@ fn write_file(root: &Path, relative: &Path, bytes: &[u8]) -> std::io::Result<()>
 /// `casec workspace-job`: the isolated side of a command (standard input: a [`Job`];
 /// standard output: its [`Outcome`]).
 pub fn job_main() -> u8 {
+    // The command runs as the same user: without this it could read this process's
+    // memory and descriptors through /proc, and write a forged outcome.
+    #[cfg(target_os = "linux")]
+    if rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+        .is_err()
+    {
+        eprintln!("casec workspace-job: cannot make the job non-dumpable");
+        return 2;
+    }
     let mut input = Vec::new();
     if std::io::Read::read_to_end(&mut std::io::stdin(), &mut input).is_err() {
         return 2;
