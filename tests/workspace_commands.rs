@@ -394,3 +394,31 @@ fn a_command_sees_no_environment_of_casec_and_leaves_nothing_in_system_folders()
     );
     assert_eq!(calls[1]["output"]["stdout"], "gone\n", "{:?}", calls[1]);
 }
+
+#[test]
+fn verify_says_why_a_golden_command_failed() {
+    if !isolation_available() {
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    let suite = SUITE.replace("content from \"seed.bin\"", "content \"x\"");
+    std::fs::write(folder.path().join("suite.case"), suite).unwrap();
+    let failing = json!({ "type": "call", "tool": "run_command", "arguments": { "command": "echo boom >&2; exit 3" } });
+    std::fs::write(
+        folder.path().join("C-1.trace.jsonl"),
+        format!("{failing}\n"),
+    )
+    .unwrap();
+    let output = std::process::Command::new(program())
+        .args(["verify", "--format", "json"])
+        .arg(folder.path())
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(
+        report["failed_calls"],
+        json!(["event 1: `run_command` failed with COMMAND_FAILED (exit code 3: boom)"]),
+        "{report}"
+    );
+}

@@ -14,7 +14,7 @@
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::expect::Sandbox;
-use crate::model::tool::{file_store, workspace_path, Binding, Service};
+use crate::model::tool::{file_store, workspace_path};
 use crate::model::value::FieldValue;
 use crate::model::{Case, Suite};
 
@@ -67,13 +67,7 @@ fn outside(path: &str, span: crate::source::Span, label: &str) -> Diagnostic {
 }
 
 fn https_endpoints(suite: &Suite, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>) {
-    let http = suite.tools.iter().find_map(|tool| match &tool.binding {
-        Binding::Service(bound) => match &bound.service {
-            Service::Http(http) => Some(http),
-            _ => None,
-        },
-        _ => None,
-    });
+    let http = suite.tools.iter().find_map(|tool| tool.http());
     let Some(http) = http else {
         return;
     };

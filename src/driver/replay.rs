@@ -407,26 +407,55 @@ fn label_errors(suite: &Suite, case: &Case, decided: &Findings, counter: &Counte
 
 /// The calls of a run that failed, each with its event number (its line in the trace,
 /// blank lines aside) and error: what most often explains a check that does not hold
-/// (a check counting calls counts the ones that succeeded unless it says `any`).
+/// (a check counting calls counts the ones that succeeded unless it says `any`). A
+/// failed command says its exit code and the last line of its error output; a request
+/// a command's program made is told as the command's, not as a line of the trace.
 fn failed_calls(rt: &crate::runtime::Runtime) -> Vec<String> {
-    rt.events
-        .iter()
-        .enumerate()
-        .filter_map(|(i, e)| match e {
-            crate::runtime::Event::Call(call) if call.failed => Some(format!(
-                "event {}: `{}` failed with {}{}",
-                i + 1,
-                call.tool,
-                call.error.as_deref().unwrap_or("an error"),
-                if call.intercepted {
-                    " (the case's override)"
-                } else {
-                    ""
-                },
-            )),
-            _ => None,
-        })
-        .collect()
+    let mut line = 0;
+    let mut notes = Vec::new();
+    for event in &rt.events {
+        let crate::runtime::Event::Call(call) = event else {
+            line += 1;
+            continue;
+        };
+        if call.by_command.is_none() {
+            line += 1;
+        }
+        if !call.failed {
+            continue;
+        }
+        let error = call.error.as_deref().unwrap_or("an error");
+        let by = if call.intercepted {
+            " (the case's override)"
+        } else {
+            ""
+        };
+        let what = match &call.by_command {
+            Some(_) => format!(
+                "event {line}: a request of the command, `{}`, failed with {error}",
+                call.arguments
+                    .as_object()
+                    .and_then(|a| a.values().next())
+                    .and_then(|u| u.as_str())
+                    .unwrap_or_default()
+            ),
+            None => format!("event {line}: `{}` failed with {error}{by}", call.tool),
+        };
+        let output = call.output.as_deref().map(|output| {
+            let stderr = output["stderr"].as_str().unwrap_or_default();
+            let last = stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or_default();
+            match (&output["exit_code"], last) {
+                (code, "") => format!(" (exit code {code})"),
+                (code, last) => format!(" (exit code {code}: {last})"),
+            }
+        });
+        notes.push(what + &output.unwrap_or_default());
+    }
+    notes
 }
 
 fn report_json(r: &CaseReport) -> serde_json::Value {

@@ -11,23 +11,13 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::model::tool::{Binding, Commands, Service};
+use crate::model::tool::Commands;
 use crate::model::Suite;
 
 /// The compose file's value, when one of the suite's tools runs commands (the first
 /// such tool's image; the largest memory limit of them).
 pub fn compose(suite: &Suite) -> Option<Json> {
-    let commands: Vec<&Commands> = suite
-        .tools
-        .iter()
-        .filter_map(|tool| match &tool.binding {
-            Binding::Service(bound) => match &bound.service {
-                Service::Commands(c) => Some(c),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect();
+    let commands: Vec<&Commands> = suite.tools.iter().filter_map(|t| t.commands()).collect();
     let first = commands.first()?;
     let memory = commands.iter().map(|c| c.limits.memory_mib).max()?;
     Some(json!({

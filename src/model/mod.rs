@@ -121,12 +121,10 @@ pub struct Suite {
 impl Suite {
     /// Whether one of the tools `case` offers runs workspace commands (`commands.run`).
     pub fn runs_commands(&self, case: &Case) -> bool {
-        use tool::{Binding, Service};
         case.tools.iter().any(|offered| {
-            self.tools.iter().any(|tool| {
-                tool.name.as_str() == offered.as_str()
-                    && matches!(&tool.binding, Binding::Service(bound) if matches!(bound.service, Service::Commands(_)))
-            })
+            self.tools
+                .iter()
+                .any(|tool| tool.name.as_str() == offered.as_str() && tool.commands().is_some())
         })
     }
 

@@ -30,6 +30,30 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// The built-in service the tool is bound to, if it is bound to one.
+    pub fn service(&self) -> Option<&Service> {
+        match &self.binding {
+            Binding::Service(bound) => Some(&bound.service),
+            _ => None,
+        }
+    }
+
+    /// The tool's `http` binding, if it has one.
+    pub fn http(&self) -> Option<&Http> {
+        match self.service()? {
+            Service::Http(h) => Some(h),
+            _ => None,
+        }
+    }
+
+    /// The tool's `commands.run` binding, if it has one.
+    pub fn commands(&self) -> Option<&Commands> {
+        match self.service()? {
+            Service::Commands(c) => Some(c),
+            _ => None,
+        }
+    }
+
     pub fn argument(&self, name: &str) -> Option<&Argument> {
         self.arguments.iter().find(|a| a.name.as_str() == name)
     }

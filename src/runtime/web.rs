@@ -14,6 +14,7 @@
 //! from a crate because a fault is a socket-level act (close without answering, hold
 //! the line) that server crates hide. It answers one request per connection, in
 //! origin form (`GET /path` with a `Host`) or in proxy form (`GET http://host/path`),
+//! URLs compared with the scheme and host in any case and an empty path as `/`,
 //! so a program reaches a declared URL either directly or through `http_proxy`; a
 //! `CONNECT` (HTTPS through the proxy) is answered 501: the sandbox serves plain HTTP.
 
@@ -143,8 +144,9 @@ impl Web {
 
     /// What a request gets, and the latency before it; counts the request.
     pub fn answer(&mut self, method: &str, url: &str) -> (Answer, Duration) {
+        let url = same_url(url);
         let found = self.endpoints.iter().find(|e| {
-            e.url == url
+            same_url(&e.url) == url
                 && e.method
                     .as_deref()
                     .is_none_or(|m| m.eq_ignore_ascii_case(method))
@@ -178,6 +180,22 @@ impl Web {
         };
         (answer, Duration::from_millis(endpoint.latency_ms))
     }
+}
+
+/// A URL as requests compare it: the scheme and host in lower case, and `/` for an
+/// empty path (a client asks for `http://api.test/` when told `http://API.test`).
+fn same_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (host, tail) = rest.split_at(end);
+    let slash = if tail.starts_with('/') { "" } else { "/" };
+    format!(
+        "{}://{}{slash}{tail}",
+        scheme.to_ascii_lowercase(),
+        host.to_ascii_lowercase()
+    )
 }
 
 /// A status code from a world's number (outside 100..=599: 500).
@@ -447,6 +465,13 @@ mod tests {
         );
         let (second, _) = web.answer("GET", "http://rates.test/today");
         assert!(matches!(second, Answer::Status { status: 200, .. }));
+        let (same, _) = web.answer("GET", "HTTP://Rates.test/today");
+        assert!(
+            matches!(same, Answer::Status { status: 200, .. }),
+            "{same:?}"
+        );
+        assert_eq!(same_url("http://api.test"), "http://api.test/");
+        assert_eq!(same_url("http://api.test?q=1"), "http://api.test/?q=1");
         let (unknown, _) = web.answer("GET", "http://elsewhere.test/");
         assert!(matches!(
             unknown,

@@ -26,7 +26,6 @@ use crate::model::expect::FileStore;
 use crate::model::shape::{
     Entry, ExportFile, ExportFormat, FileContent, Layout, LayoutSource, Slot,
 };
-use crate::model::tool::{Binding, Service};
 use crate::model::value::FieldValue;
 use crate::model::{Case, Suite, Text};
 
@@ -273,13 +272,7 @@ fn web(suite: &Suite, case: &Case) -> Option<String> {
 /// reads them (`failures`, `failure`, `failure_status`, `latency_ms`: `null` where a
 /// record says nothing). None without a world or `http` tools.
 pub(crate) fn endpoints(suite: &Suite, case: &Case) -> Option<Vec<Json>> {
-    let http = suite.tools.iter().find_map(|tool| match &tool.binding {
-        Binding::Service(bound) => match &bound.service {
-            Service::Http(http) => Some(http),
-            _ => None,
-        },
-        _ => None,
-    })?;
+    let http = suite.tools.iter().find_map(|tool| tool.http())?;
     let sandbox = case.sandbox.as_ref()?;
     let field = |record: &crate::model::world::Record, name: Option<&str>| {
         let value = name.and_then(|name| {

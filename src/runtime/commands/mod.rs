@@ -25,7 +25,7 @@ use std::path::Path;
 use serde_json::{json, Value as Json};
 
 use crate::model::expect::{FileStore, Sandbox};
-use crate::model::tool::{file_store, workspace_path, Binding, Commands, Http, Service, Tool};
+use crate::model::tool::{file_store, workspace_path, Commands, Http, Tool};
 use crate::model::value::FieldValue;
 use crate::model::Suite;
 
@@ -176,9 +176,7 @@ fn workspace_folders(rt: &Runtime, files: &Files) -> Vec<String> {
 /// (null when a signal ended the command), whether it timed out, and its output as
 /// capped, from a command's result or an override's answer for one.
 pub fn kept(tool: Option<&Tool>, result: &Json) -> Option<Box<Json>> {
-    let runs_commands = tool.is_some_and(|t| {
-        matches!(&t.binding, Binding::Service(bound) if matches!(bound.service, Service::Commands(_)))
-    });
+    let runs_commands = tool.is_some_and(|t| t.commands().is_some());
     let exit_code = result.get("exit_code").filter(|_| runs_commands)?;
     let text = |key: &str| result.get(key).and_then(Json::as_str).unwrap_or_default();
     Some(Box::new(json!({
@@ -230,13 +228,9 @@ fn result(outcome: Outcome, changed: Vec<String>) -> CallResult {
 
 /// The tool the case offers over the world's endpoints (`http`), with its binding.
 fn endpoints_tool<'a>(rt: &Runtime<'a>) -> Option<(&'a Tool, &'a Http)> {
-    rt.offered().iter().find_map(|tool| match &tool.binding {
-        Binding::Service(bound) => match &bound.service {
-            Service::Http(h) => Some((*tool, h)),
-            _ => None,
-        },
-        _ => None,
-    })
+    rt.offered()
+        .iter()
+        .find_map(|tool| Some((*tool, tool.http()?)))
 }
 
 /// Each request a command's programs made, as a call of `tool` marked as the
@@ -251,6 +245,7 @@ fn record_requests(
         let (failed, error, returned) = match &request.answer {
             Answer::Status { endpoint, .. } => (false, None, endpoint.iter().cloned().collect()),
             Answer::Dropped { endpoint, fault } => {
+                // A `status` fault is an answer (`Answer::Status`), never dropped.
                 let code = match fault {
                     Fault::Timeout => "TIMEOUT",
                     Fault::Reset | Fault::Status => "NETWORK_ERROR",
@@ -259,7 +254,7 @@ fn record_requests(
             }
         };
         let mut arguments = json!({ "url": request.url });
-        if let Some(h) = endpoints_binding(tool) {
+        if let Some(h) = tool.http() {
             arguments = json!({ h.url.as_str(): request.url });
             if let Some(method) = &h.method {
                 arguments[method.as_str()] = json!(request.method);
@@ -276,16 +271,6 @@ fn record_requests(
             by_command: Some(command.to_string()),
             output: None,
         });
-    }
-}
-
-fn endpoints_binding(tool: &Tool) -> Option<&Http> {
-    match &tool.binding {
-        Binding::Service(bound) => match &bound.service {
-            Service::Http(h) => Some(h),
-            _ => None,
-        },
-        _ => None,
     }
 }
 
