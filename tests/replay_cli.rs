@@ -426,3 +426,34 @@ fn replay_takes_every_counter_example_verify_takes() {
         }
     }
 }
+
+/// A golden trace is what a competent assistant does: a call the case refuses (a tool
+/// it does not offer, an argument its contract does not have) is an error of the
+/// golden trace even when every check holds.
+#[test]
+fn a_golden_trace_that_calls_a_tool_the_case_refuses_is_an_error() {
+    let dir = std::env::temp_dir().join(format!("casec-verify-refused-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_tree(std::path::Path::new("cases/donnabench"), &dir);
+    let golden = dir.join("personalization/task-001.trace.jsonl");
+    let mut text = std::fs::read_to_string(&golden).unwrap();
+    text.insert_str(0, "{\"type\": \"call\", \"tool\": \"fetch_url\", \"arguments\": {}}\n");
+    std::fs::write(&golden, text).unwrap();
+    let json = casec(&["verify", dir.to_str().unwrap(), "--format", "json"]);
+    assert_ne!(json.status.code(), Some(0));
+    let report: serde_json::Value = String::from_utf8_lossy(&json.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["case_id"] == "task-001")
+        .expect("task-001's line");
+    assert_eq!(
+        report["errors"],
+        serde_json::json!(["the golden trace makes calls the case refuses: `fetch_url` (UNKNOWN_TOOL)"]),
+        "{report}"
+    );
+    assert_eq!(
+        report["failed_calls"],
+        serde_json::json!(["event 1: `fetch_url` failed with UNKNOWN_TOOL"])
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -323,7 +323,42 @@ fn verify_golden(
             decided.triggered.join(", ")
         ));
     }
+    // What a competent assistant does never calls a tool the case does not offer or
+    // with arguments its contract refuses, whatever the checks say.
+    let refused: Vec<String> = rt
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            crate::runtime::Event::Call(call)
+                if REFUSED_CALLS.contains(&call.error.as_deref().unwrap_or_default()) =>
+            {
+                Some(format!(
+                    "`{}` ({})",
+                    call.tool,
+                    call.error.as_deref().unwrap_or_default()
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    if !refused.is_empty() {
+        out.errors.push(format!(
+            "the golden trace makes calls the case refuses: {}",
+            refused.join(", ")
+        ));
+        if out.failed_calls.is_empty() {
+            out.failed_calls.extend(failed_calls(&rt));
+        }
+    }
 }
+
+/// The errors of a call the tool's contract refuses before anything runs.
+const REFUSED_CALLS: &[&str] = &[
+    "UNKNOWN_TOOL",
+    "UNKNOWN_ARGUMENT",
+    "MISSING_ARGUMENT",
+    "INVALID_ARGUMENT",
+];
 
 /// Replays each counter-example trace beside the case file: each must be caught (fail
 /// a machine check or trigger a critical failure) or labelled with the review items it

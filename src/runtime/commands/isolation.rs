@@ -59,8 +59,14 @@ const ETC_FILES: &[&str] = &[
 
 /// How long past a command's own limit the isolation may take before it is killed.
 const GRACE: Duration = Duration::from_secs(10);
-/// The longest outcome read from the isolated side.
-const MAX_OUTCOME: u64 = 16 << 20;
+/// The longest outcome read from the isolated side: room for both output streams at
+/// their limit, each byte escaped in JSON at most six times over (`\u0000`), and the
+/// requests.
+fn max_outcome(limits: &crate::model::tool::CommandLimits) -> u64 {
+    (limits.output_kib << 10)
+        .saturating_mul(2 * 6)
+        .saturating_add(16 << 20)
+}
 
 /// A session's workspace: a fresh folder, removed when the session ends.
 pub struct Workspace {
@@ -115,11 +121,12 @@ impl Workspace {
         if let Some(mut stdin) = child.stdin.take() {
             let _ = stdin.write_all(&request);
         }
+        let cap = max_outcome(&job.limits);
         let read = |stream: Option<Box<dyn Read + Send>>| {
             std::thread::spawn(move || {
                 let mut text = Vec::new();
                 if let Some(stream) = stream {
-                    let _ = stream.take(MAX_OUTCOME).read_to_end(&mut text);
+                    let _ = stream.take(cap).read_to_end(&mut text);
                 }
                 text
             })
