@@ -5,11 +5,11 @@
 //! store holds what the world seeded and what tools wrote; a file the store no longer
 //! holds is removed), the command runs ([`job`]) with the run's endpoints served to it
 //! ([`crate::runtime::web`]), and then the folder's files become the store's
-//! ([`crate::runtime::workspace::overlay`]): what the command wrote is what `file`
-//! expectations grade, and what a `read_file` tool reads next. Each request its
-//! programs made goes into the trace as a call of the tool bound to the endpoints'
-//! `http` service (when the case offers one, marked as made by the command), so a
-//! recovery check reads a retry whoever made it.
+//! ([`crate::runtime::workspace::overlay_files`]): what the command wrote is what
+//! `file` expectations grade, and what a `read_file` tool reads next. Each request its
+//! programs made goes into the trace as a call of the suite's tool bound to the
+//! endpoints' `http` service, marked as made by the command, so a recovery check reads
+//! a retry whoever made it.
 //!
 //! The result carries `exit_code`, `stdout` and `stderr` (their first bytes, with
 //! `stdout_bytes`/`stderr_bytes` counting all); a command that exits non-zero is the
