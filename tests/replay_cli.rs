@@ -437,7 +437,10 @@ fn a_golden_trace_that_calls_a_tool_the_case_refuses_is_an_error() {
     copy_tree(std::path::Path::new("cases/donnabench"), &dir);
     let golden = dir.join("personalization/task-001.trace.jsonl");
     let mut text = std::fs::read_to_string(&golden).unwrap();
-    text.insert_str(0, "{\"type\": \"call\", \"tool\": \"fetch_url\", \"arguments\": {}}\n");
+    text.insert_str(
+        0,
+        "{\"type\": \"call\", \"tool\": \"fetch_url\", \"arguments\": {}}\n",
+    );
     std::fs::write(&golden, text).unwrap();
     let json = casec(&["verify", dir.to_str().unwrap(), "--format", "json"]);
     assert_ne!(json.status.code(), Some(0));
@@ -448,7 +451,9 @@ fn a_golden_trace_that_calls_a_tool_the_case_refuses_is_an_error() {
         .expect("task-001's line");
     assert_eq!(
         report["errors"],
-        serde_json::json!(["the golden trace makes calls the case refuses: `fetch_url` (UNKNOWN_TOOL)"]),
+        serde_json::json!([
+            "the golden trace makes calls the case refuses: `fetch_url` (UNKNOWN_TOOL)"
+        ]),
         "{report}"
     );
     assert_eq!(
