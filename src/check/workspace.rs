@@ -39,22 +39,35 @@ fn seeded_outside(suite: &Suite, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>)
     let Some(Ok(store)) = file_store(&suite.tools) else {
         return;
     };
-    for record in sandbox
+    for (key, path) in texts_of(
+        sandbox,
+        store.collection.as_str(),
+        store.path_field.as_str(),
+    ) {
+        if workspace_path(path).is_none() {
+            diags.push(outside(path, key.span, "a command never sees this file"));
+        }
+    }
+}
+
+/// The text of `field` in each record of `collection` of the case's world, with the
+/// field's key where it is written.
+fn texts_of<'a>(
+    sandbox: &'a Sandbox,
+    collection: &'a str,
+    field: &'a str,
+) -> impl Iterator<Item = (&'a crate::model::Name, &'a str)> + 'a {
+    sandbox
         .world
         .records
         .iter()
-        .filter(|r| r.collection.as_str() == store.collection.as_str())
-    {
-        let path = record
-            .fields
-            .iter()
-            .find(|(name, _)| name.as_str() == store.path_field.as_str());
-        if let Some((name, FieldValue::Text(path))) = path {
-            if workspace_path(path).is_none() {
-                diags.push(outside(path, name.span, "a command never sees this file"));
-            }
-        }
-    }
+        .filter(move |r| r.collection.as_str() == collection)
+        .filter_map(
+            move |r| match r.fields.iter().find(|(name, _)| name.as_str() == field) {
+                Some((name, FieldValue::Text(text))) => Some((name, text.as_str())),
+                _ => None,
+            },
+        )
 }
 
 fn outside(path: &str, span: crate::source::Span, label: &str) -> Diagnostic {
@@ -71,17 +84,8 @@ fn https_endpoints(suite: &Suite, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>
     let Some(http) = http else {
         return;
     };
-    for record in sandbox
-        .world
-        .records
-        .iter()
-        .filter(|r| r.collection.as_str() == http.endpoints.as_str())
-    {
-        let url = record
-            .fields
-            .iter()
-            .find(|(name, _)| name.as_str() == http.url_field.as_str());
-        if let Some((name, FieldValue::Text(url))) = url {
+    for (name, url) in texts_of(sandbox, http.endpoints.as_str(), http.url_field.as_str()) {
+        {
             if url.starts_with("https://") {
                 diags.push(
                     Diagnostic::new(

@@ -270,7 +270,7 @@ codes! {
     /// ```case
     /// case UI-1 "A case" {
     ///   …
-    ///   tools get_clock read_record
+    ///   tools current_time read_record
     /// }
     /// ```
     ///
@@ -351,7 +351,7 @@ codes! {
     ///
     /// ```case
     /// # notes.case
-    /// tool get_clock {
+    /// tool current_time {
     ///   arguments
     ///   behavior "Return the case time."
     /// }
@@ -458,7 +458,7 @@ codes! {
     /// is a `master_json` error instead, before any source is written:
     ///
     /// ```json
-    /// "available_tools": [ "get_clock", "teleport" ]
+    /// "available_tools": [ "current_time", "teleport" ]
     /// ```
     ///
     /// **Fix.** Report the master file with the casec version: the importer should have
@@ -507,7 +507,7 @@ codes! {
     /// case UI-1 "A case" {
     ///   tags multi_turn_clarification
     ///   …
-    ///   override read_records "list L1" {
+    ///   override search_notes "list L1" {
     ///     result "TIMEOUT"
     ///   }
     /// }
@@ -522,8 +522,8 @@ codes! {
     /// ```case
     /// case UI-1 "A case" {
     ///   …
-    ///   tools get_clock
-    ///   override read_records "list L1" {
+    ///   tools current_time
+    ///   override search_notes "list L1" {
     ///     result "TIMEOUT"
     ///   }
     /// }
@@ -1140,7 +1140,7 @@ codes! {
     /// value the contract does not list.
     ///
     /// ```case
-    /// expect A1 { called read_records { colection reminders } }   # did you mean `collection`?
+    /// expect A1 { called search_notes { colection reminders } }   # did you mean `collection`?
     /// ```
     ///
     /// **Fix.** Use the argument names of the suite's `tool` declaration (the part before `:`),
@@ -1162,7 +1162,7 @@ codes! {
     /// list, an unknown collection, or a record the world does not hold.
     ///
     /// ```case
-    /// override write_record "create reminder" {
+    /// override save_record "create reminder" {
     ///   result "TIMEOUT"
     ///   when { collection reminders; operation insert }   # operations: create, update, delete, skip_occurrence
     ///   error TIMEOUT
@@ -1201,7 +1201,7 @@ codes! {
     /// while its world holds no record of those collections and declares no `new` id in them.
     ///
     /// ```case
-    /// tools get_clock read_records verify_record write_record tracker   # no trackers in the world
+    /// tools current_time search_notes check_record save_record tracker   # no trackers in the world
     /// ```
     ///
     /// **Fix.** Add the records the prose implies. When offering the tool with nothing to find
@@ -1227,7 +1227,7 @@ codes! {
     /// [security.md](security.md)). UI test for the last: `tests/ui/tool_definition_adapter_env.case`.
     ///
     /// ```case
-    /// tool write_record {
+    /// tool save_record {
     ///   behavior "Apply authorized changes."
     ///   argument collection collection
     ///   argument operation enum create update insert   # error: `service records.write` cannot do insert
@@ -1316,11 +1316,11 @@ codes! {
     /// reported with its line; nothing is replayed. The format is in [traces.md](traces.md).
     ///
     /// ```jsonl
-    /// {"type": "call", "tool": "read_records", "arguments": "reminders"}
+    /// {"type": "call", "tool": "search_notes", "arguments": "reminders"}
     /// {"type": "say", "content": "Done."}
     /// ```
     ///
-    /// **Fix.** Write one JSON object per line: `{"type": "call", "tool": "read_records",
+    /// **Fix.** Write one JSON object per line: `{"type": "call", "tool": "search_notes",
     /// "arguments": {"collection": "reminders"}}`, `{"type": "reply", "content": "Done."}`.
     TRACE_LINE = "trace_line" (error): "a trace line that is not a JSON trace event";
 

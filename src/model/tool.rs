@@ -445,8 +445,30 @@ impl Default for CommandLimits {
     }
 }
 
-/// The words an endpoint's fault enum may use (`fault_field` of `http`).
-pub const FAULT_WORDS: &[&str] = &["reset", "timeout", "status"];
+/// How an endpoint's failing requests fail (`fault_field` of `http`: an enum of these
+/// words); the runtime's `web` serves them.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    IntoStaticStr,
+    EnumString,
+    VariantArray,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[strum(serialize_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
+pub enum Fault {
+    /// The connection is closed without an answer.
+    Reset,
+    /// The connection is held open without an answer until the requester gives up.
+    Timeout,
+    /// The endpoint's failure status is answered, with an empty body.
+    Status,
+}
 
 /// Effects declared over the world, in order, after the refusals.
 #[derive(Clone, Debug, Default)]

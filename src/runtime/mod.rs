@@ -270,10 +270,6 @@ impl<'a> Runtime<'a> {
         &mut self.web
     }
 
-    fn web_state_mut(&mut self) -> &mut web::Web {
-        &mut self.web
-    }
-
     /// This sandbox with the user's consent to run the suite's programs (its tools'
     /// adapters); without it, an adapter call fails with `ADAPTER_ERROR`.
     pub fn trusting(mut self, trust: trust::Trust) -> Runtime<'a> {

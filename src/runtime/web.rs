@@ -27,34 +27,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::model::tool::Fault;
 use crate::model::tool::Http;
 use crate::model::value::FieldValue;
 
 use super::state::State;
-
-/// How an endpoint's failing requests fail.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Fault {
-    /// The connection is closed without an answer.
-    Reset,
-    /// The connection is held open without an answer until the requester gives up.
-    Timeout,
-    /// The endpoint's failure status is answered, with an empty body.
-    Status,
-}
-
-impl Fault {
-    /// The fault a world's enum value names (one of [`crate::model::tool::FAULT_WORDS`]).
-    pub fn from_word(word: &str) -> Option<Fault> {
-        match word {
-            "reset" => Some(Fault::Reset),
-            "timeout" => Some(Fault::Timeout),
-            "status" => Some(Fault::Status),
-            _ => None,
-        }
-    }
-}
 
 /// One endpoint as a server answers it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -130,7 +107,7 @@ impl Web {
                 body: text(r, Some(&h.body_field)).unwrap_or_default(),
                 failures: number(r, h.failures_field.as_ref()).unwrap_or(0),
                 fault: text(r, h.fault_field.as_ref())
-                    .and_then(|w| Fault::from_word(&w))
+                    .and_then(|w| w.parse().ok())
                     .unwrap_or(Fault::Reset),
                 failure_status: number(r, h.failure_status_field.as_ref()).map_or(503, status_code),
                 latency_ms: number(r, h.latency_field.as_ref()).unwrap_or(0),

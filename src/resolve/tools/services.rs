@@ -10,8 +10,8 @@ use strum::VariantArray;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::{
-    ArgType, Booking, BookingOp, Bound, BoundService, CommandLimits, Commands, FileOp, Files, Get,
-    Http, Search, Service, Tool, Tracker, TrackerOp, Write, WriteOp, DEFAULT_IMAGE, FAULT_WORDS,
+    ArgType, Booking, BookingOp, Bound, BoundService, CommandLimits, Commands, Fault, FileOp,
+    Files, Get, Http, Search, Service, Tool, Tracker, TrackerOp, Write, WriteOp, DEFAULT_IMAGE,
 };
 use crate::model::world::{Collection, FieldType, WorldSchema};
 use crate::model::Name;
@@ -337,7 +337,7 @@ fn read_http(b: &mut Binder) -> Option<Service> {
         })?,
         failures_field: b.optional_field("failures_field", endpoints, number_field)?,
         fault_field: b.optional_field("fault_field", endpoints, |ty| {
-            matches!(ty, FieldType::Enum(words) if words.iter().all(|w| FAULT_WORDS.contains(&w.as_str())))
+            matches!(ty, FieldType::Enum(values) if values.iter().all(|v| words::<Fault>().contains(&v.as_str())))
         })?,
         failure_status_field: b.optional_field("failure_status_field", endpoints, number_field)?,
         latency_field: b.optional_field("latency_field", endpoints, number_field)?,

@@ -74,6 +74,8 @@ pub struct Workspace {
     isolation: Isolation,
     /// The casec executable run inside the isolation.
     program: PathBuf,
+    /// The files the folder held after the last command, as read back then.
+    pub(super) held: Option<super::Files>,
 }
 
 impl Workspace {
@@ -90,6 +92,7 @@ impl Workspace {
             folder,
             isolation,
             program,
+            held: None,
         })
     }
 
@@ -99,7 +102,7 @@ impl Workspace {
     }
 
     /// Runs a job in the workspace and waits for its outcome.
-    pub fn run(&self, job: &Job) -> Outcome {
+    pub fn run_job(&self, job: &Job) -> Outcome {
         match self.isolation {
             Isolation::Host => job::run(job, self.root()),
             Isolation::Namespaces => self.run_isolated(job).unwrap_or_else(|why| Outcome {
@@ -184,8 +187,14 @@ pub fn job_program() -> Result<PathBuf, String> {
         .ok_or_else(|| "workspace commands need the casec program (its isolated side): put `casec` on PATH or name it in CASEC_JOB_PROGRAM".to_string())
 }
 
-/// Whether bubblewrap can make an isolation here; the error says what to do.
+/// Whether bubblewrap can make an isolation here; the error says what to do. Probed
+/// once per process: every session of a `verify` asks.
 fn available() -> Result<(), String> {
+    static PROBED: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    PROBED.get_or_init(probe).clone()
+}
+
+fn probe() -> Result<(), String> {
     let probe = Command::new("bwrap")
         .args(["--unshare-all", "--ro-bind", "/", "/", "true"])
         .stdin(Stdio::null())

@@ -60,10 +60,17 @@ pub type Files = BTreeMap<String, Vec<u8>>;
 
 impl Executor for Workspace {
     fn run(&mut self, job: &Job, files: &Files, _folders: &[String]) -> Result<Ran, String> {
-        flush(self.root(), files)
+        // The folder holds what the last command left, as read back then (nothing else
+        // writes in it between commands); read only when that is not known.
+        let held = match self.held.take() {
+            Some(held) => Ok(held),
+            None => workspace::files_under(self.root()).map_err(|e| e.to_string()),
+        };
+        held.and_then(|held| sync(self.root(), &held, files))
             .map_err(|why| format!("the workspace cannot be written: {why}"))?;
-        let outcome = Workspace::run(self, job);
+        let outcome = self.run_job(job);
         let files = workspace::files_under(self.root()).map_err(|why| why.to_string());
+        self.held = files.as_ref().ok().cloned();
         Ok(Ran { outcome, files })
     }
 }
@@ -98,12 +105,12 @@ pub fn run(rt: &mut Runtime, c: &Commands, arguments: &Json) -> CallResult {
         Err(why) => return CallResult::error("UNAVAILABLE", why),
     };
     if let Some(web) = outcome.web.take() {
-        rt.web_state_mut().counts = web.counts;
+        rt.web.counts = web.counts;
     }
-    if let Some((tool, _)) = http {
+    if let Some(endpoints) = http {
         record_requests(
             rt,
-            tool,
+            endpoints,
             &job.command,
             std::mem::take(&mut outcome.requests),
         );
@@ -237,7 +244,7 @@ fn endpoints_tool<'a>(rt: &Runtime<'a>) -> Option<(&'a Tool, &'a Http)> {
 /// command's: not a step of the run, and not replayed from a trace.
 fn record_requests(
     rt: &mut Runtime,
-    tool: &Tool,
+    (tool, h): (&Tool, &Http),
     command: &str,
     requests: Vec<super::web::Request>,
 ) {
@@ -253,12 +260,9 @@ fn record_requests(
                 (true, Some(code.to_string()), vec![endpoint.clone()])
             }
         };
-        let mut arguments = json!({ "url": request.url });
-        if let Some(h) = tool.http() {
-            arguments = json!({ h.url.as_str(): request.url });
-            if let Some(method) = &h.method {
-                arguments[method.as_str()] = json!(request.method);
-            }
+        let mut arguments = json!({ h.url.as_str(): request.url });
+        if let Some(method) = &h.method {
+            arguments[method.as_str()] = json!(request.method);
         }
         rt.command_requests.push(CallRecord {
             tool: tool.name.as_str().to_string(),
@@ -279,6 +283,11 @@ fn record_requests(
 /// (it could lead anywhere on the machine): a link in the way is removed.
 pub fn flush(root: &Path, files: &Files) -> Result<(), String> {
     let on_disk = workspace::files_under(root).map_err(|e| e.to_string())?;
+    sync(root, &on_disk, files)
+}
+
+/// Makes the folder `root`, which holds `on_disk`, hold exactly `files` (see [`flush`]).
+fn sync(root: &Path, on_disk: &Files, files: &Files) -> Result<(), String> {
     for (path, bytes) in files {
         let Some(relative) = workspace_path(path) else {
             continue;
