@@ -1325,9 +1325,10 @@ codes! {
     TRACE_LINE = "trace_line" (error): "a trace line that is not a JSON trace event";
 
     /// A file given to `casec report` holds something that is not a result record of
-    /// the suite: not JSON, no `case_id` naming a case of the suite, an `outcome` other than
-    /// `PASS`, `FAIL` or `NOT_TESTED`, no `checks` object or no `critical_failures_triggered`
-    /// array, or a second record of a case already reported. No report is written. A file with
+    /// the suite: not JSON, no case id naming a case of the suite (under the key its result
+    /// layout gives it), an outcome other than the suite's three outcome names, no checks
+    /// object or no array of triggered critical failures, or a second record of a case
+    /// already reported. No report is written. A file with
     /// no text at all (or only blank lines) is refused too (`casec judge` refuses it the same
     /// way): that is what a `casec serve` killed before its session ended leaves at
     /// `--result-out`, not a run with no records; `casec replay` of the session's trace gives
@@ -1378,7 +1379,8 @@ codes! {
     /// could not be reached or answered an error, its answer was not one clear JSON verdict
     /// (`{"met": bool, "reason": str}`), its choices contradicted each other, or the record
     /// lacks evidence the item is judged on. Those items keep `needs_review` (or stay pending)
-    /// and the case stays undecided (Tujora: `NOT_TESTED`): a missing verdict is never a pass.
+    /// and the case stays undecided (the suite's third outcome name): a missing verdict is
+    /// never a pass.
     /// The label gives each item's reason; `--deny warnings` makes the run fail.
     ///
     /// ```text
