@@ -255,6 +255,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         result_out: Option<PathBuf>,
         #[command(flatten)]
+        person: PersonOptions,
+        #[command(flatten)]
         trust: TrustArgs,
         #[command(flatten)]
         report: ReportArgs,
@@ -375,6 +377,46 @@ impl TrustArgs {
 enum RecordArg {
     Result,
     Judged,
+}
+
+/// How `casec serve` reaches a model that plays the case's simulated person
+/// (`sandbox/person_turn`), with the judge's settings (docs/people.md).
+#[derive(Args)]
+struct PersonOptions {
+    /// An OpenAI-compatible endpoint that plays the simulated person: its base URL
+    /// (`https://…/v1`) or its chat-completions URL.
+    #[arg(long, value_name = "URL", requires = "person_model")]
+    person_endpoint: Option<String>,
+    /// The person model, as the endpoint names it.
+    #[arg(long, value_name = "NAME", requires = "person_endpoint")]
+    person_model: Option<String>,
+    /// The environment variable that holds the person endpoint's API key (unset or
+    /// empty: none is sent); the suite's programs never see it.
+    #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
+    person_api_key_env: String,
+    /// Keep the person model's turns in DIR and reuse them (created if absent).
+    #[arg(long, value_name = "DIR")]
+    person_cache: Option<PathBuf>,
+    /// The seed sent with every person request (temperature is always 0).
+    #[arg(long, default_value_t = 0)]
+    person_seed: u64,
+    /// Seconds a person request may take before it is tried again (three tries at most).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    person_timeout: u64,
+}
+
+impl PersonOptions {
+    fn args(&self) -> Option<driver::JudgeArgs<'_>> {
+        Some(driver::JudgeArgs {
+            endpoint: self.person_endpoint.as_deref()?,
+            model: self.person_model.as_deref()?,
+            api_key_env: &self.person_api_key_env,
+            cache: self.person_cache.as_deref(),
+            seed: self.person_seed,
+            jobs: 1,
+            timeout: std::time::Duration::from_secs(self.person_timeout),
+        })
+    }
 }
 
 /// How `casec judge` and `casec calibrate` reach the judge.
@@ -671,6 +713,7 @@ fn main() -> ExitCode {
             case,
             trace_out,
             result_out,
+            person,
             trust,
             report,
         } => reporting(report.options(), |reporter| {
@@ -681,8 +724,8 @@ fn main() -> ExitCode {
                     trace: trace_out.as_deref(),
                     result: result_out.as_deref(),
                 },
-                trust.trust(),
-                trust.isolation(),
+                (trust.trust(), trust.isolation()),
+                person.args().as_ref(),
                 reporter,
             )
         }),

@@ -103,7 +103,10 @@ fn every_trace_call_validates_against_its_tools_schema() {
             let (events, _) = read_counter(&mut compilation.db, trace, trace_files::Found::Named)
                 .expect("the trace reads");
             for event in events {
-                let TraceEvent::Call { tool, arguments } = event else {
+                let TraceEvent::Call {
+                    tool, arguments, ..
+                } = event
+                else {
                     continue;
                 };
                 let Some(declared) = suite.tools.iter().find(|t| t.name.as_str() == tool) else {

@@ -804,9 +804,9 @@ fn no_call_panics_and_every_result_has_a_status() {
 /// The trace event as the JSON-RPC request a harness sends to `casec serve`.
 fn served_request(id: usize, event: &trace::TraceEvent) -> String {
     let (method, params) = match event {
-        trace::TraceEvent::Call { tool, arguments } => {
-            ("tools/call", json!({"name": tool, "arguments": arguments}))
-        }
+        trace::TraceEvent::Call {
+            tool, arguments, ..
+        } => ("tools/call", json!({"name": tool, "arguments": arguments})),
         trace::TraceEvent::Asked {
             question,
             followup: Some(n),
@@ -816,11 +816,14 @@ fn served_request(id: usize, event: &trace::TraceEvent) -> String {
             followup: None,
         } => ("sandbox/question", json!({"question": question})),
         trace::TraceEvent::Reply(content) => ("sandbox/reply", json!({"content": content})),
-        trace::TraceEvent::User { content, thought } => (
+        trace::TraceEvent::User {
+            content, thought, ..
+        } => (
             "sandbox/user",
             json!({"content": content, "thought": thought}),
         ),
         trace::TraceEvent::End(ending) => ("sandbox/end_conversation", ending.to_json()),
+        other => panic!("a golden trace holds no observed {other:?}"),
     };
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }

@@ -204,6 +204,10 @@ fn golden_traces_follow_the_trace_schema() {
     for accepted in [
         json!({"type": "asked", "content": "Which one?", "followup": 2}),
         json!({"type": "question", "content": "Shall I also tell Maya?"}),
+        json!({"type": "episode", "id": 8, "person": "Daniel", "goals": ["reply to Chris"]}),
+        json!({"type": "user", "content": "Hi", "thought": null, "cited_by": ["task-004"]}),
+        json!({"type": "call", "tool": "get_clock", "result": {"status": "ok"}, "failed": false}),
+        json!({"type": "error", "message": "model timeout"}),
     ] {
         assert_valid(&validator, &accepted, "an event casec writes");
         let line = accepted.to_string();
@@ -217,6 +221,10 @@ fn golden_traces_follow_the_trace_schema() {
         json!({"type": "say", "content": "Done."}),
         json!({"type": "reply", "content": "Done.", "tone": "warm"}),
         json!({"type": "call", "tool": "get_clock", "arguments": "none"}),
+        json!({"type": "episode", "id": true}),
+        json!({"type": "user", "content": "Hi", "cited_by": [4]}),
+        json!({"type": "call", "tool": "get_clock", "failed": "no"}),
+        json!({"type": "error"}),
     ] {
         assert!(!validator.is_valid(&refused), "accepted {refused}");
         let line = refused.to_string();
@@ -239,7 +247,12 @@ fn run_casec(args: &[&str]) -> std::process::Output {
 fn golden_traces_of(suite: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for category in std::fs::read_dir(root().join(suite)).expect("the suite folder") {
-        let Ok(files) = std::fs::read_dir(category.expect("an entry").path()) else {
+        let category = category.expect("an entry").path();
+        // Observed conversations are no case's golden traces.
+        if category.ends_with(casec::runtime::trace_files::OBSERVED_FOLDER) {
+            continue;
+        }
+        let Ok(files) = std::fs::read_dir(category) else {
             continue;
         };
         for file in files.flatten().map(|f| f.path()) {

@@ -181,7 +181,8 @@ fn golden_traces(suite: &str) -> Vec<(String, String)> {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().to_string();
-            if path.is_dir() {
+            // Observed conversations are no case's golden traces.
+            if path.is_dir() && name != casec::runtime::trace_files::OBSERVED_FOLDER {
                 dirs.push(path);
             } else if let Some(id) = name.strip_suffix(".trace.jsonl") {
                 if !id.contains(".counter-") {

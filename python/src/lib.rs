@@ -652,7 +652,7 @@ impl Suite {
                     FileContent::Evaluator { rewards } => Some(rewards),
                     _ => None,
                 }),
-                ExportFormat::JsonLines(_) => None,
+                ExportFormat::JsonLines(_) | ExportFormat::Turns(_) => None,
             })
             .ok_or_else(|| {
                 PyValueError::new_err(format!(

@@ -8,8 +8,11 @@ use std::sync::Arc;
 use crate::diag::{codes, Diagnostic};
 use crate::load;
 use crate::lower::export::{export, export_names, Exported};
-use crate::model::shape::{ExportFormat, FileContent};
+use crate::model::shape::{ExportFormat, FileContent, TurnEntry};
 use crate::model::Suite;
+use crate::runtime::observed::rows;
+use crate::runtime::trace::TraceEvent;
+use crate::runtime::trace_files::observed;
 use crate::source::{Origin, SourceDb};
 use crate::Depth;
 
@@ -52,18 +55,77 @@ fn evaluator_files(
         .collect()
 }
 
+/// The rows of a `turns` export: each turn of the suite's observed conversations
+/// (`observed/*.trace.jsonl`), laid out by `entries`. A turn citing a case the suite
+/// does not have is an `export` error: the rows link turns to tasks.
+fn observed_rows(
+    model: &Suite,
+    entries: &[TurnEntry],
+    suite: &Path,
+    db: &mut SourceDb,
+) -> Result<Exported, Vec<Diagnostic>> {
+    let root = load::suite_root_of(suite).unwrap_or_else(|| suite.to_path_buf());
+    let conversations = observed(db, &root.join("suite.case"))?;
+    let mut text = String::new();
+    let mut diags = Vec::new();
+    for observed in &conversations {
+        let (name, events) = (&observed.name, &observed.events);
+        let at = crate::source::Span::new(observed.file, 0..0);
+        match rows(entries, events) {
+            Ok(rows) => text.push_str(&rows),
+            Err(why) => diags.push(
+                Diagnostic::new(
+                    codes::EXPORT,
+                    format!("observed conversation `{name}`: {why}"),
+                )
+                .primary(at, "in this trace")
+                .help("see docs/people.md#observed-conversations"),
+            ),
+        }
+        let cited = events.iter().flat_map(|e| match e {
+            TraceEvent::User { cited_by, .. } => cited_by.as_slice(),
+            _ => &[],
+        });
+        for id in cited {
+            if !model.cases.iter().any(|c| c.id.as_str() == id) {
+                diags.push(
+                    Diagnostic::new(
+                        codes::EXPORT,
+                        format!("observed conversation `{name}` is cited by `{id}`, which is no case of the suite"),
+                    )
+                    .primary(at, "in this trace")
+                    .help("name the cases whose evidence a turn is in `cited_by`"),
+                );
+            }
+        }
+    }
+    if diags.is_empty() {
+        Ok(Exported::Lines(text))
+    } else {
+        Err(diags)
+    }
+}
+
 /// Writes the export `format` of the suite at `suite`: JSON Lines to `output` (a file;
 /// standard output without one), folders into `output` (a new or empty folder).
 pub fn export_suite(suite: &Path, format: &str, output: Option<&Path>, reporter: &Reporter) -> u8 {
-    let compilation = match compile_suite(suite, Depth::Check, reporter) {
+    let mut compilation = match compile_suite(suite, Depth::Check, reporter) {
         Ok(compilation) => compilation,
         Err(code) => return code,
     };
     let Some(model) = compilation.suite.as_ref() else {
         return EXIT_USAGE;
     };
+    let turns = model.shape.exports.iter().find_map(|e| match &e.format {
+        ExportFormat::Turns(entries) if e.name.as_str() == format => Some(entries),
+        _ => None,
+    });
     let files = evaluator_files(model, format, suite, &compilation.db);
-    let Some(result) = export(model, format, &files) else {
+    let result = match turns {
+        Some(entries) => Some(observed_rows(model, entries, suite, &mut compilation.db)),
+        None => export(model, format, &files),
+    };
+    let Some(result) = result else {
         let names = export_names(model);
         let known = if names.is_empty() {
             format!(

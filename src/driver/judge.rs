@@ -46,8 +46,12 @@ pub struct JudgeArgs<'a> {
     pub timeout: Duration,
 }
 
-/// The endpoint and the cache, or the diagnostic that stops the run.
-fn connect(args: &JudgeArgs) -> Result<(OpenAi, Option<Cache>), Diagnostic> {
+/// The endpoint and the cache, or the diagnostic that stops the run (`casec serve`
+/// reaches its person model with the judge's settings too).
+pub(crate) fn connect(
+    args: &JudgeArgs,
+    whose: &str,
+) -> Result<(OpenAi, Option<Cache>), Diagnostic> {
     let key = std::env::var(args.api_key_env)
         .ok()
         .filter(|k| !k.is_empty());
@@ -55,9 +59,9 @@ fn connect(args: &JudgeArgs) -> Result<(OpenAi, Option<Cache>), Diagnostic> {
     let cache = match args.cache {
         None => None,
         Some(dir) => Some(Cache::open(dir).map_err(|e| {
-            Diagnostic::new(codes::IO, format!("cannot open the judge cache: {e}"))
+            Diagnostic::new(codes::IO, format!("cannot open the {whose} cache: {e}"))
                 .at_path(load::display(dir))
-                .help("give a folder of your own to keep the judge's answers in (created, readable by you only, if absent; its parent must exist)")
+                .help(format!("give a folder of your own to keep the {whose}'s answers in (created, readable by you only, if absent; its parent must exist)"))
         })?),
     };
     Ok((endpoint, cache))
@@ -70,7 +74,7 @@ fn connect_after(
     args: &JudgeArgs,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Result<(OpenAi, Option<Cache>), u8> {
-    let found = connect(args).map_err(|d| {
+    let found = connect(args, "judge").map_err(|d| {
         diagnostics.push(d);
         EXIT_USAGE
     })?;

@@ -14,7 +14,9 @@ use crate::runtime::commands::isolation::Isolation;
 use crate::runtime::replay::{findings, play, record_text};
 use crate::runtime::replay::{Findings, Miss};
 use crate::runtime::trace::TraceEvent;
-use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace, Found};
+use crate::runtime::trace_files::{
+    counter_examples, golden_path, read_counter, read_counter_of, read_trace, Found,
+};
 use crate::runtime::trust::Trust;
 use crate::runtime::{workspace, Runtime};
 use crate::source::SourceDb;
@@ -373,7 +375,7 @@ fn verify_counters(
 ) {
     let (suite, case) = (replay.suite, replay.case);
     for (label, path) in counter_examples(case_file, case.id.as_str()) {
-        let (events, labels) = match read_counter(db, &path, Found::BesideCase(case_file)) {
+        let (events, labels) = match read_counter_of(db, &path, case_file, case.id.as_str()) {
             Ok(read) => read,
             Err(found) => {
                 diags.extend(found);

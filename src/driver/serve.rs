@@ -23,10 +23,12 @@ use std::sync::mpsc::{self, Receiver};
 
 use crate::capped_lines::{self, Line};
 use crate::diag::{codes, Diagnostic};
+use crate::judge::endpoint::Complete;
 use crate::load;
 use crate::runtime::commands::isolation::Isolation;
 use crate::runtime::framing;
-use crate::runtime::serve::Session;
+use crate::runtime::person::turn_from_response;
+use crate::runtime::serve::{PersonModel, Session};
 use crate::runtime::trace::TraceEvent;
 use crate::runtime::trust::Trust;
 use crate::source::SourceDb;
@@ -46,8 +48,8 @@ pub fn serve(
     suite: &Path,
     case_id: &str,
     outputs: ServeOutputs,
-    trust: Trust,
-    isolation: Isolation,
+    (trust, isolation): (Trust, Isolation),
+    person: Option<&super::JudgeArgs>,
     reporter: &Reporter,
 ) -> u8 {
     let compilation = match compile_suite(suite, Depth::Check, reporter) {
@@ -70,6 +72,12 @@ pub fn serve(
     if let Err(code) = super::trust::require(&compilation.db, &[], model, [case], trust, reporter) {
         return code;
     }
+    let person_model =
+        match person.map(|args| person_model(args, model, case, &compilation.db, reporter)) {
+            None => None,
+            Some(Ok(model)) => Some(model),
+            Some(Err(code)) => return code,
+        };
     let mut records = match Records::open(&outputs) {
         Ok(records) => records,
         Err(d) => return reporter.report(&SourceDb::new(), &[d], 0),
@@ -77,6 +85,9 @@ pub fn serve(
     let mut session = Session::new(model, case, sandbox)
         .trusting(trust)
         .isolating(isolation);
+    if let Some(person_model) = person_model {
+        session = session.with_person_model(person_model);
+    }
     let mut diagnostics = Vec::new();
     let input = read_input();
     let mut stdout = io::stdout().lock();
@@ -111,6 +122,44 @@ pub fn serve(
         diagnostics.extend(records.finish(&session));
     }
     reporter.report(&SourceDb::new(), &diagnostics, 0)
+}
+
+/// The model that plays the case's simulated person, reached with the judge's settings:
+/// temperature 0, the seed, the cache (a turn the model gave is reused for the same
+/// request; only readable turns are kept), the endpoint's retries. The key's variable
+/// is withheld from the suite's programs, as the judge's is.
+fn person_model(
+    args: &super::JudgeArgs,
+    model: &crate::model::Suite,
+    case: &crate::model::Case,
+    db: &SourceDb,
+    reporter: &Reporter,
+) -> Result<PersonModel, u8> {
+    super::trust::withhold(db, model, [case], args.api_key_env, reporter)?;
+    let (endpoint, cache) = super::judge::connect(args, "person").map_err(|d| {
+        reporter.report(&SourceDb::new(), &[d], 0);
+        super::EXIT_USAGE
+    })?;
+    let complete = move |body: &serde_json::Value| {
+        let key = crate::judge::prompt::digest(body.to_string().as_bytes());
+        let cached = cache
+            .as_ref()
+            .and_then(|c| c.get_answer(&key, body, "turn"));
+        if let Some(serde_json::Value::String(text)) = cached {
+            return Ok(text);
+        }
+        let text = endpoint.complete(body)?;
+        if let (Some(cache), Ok(_)) = (&cache, turn_from_response(&text)) {
+            // A cache that cannot be written costs a request next time, nothing else.
+            let _ = cache.put_answer(&key, body, "turn", &text.as_str().into());
+        }
+        Ok(text)
+    };
+    Ok(PersonModel {
+        model: args.model.to_string(),
+        seed: args.seed,
+        complete: Box::new(complete),
+    })
 }
 
 /// What the session's input brings.

@@ -116,6 +116,29 @@ impl Reader {
         }
     }
 
+    /// A list of objects (null is none).
+    fn objects(&mut self, value: &Value, path: &str) -> Option<Vec<Data>> {
+        match value {
+            Value::Null => Some(Vec::new()),
+            Value::Array(items) => {
+                let before = self.diags.len();
+                let blocks: Vec<Data> = items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, item)| self.data(item, &format!("{path}[{i}]")))
+                    .collect();
+                (self.diags.len() == before).then_some(blocks)
+            }
+            _ => {
+                self.error(
+                    path,
+                    format!("expected a list of objects, found {}", kind(value)),
+                );
+                None
+            }
+        }
+    }
+
     fn data(&mut self, value: &Value, path: &str) -> Option<Data> {
         self.object(value, path)?;
         Some(Data {
@@ -352,7 +375,7 @@ impl Reader {
         path: &str,
     ) -> Option<crate::model::Value> {
         use crate::model::Value as V;
-        let list = matches!(field.kind, Kind::Texts | Kind::Names);
+        let list = matches!(field.kind, Kind::Texts | Kind::Names | Kind::Objects);
         if value.is_null() && !list && !field.required {
             return None;
         }
@@ -361,6 +384,7 @@ impl Reader {
             Kind::Names => self.texts(value, path).map(V::Names),
             Kind::Number | Kind::StepLimit => self.number(value, path).map(V::Number),
             Kind::Data => self.data(value, path).map(|d| V::Data(Box::new(d))),
+            Kind::Objects => self.objects(value, path).map(V::Objects),
             _ => self.text(value, path).map(V::Text),
         }
     }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::diag::{codes, Diagnostic};
 use crate::lower::json_style::to_master_string;
-use crate::model::shape::{ExportFormat, Shape};
+use crate::model::shape::{ExportFormat, Shape, TurnEntry};
 use crate::source::{FileId, SourceDb, Span};
 use crate::{Compilation, Config, Depth, Sources};
 
@@ -202,7 +202,10 @@ pub fn import_lines(
         return Err(diags);
     }
     let first = lines.first().map(|(_, v)| v.clone()).unwrap_or_default();
-    let (shape, layout) = lines_shape(&first, shape, span)?;
+    let (shape, layout) = match lines_shape(&first, shape, span)? {
+        (shape, LinesLayout::Cases(layout)) => (shape, layout),
+        (_, LinesLayout::Turns(entries)) => return import_turns(&entries, &lines, file),
+    };
     let mut reader = from_json::Reader::new(file, shape.clone());
     let mut suite = reader.empty_suite(name);
     for (n, value) in &lines {
@@ -274,6 +277,72 @@ pub fn import_lines(
     }
 }
 
+/// Imports the rows of a `turns` export (one per turn of an observed conversation) as
+/// trace files, `<episode>.trace.jsonl` each: the folder `observed/` of the suite whose
+/// cases they cite. Like every import, it succeeds only when the traces export the very
+/// same rows again.
+fn import_turns(
+    entries: &[TurnEntry],
+    lines: &[(usize, serde_json::Value)],
+    file: FileId,
+) -> Result<SuiteFiles, Vec<Diagnostic>> {
+    use crate::runtime::observed::{conversations, natural_order, rows};
+    let span = Span::new(file, 0..0);
+    let values: Vec<serde_json::Value> = lines.iter().map(|(_, v)| v.clone()).collect();
+    let read = conversations(entries, &values).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|(i, why)| {
+                Diagnostic::new(codes::MASTER_JSON, format!("line {}: {why}", lines[i].0))
+                    .primary(span, "in these rows")
+                    .help("see docs/people.md#observed-conversations")
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let mut ordered: Vec<&crate::runtime::observed::Conversation> = read.iter().collect();
+    ordered.sort_by(|a, b| natural_order(&a.name, &b.name));
+    if ordered.iter().zip(&read).any(|(a, b)| a.name != b.name) {
+        return Err(vec![round_trip_error(
+            span,
+            "the episodes are not in the order an export writes them: by id, numbers in numeric order".into(),
+        )]);
+    }
+    let expected: String = lines
+        .iter()
+        .map(|(_, v)| format!("{}\n", serde_json::to_string(v).unwrap_or_default()))
+        .collect();
+    let mut exported = String::new();
+    for conversation in &read {
+        let text = rows(entries, &conversation.events).map_err(|why| {
+            vec![round_trip_error(
+                span,
+                format!("episode {}: {why}", conversation.name),
+            )]
+        })?;
+        exported.push_str(&text);
+    }
+    if exported != expected {
+        return Err(vec![round_trip_error(
+            span,
+            "the imported traces export different rows".into(),
+        )]);
+    }
+    Ok(read
+        .iter()
+        .map(|c| {
+            let text: String = c
+                .events
+                .iter()
+                .map(|e| format!("{}\n", e.to_json()))
+                .collect();
+            (
+                format!("{}{}", c.name, crate::runtime::trace_files::TRACE_SUFFIX),
+                text,
+            )
+        })
+        .collect())
+}
+
 /// The case layouts inside a master layout: the item layouts of its `cases` entries.
 fn case_layout(master: &crate::model::shape::Layout) -> Vec<&crate::model::shape::Layout> {
     use crate::model::shape::{Builtin, LayoutSource, Slot};
@@ -329,13 +398,20 @@ fn known_fields(
     known
 }
 
-/// The stdlib shape `named` (or the one whose JSON Lines export has exactly the keys of
-/// `first`), with that export's layout.
+/// How an export lays out its lines: a case per line, or a turn of an observed
+/// conversation per line.
+enum LinesLayout {
+    Cases(crate::model::shape::Layout),
+    Turns(Vec<TurnEntry>),
+}
+
+/// The stdlib shape `named` (or the one with a JSON Lines or turns export of exactly
+/// the keys of `first`), with that export's layout.
 fn lines_shape(
     first: &serde_json::Value,
     named: Option<&str>,
     span: Span,
-) -> Result<(Arc<Shape>, crate::model::shape::Layout), Vec<Diagnostic>> {
+) -> Result<(Arc<Shape>, LinesLayout), Vec<Diagnostic>> {
     let keys: Vec<&str> = first
         .as_object()
         .map(|m| m.keys().map(String::as_str).collect())
@@ -343,19 +419,35 @@ fn lines_shape(
     let mut candidates = Vec::new();
     for shape in crate::resolve::stdlib_shapes() {
         for export in &shape.exports {
-            if let ExportFormat::JsonLines(layout) = &export.format {
-                let same = layout
-                    .entries
-                    .iter()
-                    .map(|e| e.key.as_str())
-                    .eq(keys.iter().copied());
-                let wanted = named.map_or(same, |n| n == shape.name.as_str());
-                if wanted {
-                    candidates.push((shape.clone(), layout.clone()));
+            let (export_keys, layout): (Vec<&str>, LinesLayout) = match &export.format {
+                ExportFormat::JsonLines(layout) => (
+                    layout.entries.iter().map(|e| e.key.as_str()).collect(),
+                    LinesLayout::Cases(layout.clone()),
+                ),
+                ExportFormat::Turns(entries) => (
+                    entries.iter().map(|e| e.key.as_str()).collect(),
+                    LinesLayout::Turns(entries.clone()),
+                ),
+                ExportFormat::Folders(_) => continue,
+            };
+            let same = export_keys == keys;
+            // A named shape's rows are read by its export of the same keys, or by its
+            // case lines, whose reader then says which keys differ.
+            let wanted = match named {
+                None => same,
+                Some(n) => {
+                    n == shape.name.as_str() && (same || matches!(layout, LinesLayout::Cases(_)))
                 }
+            };
+            if wanted {
+                candidates.push((shape.clone(), layout, same));
             }
         }
     }
+    if candidates.len() > 1 {
+        candidates.retain(|(_, _, same)| *same);
+    }
+    let mut candidates: Vec<_> = candidates.into_iter().map(|(s, l, _)| (s, l)).collect();
     match candidates.len() {
         1 => Ok(candidates.remove(0)),
         _ => Err(vec![Diagnostic::new(
@@ -367,7 +459,7 @@ fn lines_shape(
             "no stdlib shape exports lines with exactly these keys (or several do)",
         )
         .help(
-            "name the shape with `--shape` (a shape with a `jsonl` export, such as std.donnabench)",
+            "give lines with exactly the keys of a stdlib shape's `jsonl` or `turns` export, or name the shape with `--shape`",
         )]),
     }
 }

@@ -1,8 +1,9 @@
 //! The judge's cache: one file per answered request, `DIR/<digest>.json`, keyed by the
 //! request's key (judge model, prompt version, item text, evidence digest and the whole
-//! request body).
+//! request body). `casec serve --person-cache` keeps a simulated person's turns the same
+//! way, keyed by the digest of the request body.
 //!
-//! Only clear verdicts are cached: an endpoint error or an unreadable answer is asked
+//! Only clear verdicts (and readable turns) are cached: an endpoint error or an unreadable answer is asked
 //! again next time. A verdict read from the cache decides an item, so the cache is
 //! trusted only as far as no one but its user can write it:
 //!
@@ -65,23 +66,36 @@ impl Cache {
 
     /// The verdict stored for `request`, if a sound entry holds it.
     pub fn get(&self, request: &Request) -> Option<ItemVerdict> {
-        let text = read_entry(&self.path(&request.key))?;
-        let stored: Json = serde_json::from_str(&text).ok()?;
-        let verdict = stored.get("verdict")?;
-        let found = ItemVerdict {
+        let verdict = self.get_answer(&request.key, &request.body, "verdict")?;
+        Some(ItemVerdict {
             met: verdict.get("met")?.as_bool()?,
             reason: verdict.get("reason")?.as_str()?.to_string(),
-        };
-        (stored == entry(request, &found)).then_some(found)
+        })
     }
 
     /// Stores the verdict for `request`, replacing whatever sits at its entry's name.
     pub fn put(&self, request: &Request, verdict: &ItemVerdict) -> io::Result<()> {
-        let text = format!("{}\n", entry(request, verdict));
+        let answer = json!({ "met": verdict.met, "reason": verdict.reason });
+        self.put_answer(&request.key, &request.body, "verdict", &answer)
+    }
+
+    /// The answer of kind `kind` (`verdict`, a simulated person's `turn`) stored under
+    /// `key` for the request `body`, if a sound entry holds it.
+    pub fn get_answer(&self, key: &str, body: &Json, kind: &str) -> Option<Json> {
+        let text = read_entry(&self.path(key))?;
+        let stored: Json = serde_json::from_str(&text).ok()?;
+        let answer = stored.get(kind)?;
+        (stored == entry(key, body, kind, answer)).then(|| answer.clone())
+    }
+
+    /// Stores an answer of kind `kind` under `key` for the request `body`, replacing
+    /// whatever sits at its entry's name.
+    pub fn put_answer(&self, key: &str, body: &Json, kind: &str, answer: &Json) -> io::Result<()> {
+        let text = format!("{}\n", entry(key, body, kind, answer));
         if text.len() as u64 > MAX_ENTRY_BYTES {
-            return Err(io::Error::other("the verdict is too long to cache"));
+            return Err(io::Error::other("the answer is too long to cache"));
         }
-        let name = entry_name(&request.key);
+        let name = entry_name(key);
         let (temp, mut file) = self.create_temp(&name)?;
         let written = file
             .write_all(text.as_bytes())
@@ -115,17 +129,15 @@ fn entry_name(key: &str) -> String {
     format!("{}.json", key.strip_prefix("blake3:").unwrap_or(key))
 }
 
-/// The entry that stores `verdict` for `request`: its key, the digest of its body, the
-/// verdict, and a check digest over the three.
-fn entry(request: &Request, verdict: &ItemVerdict) -> Json {
-    let request_digest = digest(request.body.to_string().as_bytes());
-    let check = json!([request.key, request_digest, verdict.met, verdict.reason]);
-    json!({
-        "key": request.key,
-        "request": request_digest,
-        "verdict": { "met": verdict.met, "reason": verdict.reason },
-        "check": digest(check.to_string().as_bytes()),
-    })
+/// The entry that stores `answer` (of kind `kind`) under `key` for the request `body`:
+/// the key, the digest of the body, the answer, and a check digest over the three.
+fn entry(key: &str, body: &Json, kind: &str, answer: &Json) -> Json {
+    let request_digest = digest(body.to_string().as_bytes());
+    let check = json!([key, request_digest, kind, answer]);
+    let mut entry = json!({ "key": key, "request": request_digest });
+    entry[kind] = answer.clone();
+    entry["check"] = digest(check.to_string().as_bytes()).into();
+    entry
 }
 
 /// 64 bits no other process can foresee: std's `RandomState` keys come from the

@@ -20,7 +20,9 @@ use crate::diag::{codes, Diagnostic};
 use crate::model::{Case, Suite};
 use crate::runtime::replay::{findings, play, result_record};
 use crate::runtime::trace::TraceEvent;
-use crate::runtime::trace_files::{counter_examples, golden_path, read_counter, read_trace, Found};
+use crate::runtime::trace_files::{
+    counter_examples, golden_path, observed, read_counter_of, read_trace, Found,
+};
 use crate::runtime::trust::Trust;
 use crate::runtime::Runtime;
 use crate::source::{FileId, SourceDb, Span};
@@ -30,7 +32,8 @@ use super::{review_items, Item, ItemKind, Judgement, VerdictSource};
 /// A run with labels: a golden trace or a labelled counter-example, replayed.
 pub struct LabelledRun<'a> {
     pub case: &'a Case,
-    /// `golden`, or the counter-example's label.
+    /// `golden`, the counter-example's label, or `observed-<NAME>` for an observed
+    /// conversation a reviewer labelled.
     pub name: String,
     pub record: Json,
     /// `None` for the golden run; else the items its labels name.
@@ -39,7 +42,9 @@ pub struct LabelledRun<'a> {
 
 /// The labelled runs of every case with a world (`case_file` gives the file each case
 /// was read from): the golden trace when there is one, then each counter-example with a
-/// label, in label order. Traces are read into `db`; one that does not parse adds its
+/// label, in label order; then each observed conversation of the suite (its `observed/`
+/// folder) that a reviewer labelled, replayed against each case a label names, with
+/// those labels. Traces are read into `db`; one that does not parse adds its
 /// diagnostics and is left out. The suite's programs run as `trust` allows.
 pub fn labelled_runs<'a>(
     suite: &'a Suite,
@@ -71,7 +76,7 @@ pub fn labelled_runs<'a>(
             }
         }
         for (label, path) in counter_examples(&case_file, case.id.as_str()) {
-            match read_counter(db, &path, Found::BesideCase(&case_file)) {
+            match read_counter_of(db, &path, &case_file, case.id.as_str()) {
                 Ok((_, labels)) if labels.is_empty() => {}
                 Ok((events, labels)) => runs.push(LabelledRun {
                     case,
@@ -81,6 +86,75 @@ pub fn labelled_runs<'a>(
                 }),
                 Err(found) => diagnostics.extend(found),
             }
+        }
+    }
+    if let Some(root) = &suite.root {
+        runs.extend(observed_runs(suite, root, trust, db, diagnostics));
+    }
+    runs
+}
+
+/// The observed conversations a reviewer labelled, one run per case a label names.
+fn observed_runs<'a>(
+    suite: &'a Suite,
+    root: &std::path::Path,
+    trust: Trust,
+    db: &mut SourceDb,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<LabelledRun<'a>> {
+    let conversations = match observed(db, &root.join("suite.case")) {
+        Ok(found) => found,
+        Err(found) => {
+            diagnostics.extend(found);
+            return Vec::new();
+        }
+    };
+    let mut runs = Vec::new();
+    for conversation in conversations {
+        let mut graded: Vec<&str> = Vec::new();
+        for id in conversation.labels.iter().filter_map(|l| l.case.as_deref()) {
+            if !graded.contains(&id) {
+                graded.push(id);
+            }
+        }
+        for id in graded {
+            let found = suite.cases.iter().find(|c| c.id.as_str() == id);
+            let Some((case, sandbox)) = found.and_then(|c| Some((c, c.sandbox.as_ref()?))) else {
+                let span = conversation
+                    .labels
+                    .iter()
+                    .find(|l| l.case.as_deref() == Some(id))
+                    .map(|l| l.span);
+                diagnostics.push(
+                    Diagnostic::new(
+                        codes::TRACE_LINE,
+                        format!("the label names `{id}`, no case with a world"),
+                    )
+                    .primary(
+                        span.unwrap_or(Span::new(conversation.file, 0..0)),
+                        "in this observed conversation",
+                    )
+                    .help("name a case of the suite that has a `world`"),
+                );
+                continue;
+            };
+            let rt = play(
+                Runtime::new(suite, case, sandbox).trusting(trust),
+                &conversation.events,
+            );
+            runs.push(LabelledRun {
+                case,
+                name: format!("observed-{}", conversation.name),
+                record: result_record(suite, &rt, &findings(&rt)),
+                violates: Some(
+                    conversation
+                        .labels
+                        .iter()
+                        .filter(|l| l.case.as_deref() == Some(id))
+                        .flat_map(|l| l.items.clone())
+                        .collect(),
+                ),
+            });
         }
     }
     runs

@@ -239,7 +239,7 @@ fn names<S: Serializer>(names: &[Text], s: S) -> Result<S::Ok, S::Error> {
 /// A plain field's value; an absent list is empty, any other absent value `null`.
 fn plain<S: Serializer>(decl: &FieldDecl, value: Option<&Value>, s: S) -> Result<S::Ok, S::Error> {
     match value {
-        None if matches!(decl.kind, Kind::Texts | Kind::Names) => {
+        None if matches!(decl.kind, Kind::Texts | Kind::Names | Kind::Objects) => {
             s.collect_seq(std::iter::empty::<&str>())
         }
         None => s.serialize_none(),
@@ -247,6 +247,7 @@ fn plain<S: Serializer>(decl: &FieldDecl, value: Option<&Value>, s: S) -> Result
         Some(Value::Texts(ts) | Value::Names(ts)) => names(ts, s),
         Some(Value::Number(n)) => n.value.serialize(s),
         Some(Value::Data(d)) => d.value.serialize(s),
+        Some(Value::Objects(blocks)) => s.collect_seq(blocks.iter().map(|d| &d.value)),
     }
 }
 
@@ -318,9 +319,14 @@ fn case_field<'a, S: Serializer>(
     s: S,
 ) -> Result<S::Ok, S::Error> {
     match decl.kind {
-        Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data | Kind::StepLimit => {
-            plain(decl, case.value(id), s)
-        }
+        Kind::Text
+        | Kind::Texts
+        | Kind::Names
+        | Kind::Number
+        | Kind::Data
+        | Kind::Objects
+        | Kind::StepLimit
+        | Kind::ClockStep => plain(decl, case.value(id), s),
         Kind::Category => text_or_null(case.category.as_ref(), s),
         Kind::Tags => names(&case.tags, s),
         Kind::Tools => match items {

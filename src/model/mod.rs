@@ -62,7 +62,8 @@ pub struct Number {
     pub span: Span,
 }
 
-/// The value of a field of a plain kind (`text`, `texts`, `names`, `number`, `data`).
+/// The value of a field of a plain kind (`text`, `texts`, `names`, `number`, `data`,
+/// `objects`).
 ///
 /// A case keeps one for each plain field it sets ([`Case::value`]): `Data` is boxed so
 /// that a value takes the size of a list (32 bytes as an `Option`), not of a JSON value
@@ -74,6 +75,8 @@ pub enum Value {
     Names(Vec<Name>),
     Number(Number),
     Data(Box<Data>),
+    /// A list of data blocks (the `objects` kind).
+    Objects(Vec<Data>),
 }
 
 impl Value {
@@ -82,7 +85,7 @@ impl Value {
         match self {
             Value::Text(t) => vec![t],
             Value::Texts(ts) | Value::Names(ts) => ts.iter().collect(),
-            Value::Number(_) | Value::Data(_) => Vec::new(),
+            Value::Number(_) | Value::Data(_) | Value::Objects(_) => Vec::new(),
         }
     }
 }
@@ -155,6 +158,20 @@ impl Suite {
     /// The value of the plain suite field `id`.
     pub fn value(&self, id: shape::FieldId) -> Option<&Value> {
         self.values.get(id)?.as_ref()
+    }
+
+    /// How many minutes the clock moves at each of the person's messages after the
+    /// opening one: the value of the case's `clock_step` field (0 without one).
+    pub fn clock_step_minutes(&self, case: &Case) -> u64 {
+        let fields = &self.shape.case_fields;
+        let step = fields
+            .iter()
+            .position(|f| f.kind == shape::Kind::ClockStep)
+            .and_then(|id| case.value(id));
+        match step {
+            Some(Value::Text(t)) => time::parse_duration(t.as_str()).unwrap_or(0),
+            _ => 0,
+        }
     }
 
     /// The most tool calls a run of `case` may make: the value of the case's

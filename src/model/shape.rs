@@ -116,9 +116,10 @@ impl FieldDecl {
             Kind::Conversation => format!("{key} {{ user \"…\"; assistant \"…\" }}"),
             Kind::Evidence => format!("{key} DIMENSION \"…\""),
             Kind::Revisions => format!("{key} CASE-ID \"…\""),
-            Kind::Data | Kind::ResultTemplate => format!("{key} {{ … }}"),
+            Kind::Data | Kind::Objects | Kind::ResultTemplate => format!("{key} {{ … }}"),
             Kind::Number | Kind::CaseCount => format!("{key} 1"),
             Kind::StepLimit => format!("{key} 30"),
+            Kind::ClockStep => format!("{key} \"5m\""),
             kind if kind.names() && !matches!(kind, Kind::Clock | Kind::Timezone) => {
                 format!("{key} NAME")
             }
@@ -179,6 +180,8 @@ pub enum Kind {
     Names,
     Number,
     Data,
+    /// Several statements, one data block each, in order: a list of JSON objects.
+    Objects,
     // Case semantics.
     Category,
     Tags,
@@ -198,6 +201,9 @@ pub enum Kind {
     Evidence,
     /// The most tool calls a run may make: the sandbox refuses every call past it.
     StepLimit,
+    /// How far the clock moves at each of the person's messages after the opening one
+    /// (a duration: `5m`, `1h30m`): a conversation takes time.
+    ClockStep,
     // Suite semantics.
     SystemPrompt,
     CaseCount,
@@ -225,7 +231,9 @@ impl Kind {
     /// Where the kind may be declared.
     pub fn level(self) -> Level {
         match self {
-            Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data => Level::Both,
+            Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data | Kind::Objects => {
+                Level::Both
+            }
             Kind::SystemPrompt
             | Kind::CaseCount
             | Kind::Revisions
@@ -246,7 +254,8 @@ impl Kind {
             | Kind::Checks
             | Kind::CriticalFailures
             | Kind::Evidence
-            | Kind::StepLimit => Level::Case,
+            | Kind::StepLimit
+            | Kind::ClockStep => Level::Case,
         }
     }
 
@@ -255,6 +264,7 @@ impl Kind {
         matches!(
             self,
             Kind::Texts
+                | Kind::Objects
                 | Kind::Override
                 | Kind::Followup
                 | Kind::Checks
@@ -270,7 +280,7 @@ impl Kind {
     pub fn plain(self) -> bool {
         matches!(
             self,
-            Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data
+            Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data | Kind::Objects
         )
     }
 
@@ -285,6 +295,7 @@ impl Kind {
                 | Kind::Tools
                 | Kind::Clock
                 | Kind::Timezone
+                | Kind::ClockStep
                 | Kind::Outcomes
         )
     }
@@ -696,6 +707,63 @@ pub enum ExportFormat {
     JsonLines(Layout),
     /// One folder per case, named by its id, holding these files.
     Folders(Vec<ExportFile>),
+    /// One JSON object per turn of each of the suite's observed conversations (the
+    /// trace files of its `observed/` folder), keyed as declared.
+    Turns(Vec<TurnEntry>),
+}
+
+/// `KEY SOURCE [json_text] [{ KEY PART … }]`: a key of a turn's row and what it holds.
+#[derive(Clone, Debug)]
+pub struct TurnEntry {
+    pub key: Text,
+    pub source: TurnSource,
+    /// The value written as a JSON text (a string holding JSON), as a dataset keeps a
+    /// list whose items differ in shape.
+    pub json_text: bool,
+    /// For `calls`: each call's keys and what they hold, in order.
+    pub call_parts: Vec<(Text, CallPart)>,
+}
+
+/// What a key of a turn's row holds. A turn begins at a `user` event of the trace and
+/// runs to the next one (docs/people.md#observed-conversations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
+pub enum TurnSource {
+    /// The conversation's id (the trace's `episode` event).
+    Episode,
+    /// The turn's number, from 1.
+    Turn,
+    /// The person's name, persona and goals, as the `episode` event keeps them.
+    Person,
+    Persona,
+    Goals,
+    /// What the person said, and privately thought.
+    Message,
+    Thought,
+    /// The assistant's tool calls in the turn, in order.
+    Calls,
+    /// The assistant's messages in the turn (replies and questions), a blank line apart.
+    Reply,
+    /// Why the assistant's turn failed (the `error` events), or null.
+    AgentError,
+    /// How the conversation ended, on the turn it ended in (null on the others).
+    EndReason,
+    Satisfaction,
+    Verdict,
+    /// The cases whose evidence is this turn.
+    CitedBy,
+}
+
+/// What a key of a call in a turn's row holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
+#[strum(serialize_all = "snake_case")]
+pub enum CallPart {
+    Tool,
+    Arguments,
+    /// The result the call got when it was observed (null when not kept).
+    Result,
+    /// Whether that result was an error (null when not kept).
+    Failed,
 }
 
 #[derive(Clone, Debug)]
@@ -780,11 +848,17 @@ mod tests {
         assert_eq!(words(Evidence::VARIANTS), "reply trace final_state");
         assert_eq!(
             words(Kind::VARIANTS),
-            "text texts names number data category tags tools clock timezone user_message \
-             conversation override followup unscripted_reply checks critical_failures \
-             evidence step_limit system_prompt case_count revisions reports result_template \
-             global_critical_failures outcomes"
+            "text texts names number data objects category tags tools clock timezone \
+             user_message conversation override followup unscripted_reply checks \
+             critical_failures evidence step_limit clock_step system_prompt case_count \
+             revisions reports result_template global_critical_failures outcomes"
         );
+        assert_eq!(
+            words(TurnSource::VARIANTS),
+            "episode turn person persona goals message thought calls reply agent_error \
+             end_reason satisfaction verdict cited_by"
+        );
+        assert_eq!(words(CallPart::VARIANTS), "tool arguments result failed");
         assert_eq!(
             words(Builtin::VARIANTS),
             "name categories tools cases outcomes id title checks web_faults outcome check_results \
@@ -801,7 +875,7 @@ mod tests {
             let at = Kind::VARIANTS.iter().filter(|k| k.level() == level);
             at.map(|k| k.as_str()).collect::<Vec<_>>().join(" ")
         };
-        assert_eq!(kinds_at(Level::Both), "text texts names number data");
+        assert_eq!(kinds_at(Level::Both), "text texts names number data objects");
         assert_eq!(
             kinds_at(Level::Suite),
             "system_prompt case_count revisions reports result_template \

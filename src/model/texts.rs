@@ -82,6 +82,11 @@ impl<'a> Collect<'a> {
     fn value(&mut self, field: &'a FieldDecl, value: &'a Value) {
         match value {
             Value::Data(data) => self.data(field, data),
+            Value::Objects(blocks) => {
+                for data in blocks {
+                    self.data(field, data);
+                }
+            }
             other => {
                 for text in other.texts() {
                     self.push(field, None, text);
@@ -128,7 +133,9 @@ pub fn case_texts<'a>(suite: &'a Suite, case: &'a Case) -> Vec<Labelled<'a>> {
             | Kind::Names
             | Kind::Number
             | Kind::Data
-            | Kind::StepLimit => {
+            | Kind::Objects
+            | Kind::StepLimit
+            | Kind::ClockStep => {
                 if let Some(value) = case.value(id) {
                     c.value(field, value);
                 }

@@ -275,6 +275,27 @@ fn step_limit(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Numb
     None
 }
 
+/// A clock step: a duration of whole minutes (`5m`, `1h30m`).
+fn clock_step(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> {
+    let text = values::text(statement, diags)?;
+    match crate::model::time::parse_duration(text.as_str()) {
+        Ok(_) => Some(text),
+        Err(why) => {
+            diags.push(
+                Diagnostic::new(
+                    codes::BAD_ARGUMENTS,
+                    format!("`{}` is not a duration", text.as_str()),
+                )
+                .primary(text.span, "not a clock step")
+                .help(format!(
+                    "{why}: how far the clock moves at each of the person's messages"
+                )),
+            );
+            None
+        }
+    }
+}
+
 fn read_statements(
     field: &FieldDecl,
     statements: &[&Statement],
@@ -295,7 +316,16 @@ fn read_statements(
         Kind::Names => Given::Plain(Value::Names(values::names(one, diags)?)),
         Kind::Number => Given::Plain(Value::Number(values::number(one, diags)?)),
         Kind::StepLimit => Given::Plain(Value::Number(step_limit(one, diags)?)),
+        Kind::ClockStep => Given::Plain(Value::Text(clock_step(one, diags)?)),
         Kind::Data => Given::Plain(Value::Data(Box::new(values::data(one, diags)?))),
+        Kind::Objects => {
+            let before = diags.len();
+            let blocks: Vec<_> = statements
+                .iter()
+                .filter_map(|s| values::data(s, diags))
+                .collect();
+            (diags.len() == before).then_some(Given::Plain(Value::Objects(blocks)))?
+        }
         Kind::Category => Given::Name(values::name(one, diags)?),
         Kind::Tags | Kind::Tools => Given::Names(values::names(one, diags)?),
         // An outcome is any word a benchmark uses (`UNDECIDED`, `needs review`).

@@ -14,9 +14,10 @@ use strum::VariantArray;
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::shape::{
-    Builtin, CheckCount, Derivation, Dimension, Entry, Evidence, Export, ExportFile, ExportFormat,
-    FeatureTag, FieldDecl, FileContent, Grading, ImportDefaults, Item, JudgedOn, Kind, Layout,
-    LayoutSource, Level, Outcome, Part, Reward, RewardValue, Shape, Slot, Verdict, Visibility,
+    Builtin, CallPart, CheckCount, Derivation, Dimension, Entry, Evidence, Export, ExportFile,
+    ExportFormat, FeatureTag, FieldDecl, FileContent, Grading, ImportDefaults, Item, JudgedOn,
+    Kind, Layout, LayoutSource, Level, Outcome, Part, Reward, RewardValue, Shape, Slot, TurnEntry,
+    TurnSource, Verdict, Visibility,
 };
 use crate::model::{Name, Text};
 use crate::source::Span;
@@ -1278,16 +1279,134 @@ fn read_export(
                 .filter_map(|s| export_file(s, case, cx, diags))
                 .collect(),
         ),
+        Some("turns") => ExportFormat::Turns(turn_entries(body(statement), diags)),
         _ => {
             diags.push(
                 shape_error("unknown export format".into(), v[1].span, "not a format").help(
-                    "formats: jsonl (one object per case per line), folders (one folder per case)",
+                    "formats: jsonl (one object per case per line), folders (one folder per case), turns (one object per turn of each observed conversation)",
                 ),
             );
             return None;
         }
     };
     Some(Export { name, format })
+}
+
+/// The keys of a `turns` export: `KEY SOURCE [json_text] [{ KEY PART … }]` each.
+fn turn_entries(statements: &[Statement], diags: &mut Vec<Diagnostic>) -> Vec<TurnEntry> {
+    let mut entries: Vec<TurnEntry> = Vec::new();
+    for statement in statements {
+        let key = Text::new(statement.name(), statement.key.span);
+        if let Some(first) = entries.iter().find(|e| e.key.as_str() == key.as_str()) {
+            diags.push(super::duplicate("turn key", &key, first.key.span));
+            continue;
+        }
+        if let Some(entry) = turn_entry(statement, key, diags) {
+            entries.push(entry);
+        }
+    }
+    entries
+}
+
+fn turn_entry(statement: &Statement, key: Text, diags: &mut Vec<Diagnostic>) -> Option<TurnEntry> {
+    let usage = "KEY SOURCE [json_text] [{ KEY PART … }]";
+    let words: Vec<Name> = statement
+        .values
+        .iter()
+        .map(|v| v.as_ident().map(|_| values::text_of(v)))
+        .collect::<Option<_>>()
+        .unwrap_or_default();
+    let (source, json_text) = match words.as_slice() {
+        [source] => (source, false),
+        [source, json] if json.as_str() == "json_text" => (source, true),
+        _ => {
+            diags.push(
+                shape_error(
+                    format!("turn key `{}` is not written as expected", key.as_str()),
+                    statement.span,
+                    "expected a source, then `json_text` or nothing",
+                )
+                .help(format!("write `{usage}`")),
+            );
+            return None;
+        }
+    };
+    let Ok(turn_source) = source.as_str().parse::<TurnSource>() else {
+        diags.push(unknown(
+            source,
+            "turn source",
+            TurnSource::VARIANTS
+                .iter()
+                .map(|s| -> &'static str { s.into() }),
+        ));
+        return None;
+    };
+    let block = statement.block.as_ref().map(|b| &b.statements[..]);
+    let call_parts = match (turn_source, block) {
+        (TurnSource::Calls, Some(block)) => call_parts(block, diags)?,
+        (TurnSource::Calls, None) => {
+            diags.push(
+                shape_error(format!("`{}` needs its calls' keys", key.as_str()), statement.span, "no block")
+                    .help("lay out each call: `{ name tool; args arguments; result result; is_error failed }`"),
+            );
+            return None;
+        }
+        (_, Some(_)) => {
+            diags.push(
+                shape_error(
+                    format!("`{}` holds one value, not calls", source.as_str()),
+                    statement.span,
+                    "a block lays out calls",
+                )
+                .help("remove the block: only `calls` has one"),
+            );
+            return None;
+        }
+        (_, None) => Vec::new(),
+    };
+    Some(TurnEntry {
+        key,
+        source: turn_source,
+        json_text,
+        call_parts,
+    })
+}
+
+/// `KEY PART` each: the keys of a call in a turn's row.
+fn call_parts(
+    statements: &[Statement],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<(Text, CallPart)>> {
+    let before = diags.len();
+    let mut parts: Vec<(Text, CallPart)> = Vec::new();
+    for statement in statements {
+        let Some(part) = values::name(statement, diags) else {
+            continue;
+        };
+        let key = Text::new(statement.name(), statement.key.span);
+        match part.as_str().parse::<CallPart>() {
+            Ok(_) if parts.iter().any(|(k, _)| k.as_str() == key.as_str()) => {
+                let first = parts
+                    .iter()
+                    .find(|(k, _)| k.as_str() == key.as_str())
+                    .map(|(k, _)| k.span);
+                diags.push(super::duplicate(
+                    "call key",
+                    &key,
+                    first.unwrap_or(key.span),
+                ));
+            }
+            Ok(call_part) => parts.push((key, call_part)),
+            Err(_) => diags.push(unknown(
+                &part,
+                "call part",
+                CallPart::VARIANTS
+                    .iter()
+                    .map(|s| -> &'static str { s.into() }),
+            )),
+        }
+    }
+    (diags.len() == before).then_some(parts)
 }
 
 /// `reward KEY passed|share|DIMENSION [if FIELD WORD]` (repeated): the keys of the reward

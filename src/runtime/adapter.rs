@@ -134,7 +134,7 @@ fn request(rt: &Runtime, tool: &Tool, spec: &Adapter, arguments: &Json) -> Json 
         "case_id": rt.case.id.as_str(),
         "tool": tool.name.as_str(),
         "arguments": arguments,
-        "clock": { "current_time": rt.case.clock_text(), "timezone": rt.case.timezone_text() },
+        "clock": { "current_time": rt.now_text(), "timezone": rt.case.timezone_text() },
         "collections": collections,
     })
 }
@@ -365,7 +365,7 @@ type Applied = (Vec<String>, Vec<String>, Vec<String>);
 /// Applies checked changes in order; stops at the first that fails.
 fn apply_changes(rt: &mut Runtime, tool: &Tool, changes: Vec<Change>) -> Result<Applied, String> {
     let (mut returned, mut changed, mut created) = (Vec::new(), Vec::new(), Vec::new());
-    let now = rt.case.clock_text().to_string();
+    let now = rt.now_text().to_string();
     let schema = rt.sandbox.schema.clone();
     for c in changes {
         match c {

@@ -309,7 +309,7 @@ fn now(rt: &Runtime, ty: &FieldType) -> FieldValue {
             FieldValue::Date(clock.instant.with_timezone(&rt.zone).date_naive())
         }
         (_, Some(clock)) => FieldValue::DateTime(clock.clone()),
-        (_, None) => FieldValue::Text(rt.case.clock_text().to_string()),
+        (_, None) => FieldValue::Text(rt.now_text().to_string()),
     }
 }
 
@@ -402,7 +402,7 @@ fn run_update(
     };
     let id = named_record(rt, name, &update.record, arguments)?;
     let fields = set_fields(rt, tool, spec, &update.sets, arguments)?;
-    let now = rt.case.clock_text().to_string();
+    let now = rt.now_text().to_string();
     let reason = update.reason.as_ref().map(|r| r.as_str());
     let Some(record) = rt.state.get_mut(&id) else {
         return Err(CallResult::not_found(&id));

@@ -27,6 +27,7 @@ pub mod conditions;
 pub mod declared;
 pub mod eval;
 pub mod framing;
+pub mod observed;
 pub mod person;
 pub mod process;
 pub mod replay;
@@ -143,6 +144,8 @@ pub enum Event {
         thought: Option<String>,
     },
     End(person::Ending),
+    /// The assistant's turn failed (an observed conversation's `error`).
+    AgentError(String),
 }
 
 /// A write that happened under a request id: the record it wrote and what it returned.
@@ -179,9 +182,13 @@ pub struct Runtime<'a> {
     /// made: a call past the limit is refused.
     step_limit: Option<u64>,
     calls: u64,
-    /// The case's clock (it does not move during a run): what `now` reads, in a
-    /// condition and in a declared `set FIELD now`.
+    /// The run's clock: the case's, moved on by the case's `clock_step` at each of the
+    /// person's messages; what `now` reads, in a condition and in a declared `set
+    /// FIELD now`.
     pub clock: Option<crate::model::time::ZonedDateTime>,
+    /// The clock as services stamp it (`get_clock`, histories); the case's clock text
+    /// until the clock first moves.
+    now: String,
     /// The endpoints' request counts, shared by tools and commands ([`web`]).
     web: web::Web,
     /// Where the session's commands run: set by an embedder, or casec's own isolated
@@ -229,6 +236,7 @@ impl<'a> Runtime<'a> {
                     _ => None,
                 }
             }),
+            now: case.clock_text().to_string(),
             web: web::Web::default(),
             executor: None,
             isolation: commands::isolation::Isolation::default(),
@@ -365,7 +373,28 @@ impl<'a> Runtime<'a> {
             reply: reply.to_string(),
             followup,
         });
+        self.advance_clock();
         reply.to_string()
+    }
+
+    /// The time now, as services stamp it (RFC 3339 with offset).
+    pub fn now_text(&self) -> &str {
+        &self.now
+    }
+
+    /// The person answered: the clock moves on by the case's `clock_step`.
+    fn advance_clock(&mut self) {
+        let minutes = self.suite.clock_step_minutes(self.case);
+        let Some(clock) = self.clock.as_mut().filter(|_| minutes > 0) else {
+            return;
+        };
+        let step =
+            i64::try_from(minutes).map_or(chrono::TimeDelta::MAX, chrono::TimeDelta::minutes);
+        let Some(moved) = clock.instant.checked_add_signed(step) else {
+            return;
+        };
+        clock.instant = moved.with_timezone(&self.zone).fixed_offset();
+        self.now = clock.instant.format("%Y-%m-%dT%H:%M:%S%:z").to_string();
     }
 
     pub fn reply(&mut self, content: &str) {
@@ -378,6 +407,12 @@ impl<'a> Runtime<'a> {
             content: content.to_string(),
             thought: thought.map(str::to_string),
         });
+        self.advance_clock();
+    }
+
+    /// The assistant's turn failed, as the harness said.
+    pub fn agent_error(&mut self, message: &str) {
+        self.events.push(Event::AgentError(message.to_string()));
     }
 
     /// The conversation ended (see [`person::Ending`]).

@@ -225,6 +225,31 @@ pub fn parse_turn(content: &str) -> Result<PersonTurn, String> {
     })
 }
 
+/// The person's turn in a chat-completions response body: the content of its first
+/// choice's message, read by [`parse_turn`]. No choice, a refusal or a cut-off answer
+/// is an error, as for the judge: the turn is never made up.
+pub fn turn_from_response(body: &str) -> Result<(String, PersonTurn), String> {
+    let response: Json = serde_json::from_str(body)
+        .map_err(|e| format!("the endpoint's answer is not JSON: {e}"))?;
+    let choice = response
+        .get("choices")
+        .and_then(Json::as_array)
+        .and_then(|c| c.first())
+        .ok_or("the endpoint's answer has no choices")?;
+    let message = choice.get("message").ok_or("the choice has no message")?;
+    if let Some(refusal) = message.get("refusal").and_then(Json::as_str) {
+        return Err(format!("the person model refused: {refusal}"));
+    }
+    if choice.get("finish_reason").and_then(Json::as_str) == Some("length") {
+        return Err("the person's answer was cut off (finish_reason `length`)".into());
+    }
+    let content = message
+        .get("content")
+        .and_then(Json::as_str)
+        .ok_or("the person's message has no text content")?;
+    parse_turn(content).map(|turn| (content.to_string(), turn))
+}
+
 /// The body of one fenced block (```json … ```), or the text itself: how a model's
 /// JSON answer is read, the person's turn here and the judge's verdict alike.
 pub fn unfenced(text: &str) -> &str {

@@ -115,15 +115,21 @@ pub fn run<'a>(
 pub fn play<'a>(mut rt: Runtime<'a>, events: &[TraceEvent]) -> Runtime<'a> {
     for event in events {
         match event {
-            TraceEvent::Call { tool, arguments } => {
+            TraceEvent::Call {
+                tool, arguments, ..
+            } => {
                 rt.call(tool, arguments);
             }
             TraceEvent::Asked { question, followup } => {
                 rt.ask(question, *followup);
             }
             TraceEvent::Reply(content) => rt.reply(content),
-            TraceEvent::User { content, thought } => rt.user(content, thought.as_deref()),
+            TraceEvent::User {
+                content, thought, ..
+            } => rt.user(content, thought.as_deref()),
             TraceEvent::End(ending) => rt.end_conversation(ending.clone()),
+            TraceEvent::AgentError(message) => rt.agent_error(message),
+            TraceEvent::Episode(_) => {}
         }
     }
     rt
@@ -291,6 +297,7 @@ fn event_json(event: &Event) -> Json {
             content,
             thought: Some(thought),
         } => json!({ "type": "user", "content": content, "thought": thought }),
+        Event::AgentError(message) => json!({ "type": "error", "message": message }),
         Event::End(ending) => {
             let mut json = json!({ "type": "end" });
             if let (Json::Object(line), Json::Object(ending)) = (&mut json, ending.to_json()) {

@@ -71,7 +71,26 @@ pub struct Session<'a> {
     /// The client declared [`HARNESS`] at `initialize`: `tools/list` lists the harness
     /// tools after the case's.
     harness_listed: bool,
+    /// Who plays the simulated person for `sandbox/person_turn`, when the server was
+    /// given a person model.
+    person_model: Option<PersonModel>,
 }
+
+/// A model that plays the simulated person: its name and seed for the request
+/// ([`super::person::request`]), and what answers a request body with a
+/// chat-completions response body (an endpoint the driver reaches; a test's script).
+pub struct PersonModel {
+    pub model: String,
+    pub seed: u64,
+    pub complete: Box<Complete>,
+}
+
+/// Answers a chat-completions request body with the response body, or why not.
+pub type Complete = dyn FnMut(&Json) -> Result<String, String> + Send;
+
+/// The JSON-RPC error of a `sandbox/person_turn` that has no person to play or whose
+/// person model gave no turn (in the range JSON-RPC leaves to servers).
+const NO_PERSON_TURN: i64 = -32001;
 
 impl<'a> Session<'a> {
     pub fn new(suite: &'a Suite, case: &'a Case, sandbox: &'a Sandbox) -> Session<'a> {
@@ -81,7 +100,53 @@ impl<'a> Session<'a> {
             events: Vec::new(),
             ended: false,
             harness_listed: false,
+            person_model: None,
         }
+    }
+
+    /// This session with `model` playing the simulated person (`sandbox/person_turn`).
+    pub fn with_person_model(mut self, model: PersonModel) -> Session<'a> {
+        self.person_model = Some(model);
+        self
+    }
+
+    /// The simulated person's next turn, from the person model: their message is
+    /// recorded as a `user` event (with their thought), their ending as an `end`.
+    /// The answer is the message and the ending, never the thought (the harness passes
+    /// the message on to the assistant). Without a person model or a person, or when
+    /// the model's answer is no turn, nothing is recorded and the error says why.
+    pub fn person_turn(&mut self) -> Result<Json, (i64, String)> {
+        self.open().map_err(ended)?;
+        if !super::person::has_person(self.suite, self.runtime.case) {
+            return Err((
+                NO_PERSON_TURN,
+                "the case has no simulated person: its shape gives it no `person` field".into(),
+            ));
+        }
+        let Some(mut person) = self.person_model.take() else {
+            return Err((
+                NO_PERSON_TURN,
+                "no person model: start `casec serve` with --person-endpoint and --person-model"
+                    .into(),
+            ));
+        };
+        let request = self.person_request(&person.model, person.seed);
+        let answered = (person.complete)(&request);
+        self.person_model = Some(person);
+        let body = answered.map_err(|why| (NO_PERSON_TURN, why))?;
+        let (_, turn) =
+            super::person::turn_from_response(&body).map_err(|why| (NO_PERSON_TURN, why))?;
+        if let Some(message) = &turn.message {
+            self.user(message.clone(), turn.thought.clone())
+                .map_err(ended)?;
+        }
+        if let Some(ending) = &turn.end {
+            self.end_conversation(ending.clone()).map_err(ended)?;
+        }
+        Ok(json!({
+            "message": turn.message,
+            "end": turn.end.as_ref().map(super::person::Ending::to_json),
+        }))
     }
 
     /// Runs the session's workspace commands with `executor` from now on (see
@@ -110,7 +175,11 @@ impl<'a> Session<'a> {
     pub fn call_tool(&mut self, tool: String, arguments: Json) -> Result<Json, Ended> {
         self.open()?;
         let result = self.runtime.call(&tool, &arguments);
-        self.events.push(TraceEvent::Call { tool, arguments });
+        self.events.push(TraceEvent::Call {
+            tool,
+            arguments,
+            observed: None,
+        });
         Ok(result)
     }
 
@@ -135,7 +204,11 @@ impl<'a> Session<'a> {
     pub fn user(&mut self, content: String, thought: Option<String>) -> Result<(), Ended> {
         self.open()?;
         self.runtime.user(&content, thought.as_deref());
-        self.events.push(TraceEvent::User { content, thought });
+        self.events.push(TraceEvent::User {
+            content,
+            thought,
+            cited_by: Vec::new(),
+        });
         Ok(())
     }
 
@@ -327,6 +400,7 @@ impl<'a> Session<'a> {
                 let seed = params.get("seed").and_then(Json::as_u64).unwrap_or(0);
                 Ok(json!({ "request": self.person_request(model, seed) }))
             }
+            "sandbox/person_turn" => self.person_turn(),
             "sandbox/end_conversation" => {
                 let ending = match params {
                     Json::Object(map) => super::person::Ending::from_json(map),

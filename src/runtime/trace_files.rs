@@ -57,6 +57,33 @@ pub fn read_counter(
     read_with(db, path, found, trace::parse_counter)
 }
 
+/// Reads a counter-example of the case `id` written in `case_file`: a label naming
+/// another case (as an observed conversation's may) is an error in it.
+pub fn read_counter_of(
+    db: &mut SourceDb,
+    path: &Path,
+    case_file: &Path,
+    id: &str,
+) -> Result<(Vec<TraceEvent>, Vec<Violation>), Vec<Diagnostic>> {
+    let (events, labels) = read_counter(db, path, Found::BesideCase(case_file))?;
+    let elsewhere: Vec<Diagnostic> = labels
+        .iter()
+        .filter(|l| l.case.as_deref().is_some_and(|c| c != id))
+        .map(|l| {
+            Diagnostic::new(codes::TRACE_LINE, "this label names another case")
+                .primary(
+                    l.span,
+                    format!("a counter-example of {id} is labelled for {id}"),
+                )
+                .help("remove `case`: a counter-example's labels are for its own case")
+        })
+        .collect();
+    match elsewhere.is_empty() {
+        true => Ok((events, labels)),
+        false => Err(elsewhere),
+    }
+}
+
 fn read_with<T>(
     db: &mut SourceDb,
     path: &Path,
@@ -86,6 +113,67 @@ fn read_with<T>(
         String::from_utf8(bytes).map_err(|e| vec![load::not_utf8(&load::display(path), &e)])?;
     let file = db.add(load::display(path), text.as_str(), Origin::User);
     parse(file, &text)
+}
+
+/// The folder of a suite's observed conversations: trace files of conversations
+/// observed elsewhere (`casec import` of a dataset's turns), named by their episode.
+pub const OBSERVED_FOLDER: &str = "observed";
+
+/// An observed conversation of a suite, as read: its name (the file's stem), the file,
+/// its events, and the verdicts a reviewer confirmed (`violates` labels, each naming
+/// the case it grades the conversation as).
+pub struct ObservedTrace {
+    pub name: String,
+    pub file: FileId,
+    pub events: Vec<TraceEvent>,
+    pub labels: Vec<Violation>,
+}
+
+/// The observed conversations of the suite whose `suite.case` is `suite_file`: each
+/// `*.trace.jsonl` of its `observed/` folder (none without one), by file name stem, in
+/// natural order (`2` before `10`), or the diagnostics of every file that cannot be read.
+pub fn observed(
+    db: &mut SourceDb,
+    suite_file: &Path,
+) -> Result<Vec<ObservedTrace>, Vec<Diagnostic>> {
+    let folder = load::parent_or_dot(suite_file).join(OBSERVED_FOLDER);
+    let mut paths: Vec<(String, PathBuf)> = fs::read_dir(&folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(TRACE_SUFFIX)?;
+            (!stem.is_empty()).then(|| (stem.to_string(), entry.path()))
+        })
+        .collect();
+    paths.sort_by(|a, b| super::observed::natural_order(&a.0, &b.0));
+    let mut out = Vec::new();
+    let mut diags = Vec::new();
+    for (name, path) in paths {
+        let parse = |file, text: &str| trace::parse_counter(file, text).map(|read| (file, read));
+        match read_with(db, &path, Found::BesideCase(suite_file), parse) {
+            Ok((file, (events, labels))) => {
+                diags.extend(labels.iter().filter(|l| l.case.is_none()).map(|l| {
+                    Diagnostic::new(codes::TRACE_LINE, "this label names no case")
+                        .primary(l.span, "an observed conversation's label grades it as one case")
+                        .help("name the case whose items it violates: {\"type\": \"violates\", \"case\": \"task-004\", \"items\": [\"P1\"], \"why\": \"…\"}")
+                }));
+                out.push(ObservedTrace {
+                    name,
+                    file,
+                    events,
+                    labels,
+                });
+            }
+            Err(d) => diags.extend(d),
+        }
+    }
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
 }
 
 /// The counter-examples beside a case file, by label, in label order.

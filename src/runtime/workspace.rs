@@ -127,7 +127,7 @@ pub fn overlay_files(
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         ),
     };
-    let now = rt.case.clock_text().to_string();
+    let now = rt.now_text().to_string();
     let held: Vec<(String, Option<String>)> = rt
         .state
         .in_collection(collection.name.as_str())

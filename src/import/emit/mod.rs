@@ -64,6 +64,7 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
             Kind::Text
                 | Kind::Number
                 | Kind::StepLimit
+                | Kind::ClockStep
                 | Kind::Names
                 | Kind::CaseCount
                 | Kind::Outcomes
@@ -210,6 +211,11 @@ fn plain(w: &mut Writer, key: &str, value: &crate::model::Value) {
         V::Names(ns) => names_line(w, key, ns.iter().map(Text::as_str)),
         V::Number(n) => w.line(&format!("{key} {}", n.value)),
         V::Data(d) => data_block(w, key, &d.value),
+        V::Objects(blocks) => {
+            for block in blocks {
+                data_block(w, key, &block.value);
+            }
+        }
     }
 }
 

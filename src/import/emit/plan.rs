@@ -40,7 +40,7 @@ pub(super) fn case_value(case: &Case, shape: &Shape, slot: &Slot) -> Option<Writ
         _ => match case.value(slot.field)? {
             Value::Text(t) => Some(t.as_str().to_string()),
             Value::Names(ns) => Some(names(ns)),
-            Value::Texts(_) | Value::Number(_) | Value::Data(_) => None,
+            Value::Texts(_) | Value::Number(_) | Value::Data(_) | Value::Objects(_) => None,
         },
     }
 }
@@ -141,7 +141,12 @@ fn slots(suite: &Suite, known: &[bool]) -> Vec<Slot> {
                 field,
                 dimension: Some(d.clone()),
             })),
-            Kind::Category | Kind::Texts | Kind::Number | Kind::StepLimit | Kind::Data => {}
+            Kind::Category
+            | Kind::Texts
+            | Kind::Number
+            | Kind::StepLimit
+            | Kind::Data
+            | Kind::Objects => {}
             _ => out.push(Slot {
                 field,
                 dimension: None,

@@ -61,7 +61,8 @@ pub type SuiteFiles = [(String, Arc<str>)];
 /// The folder, inside an evaluator's, that holds the copy of the suite.
 const EVALUATOR_SUITE: &str = "suite";
 
-/// The export `name` of `suite`; `None` when its shape declares no such export.
+/// The export `name` of `suite`; `None` when its shape declares no such export of its
+/// cases (a `turns` export lays out observed conversations: `runtime::observed`).
 /// `files` are the suite's own, for an evaluator to carry.
 pub fn export(
     suite: &Suite,
@@ -78,6 +79,7 @@ pub fn export(
         ExportFormat::Folders(folder_files) => {
             folders(suite, name, folder_files, files).map(Exported::Folders)
         }
+        ExportFormat::Turns(_) => return None,
     })
 }
 

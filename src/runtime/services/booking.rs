@@ -211,7 +211,7 @@ fn change_booking(
     reason: &str,
 ) -> CallResult {
     let schema = rt.sandbox.schema.clone();
-    let now = rt.case.clock_text().to_string();
+    let now = rt.now_text().to_string();
     let (Some(collection), Some(booking)) =
         (schema.collection(b.bookings.as_str()), rt.state.get_mut(id))
     else {

@@ -75,7 +75,7 @@ fn write(rt: &mut Runtime, f: &Files, path: &str, content: String) -> CallResult
         _ => FieldValue::Text(content),
     };
     if let Some(id) = file_at(rt, f, path) {
-        let now = rt.case.clock_text().to_string();
+        let now = rt.now_text().to_string();
         let Some(record) = rt.state.get_mut(&id) else {
             return CallResult::not_found(path);
         };

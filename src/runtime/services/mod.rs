@@ -53,7 +53,7 @@ pub fn request_argument(service: &Service) -> Option<&Name> {
 
 fn clock(rt: &Runtime) -> CallResult {
     CallResult::ok(
-        json!({ "current_time": rt.case.clock_text(), "timezone": rt.case.timezone_text() }),
+        json!({ "current_time": rt.now_text(), "timezone": rt.case.timezone_text() }),
         Vec::new(),
         Vec::new(),
     )

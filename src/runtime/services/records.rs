@@ -226,7 +226,7 @@ fn update(
         Ok(fields) => fields,
         Err(refusal) => return refusal,
     };
-    let now = rt.case.clock_text().to_string();
+    let now = rt.now_text().to_string();
     let Some(record) = rt.state.get_mut(id) else {
         return CallResult::not_found(id);
     };
@@ -259,7 +259,7 @@ fn skip_occurrence(
     id: &str,
     operation: &str,
 ) -> CallResult {
-    let now = rt.case.clock_text().to_string();
+    let now = rt.now_text().to_string();
     let zone = rt.zone;
     let Some(record) = rt.state.get_mut(id) else {
         return CallResult::not_found(id);
