@@ -263,7 +263,8 @@ enum Command {
     },
     /// Turn a master JSON into a suite folder of .case files.
     Import {
-        /// A master JSON, or JSON Lines an export writes (`.jsonl`: DonnaBench's tasks).
+        /// A master JSON, or JSON Lines an export writes (`.jsonl`: a `jsonl` export's cases, or
+        /// a `turns` export's rows of observed conversations, written as trace files).
         master: PathBuf,
         /// The folder to create (must be absent or empty).
         #[arg(short, long, value_name = "DIR")]
