@@ -335,6 +335,30 @@ fn counter_examples_are_verified_without_a_golden_trace() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A counter-example that is not caught is its case's error, and the golden trace of
+/// that case still counts as passing in the summary.
+#[test]
+fn an_uncaught_counter_example_does_not_count_against_the_golden_trace() {
+    let dir = std::env::temp_dir().join(format!("casec-verify-uncaught-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_tree(std::path::Path::new("cases/donnabench"), &dir);
+    // The golden run itself, as an unlabelled counter-example: nothing catches it.
+    std::fs::copy(
+        dir.join("permission/task-005.trace.jsonl"),
+        dir.join("permission/task-005.counter-same-as-golden.trace.jsonl"),
+    )
+    .unwrap();
+    let run = casec(&["verify", dir.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("15 golden trace(s) pass") && stdout.contains("1 case(s) with errors"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("`same-as-golden` is not caught"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `casec replay` takes every trace file `casec verify` takes: a labelled
 /// counter-example replays (its `violates` lines grade nothing) to the record of the
 /// same events without the labels.

@@ -46,6 +46,14 @@ GRACE_SECONDS = 10
 SANDBOXES = ("local", "docker")
 
 
+#: Lists, NUL-separated, the regular files under each folder given and each given path
+#: that is a regular file; symbolic links are neither followed nor listed.
+READ_BACK_SCRIPT = (
+    'for f in "$@"; do if [ -L "$f" ]; then :; elif [ -d "$f" ]; then find "$f" -type f -print0;'
+    ' elif [ -f "$f" ]; then printf "%s\\0" "$f"; fi; done; true'
+)
+
+
 def _digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -143,11 +151,11 @@ class SandboxExecutor:
         return [CONTAINER_PROGRAM, "workspace-job"]
 
     async def _read_back(self, folders: list[str]) -> dict[str, bytes]:
-        """The regular files under a container's workspace folders (links are not
-        followed)."""
+        """The regular files under a container's workspace folders, and those that are
+        files themselves (a top-level `/report.txt` an expectation names); links are not
+        followed."""
         targets = [self._at(folder) for folder in folders]
-        script = 'for f in "$@"; do [ -d "$f" ] && find "$f" -type f -print0; done; true'
-        listed = await self.env.exec(["sh", "-c", script, "sh", *targets])
+        listed = await self.env.exec(["sh", "-c", READ_BACK_SCRIPT, "sh", *targets])
         after = {}
         for found in listed.stdout.split("\0"):
             if found:

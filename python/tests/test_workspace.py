@@ -11,6 +11,7 @@ files in memory and answers the job program's protocol.
 import base64
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any, Optional
 
@@ -21,7 +22,7 @@ from conftest import REPO
 
 import casec
 from casec.harness import case_samples
-from casec.workspace import CONTAINER_PROGRAM, SandboxExecutor, sample_files
+from casec.workspace import CONTAINER_PROGRAM, READ_BACK_SCRIPT, SandboxExecutor, sample_files
 
 DUMATE = REPO / "cases" / "dumate"
 
@@ -183,3 +184,22 @@ def test_the_generated_compose_file_follows_the_compose_specification(tmp_path: 
         [*tool, "-f", str(path), "config", "--quiet"], capture_output=True, text=True
     )
     assert checked.returncode == 0, checked.stderr
+
+
+def test_the_read_back_lists_files_in_folders_and_files_named_alone(tmp_path: Path) -> None:
+    """What a container's read-back lists, run by a real `sh`: the files under each
+    folder, a top-level file named alone, never a symbolic link or a missing path."""
+    (tmp_path / "outputs" / "deep").mkdir(parents=True)
+    (tmp_path / "outputs" / "deep" / "a.txt").write_text("a")
+    (tmp_path / "report.txt").write_text("r")
+    (tmp_path / "elsewhere.txt").write_text("e")
+    (tmp_path / "link.txt").symlink_to(tmp_path / "elsewhere.txt")
+    (tmp_path / "outputs" / "link.txt").symlink_to(tmp_path / "elsewhere.txt")
+    targets = ["outputs", "report.txt", "link.txt", "missing"]
+    listed = subprocess.run(
+        ["sh", "-c", READ_BACK_SCRIPT, "sh", *targets],
+        cwd=tmp_path,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    assert sorted(p for p in listed if p) == [b"outputs/deep/a.txt", b"report.txt"]

@@ -156,6 +156,9 @@ fn with_sandbox<'a>(suite: &'a Suite, id: &str) -> Option<(&'a Case, &'a Sandbox
 struct CaseReport {
     id: String,
     golden: Option<String>,
+    /// The golden trace replayed without an error of its own (a counter-example that is
+    /// not caught is the case's error, not the golden trace's).
+    golden_passed: bool,
     errors: Vec<String>,
     warnings: Vec<String>,
     /// What explains a failing golden trace: the assertions that do not hold, and its
@@ -268,6 +271,7 @@ fn verify_case(replay: &Replay, db: &mut SourceDb, diags: &mut Vec<Diagnostic>) 
     let mut out = CaseReport {
         id: case.id.as_str().to_string(),
         golden: None,
+        golden_passed: false,
         errors: Vec::new(),
         warnings: Vec::new(),
         misses: Vec::new(),
@@ -310,6 +314,7 @@ fn verify_golden(
     let rt = replay.run(&events);
     let decided = findings(&rt);
     out.golden = Some(decided.outcome(replay.suite).to_string());
+    let errors_before = out.errors.len();
     let failures = decided.machine_failures();
     if !failures.is_empty() {
         out.errors.push(format!(
@@ -352,6 +357,7 @@ fn verify_golden(
             out.failed_calls.extend(failed_calls(&rt));
         }
     }
+    out.golden_passed = out.errors.len() == errors_before;
 }
 
 /// The errors of a call the tool's contract refuses before anything runs.
@@ -551,7 +557,7 @@ fn human(reports: &[CaseReport], cases: usize) -> String {
     out.push_str(&format!(
         "casec verify: {} of {cases} case(s) have a world; {} golden trace(s) pass, {} counter-example(s) caught, {} case(s) with errors, {} without a golden trace, {} not discriminating by state\n",
         reports.len(),
-        count(&|r| r.golden.is_some() && r.errors.is_empty()),
+        count(&|r| r.golden_passed),
         reports
             .iter()
             .flat_map(|r| &r.counters)
