@@ -93,7 +93,8 @@ fn turns(events: &[TraceEvent]) -> Result<Vec<Turn<'_>>, String> {
                 return Err(format!("turn {} ends the conversation twice", turn.number))
             }
             TraceEvent::Episode(_) => return Err("a second `episode` line".into()),
-            TraceEvent::User { .. } => unreachable!("a user event begins a turn above"),
+            // Began a turn above.
+            TraceEvent::User { .. } => {}
         }
     }
     if let Some(ended) = turns.iter().position(|t| t.end.is_some()) {
@@ -251,9 +252,13 @@ fn read_row(entries: &[TurnEntry], row: &Json, out: &mut Vec<Conversation>) -> R
             events: vec![TraceEvent::Episode(Box::new(episode.clone()))],
         });
     }
-    let conversation = out.last_mut().expect("pushed above");
+    // The conversation this row continues, or the one begun above; each begins with
+    // its episode.
+    let Some(conversation) = out.last_mut() else {
+        return Err("no conversation to continue".into());
+    };
     let Some(TraceEvent::Episode(first)) = conversation.events.first() else {
-        unreachable!("a conversation begins with its episode");
+        return Err("a conversation without its episode".into());
     };
     for (what, ours, theirs) in [
         ("person", &episode.person, &first.person),
