@@ -8,18 +8,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::support::cli::casec;
+
 use serde_json::{json, Value};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn casec(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_casec"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("casec runs")
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -29,12 +23,9 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// The standard output of a command that exited 0.
 fn ok(run: &Output) -> String {
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    crate::support::cli::ok(run);
     String::from_utf8(run.stdout.clone()).unwrap()
 }
 

@@ -355,7 +355,10 @@ fn an_uncaught_counter_example_does_not_count_against_the_golden_trace() {
         stdout.contains("15 golden trace(s) pass") && stdout.contains("1 case(s) with errors"),
         "{stdout}"
     );
-    assert!(stdout.contains("`same-as-golden` is not caught"), "{stdout}");
+    assert!(
+        stdout.contains("`same-as-golden` is not caught"),
+        "{stdout}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

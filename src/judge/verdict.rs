@@ -44,18 +44,7 @@ pub fn from_response(body: &str) -> Result<ItemVerdict, String> {
 }
 
 fn from_choice(choice: &Json) -> Result<ItemVerdict, String> {
-    let message = choice.get("message").ok_or("a choice has no message")?;
-    if let Some(refusal) = message.get("refusal").and_then(Json::as_str) {
-        return Err(format!("the judge refused: {refusal}"));
-    }
-    if choice.get("finish_reason").and_then(Json::as_str) == Some("length") {
-        return Err("the judge's answer was cut off (finish_reason `length`)".into());
-    }
-    let content = message
-        .get("content")
-        .and_then(Json::as_str)
-        .ok_or("the judge's message has no text content")?;
-    from_content(content)
+    from_content(crate::runtime::person::choice_content(choice, "the judge")?)
 }
 
 /// The verdict in a message's text.

@@ -875,7 +875,10 @@ mod tests {
             let at = Kind::VARIANTS.iter().filter(|k| k.level() == level);
             at.map(|k| k.as_str()).collect::<Vec<_>>().join(" ")
         };
-        assert_eq!(kinds_at(Level::Both), "text texts names number data objects");
+        assert_eq!(
+            kinds_at(Level::Both),
+            "text texts names number data objects"
+        );
         assert_eq!(
             kinds_at(Level::Suite),
             "system_prompt case_count revisions reports result_template \

@@ -285,9 +285,7 @@ fn read_row(entries: &[TurnEntry], row: &Json, out: &mut Vec<Conversation>) -> R
             turn - 1
         ));
     }
-    if entries.iter().any(|e| e.source == TurnSource::Turn)
-        && get(TurnSource::Turn) != turn
-    {
+    if entries.iter().any(|e| e.source == TurnSource::Turn) && get(TurnSource::Turn) != turn {
         return Err(format!(
             "expected turn {turn}: the turns of an episode are numbered from 1, in order"
         ));

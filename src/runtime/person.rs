@@ -236,18 +236,26 @@ pub fn turn_from_response(body: &str) -> Result<(String, PersonTurn), String> {
         .and_then(Json::as_array)
         .and_then(|c| c.first())
         .ok_or("the endpoint's answer has no choices")?;
-    let message = choice.get("message").ok_or("the choice has no message")?;
+    let content = choice_content(choice, "the person model")?;
+    parse_turn(content).map(|turn| (content.to_string(), turn))
+}
+
+/// The text content of one choice of a chat-completions answer from `who` (`the
+/// judge`), or why there is none: no message, a refusal, an answer cut off.
+pub fn choice_content<'c>(choice: &'c Json, who: &str) -> Result<&'c str, String> {
+    let message = choice.get("message").ok_or("a choice has no message")?;
     if let Some(refusal) = message.get("refusal").and_then(Json::as_str) {
-        return Err(format!("the person model refused: {refusal}"));
+        return Err(format!("{who} refused: {refusal}"));
     }
     if choice.get("finish_reason").and_then(Json::as_str) == Some("length") {
-        return Err("the person's answer was cut off (finish_reason `length`)".into());
+        return Err(format!(
+            "{who}'s answer was cut off (finish_reason `length`)"
+        ));
     }
-    let content = message
+    message
         .get("content")
         .and_then(Json::as_str)
-        .ok_or("the person's message has no text content")?;
-    parse_turn(content).map(|turn| (content.to_string(), turn))
+        .ok_or_else(|| format!("{who}'s message has no text content"))
 }
 
 /// The body of one fenced block (```json … ```), or the text itself: how a model's
