@@ -589,7 +589,7 @@ pub fn import(master: &Path, output: &Path, shape: Option<&str>, reporter: &Repo
                 }
                 Err(e) => {
                     let d =
-                        Diagnostic::new(codes::IO, format!("cannot write the suite folder: {e}"))
+                        Diagnostic::new(codes::IO, format!("cannot write the imported files: {e}"))
                             .at_path(load::display(output))
                             .help("choose a new or empty output folder");
                     reporter.report(&db, &[d], 1)
