@@ -393,16 +393,21 @@ struct PersonOptions {
     person_model: Option<String>,
     /// The environment variable that holds the person endpoint's API key (unset or
     /// empty: none is sent); the suite's programs never see it.
-    #[arg(long, value_name = "VAR", default_value = "OPENAI_API_KEY")]
+    #[arg(
+        long,
+        value_name = "VAR",
+        default_value = "OPENAI_API_KEY",
+        requires = "person_endpoint"
+    )]
     person_api_key_env: String,
     /// Keep the person model's turns in DIR and reuse them (created if absent).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", requires = "person_endpoint")]
     person_cache: Option<PathBuf>,
     /// The seed sent with every person request (temperature is always 0).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, requires = "person_endpoint")]
     person_seed: u64,
     /// Seconds a person request may take before it is tried again (three tries at most).
-    #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..), requires = "person_endpoint")]
     person_timeout: u64,
 }
 

@@ -295,7 +295,12 @@ fn an_export_refuses_a_conversation_it_cannot_lay_out() {
     ended_early.insert(3, end);
     let suite = donnabench_suite(
         "refused",
-        &[("1", unknown_case), ("2", no_episode), ("3", ended_early)],
+        &[
+            ("1", unknown_case),
+            ("2", no_episode),
+            ("3", ended_early),
+            ("4", conversation(json!(40), 1)),
+        ],
     );
     let run = casec(&[
         "export",
@@ -307,9 +312,10 @@ fn an_export_refuses_a_conversation_it_cannot_lay_out() {
     assert!(run.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&run.stderr);
     for expected in [
-        "cited by `task-999`, which is no case of the suite",
+        "observed conversation `1`: a turn is cited by `task-999`, which is no case of the suite",
         "observed conversation `2`: an observed conversation begins with an `episode` line",
         "observed conversation `3`: the conversation ends in turn 1, but turn 2 follows",
+        "observed conversation `4`: its episode 40 is written `40.trace.jsonl`",
     ] {
         assert!(stderr.contains(expected), "{expected:?} not in {stderr}");
     }
@@ -397,8 +403,8 @@ fn an_import_refuses_rows_that_would_not_round_trip() {
     }
 }
 
-/// std.donnabench's `clock_step`: each message of the person moves the clock on, and
-/// `get_clock` reads the moved clock.
+/// std.donnabench's `clock_step`: each message of the person after the opening one moves
+/// the clock on, and `get_clock` reads the moved clock.
 #[test]
 fn the_clock_moves_at_each_message_of_the_person() {
     let suite = donnabench_suite("clock", &[]);
@@ -425,6 +431,8 @@ fn serve_clock_times(suite: &Path) -> Vec<String> {
         .unwrap();
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        // The opening message, as an observed conversation records it: at the case's clock.
+        json!({"jsonrpc": "2.0", "id": 7, "method": "sandbox/user", "params": {"content": "Send Chris the deck."}}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "get_clock", "arguments": {}}}),
         json!({"jsonrpc": "2.0", "id": 3, "method": "sandbox/question", "params": {"question": "Which Chris?"}}),
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "get_clock", "arguments": {}}}),
@@ -500,4 +508,46 @@ fn calibration_uses_the_observed_conversations_a_reviewer_labelled() {
     ]);
     assert_eq!(run.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&run.stderr).contains("this label names no case"));
+}
+
+/// Rows another JSON writer made (keys in another order, a JSON text with spaces and
+/// escapes) import, and the traces export the same values.
+#[test]
+fn rows_from_another_writer_import_as_values() {
+    let suite = donnabench_suite("writer", &[("1", conversation(json!(1), 1))]);
+    let exported = ok(&casec(&[
+        "export",
+        suite.to_str().unwrap(),
+        "--format",
+        "donnabench_traces",
+    ]));
+    let other: String = rows(&exported)
+        .into_iter()
+        .map(|row| {
+            let calls: Value = serde_json::from_str(row["tool_calls"].as_str().unwrap()).unwrap();
+            let mut reordered = serde_json::Map::new();
+            for (key, value) in row.as_object().unwrap().iter().rev() {
+                let value = match key.as_str() {
+                    "tool_calls" => Value::String(serde_json::to_string_pretty(&calls).unwrap()),
+                    _ => value.clone(),
+                };
+                reordered.insert(key.clone(), value);
+            }
+            format!("{}\n", Value::Object(reordered))
+        })
+        .collect();
+    assert_ne!(other, exported);
+    let file = suite.join("other.jsonl");
+    fs::write(&file, other).unwrap();
+    let out = suite.join("imported");
+    ok(&casec(&[
+        "import",
+        file.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    assert_eq!(
+        rows(&fs::read_to_string(out.join("1.trace.jsonl")).unwrap()),
+        conversation(json!(1), 1)
+    );
 }

@@ -111,6 +111,8 @@ fn the_person_model_plays_each_turn_and_the_session_records_it() {
                 json!({"content": "Understood, the blue one."}),
             ),
             ("sandbox/person_turn", json!({})),
+            // The person has ended the conversation: no request, nothing recorded.
+            ("sandbox/person_turn", json!({})),
         ],
         &trace,
     );
@@ -120,6 +122,7 @@ fn the_person_model_plays_each_turn_and_the_session_records_it() {
     );
     assert_eq!(answers[3]["result"]["message"], Value::Null);
     assert_eq!(answers[3]["result"]["end"]["reason"], "goal_met");
+    assert_eq!(answers[4]["error"]["code"], -32001, "{answers:?}");
     let recorded = events(&trace);
     let kinds: Vec<&str> = recorded
         .iter()

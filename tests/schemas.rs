@@ -414,6 +414,36 @@ fn result_and_judged_records_follow_their_suites_schemas() {
             seen += 1;
         }
         assert!(seen > 0, "{suite} has golden traces");
+        // An observed conversation replayed against each case that cites it.
+        let mut db = casec::source::SourceDb::new();
+        let observed = casec::runtime::trace_files::observed(&mut db, &root().join(suite))
+            .expect("the observed conversations read");
+        for conversation in &observed {
+            for event in &conversation.events {
+                let casec::runtime::trace::TraceEvent::User { cited_by, .. } = event else {
+                    continue;
+                };
+                for id in cited_by {
+                    let case = model
+                        .cases
+                        .iter()
+                        .find(|c| c.id.as_str() == id)
+                        .expect("a case");
+                    let rt = run(
+                        model,
+                        case,
+                        case.sandbox.as_ref().expect("a world"),
+                        &conversation.events,
+                    );
+                    let record = result_record(model, &rt, &findings(&rt));
+                    assert_valid(
+                        &result,
+                        &record,
+                        &format!("observed {} as {id}", conversation.name),
+                    );
+                }
+            }
+        }
         let first = &model.cases[0];
         let idle = run(model, first, first.sandbox.as_ref().expect("a world"), &[]);
         let mut wrong = result_record(model, &idle, &findings(&idle));

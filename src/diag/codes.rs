@@ -897,7 +897,10 @@ codes! {
     /// `casec export` cannot write a case in the format its shape declares: a
     /// folder export `seed`s the case's workspace but the case has no `world` (or the suite no
     /// file tools), its `evaluator` has no world to grade a run in, or a seeded file's path would
-    /// leave its folder (`/workspace/../x`).
+    /// leave its folder (`/workspace/../x`). A `turns` export cannot lay out an observed
+    /// conversation (`observed/*.trace.jsonl`) that does not begin with its `episode` line,
+    /// has an event before the person's first message, ends twice or before its last turn,
+    /// is not named by its episode id, or is cited by a case the suite does not have.
     ///
     /// ```case
     /// case task_1 "Summarize the sales" {      # error: case task_1 has no files to seed
@@ -1310,10 +1313,12 @@ codes! {
 
     /// A line of a trace file (`casec replay --trace`, or a golden
     /// `<ID>.trace.jsonl` read by `casec verify`) is not a trace event: not JSON, not an
-    /// object, without a `type` of `call`, `asked`, `question`, `reply` or `user`, with a key
-    /// its type does not have, a `call` whose `arguments` are not an object, or a `violates`
-    /// label outside a counter-example (a run's trace cannot carry its own grading). Every malformed line is
-    /// reported with its line; nothing is replayed. The format is in [traces.md](traces.md).
+    /// object, without a `type` of `call`, `asked`, `question`, `reply`, `user`, `end`,
+    /// `episode` or `error`, with a key its type does not have, a `call` whose `arguments`
+    /// are not an object, or a `violates` label outside a counter-example (a run's trace
+    /// cannot carry its own grading), one naming another case in a counter-example, or one
+    /// naming no case in an observed conversation. Every malformed line is reported with
+    /// its line; nothing is replayed. The format is in [traces.md](traces.md).
     ///
     /// ```jsonl
     /// {"type": "call", "tool": "search_notes", "arguments": "reminders"}

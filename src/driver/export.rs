@@ -10,7 +10,7 @@ use crate::load;
 use crate::lower::export::{export, export_names, Exported};
 use crate::model::shape::{ExportFormat, FileContent, TurnEntry};
 use crate::model::Suite;
-use crate::runtime::observed::rows;
+use crate::runtime::observed::{file_name, rows};
 use crate::runtime::trace::TraceEvent;
 use crate::runtime::trace_files::observed;
 use crate::source::{Origin, SourceDb};
@@ -56,48 +56,73 @@ fn evaluator_files(
 }
 
 /// The rows of a `turns` export: each turn of the suite's observed conversations
-/// (`observed/*.trace.jsonl`), laid out by `entries`. A turn citing a case the suite
-/// does not have is an `export` error: the rows link turns to tasks.
+/// (`observed/*.trace.jsonl`), laid out by `entries`. A conversation whose file is not
+/// named by its episode (the name an import gives it), or a turn citing a case the
+/// suite does not have, is an `export` error: the rows would not import back, or would
+/// link a turn to no task.
 fn observed_rows(
     model: &Suite,
     entries: &[TurnEntry],
     suite: &Path,
     db: &mut SourceDb,
 ) -> Result<Exported, Vec<Diagnostic>> {
-    let root = load::suite_root_of(suite).unwrap_or_else(|| suite.to_path_buf());
-    let conversations = observed(db, &root.join("suite.case"))?;
+    let root = model
+        .root
+        .clone()
+        .or_else(|| load::suite_root_of(suite))
+        .unwrap_or_else(|| suite.to_path_buf());
+    let conversations = observed(db, &root)?;
     let mut text = String::new();
     let mut diags = Vec::new();
     for observed in &conversations {
-        let (name, events) = (&observed.name, &observed.events);
-        let at = crate::source::Span::new(observed.file, 0..0);
-        match rows(entries, events) {
-            Ok(rows) => text.push_str(&rows),
-            Err(why) => diags.push(
-                Diagnostic::new(
-                    codes::EXPORT,
-                    format!("observed conversation `{name}`: {why}"),
-                )
-                .primary(at, "in this trace")
-                .help("see docs/people.md#observed-conversations"),
-            ),
-        }
-        let cited = events.iter().flat_map(|e| match e {
-            TraceEvent::User { cited_by, .. } => cited_by.as_slice(),
-            _ => &[],
-        });
-        for id in cited {
-            if !model.cases.iter().any(|c| c.id.as_str() == id) {
-                diags.push(
-                    Diagnostic::new(
-                        codes::EXPORT,
-                        format!("observed conversation `{name}` is cited by `{id}`, which is no case of the suite"),
-                    )
-                    .primary(at, "in this trace")
-                    .help("name the cases whose evidence a turn is in `cited_by`"),
-                );
+        let name = &observed.name;
+        let error = |message: String, help: &str| {
+            Diagnostic::new(
+                codes::EXPORT,
+                format!("observed conversation `{name}`: {message}"),
+            )
+            .primary(
+                crate::source::Span::new(observed.file, 0..0),
+                "in this trace",
+            )
+            .help(help.to_string())
+        };
+        if let Some(TraceEvent::Episode(episode)) = observed.events.first() {
+            match file_name(&episode.id) {
+                Ok(named) if &named == name => {}
+                Ok(named) => diags.push(error(
+                    format!(
+                        "its episode {} is written `{named}.trace.jsonl`",
+                        episode.id
+                    ),
+                    "name the file by its episode id, as `casec import` does",
+                )),
+                Err(why) => diags.push(error(why, "give the episode an id that can name its file")),
             }
         }
+        match rows(entries, &observed.events) {
+            Ok(rows) => text.push_str(&rows),
+            Err(why) => diags.push(error(why, "see docs/people.md#observed-conversations")),
+        }
+        let mut unknown: Vec<&str> = Vec::new();
+        for event in &observed.events {
+            let TraceEvent::User { cited_by, .. } = event else {
+                continue;
+            };
+            for id in cited_by {
+                if !model.cases.iter().any(|c| c.id.as_str() == id)
+                    && !unknown.contains(&id.as_str())
+                {
+                    unknown.push(id);
+                }
+            }
+        }
+        diags.extend(unknown.into_iter().map(|id| {
+            error(
+                format!("a turn is cited by `{id}`, which is no case of the suite"),
+                "name the cases whose evidence a turn is in `cited_by`",
+            )
+        }));
     }
     if diags.is_empty() {
         Ok(Exported::Lines(text))

@@ -469,7 +469,8 @@ pub fn calibrate(
     };
     let allowed = super::trust::require(&db, &diagnostics, &model, &model.cases, trust, reporter)
         .and_then(|()| {
-            super::trust::withhold(&db, &model, &model.cases, args.api_key_env, reporter)
+            let key = (args.api_key_env, "judge", "--api-key-env");
+            super::trust::withhold(&db, &model, &model.cases, key, reporter)
         });
     if let Err(code) = allowed {
         return code;

@@ -314,7 +314,6 @@ fn verify_golden(
     let rt = replay.run(&events);
     let decided = findings(&rt);
     out.golden = Some(decided.outcome(replay.suite).to_string());
-    let errors_before = out.errors.len();
     let failures = decided.machine_failures();
     if !failures.is_empty() {
         out.errors.push(format!(
@@ -357,7 +356,7 @@ fn verify_golden(
             out.failed_calls.extend(failed_calls(&rt));
         }
     }
-    out.golden_passed = out.errors.len() == errors_before;
+    out.golden_passed = failures.is_empty() && decided.triggered.is_empty() && refused.is_empty();
 }
 
 /// The errors of a call the tool's contract refuses before anything runs.

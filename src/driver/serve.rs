@@ -135,11 +135,13 @@ fn person_model(
     db: &SourceDb,
     reporter: &Reporter,
 ) -> Result<PersonModel, u8> {
-    super::trust::withhold(db, model, [case], args.api_key_env, reporter)?;
+    let key = (args.api_key_env, "person model", "--person-api-key-env");
+    super::trust::withhold(db, model, [case], key, reporter)?;
     let (endpoint, cache) = super::judge::connect(args, "person").map_err(|d| {
         reporter.report(&SourceDb::new(), &[d], 0);
         super::EXIT_USAGE
     })?;
+    let endpoint = endpoint.named("the person model");
     let complete = move |body: &serde_json::Value| {
         let key = crate::judge::prompt::digest(body.to_string().as_bytes());
         let cached = cache

@@ -33,13 +33,14 @@ pub(crate) fn require<'a>(
 }
 
 /// Refuses, before any work, to run a program of `cases` whose adapter asks for
-/// `variable`, the one that holds the judge's key (`--api-key-env`): the judge's key
+/// `variable`, the one that holds the key of `whose` endpoint (the judge's, given with
+/// `--api-key-env`; the person model's, `--person-api-key-env`: the `flag`): the key
 /// never passes to a suite's program, whatever the variable is called.
 pub(crate) fn withhold<'a>(
     db: &SourceDb,
     suite: &'a Suite,
     cases: impl IntoIterator<Item = &'a Case>,
-    variable: &str,
+    (variable, whose, flag): (&str, &str, &str),
     reporter: &Reporter,
 ) -> Result<(), u8> {
     let diagnostics: Vec<Diagnostic> = adapters(suite, cases)
@@ -49,12 +50,12 @@ pub(crate) fn withhold<'a>(
             Diagnostic::new(
                 codes::UNTRUSTED_ADAPTER,
                 format!(
-                    "the tool `{}` asks for `{variable}`, the variable that holds the judge's key",
+                    "the tool `{}` asks for `{variable}`, the variable that holds the {whose}'s key",
                     tool.name.as_str()
                 ),
             )
             .primary(adapter.span, "its adapter's `env` names it")
-            .help("the judge's key never passes to a suite's program: remove the name from the adapter's `env`, or give the key in another variable (--api-key-env)")
+            .help(format!("the {whose}'s key never passes to a suite's program: remove the name from the adapter's `env`, or give the key in another variable ({flag})"))
         })
         .collect();
     match diagnostics.is_empty() {

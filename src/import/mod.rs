@@ -162,11 +162,12 @@ fn master_shape(
     }
 }
 
-/// Imports JSON Lines written by an export (DonnaBench's tasks config), one case per
+/// Imports JSON Lines written by an export (a benchmark's tasks config), one case per
 /// line, as a suite of the stdlib shape `shape` (or the one whose JSON Lines export
 /// has the first line's keys) named `name`. The cases' categories are the suite's, each
 /// declared with its number of cases. Like a master's import, it succeeds only when the
-/// sources export the very same lines again.
+/// sources export the very same lines again. Rows of a `turns` export become trace
+/// files of observed conversations instead ([`import_turns`]).
 pub fn import_lines(
     db: &SourceDb,
     file: FileId,
@@ -301,17 +302,15 @@ fn import_turns(
     })?;
     let mut ordered: Vec<&crate::runtime::observed::Conversation> = read.iter().collect();
     ordered.sort_by(|a, b| natural_order(&a.name, &b.name));
-    if ordered.iter().zip(&read).any(|(a, b)| a.name != b.name) {
-        return Err(vec![round_trip_error(
-            span,
-            "the episodes are not in the order an export writes them: by id, numbers in numeric order".into(),
-        )]);
+    if let Some((_, out_of_place)) = ordered.iter().zip(&read).find(|(a, b)| a.name != b.name) {
+        return Err(vec![Diagnostic::new(
+            codes::MASTER_JSON,
+            format!("episode {} is out of order", out_of_place.name),
+        )
+        .primary(span, "in these rows")
+        .help("give the episodes in the order an export writes them: by id, numbers in numeric order (`2` before `10`)")]);
     }
-    let expected: String = lines
-        .iter()
-        .map(|(_, v)| format!("{}\n", serde_json::to_string(v).unwrap_or_default()))
-        .collect();
-    let mut exported = String::new();
+    let mut exported = Vec::new();
     for conversation in &read {
         let text = rows(entries, &conversation.events).map_err(|why| {
             vec![round_trip_error(
@@ -319,13 +318,34 @@ fn import_turns(
                 format!("episode {}: {why}", conversation.name),
             )]
         })?;
-        exported.push_str(&text);
+        exported.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
     }
-    if exported != expected {
+    if exported.len() != lines.len() {
         return Err(vec![round_trip_error(
             span,
-            "the imported traces export different rows".into(),
+            "the imported traces export a different number of rows".into(),
         )]);
+    }
+    // The rows read back as values: key order, spacing and escapes inside a JSON text
+    // are the writer's, not the data.
+    for ((n, given), made) in lines.iter().zip(&exported) {
+        let (given, made) = (decoded(entries, given), decoded(entries, made));
+        if given != made {
+            let key = entries
+                .iter()
+                .map(|e| e.key.as_str())
+                .find(|k| given.get(k) != made.get(k))
+                .unwrap_or_default();
+            return Err(vec![Diagnostic::new(
+                codes::MASTER_JSON,
+                format!("line {n}: `{key}` does not read back as it is written"),
+            )
+            .primary(span, "in these rows")
+            .help(format!(
+                "the traces hold it as {}; see docs/people.md#observed-conversations",
+                made.get(key).cloned().unwrap_or_default()
+            ))]);
+        }
     }
     Ok(read
         .iter()
@@ -341,6 +361,19 @@ fn import_turns(
             )
         })
         .collect())
+}
+
+/// A row with each `json_text` value decoded (a string that is no JSON stays as it is).
+fn decoded(entries: &[TurnEntry], row: &serde_json::Value) -> serde_json::Value {
+    let mut row = row.clone();
+    for entry in entries.iter().filter(|e| e.json_text) {
+        if let Some(value) = row.get_mut(entry.key.as_str()) {
+            if let Some(parsed) = value.as_str().and_then(|t| serde_json::from_str(t).ok()) {
+                *value = parsed;
+            }
+        }
+    }
+    row
 }
 
 /// The case layouts inside a master layout: the item layouts of its `cases` entries.
@@ -430,7 +463,16 @@ fn lines_shape(
                 ),
                 ExportFormat::Folders(_) => continue,
             };
-            let same = export_keys == keys;
+            // A turns export's rows are read as values, so their keys in any order.
+            let same = match layout {
+                LinesLayout::Turns(_) => {
+                    let (mut ours, mut theirs) = (export_keys.clone(), keys.clone());
+                    ours.sort_unstable();
+                    theirs.sort_unstable();
+                    ours == theirs
+                }
+                LinesLayout::Cases(_) => export_keys == keys,
+            };
             // A named shape's rows are read by its export of the same keys, or by its
             // case lines, whose reader then says which keys differ.
             let wanted = match named {

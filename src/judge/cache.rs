@@ -3,9 +3,9 @@
 //! request body). `casec serve --person-cache` keeps a simulated person's turns the same
 //! way, keyed by the digest of the request body.
 //!
-//! Only clear verdicts (and readable turns) are cached: an endpoint error or an unreadable answer is asked
-//! again next time. A verdict read from the cache decides an item, so the cache is
-//! trusted only as far as no one but its user can write it:
+//! Only clear verdicts (and readable turns) are cached: an endpoint error or an
+//! unreadable answer is asked again next time. A verdict read from the cache decides an
+//! item, so the cache is trusted only as far as no one but its user can write it:
 //!
 //! * **The folder** is created readable and writable by its user only (0700). An
 //!   existing one is refused unless it is a real folder (not a symbolic link) owned by

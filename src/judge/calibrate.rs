@@ -102,7 +102,7 @@ fn observed_runs<'a>(
     db: &mut SourceDb,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<LabelledRun<'a>> {
-    let conversations = match observed(db, &root.join("suite.case")) {
+    let conversations = match observed(db, root) {
         Ok(found) => found,
         Err(found) => {
             diagnostics.extend(found);
@@ -185,7 +185,7 @@ pub fn labelled<'a>(
 #[derive(Clone, Debug)]
 pub struct Sample {
     pub case: String,
-    /// `golden`, or the counter-example's label.
+    /// `golden`, the counter-example's label, or `observed-<NAME>`.
     pub run: String,
     pub item: String,
     /// The check's dimension, or `critical` for a critical failure.

@@ -32,6 +32,8 @@ pub trait Complete: Sync {
 
 pub struct OpenAi {
     url: String,
+    /// Who answers, as messages name it: `the judge`, `the person model`.
+    who: &'static str,
     api_key: Option<String>,
     agent: ureq::Agent,
 }
@@ -64,9 +66,16 @@ impl OpenAi {
             .into();
         OpenAi {
             url,
+            who: "the judge",
             api_key,
             agent,
         }
+    }
+
+    /// The endpoint, named `who` in its failures (`the person model`).
+    pub fn named(mut self, who: &'static str) -> OpenAi {
+        self.who = who;
+        self
     }
 
     pub fn url(&self) -> &str {
@@ -81,9 +90,9 @@ impl OpenAi {
         if let Some(key) = &self.api_key {
             request = request.header("Authorization", format!("Bearer {key}"));
         }
-        let mut response = request
-            .send(body)
-            .map_err(|e| Attempt::Retry(format!("cannot reach the judge at {}: {e}", self.url)))?;
+        let mut response = request.send(body).map_err(|e| {
+            Attempt::Retry(format!("cannot reach {} at {}: {e}", self.who, self.url))
+        })?;
         let status = response.status().as_u16();
         let key = self.api_key.as_deref();
         if (300..400).contains(&status) {
@@ -91,7 +100,11 @@ impl OpenAi {
                 .headers()
                 .get("location")
                 .map(|l| redact(&String::from_utf8_lossy(l.as_bytes()), key));
-            return Err(Attempt::Fail(redirect_error(status, location.as_deref())));
+            return Err(Attempt::Fail(redirect_error(
+                self.who,
+                status,
+                location.as_deref(),
+            )));
         }
         // Redacted whole, before any of it is cut short or parsed.
         let text = response
@@ -102,9 +115,9 @@ impl OpenAi {
             .read_to_string()
             .map(|t| redact(&t, key));
         match status {
-            200..=299 => text.map_err(unreadable),
-            429 | 500..=599 => Err(Attempt::Retry(status_error(status, text.ok()))),
-            _ => Err(Attempt::Fail(status_error(status, text.ok()))),
+            200..=299 => text.map_err(|e| unreadable(self.who, e)),
+            429 | 500..=599 => Err(Attempt::Retry(status_error(self.who, status, text.ok()))),
+            _ => Err(Attempt::Fail(status_error(self.who, status, text.ok()))),
         }
     }
 }
@@ -115,31 +128,31 @@ enum Attempt {
 }
 
 /// Why an answer could not be read: too large (final), or cut off (worth a retry).
-fn unreadable(e: ureq::Error) -> Attempt {
+fn unreadable(who: &str, e: ureq::Error) -> Attempt {
     match e {
         ureq::Error::BodyExceedsLimit(limit) => Attempt::Fail(format!(
-            "the judge's answer is larger than {} MiB: not a verdict",
+            "{who}'s answer is larger than {} MiB: not an answer",
             limit >> 20
         )),
-        e => Attempt::Retry(format!("cannot read the judge's answer: {e}")),
+        e => Attempt::Retry(format!("cannot read {who}'s answer: {e}")),
     }
 }
 
-fn status_error(status: u16, body: Option<String>) -> String {
+fn status_error(who: &str, status: u16, body: Option<String>) -> String {
     let detail = one_line(body.as_deref().unwrap_or_default(), DETAIL_CHARS);
     match detail.is_empty() {
-        true => format!("the judge answered HTTP {status}"),
-        false => format!("the judge answered HTTP {status}: {detail}"),
+        true => format!("{who} answered HTTP {status}"),
+        false => format!("{who} answered HTTP {status}: {detail}"),
     }
 }
 
-fn redirect_error(status: u16, location: Option<&str>) -> String {
+fn redirect_error(who: &str, status: u16, location: Option<&str>) -> String {
     let to = match location {
         Some(l) => format!("to {}", one_line(l, DETAIL_CHARS)),
         None => "without a location".into(),
     };
     format!(
-        "the judge answered HTTP {status}, a redirect {to}; casec does not follow redirects: give the endpoint's own URL"
+        "{who} answered HTTP {status}, a redirect {to}; casec does not follow redirects: give the endpoint's own URL"
     )
 }
 
@@ -330,9 +343,12 @@ mod tests {
     fn a_detail_is_one_line_and_short() {
         assert_eq!(one_line("  a\r\n\tb\u{1b}[31m c ", 200), "a b [31m c");
         assert_eq!(one_line("abcdef", 3), "abc…");
-        assert_eq!(status_error(404, None), "the judge answered HTTP 404");
         assert_eq!(
-            status_error(400, Some("{\"error\": \"bad\"}".into())),
+            status_error("the judge", 404, None),
+            "the judge answered HTTP 404"
+        );
+        assert_eq!(
+            status_error("the judge", 400, Some("{\"error\": \"bad\"}".into())),
             "the judge answered HTTP 400: {\"error\": \"bad\"}"
         );
     }

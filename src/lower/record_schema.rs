@@ -239,6 +239,15 @@ fn event_schema() -> Json {
                     "verdict": { "type": ["string", "null"] },
                 },
             },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "required": ["type", "message"],
+                "properties": {
+                    "type": { "const": "error" },
+                    "message": { "type": "string", "description": "Why the assistant's turn failed (an observed conversation's agent error)." },
+                },
+            },
         ]
     })
 }

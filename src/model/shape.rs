@@ -754,6 +754,12 @@ pub enum TurnSource {
     CitedBy,
 }
 
+impl TurnSource {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
 /// What a key of a call in a turn's row holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
 #[strum(serialize_all = "snake_case")]

@@ -275,10 +275,17 @@ fn step_limit(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Numb
     None
 }
 
-/// A clock step: a duration of whole minutes (`5m`, `1h30m`).
+/// The longest clock step: a conversation's turn takes at most a week.
+const MAX_CLOCK_STEP_MINUTES: u64 = 7 * 24 * 60;
+
+/// A clock step: a duration of whole minutes (`5m`, `1h30m`), at most a week.
 fn clock_step(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> {
     let text = values::text(statement, diags)?;
-    match crate::model::time::parse_duration(text.as_str()) {
+    let minutes = crate::model::time::parse_duration(text.as_str()).and_then(|m| match m {
+        m if m <= MAX_CLOCK_STEP_MINUTES => Ok(m),
+        _ => Err("a clock step is at most a week (`7d`)".to_string()),
+    });
+    match minutes {
         Ok(_) => Some(text),
         Err(why) => {
             diags.push(

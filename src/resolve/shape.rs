@@ -1279,7 +1279,7 @@ fn read_export(
                 .filter_map(|s| export_file(s, case, cx, diags))
                 .collect(),
         ),
-        Some("turns") => ExportFormat::Turns(turn_entries(body(statement), diags)),
+        Some("turns") => ExportFormat::Turns(turn_entries(body(statement), v[0].span, diags)),
         _ => {
             diags.push(
                 shape_error("unknown export format".into(), v[1].span, "not a format").help(
@@ -1292,8 +1292,15 @@ fn read_export(
     Some(Export { name, format })
 }
 
-/// The keys of a `turns` export: `KEY SOURCE [json_text] [{ KEY PART … }]` each.
-fn turn_entries(statements: &[Statement], diags: &mut Vec<Diagnostic>) -> Vec<TurnEntry> {
+/// The keys of a `turns` export: `KEY SOURCE [json_text] [{ KEY PART … }]` each. The
+/// rows must say which conversation and what the person said (`episode`, `message`), and
+/// an ending's satisfaction or verdict needs its reason, or an import could not read
+/// them back.
+fn turn_entries(
+    statements: &[Statement],
+    export: Span,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<TurnEntry> {
     let mut entries: Vec<TurnEntry> = Vec::new();
     for statement in statements {
         let key = Text::new(statement.name(), statement.key.span);
@@ -1304,6 +1311,24 @@ fn turn_entries(statements: &[Statement], diags: &mut Vec<Diagnostic>) -> Vec<Tu
         if let Some(entry) = turn_entry(statement, key, diags) {
             entries.push(entry);
         }
+    }
+    let has = |source: TurnSource| entries.iter().any(|e| e.source == source);
+    let mut needed = vec![TurnSource::Episode, TurnSource::Message];
+    if has(TurnSource::Satisfaction) || has(TurnSource::Verdict) {
+        needed.push(TurnSource::EndReason);
+    }
+    for source in needed.into_iter().filter(|s| !has(*s)) {
+        diags.push(
+            shape_error(
+                format!("this turns export has no key of `{}`", source.as_str()),
+                export,
+                "its rows could not be read back",
+            )
+            .help(format!(
+                "add `KEY {}` to the export's block",
+                source.as_str()
+            )),
+        );
     }
     entries
 }
@@ -1343,11 +1368,11 @@ fn turn_entry(statement: &Statement, key: Text, diags: &mut Vec<Diagnostic>) -> 
     };
     let block = statement.block.as_ref().map(|b| &b.statements[..]);
     let call_parts = match (turn_source, block) {
-        (TurnSource::Calls, Some(block)) => call_parts(block, diags)?,
+        (TurnSource::Calls, Some(block)) => call_parts(block, statement.span, diags)?,
         (TurnSource::Calls, None) => {
             diags.push(
                 shape_error(format!("`{}` needs its calls' keys", key.as_str()), statement.span, "no block")
-                    .help("lay out each call: `{ name tool; args arguments; result result; is_error failed }`"),
+                    .help("lay out each call: `{ tool tool; arguments arguments; result result; failed failed }`"),
             );
             return None;
         }
@@ -1372,9 +1397,11 @@ fn turn_entry(statement: &Statement, key: Text, diags: &mut Vec<Diagnostic>) -> 
     })
 }
 
-/// `KEY PART` each: the keys of a call in a turn's row.
+/// `KEY PART` each: the keys of a call in a turn's row (of the `calls` statement at
+/// `calls`), one of them its `tool`.
 fn call_parts(
     statements: &[Statement],
+    calls: Span,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<(Text, CallPart)>> {
     let before = diags.len();
@@ -1384,20 +1411,11 @@ fn call_parts(
             continue;
         };
         let key = Text::new(statement.name(), statement.key.span);
-        match part.as_str().parse::<CallPart>() {
-            Ok(_) if parts.iter().any(|(k, _)| k.as_str() == key.as_str()) => {
-                let first = parts
-                    .iter()
-                    .find(|(k, _)| k.as_str() == key.as_str())
-                    .map(|(k, _)| k.span);
-                diags.push(super::duplicate(
-                    "call key",
-                    &key,
-                    first.unwrap_or(key.span),
-                ));
-            }
-            Ok(call_part) => parts.push((key, call_part)),
-            Err(_) => diags.push(unknown(
+        let first = parts.iter().find(|(k, _)| k.as_str() == key.as_str());
+        match (part.as_str().parse::<CallPart>(), first) {
+            (Ok(_), Some((first, _))) => diags.push(super::duplicate("call key", &key, first.span)),
+            (Ok(call_part), None) => parts.push((key, call_part)),
+            (Err(_), _) => diags.push(unknown(
                 &part,
                 "call part",
                 CallPart::VARIANTS
@@ -1405,6 +1423,16 @@ fn call_parts(
                     .map(|s| -> &'static str { s.into() }),
             )),
         }
+    }
+    if diags.len() == before && !parts.iter().any(|(_, p)| *p == CallPart::Tool) {
+        diags.push(
+            shape_error(
+                "the calls have no key of `tool`".into(),
+                calls,
+                "each call names its tool",
+            )
+            .help("add `KEY tool` to the calls' block"),
+        );
     }
     (diags.len() == before).then_some(parts)
 }

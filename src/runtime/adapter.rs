@@ -3,7 +3,7 @@
 //! answer per call, for as long as the session lasts.
 //!
 //! casec sends the call and the state it needs: the tool, its (validated) arguments,
-//! the case clock, and the records of the collections the adapter `reads`. The program
+//! the run's clock, and the records of the collections the adapter `reads`. The program
 //! answers with the result and the record changes it wants: creates, updates, deletes
 //! of collections it `writes`. casec keeps the state, the trace, the overrides and the
 //! evaluation: it checks every change against the schema and applies all of them or

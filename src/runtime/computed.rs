@@ -19,7 +19,7 @@ use super::values::{order, satisfies};
 pub trait Reads {
     /// What a path of the place holds.
     fn path(&self, path: &str) -> Option<FieldValue>;
-    /// The case's clock.
+    /// The run's clock.
     fn now(&self) -> Option<DateTime<FixedOffset>>;
     /// The values an aggregate over a collection takes: each passing record's field
     /// (or the record itself, as a reference, for `count(COLLECTION …)`).
@@ -88,7 +88,7 @@ fn compares(actual: &FieldValue, compare: Compare, wanted: &FieldValue) -> bool 
     }
 }
 
-/// The value, given what the place's paths and records hold now and the case's clock;
+/// The value, given what the place's paths and records hold now and the run's clock;
 /// `None` when a path holds nothing, a list is empty where an item is needed, or the
 /// arithmetic has no answer (a division by zero, a negative duration).
 pub fn eval(expr: &Expr, reads: &dyn Reads) -> Option<FieldValue> {

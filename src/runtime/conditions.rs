@@ -28,7 +28,7 @@ pub struct Cx<'a> {
     pub schema: &'a WorldSchema,
     pub zone: Tz,
     pub state: &'a State,
-    /// The case's clock, which `now` in a condition reads (`None`: a case without one).
+    /// The run's clock (the case's, moved on by its `clock_step`), which `now` in a condition reads (`None`: a case without one).
     pub now: Option<DateTime<FixedOffset>>,
 }
 

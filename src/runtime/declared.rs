@@ -302,7 +302,7 @@ fn set_fields(
     Ok(out)
 }
 
-/// The case clock as a value of a datetime or date field.
+/// The run's clock as a value of a datetime or date field.
 fn now(rt: &Runtime, ty: &FieldType) -> FieldValue {
     match (ty, &rt.clock) {
         (FieldType::Date, Some(clock)) => {

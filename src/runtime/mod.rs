@@ -382,19 +382,25 @@ impl<'a> Runtime<'a> {
         &self.now
     }
 
-    /// The person answered: the clock moves on by the case's `clock_step`.
+    /// The person answered: the clock moves on by the case's `clock_step` (`casec
+    /// check` keeps it within a week), written as the case writes its clock (`Z` for
+    /// UTC when it does).
     fn advance_clock(&mut self) {
         let minutes = self.suite.clock_step_minutes(self.case);
-        let Some(clock) = self.clock.as_mut().filter(|_| minutes > 0) else {
+        let step = i64::try_from(minutes)
+            .ok()
+            .and_then(chrono::TimeDelta::try_minutes);
+        let (Some(clock), Some(step)) = (self.clock.as_mut(), step.filter(|_| minutes > 0)) else {
             return;
         };
-        let step =
-            i64::try_from(minutes).map_or(chrono::TimeDelta::MAX, chrono::TimeDelta::minutes);
         let Some(moved) = clock.instant.checked_add_signed(step) else {
             return;
         };
         clock.instant = moved.with_timezone(&self.zone).fixed_offset();
-        self.now = clock.instant.format("%Y-%m-%dT%H:%M:%S%:z").to_string();
+        let utc_as_z = self.case.clock_text().ends_with('Z');
+        self.now = clock
+            .instant
+            .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, utc_as_z);
     }
 
     pub fn reply(&mut self, content: &str) {
@@ -407,7 +413,12 @@ impl<'a> Runtime<'a> {
             content: content.to_string(),
             thought: thought.map(str::to_string),
         });
-        self.advance_clock();
+        // The person's opening message (an observed conversation's first turn) is at
+        // the case's clock; each answer after the assistant spoke moves it.
+        let answered = self.events.iter().any(|e| !matches!(e, Event::User { .. }));
+        if answered {
+            self.advance_clock();
+        }
     }
 
     /// The assistant's turn failed, as the harness said.

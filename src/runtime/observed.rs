@@ -1,6 +1,6 @@
 //! Observed conversations as rows: a `turns` export lays out each turn of a suite's
 //! observed conversations (the trace files of its `observed/` folder) as one JSON
-//! object, keyed as the shape declares (DonnaBench's traces config); `casec import`
+//! object, keyed as the shape declares (a dataset's traces config); `casec import`
 //! reads such rows back into trace files. Both directions are here so that one is
 //! the other's inverse: an import succeeds only when its traces export the very same
 //! rows again (docs/people.md#observed-conversations).
@@ -24,10 +24,17 @@ struct Turn<'e> {
     message: &'e str,
     thought: Option<&'e str>,
     cited_by: &'e [String],
-    calls: Vec<&'e TraceEvent>,
+    calls: Vec<Call<'e>>,
     replies: Vec<&'e str>,
     errors: Vec<&'e str>,
     end: Option<&'e Ending>,
+}
+
+/// A call of a turn: the tool, its arguments, and its result as observed.
+struct Call<'e> {
+    tool: &'e str,
+    arguments: &'e Json,
+    observed: Option<&'e ObservedResult>,
 }
 
 /// The rows of one conversation, one JSON Lines line each, or why its events do not
@@ -83,7 +90,15 @@ fn turns(events: &[TraceEvent]) -> Result<Vec<Turn<'_>>, String> {
             );
         };
         match event {
-            TraceEvent::Call { .. } => turn.calls.push(event),
+            TraceEvent::Call {
+                tool,
+                arguments,
+                observed,
+            } => turn.calls.push(Call {
+                tool,
+                arguments,
+                observed: observed.as_deref(),
+            }),
             TraceEvent::Reply(text) | TraceEvent::Asked { question: text, .. } => {
                 turn.replies.push(text)
             }
@@ -138,23 +153,15 @@ fn source_value(entry: &TurnEntry, episode: &Episode, turn: &Turn) -> Json {
     }
 }
 
-fn call(parts: &[(Text, CallPart)], event: &TraceEvent) -> Json {
-    let TraceEvent::Call {
-        tool,
-        arguments,
-        observed,
-    } = event
-    else {
-        return Json::Null;
-    };
-    let observed = observed.as_deref();
+fn call(parts: &[(Text, CallPart)], call: &Call) -> Json {
+    let observed = call.observed;
     Json::Object(
         parts
             .iter()
             .map(|(key, part)| {
                 let value = match part {
-                    CallPart::Tool => tool.as_str().into(),
-                    CallPart::Arguments => arguments.clone(),
+                    CallPart::Tool => call.tool.into(),
+                    CallPart::Arguments => call.arguments.clone(),
                     CallPart::Result => observed.map(|o| o.result.clone()).unwrap_or_default(),
                     CallPart::Failed => observed.and_then(|o| o.failed).into(),
                 };
@@ -177,18 +184,32 @@ pub fn conversations(
     entries: &[TurnEntry],
     rows: &[Json],
 ) -> Result<Vec<Conversation>, Vec<(usize, String)>> {
-    let mut out: Vec<Conversation> = Vec::new();
+    let mut read: Vec<Reading> = Vec::new();
     let mut errors = Vec::new();
     for (i, row) in rows.iter().enumerate() {
-        if let Err(e) = read_row(entries, row, &mut out) {
+        if let Err(e) = read_row(entries, row, &mut read) {
             errors.push((i, e));
         }
     }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
+    if !errors.is_empty() {
+        return Err(errors);
     }
+    Ok(read
+        .into_iter()
+        .map(|r| Conversation {
+            name: r.name,
+            events: std::iter::once(TraceEvent::Episode(Box::new(r.episode)))
+                .chain(r.turns)
+                .collect(),
+        })
+        .collect())
+}
+
+/// A conversation as its rows are read: its episode, and the events of its turns.
+struct Reading {
+    name: String,
+    episode: Episode,
+    turns: Vec<TraceEvent>,
 }
 
 /// A row's value of each source, with the call parts of `calls` (JSON texts decoded).
@@ -221,7 +242,7 @@ fn values_by_source<'l>(entries: &'l [TurnEntry], row: &Json) -> Result<RowValue
         .collect()
 }
 
-fn read_row(entries: &[TurnEntry], row: &Json, out: &mut Vec<Conversation>) -> Result<(), String> {
+fn read_row(entries: &[TurnEntry], row: &Json, out: &mut Vec<Reading>) -> Result<(), String> {
     let values = values_by_source(entries, row)?;
     let get = |source: TurnSource| {
         values
@@ -238,28 +259,26 @@ fn read_row(entries: &[TurnEntry], row: &Json, out: &mut Vec<Conversation>) -> R
         persona: get(TurnSource::Persona),
         goals: get(TurnSource::Goals),
     };
-    let continues = matches!(out.last(), Some(c) if matches!(c.events.first(),
-        Some(TraceEvent::Episode(e)) if e.id == episode.id));
-    if !continues {
-        let name = file_name(&episode.id)?;
-        if out.iter().any(|c| c.name == name) {
-            return Err(format!(
-                "episode {name} was met before: the rows of an episode come together, in turn order"
-            ));
+    // The conversation this row continues, or a new one.
+    let at = match out.last() {
+        Some(last) if last.episode.id == episode.id => out.len() - 1,
+        _ => {
+            let name = file_name(&episode.id)?;
+            if out.iter().any(|c| c.name == name) {
+                return Err(format!(
+                    "episode {name} was met before: the rows of an episode come together, in turn order"
+                ));
+            }
+            out.push(Reading {
+                name,
+                episode: episode.clone(),
+                turns: Vec::new(),
+            });
+            out.len() - 1
         }
-        out.push(Conversation {
-            name,
-            events: vec![TraceEvent::Episode(Box::new(episode.clone()))],
-        });
-    }
-    // The conversation this row continues, or the one begun above; each begins with
-    // its episode.
-    let Some(conversation) = out.last_mut() else {
-        return Err("no conversation to continue".into());
     };
-    let Some(TraceEvent::Episode(first)) = conversation.events.first() else {
-        return Err("a conversation without its episode".into());
-    };
+    let conversation = &mut out[at];
+    let first = &conversation.episode;
     for (what, ours, theirs) in [
         ("person", &episode.person, &first.person),
         ("persona", &episode.persona, &first.persona),
@@ -270,13 +289,13 @@ fn read_row(entries: &[TurnEntry], row: &Json, out: &mut Vec<Conversation>) -> R
         }
     }
     let turn = conversation
-        .events
+        .turns
         .iter()
         .filter(|e| matches!(e, TraceEvent::User { .. }))
         .count()
         + 1;
     if conversation
-        .events
+        .turns
         .iter()
         .any(|e| matches!(e, TraceEvent::End(_)))
     {
@@ -290,7 +309,7 @@ fn read_row(entries: &[TurnEntry], row: &Json, out: &mut Vec<Conversation>) -> R
             "expected turn {turn}: the turns of an episode are numbered from 1, in order"
         ));
     }
-    conversation.events.extend(turn_events(&get, &values)?);
+    conversation.turns.extend(turn_events(&get, &values)?);
     Ok(())
 }
 
@@ -391,8 +410,9 @@ fn read_call(parts: &[(Text, CallPart)], call: &Json) -> Result<TraceEvent, Stri
     })
 }
 
-/// The trace file name of an episode: its id, when that is a safe file name.
-fn file_name(id: &Json) -> Result<String, String> {
+/// The trace file name (without `.trace.jsonl`) of an episode: its id, when that is a
+/// safe file name.
+pub fn file_name(id: &Json) -> Result<String, String> {
     let name = match id {
         Json::String(s) => s.clone(),
         other => other.to_string(),

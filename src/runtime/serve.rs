@@ -82,11 +82,11 @@ pub struct Session<'a> {
 pub struct PersonModel {
     pub model: String,
     pub seed: u64,
-    pub complete: Box<Complete>,
+    pub complete: Box<AnswerRequest>,
 }
 
 /// Answers a chat-completions request body with the response body, or why not.
-pub type Complete = dyn FnMut(&Json) -> Result<String, String> + Send;
+pub type AnswerRequest = dyn FnMut(&Json) -> Result<String, String> + Send;
 
 /// The JSON-RPC error of a `sandbox/person_turn` that has no person to play or whose
 /// person model gave no turn (in the range JSON-RPC leaves to servers).
@@ -117,6 +117,12 @@ impl<'a> Session<'a> {
     /// the model's answer is no turn, nothing is recorded and the error says why.
     pub fn person_turn(&mut self) -> Result<Json, (i64, String)> {
         self.open().map_err(ended)?;
+        if self.runtime.ending().is_some() {
+            return Err((
+                NO_PERSON_TURN,
+                "the conversation has ended (`end`): the person has no more turns".into(),
+            ));
+        }
         if !super::person::has_person(self.suite, self.runtime.case) {
             return Err((
                 NO_PERSON_TURN,

@@ -305,13 +305,13 @@ fn cited_by(object: &Map<String, Json>) -> Result<Vec<String>, (String, String)>
             .ok_or_else(|| {
                 (
                     "a `cited_by` item that is not a string".into(),
-                    "name the cases whose evidence this turn is: \"cited_by\": [\"task-004\"]"
+                    "name the cases whose evidence this turn is: \"cited_by\": [\"CASE-ID\"]"
                         .into(),
                 )
             }),
         Some(_) => Err((
             "`cited_by` is not a list".into(),
-            "name the cases whose evidence this turn is: \"cited_by\": [\"task-004\"]".into(),
+            "name the cases whose evidence this turn is: \"cited_by\": [\"CASE-ID\"]".into(),
         )),
     }
 }

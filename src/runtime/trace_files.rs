@@ -68,12 +68,12 @@ pub fn read_counter_of(
     let (events, labels) = read_counter(db, path, Found::BesideCase(case_file))?;
     let elsewhere: Vec<Diagnostic> = labels
         .iter()
-        .filter(|l| l.case.as_deref().is_some_and(|c| c != id))
-        .map(|l| {
+        .filter_map(|l| Some((l, l.case.as_deref().filter(|c| *c != id)?)))
+        .map(|(l, other)| {
             Diagnostic::new(codes::TRACE_LINE, "this label names another case")
                 .primary(
                     l.span,
-                    format!("a counter-example of {id} is labelled for {id}"),
+                    format!("a counter-example of {id} labelled for {other}"),
                 )
                 .help("remove `case`: a counter-example's labels are for its own case")
         })
@@ -129,17 +129,25 @@ pub struct ObservedTrace {
     pub labels: Vec<Violation>,
 }
 
-/// The observed conversations of the suite whose `suite.case` is `suite_file`: each
-/// `*.trace.jsonl` of its `observed/` folder (none without one), by file name stem, in
-/// natural order (`2` before `10`), or the diagnostics of every file that cannot be read.
-pub fn observed(
-    db: &mut SourceDb,
-    suite_file: &Path,
-) -> Result<Vec<ObservedTrace>, Vec<Diagnostic>> {
-    let folder = load::parent_or_dot(suite_file).join(OBSERVED_FOLDER);
-    let mut paths: Vec<(String, PathBuf)> = fs::read_dir(&folder)
-        .into_iter()
-        .flatten()
+/// The observed conversations of the suite in the folder `root`: each `*.trace.jsonl`
+/// of its `observed/` folder (none without one), by file name stem, in natural order
+/// (`2` before `10`), or the diagnostics of every file that cannot be read (and of the
+/// folder, when it is there but cannot be listed).
+pub fn observed(db: &mut SourceDb, root: &Path) -> Result<Vec<ObservedTrace>, Vec<Diagnostic>> {
+    let folder = root.join(OBSERVED_FOLDER);
+    let entries = match fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(vec![load::io_error(
+                &folder,
+                "cannot list the observed conversations",
+                &e,
+            )])
+        }
+    };
+    let suite_file = root.join(load::SUITE_FILE);
+    let mut paths: Vec<(String, PathBuf)> = entries
         .flatten()
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
@@ -152,12 +160,12 @@ pub fn observed(
     let mut diags = Vec::new();
     for (name, path) in paths {
         let parse = |file, text: &str| trace::parse_counter(file, text).map(|read| (file, read));
-        match read_with(db, &path, Found::BesideCase(suite_file), parse) {
+        match read_with(db, &path, Found::BesideCase(&suite_file), parse) {
             Ok((file, (events, labels))) => {
                 diags.extend(labels.iter().filter(|l| l.case.is_none()).map(|l| {
                     Diagnostic::new(codes::TRACE_LINE, "this label names no case")
                         .primary(l.span, "an observed conversation's label grades it as one case")
-                        .help("name the case whose items it violates: {\"type\": \"violates\", \"case\": \"task-004\", \"items\": [\"P1\"], \"why\": \"…\"}")
+                        .help("name the case whose items it violates: {\"type\": \"violates\", \"case\": \"CASE-ID\", \"items\": [\"R1\"], \"why\": \"…\"}")
                 }));
                 out.push(ObservedTrace {
                     name,

@@ -89,6 +89,11 @@ pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
     if let Some(limit) = suite.step_limit(case) {
         m.insert("step_limit".into(), json!(limit));
     }
+    // Likewise the clock's step: a sandbox that moves no clock is as before.
+    let step = suite.clock_step_minutes(case);
+    if step > 0 {
+        m.insert("clock_step_minutes".into(), json!(step));
+    }
     m.insert("checks".into(), checks(case, sandbox));
     m.insert("critical_failures".into(), criticals(suite, case, sandbox));
     Json::Object(m)
