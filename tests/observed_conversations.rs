@@ -551,3 +551,60 @@ fn rows_from_another_writer_import_as_values() {
         conversation(json!(1), 1)
     );
 }
+
+/// The keys of std.donnabench's traces export, each with values a row may hold: right
+/// and wrong types, a JSON text and a text that is none.
+fn any_row() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let value = prop_oneof![
+        Just(Value::Null),
+        (0i64..4).prop_map(Value::from),
+        Just(json!(true)),
+        "[a-z0-9./]{0,6}".prop_map(Value::from),
+        Just(json!("goal_met")),
+        Just(json!([])),
+        Just(json!(["task-004"])),
+        Just(json!(
+            r#"[{"name":"get_clock","args":{},"result":null,"is_error":false}]"#
+        )),
+        Just(json!(r#"[{"name":1}]"#)),
+        Just(json!({"k": [1, null]})),
+    ];
+    let keys = [
+        "episode_id",
+        "turn",
+        "persona",
+        "person_name",
+        "goals",
+        "user_message",
+        "private_thought",
+        "tool_calls",
+        "assistant_reply",
+        "agent_error",
+        "end_reason",
+        "satisfaction",
+        "verdict",
+        "cited_by",
+    ];
+    proptest::collection::vec(value, keys.len()).prop_map(move |values| {
+        Value::Object(keys.iter().map(|k| k.to_string()).zip(values).collect())
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Any rows with the export's keys import to traces that export the same rows, or
+    /// to located diagnostics; never a panic.
+    #[test]
+    fn any_rows_import_or_say_why(rows in proptest::collection::vec(any_row(), 1..6)) {
+        use casec::source::{Origin, SourceDb};
+        let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+        let mut db = SourceDb::new();
+        let file = db.add("traces.jsonl", text.as_str(), Origin::User);
+        match casec::import::import_lines(&db, file, None, "traces") {
+            Ok(files) => proptest::prop_assert!(files.iter().all(|(p, _)| p.ends_with(".trace.jsonl"))),
+            Err(diags) => proptest::prop_assert!(diags.iter().all(|d| d.primary_span().is_some())),
+        }
+    }
+}

@@ -1,5 +1,6 @@
 //! `casec import` on any input: a master JSON (or not) becomes a suite folder or
-//! located diagnostics; an imported suite resolves without a panic.
+//! located diagnostics, and so do JSON Lines (an export's cases, or a `turns` export's
+//! rows, which become trace files); an imported suite resolves without a panic.
 #![no_main]
 
 #[path = "common.rs"]
@@ -26,5 +27,8 @@ fuzz_target!(|data: &[u8]| {
             let _ = imported.master_json();
         }
         Err(diagnostics) => common::assert_sound(&diagnostics, &db),
+    }
+    if let Err(diagnostics) = casec::import::import_lines(&db, file, None, "lines") {
+        common::assert_sound(&diagnostics, &db);
     }
 });
