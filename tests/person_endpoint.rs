@@ -184,3 +184,38 @@ fn a_cached_turn_is_not_asked_again() {
     assert_eq!(first[0]["result"]["message"], "Fine, go ahead.");
     assert_eq!(endpoint.requests(), 1);
 }
+
+/// An MCP-only harness asks for the person's turn with the harness tool
+/// `sandbox.person_turn`: the same turn, in `structuredContent`.
+#[test]
+fn the_harness_tool_gives_the_persons_turn() {
+    let endpoint = start_with(|_| {
+        completion(r#"{"message": "Thursday, please.", "thought": "finally", "end": null}"#)
+    });
+    let dir = scratch("harness-tool");
+    let answers = serve(
+        &[
+            "--person-endpoint",
+            &endpoint.url,
+            "--person-model",
+            "fake-person",
+        ],
+        &[
+            (
+                "initialize",
+                json!({"capabilities": {"experimental": {"casec/harness": {}}}}),
+            ),
+            (
+                "tools/call",
+                json!({"name": "sandbox.person_turn", "arguments": {}}),
+            ),
+        ],
+        &dir.join("run.jsonl"),
+    );
+    let result = &answers[1]["result"];
+    assert_eq!(result["isError"], false, "{result}");
+    assert_eq!(
+        result["structuredContent"],
+        json!({"message": "Thursday, please.", "end": null})
+    );
+}

@@ -464,11 +464,12 @@ impl Server {
     }
 }
 
-const HARNESS_TOOLS: [&str; 5] = [
+const HARNESS_TOOLS: [&str; 6] = [
     "sandbox.ask",
     "sandbox.question",
     "sandbox.reply",
     "sandbox.user",
+    "sandbox.person_turn",
     "sandbox.end",
 ];
 

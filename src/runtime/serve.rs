@@ -2,10 +2,12 @@
 //! model against a case's sandbox. The tool methods are MCP's (`initialize`,
 //! `tools/list`, `tools/call`); the conversation events MCP has no words for are
 //! casec's own: `sandbox/ask` (the assistant asks the scripted follow-up; the result is
-//! the user's reply), `sandbox/question`, `sandbox/reply`, `sandbox/user` and
-//! `sandbox/end` (the result is the result record). A harness that speaks only MCP calls
-//! the same as tools: `sandbox.ask`, `sandbox.question`, `sandbox.reply`, `sandbox.user`
-//! and `sandbox.end` (their arguments are the methods' params; the answer is in
+//! the user's reply), `sandbox/question`, `sandbox/reply`, `sandbox/user`,
+//! `sandbox/person` and `sandbox/person_turn` (the simulated person's request, and its
+//! turn from a person model), `sandbox/end_conversation` and `sandbox/end` (the result is
+//! the result record). A harness that speaks only MCP calls the same as tools:
+//! `sandbox.ask`, `sandbox.question`, `sandbox.reply`, `sandbox.user`,
+//! `sandbox.person_turn` and `sandbox.end` (their arguments are the methods' params; the answer is in
 //! `structuredContent` and as text). `tools/list` lists them only for a client that
 //! declared the capability `casec/harness` at `initialize` (in `experimental` or, as
 //! the MCP Python SDK's `extensions=` sends it, `extensions`), each marked
@@ -446,6 +448,7 @@ impl<'a> Session<'a> {
                 "structuredContent": result,
                 "isError": false,
             }),
+            Err((NO_PERSON_TURN, message)) => tool_error("NO_PERSON_TURN", &message),
             Err((_, message)) => tool_error("INVALID_ARGUMENT", &message),
         }
     }
@@ -535,6 +538,8 @@ enum HarnessAnswer {
     Nothing,
     /// The suite's result record.
     Record,
+    /// `{"message": TEXT or null, "end": ENDING or null}`.
+    PersonTurn,
 }
 
 const QUESTION: HarnessArgument = HarnessArgument {
@@ -553,7 +558,7 @@ const CONTENT: HarnessArgument = HarnessArgument {
 
 const HARNESS_ONLY: &str = "casec harness only: never offer this tool to the model under test.";
 
-const HARNESS_TOOLS: [HarnessTool; 5] = [
+const HARNESS_TOOLS: [HarnessTool; 6] = [
     HarnessTool {
         name: "sandbox.ask",
         method: "sandbox/ask",
@@ -593,6 +598,14 @@ const HARNESS_TOOLS: [HarnessTool; 5] = [
         description: "Records a user turn (a `user` event); it is not answered.",
         arguments: &[CONTENT],
         answer: HarnessAnswer::Nothing,
+    },
+    HarnessTool {
+        name: "sandbox.person_turn",
+        method: "sandbox/person_turn",
+        title: "Harness: the simulated person's next turn",
+        description: "Asks the person model the server was started with (--person-endpoint) for the simulated person's next turn, records it (a `user` event with the person's thought, or the `end`), and answers the person's message and ending; the thought stays private.",
+        arguments: &[],
+        answer: HarnessAnswer::PersonTurn,
     },
     HarnessTool {
         name: "sandbox.end",
@@ -643,6 +656,22 @@ impl HarnessTool {
             HarnessAnswer::Record => {
                 crate::lower::record_schema::record_schema(suite, Record::Result)
             }
+            HarnessAnswer::PersonTurn => json!({
+                "type": "object",
+                "properties": {
+                    "message": { "type": ["string", "null"] },
+                    "end": {
+                        "type": ["object", "null"],
+                        "properties": {
+                            "reason": { "enum": crate::model::shape::END_REASONS },
+                            "satisfaction": { "type": ["integer", "null"] },
+                            "verdict": { "type": ["string", "null"] },
+                        },
+                    },
+                },
+                "required": ["message", "end"],
+                "additionalProperties": false,
+            }),
         };
         json!({
             "name": self.name,

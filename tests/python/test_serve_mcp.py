@@ -259,6 +259,8 @@ def test_a_harness_declaring_the_capability_calls_every_harness_tool_without_a_w
                 got["capabilities"] = init.capabilities.experimental
                 listed = (await client.list_tools()).tools
                 got["listed"] = listed
+                # Tujora's case has no simulated person: the person's turn is a tool error.
+                got["person"] = await client.call_tool("sandbox.person_turn", {})
                 got["results"] = [await client.call_tool(name, args) for name, args in HARNESS_CALLS]
                 got["after"] = [
                     await client.call_tool("sandbox.reply", {"content": "late"}),
@@ -271,7 +273,10 @@ def test_a_harness_declaring_the_capability_calls_every_harness_tool_without_a_w
     names = [t.name for t in got["listed"]]
     harness = [t for t in got["listed"] if HARNESS in (t.meta or {})]
     model = [t for t in got["listed"] if HARNESS not in (t.meta or {})]
-    assert sorted(t.name for t in harness) == sorted(name for name, _ in HARNESS_CALLS)
+    expected = [name for name, _ in HARNESS_CALLS] + ["sandbox.person_turn"]
+    assert sorted(t.name for t in harness) == sorted(expected)
+    assert got["person"].is_error, got["person"]
+    assert json.loads(got["person"].content[0].text)["error"] == "NO_PERSON_TURN"
     assert names[: len(model)] == [t.name for t in model], "the case's tools come first"
     assert not any(t.name.startswith("sandbox.") for t in model)
     for tool in harness:
