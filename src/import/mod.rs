@@ -205,7 +205,7 @@ pub fn import_lines(
     let first = lines.first().map(|(_, v)| v.clone()).unwrap_or_default();
     let (shape, layout) = match lines_shape(&first, shape, span)? {
         (shape, LinesLayout::Cases(layout)) => (shape, layout),
-        (_, LinesLayout::Turns(entries)) => return import_turns(&entries, &lines, file),
+        (_, LinesLayout::Turns(entries)) => return import_turns(&entries, &lines, db, file),
     };
     let mut reader = from_json::Reader::new(file, shape.clone());
     let mut suite = reader.empty_suite(name);
@@ -280,22 +280,33 @@ pub fn import_lines(
 
 /// Imports the rows of a `turns` export (one per turn of an observed conversation) as
 /// trace files, `<episode>.trace.jsonl` each: the folder `observed/` of the suite whose
-/// cases they cite. Like every import, it succeeds only when the traces export the very
-/// same rows again.
+/// cases they cite. Like every import, it succeeds only when the traces export the same
+/// rows again (compared as values). A row's diagnostics point at its line.
 fn import_turns(
     entries: &[TurnEntry],
     lines: &[(usize, serde_json::Value)],
+    db: &SourceDb,
     file: FileId,
 ) -> Result<SuiteFiles, Vec<Diagnostic>> {
     use crate::runtime::observed::{conversations, natural_order, rows};
     let span = Span::new(file, 0..0);
+    let source = db.file(file);
+    let line_span = |n: usize| {
+        let at = source
+            .lines()
+            .line_start((n - 1).min(source.lines().line_count() - 1));
+        let len = source.text[at..]
+            .find('\n')
+            .unwrap_or(source.text.len() - at);
+        Span::new(file, at..at + len)
+    };
     let values: Vec<serde_json::Value> = lines.iter().map(|(_, v)| v.clone()).collect();
     let read = conversations(entries, &values).map_err(|errors| {
         errors
             .into_iter()
             .map(|(i, why)| {
                 Diagnostic::new(codes::MASTER_JSON, format!("line {}: {why}", lines[i].0))
-                    .primary(span, "in these rows")
+                    .primary(line_span(lines[i].0), "this row")
                     .help("see docs/people.md#observed-conversations")
             })
             .collect::<Vec<_>>()
@@ -340,7 +351,7 @@ fn import_turns(
                 codes::MASTER_JSON,
                 format!("line {n}: `{key}` does not read back as it is written"),
             )
-            .primary(span, "in these rows")
+            .primary(line_span(*n), "this row")
             .help(format!(
                 "the traces hold it as {}; see docs/people.md#observed-conversations",
                 made.get(key).cloned().unwrap_or_default()

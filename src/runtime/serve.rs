@@ -7,9 +7,9 @@
 //! turn from a person model), `sandbox/end_conversation` and `sandbox/end` (the result is
 //! the result record). A harness that speaks only MCP calls the same as tools:
 //! `sandbox.ask`, `sandbox.question`, `sandbox.reply`, `sandbox.user`,
-//! `sandbox.person_turn` and `sandbox.end` (their arguments are the methods' params; the answer is in
-//! `structuredContent` and as text). `tools/list` lists them only for a client that
-//! declared the capability `casec/harness` at `initialize` (in `experimental` or, as
+//! `sandbox.person_turn` and `sandbox.end` (their arguments are the methods' params;
+//! the answer is in `structuredContent` and as text). `tools/list` lists them only for a
+//! client that declared the capability `casec/harness` at `initialize` (in `experimental` or, as
 //! the MCP Python SDK's `extensions=` sends it, `extensions`), each marked
 //! harness-only in `_meta` and with an input and output schema, so an MCP client can
 //! validate their results; a client that did not declare it (a harness that passes
