@@ -376,6 +376,15 @@ fn an_import_refuses_rows_that_would_not_round_trip() {
             "line 3: episode 1 was met before",
         ),
         (
+            "missing",
+            edit(&|r| {
+                for row in r.iter_mut() {
+                    row.as_object_mut().unwrap().remove("cited_by");
+                }
+            }),
+            "nearly std.donnabench's `donnabench_traces` export",
+        ),
+        (
             "reason",
             edit(&|r| r[1]["end_reason"] = json!("bored")),
             "line 2: the conversation's end: `bored` is no end reason",
@@ -606,5 +615,29 @@ proptest::proptest! {
             Ok(files) => proptest::prop_assert!(files.iter().all(|(p, _)| p.ends_with(".trace.jsonl"))),
             Err(diags) => proptest::prop_assert!(diags.iter().all(|d| d.primary_span().is_some())),
         }
+    }
+}
+
+/// `casec verify` reads the observed conversations too: a turn cited by no case of the
+/// suite, or a label naming one, is an error there before any export or calibration.
+#[test]
+fn verify_reads_the_observed_conversations() {
+    let mut wrong = conversation(json!(1), 1);
+    wrong[1]["cited_by"] = json!(["task-999"]);
+    wrong.push(json!({"type": "violates", "case": "task-44", "items": ["P1"]}));
+    let suite = donnabench_suite("verify", &[("1", wrong)]);
+    fs::copy(
+        root().join("cases/donnabench/clarification/task-004.trace.jsonl"),
+        suite.join("task-004.trace.jsonl"),
+    )
+    .unwrap();
+    let run = casec(&["verify", suite.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    for expected in [
+        "a turn is cited by `task-999`, which is no case of the suite",
+        "this label names `task-44`, which is no case of the suite",
+    ] {
+        assert!(stderr.contains(expected), "{expected:?} not in {stderr}");
     }
 }

@@ -1317,8 +1317,9 @@ codes! {
     /// `episode` or `error`, with a key its type does not have, a `call` whose `arguments`
     /// are not an object, or a `violates` label outside a counter-example (a run's trace
     /// cannot carry its own grading), one naming another case in a counter-example, or one
-    /// naming no case in an observed conversation. Every malformed line is reported with
-    /// its line; nothing is replayed. The format is in [traces.md](traces.md).
+    /// naming no case (or a case the suite does not have) in an observed conversation,
+    /// whose turns may only be `cited_by` the suite's cases. Every malformed line is
+    /// reported with its line; nothing is replayed. The format is in [traces.md](traces.md).
     ///
     /// ```jsonl
     /// {"type": "call", "tool": "search_notes", "arguments": "reminders"}

@@ -12,7 +12,7 @@ use crate::model::shape::{ExportFormat, FileContent, TurnEntry};
 use crate::model::Suite;
 use crate::runtime::observed::{file_name, rows};
 use crate::runtime::trace::TraceEvent;
-use crate::runtime::trace_files::observed;
+use crate::runtime::trace_files::{observed, unknown_cases};
 use crate::source::{Origin, SourceDb};
 use crate::Depth;
 
@@ -104,25 +104,7 @@ fn observed_rows(
             Ok(rows) => text.push_str(&rows),
             Err(why) => diags.push(error(why, "see docs/people.md#observed-conversations")),
         }
-        let mut unknown: Vec<&str> = Vec::new();
-        for event in &observed.events {
-            let TraceEvent::User { cited_by, .. } = event else {
-                continue;
-            };
-            for id in cited_by {
-                if !model.cases.iter().any(|c| c.id.as_str() == id)
-                    && !unknown.contains(&id.as_str())
-                {
-                    unknown.push(id);
-                }
-            }
-        }
-        diags.extend(unknown.into_iter().map(|id| {
-            error(
-                format!("a turn is cited by `{id}`, which is no case of the suite"),
-                "name the cases whose evidence a turn is in `cited_by`",
-            )
-        }));
+        diags.extend(unknown_cases(model, observed));
     }
     if diags.is_empty() {
         Ok(Exported::Lines(text))

@@ -15,7 +15,8 @@ use crate::runtime::replay::{findings, play, record_text};
 use crate::runtime::replay::{Findings, Miss};
 use crate::runtime::trace::TraceEvent;
 use crate::runtime::trace_files::{
-    counter_examples, golden_path, read_counter, read_counter_of, read_trace, Found,
+    counter_examples, golden_path, observed, read_counter, read_counter_of, read_trace,
+    unknown_cases, Found,
 };
 use crate::runtime::trust::Trust;
 use crate::runtime::{workspace, Runtime};
@@ -226,6 +227,14 @@ pub fn verify(suite: &Path, trust: Trust, isolation: Isolation, reporter: &Repor
             verify_case(&replay, &mut compilation.db, &mut trace_diags)
         })
         .collect();
+    // The observed conversations are read as calibration and an export read them: a
+    // file that is no trace, or a turn or label naming no case, is an error here too.
+    if let Some(root) = &model.root {
+        match observed(&mut compilation.db, root) {
+            Ok(found) => trace_diags.extend(found.iter().flat_map(|o| unknown_cases(&model, o))),
+            Err(found) => trace_diags.extend(found),
+        }
+    }
     let code = reporter.report_compiled(&compilation.db, &trace_diags);
     let text = match reporter.options.format {
         Format::Json => reports

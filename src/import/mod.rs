@@ -511,10 +511,54 @@ fn lines_shape(
             span,
             "no stdlib shape exports lines with exactly these keys (or several do)",
         )
-        .help(
-            "give lines with exactly the keys of a stdlib shape's `jsonl` or `turns` export, or name the shape with `--shape`",
-        )]),
+        .help(closest_export(&keys).unwrap_or_else(|| {
+            "give lines with exactly the keys of a stdlib shape's `jsonl` or `turns` export, or name the shape with `--shape`".into()
+        }))]),
     }
+}
+
+/// The stdlib line export whose keys differ least from `keys`, and how, when one
+/// differs by a few keys: what a user whose file lost or gained a column needs to know.
+fn closest_export(keys: &[&str]) -> Option<String> {
+    let mut best: Option<(usize, String)> = None;
+    for shape in crate::resolve::stdlib_shapes() {
+        for export in &shape.exports {
+            let ours: Vec<&str> = match &export.format {
+                ExportFormat::JsonLines(layout) => {
+                    layout.entries.iter().map(|e| e.key.as_str()).collect()
+                }
+                ExportFormat::Turns(entries) => entries.iter().map(|e| e.key.as_str()).collect(),
+                ExportFormat::Folders(_) => continue,
+            };
+            let missing: Vec<&str> = ours.iter().copied().filter(|k| !keys.contains(k)).collect();
+            let extra: Vec<&str> = keys.iter().copied().filter(|k| !ours.contains(k)).collect();
+            let distance = missing.len() + extra.len();
+            if distance > 3 || best.as_ref().is_some_and(|(d, _)| *d <= distance) {
+                continue;
+            }
+            let quoted = |ks: &[&str]| {
+                ks.iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let mut what = Vec::new();
+            if !missing.is_empty() {
+                what.push(format!("no {}", quoted(&missing)));
+            }
+            if !extra.is_empty() {
+                what.push(format!("also {}", quoted(&extra)));
+            }
+            let text = format!(
+                "these lines are nearly {}'s `{}` export, but have {}: give each line exactly its keys",
+                shape.name.as_str(),
+                export.name.as_str(),
+                what.join(" and ")
+            );
+            best = Some((distance, text));
+        }
+    }
+    best.map(|(_, text)| text)
 }
 
 fn first_error(compilation: &Compilation) -> String {

@@ -291,9 +291,9 @@ fn clock_step(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text
             diags.push(
                 Diagnostic::new(
                     codes::BAD_ARGUMENTS,
-                    format!("`{}` is not a duration", text.as_str()),
+                    format!("`{}` is not a clock step", text.as_str()),
                 )
-                .primary(text.span, "not a clock step")
+                .primary(text.span, "not a duration of at most a week")
                 .help(format!(
                     "{why}: how far the clock moves at each of the person's messages"
                 )),

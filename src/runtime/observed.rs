@@ -304,13 +304,17 @@ fn read_row(entries: &[TurnEntry], row: &Json, out: &mut Vec<Reading>) -> Result
             turn - 1
         ));
     }
-    if entries.iter().any(|e| e.source == TurnSource::Turn) && get(TurnSource::Turn) != turn {
-        return Err(format!(
-            "expected turn {turn}: the turns of an episode are numbered from 1, in order"
-        ));
-    }
+    let numbered =
+        !entries.iter().any(|e| e.source == TurnSource::Turn) || get(TurnSource::Turn) == turn;
+    // A misnumbered row still counts as its turn, so the rows after it are not
+    // reported too.
     conversation.turns.extend(turn_events(&get, &values)?);
-    Ok(())
+    match numbered {
+        true => Ok(()),
+        false => Err(format!(
+            "expected turn {turn}: the turns of an episode are numbered from 1, in order"
+        )),
+    }
 }
 
 /// The events of one row: the person's message, the calls, the assistant's message,

@@ -184,6 +184,51 @@ pub fn observed(db: &mut SourceDb, root: &Path) -> Result<Vec<ObservedTrace>, Ve
     }
 }
 
+/// What ties an observed conversation to cases that are not the suite's: a turn
+/// `cited_by` an id no case has (once per id), a label naming one. `casec verify` and a
+/// `turns` export report them alike.
+pub fn unknown_cases(suite: &crate::model::Suite, observed: &ObservedTrace) -> Vec<Diagnostic> {
+    let is_case = |id: &str| suite.cases.iter().any(|c| c.id.as_str() == id);
+    let mut cited: Vec<&str> = Vec::new();
+    for event in &observed.events {
+        if let TraceEvent::User { cited_by, .. } = event {
+            for id in cited_by.iter().filter(|id| !is_case(id)) {
+                if !cited.contains(&id.as_str()) {
+                    cited.push(id);
+                }
+            }
+        }
+    }
+    let file = crate::source::Span::new(observed.file, 0..0);
+    let mut out: Vec<Diagnostic> = cited
+        .into_iter()
+        .map(|id| {
+            Diagnostic::new(
+                codes::TRACE_LINE,
+                format!("observed conversation `{}`: a turn is cited by `{id}`, which is no case of the suite", observed.name),
+            )
+            .primary(file, "in this trace")
+            .help("name the cases whose evidence a turn is in `cited_by`")
+        })
+        .collect();
+    for label in &observed.labels {
+        if let Some(id) = label.case.as_deref().filter(|id| !is_case(id)) {
+            out.push(
+                Diagnostic::new(
+                    codes::TRACE_LINE,
+                    format!("this label names `{id}`, which is no case of the suite"),
+                )
+                .primary(
+                    label.span,
+                    "a reviewer's label grades the conversation as a case",
+                )
+                .help("name a case of the suite in `case`"),
+            );
+        }
+    }
+    out
+}
+
 /// The counter-examples beside a case file, by label, in label order.
 pub fn counter_examples(case_file: &Path, id: &str) -> Vec<(String, PathBuf)> {
     let folder = case_file
