@@ -29,6 +29,21 @@ fn ok(run: &Output) -> String {
     String::from_utf8(run.stdout.clone()).unwrap()
 }
 
+/// `casec export SUITE --format donnabench_traces`.
+fn export_traces(suite: &str) -> Output {
+    casec(&["export", suite, "--format", "donnabench_traces"])
+}
+
+/// `casec import ROWS -o OUT`.
+fn import_rows(rows: &Path, out: &Path) -> Output {
+    casec(&[
+        "import",
+        rows.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ])
+}
+
 fn rows(text: &str) -> Vec<Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).expect("each row is JSON"))
@@ -102,12 +117,7 @@ fn conversation(id: Value, cited_turn: usize) -> Vec<Value> {
 
 #[test]
 fn the_traces_export_has_exactly_the_cards_keys() {
-    let text = ok(&casec(&[
-        "export",
-        "cases/donnabench",
-        "--format",
-        "donnabench_traces",
-    ]));
+    let text = ok(&export_traces("cases/donnabench"));
     let rows = rows(&text);
     let card = card_trace_fields();
     assert_eq!(card.len(), 14, "{card:?}");
@@ -134,12 +144,7 @@ fn every_evidence_names_a_turn_that_cites_its_task() {
         "--format",
         "donnabench",
     ])));
-    let turns = rows(&ok(&casec(&[
-        "export",
-        "cases/donnabench",
-        "--format",
-        "donnabench_traces",
-    ])));
+    let turns = rows(&ok(&export_traces("cases/donnabench")));
     let mut seen = 0;
     for task in &tasks {
         for evidence in task["evidence"].as_array().unwrap() {
@@ -175,22 +180,12 @@ fn every_evidence_names_a_turn_that_cites_its_task() {
 /// suite's own, event for event (a reviewer's labels are the suite's, not the rows').
 #[test]
 fn the_suites_traces_round_trip_through_import() {
-    let exported = ok(&casec(&[
-        "export",
-        "cases/donnabench",
-        "--format",
-        "donnabench_traces",
-    ]));
+    let exported = ok(&export_traces("cases/donnabench"));
     let dir = scratch("round-trip");
     let rows_file = dir.join("traces.jsonl");
     fs::write(&rows_file, &exported).unwrap();
     let out = dir.join("observed");
-    ok(&casec(&[
-        "import",
-        rows_file.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]));
+    ok(&import_rows(&rows_file, &out));
     let ours = root().join("cases/donnabench/observed");
     let mut names: Vec<_> = fs::read_dir(&ours)
         .unwrap()
@@ -226,12 +221,7 @@ fn rows_follow_turns_and_episodes_in_natural_order() {
             ("2", conversation(json!(2), 1)),
         ],
     );
-    let text = ok(&casec(&[
-        "export",
-        suite.to_str().unwrap(),
-        "--format",
-        "donnabench_traces",
-    ]));
+    let text = ok(&export_traces(suite.to_str().unwrap()));
     let rows = rows(&text);
     let ids: Vec<(i64, i64)> = rows
         .iter()
@@ -259,12 +249,7 @@ fn rows_follow_turns_and_episodes_in_natural_order() {
     let rows_file = suite.join("rows.jsonl");
     fs::write(&rows_file, &text).unwrap();
     let out = suite.join("imported");
-    ok(&casec(&[
-        "import",
-        rows_file.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]));
+    ok(&import_rows(&rows_file, &out));
     let record: Value = serde_json::from_str(&ok(&casec(&[
         "replay",
         "task-004",
@@ -302,12 +287,7 @@ fn an_export_refuses_a_conversation_it_cannot_lay_out() {
             ("4", conversation(json!(40), 1)),
         ],
     );
-    let run = casec(&[
-        "export",
-        suite.to_str().unwrap(),
-        "--format",
-        "donnabench_traces",
-    ]);
+    let run = export_traces(suite.to_str().unwrap());
     assert_eq!(run.status.code(), Some(1));
     assert!(run.stdout.is_empty());
     let stderr = String::from_utf8_lossy(&run.stderr);
@@ -324,12 +304,7 @@ fn an_export_refuses_a_conversation_it_cannot_lay_out() {
 #[test]
 fn an_import_refuses_rows_that_would_not_round_trip() {
     let suite = donnabench_suite("good", &[("1", conversation(json!(1), 1))]);
-    let good = ok(&casec(&[
-        "export",
-        suite.to_str().unwrap(),
-        "--format",
-        "donnabench_traces",
-    ]));
+    let good = ok(&export_traces(suite.to_str().unwrap()));
     let good = rows(&good);
     let edit = |f: &dyn Fn(&mut Vec<Value>)| {
         let mut rows = good.clone();
@@ -396,12 +371,7 @@ fn an_import_refuses_rows_that_would_not_round_trip() {
         let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
         fs::write(&file, text).unwrap();
         let out = dir.join("out");
-        let run = casec(&[
-            "import",
-            file.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        let run = import_rows(&file, &out);
         assert_eq!(run.status.code(), Some(1), "{name}");
         let stderr = String::from_utf8_lossy(&run.stderr);
         assert!(
@@ -524,12 +494,7 @@ fn calibration_uses_the_observed_conversations_a_reviewer_labelled() {
 #[test]
 fn rows_from_another_writer_import_as_values() {
     let suite = donnabench_suite("writer", &[("1", conversation(json!(1), 1))]);
-    let exported = ok(&casec(&[
-        "export",
-        suite.to_str().unwrap(),
-        "--format",
-        "donnabench_traces",
-    ]));
+    let exported = ok(&export_traces(suite.to_str().unwrap()));
     let other: String = rows(&exported)
         .into_iter()
         .map(|row| {
@@ -549,12 +514,7 @@ fn rows_from_another_writer_import_as_values() {
     let file = suite.join("other.jsonl");
     fs::write(&file, other).unwrap();
     let out = suite.join("imported");
-    ok(&casec(&[
-        "import",
-        file.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]));
+    ok(&import_rows(&file, &out));
     assert_eq!(
         rows(&fs::read_to_string(out.join("1.trace.jsonl")).unwrap()),
         conversation(json!(1), 1)
