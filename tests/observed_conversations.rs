@@ -453,16 +453,19 @@ fn calibration_uses_the_observed_conversations_a_reviewer_labelled() {
     );
     let suite = donnabench_suite("calibrate", &[("1", labelled)]);
     let always_met = crate::fake_judge::start(|_| (true, "met".into()));
-    let run = casec(&[
-        "calibrate",
-        suite.to_str().unwrap(),
-        "--endpoint",
-        &always_met.url,
-        "--model",
-        "m",
-        "--format",
-        "json",
-    ]);
+    let calibrate = |suite: &Path| {
+        casec(&[
+            "calibrate",
+            suite.to_str().unwrap(),
+            "--endpoint",
+            &always_met.url,
+            "--model",
+            "m",
+            "--format",
+            "json",
+        ])
+    };
+    let run = calibrate(&suite);
     let report: Value = serde_json::from_str(&ok(&run)).unwrap();
     let observed: Vec<&Value> = report["disagreements"]
         .as_array()
@@ -477,14 +480,7 @@ fn calibration_uses_the_observed_conversations_a_reviewer_labelled() {
     let mut unnamed = conversation(json!(1), 1);
     unnamed.push(json!({"type": "violates", "items": ["N2"]}));
     let suite = donnabench_suite("calibrate-unnamed", &[("1", unnamed)]);
-    let run = casec(&[
-        "calibrate",
-        suite.to_str().unwrap(),
-        "--endpoint",
-        &always_met.url,
-        "--model",
-        "m",
-    ]);
+    let run = calibrate(&suite);
     assert_eq!(run.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&run.stderr).contains("this label names no case"));
 }

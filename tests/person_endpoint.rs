@@ -66,6 +66,11 @@ fn serve(extra: &[&str], methods: &[(&str, Value)], trace: &Path) -> Vec<Value> 
         .collect()
 }
 
+/// The arguments that make the fake endpoint at `url` play the person.
+fn person(url: &str) -> [&str; 4] {
+    ["--person-endpoint", url, "--person-model", "fake-person"]
+}
+
 fn events(trace: &Path) -> Vec<Value> {
     std::fs::read_to_string(trace)
         .unwrap_or_default()
@@ -97,12 +102,7 @@ fn the_person_model_plays_each_turn_and_the_session_records_it() {
     let dir = scratch("turns");
     let trace = dir.join("run.trace.jsonl");
     let answers = serve(
-        &[
-            "--person-endpoint",
-            &endpoint.url,
-            "--person-model",
-            "fake-person",
-        ],
+        &person(&endpoint.url),
         &[
             ("sandbox/reply", json!({"content": "I can't do that."})),
             ("sandbox/person_turn", json!({})),
@@ -139,12 +139,7 @@ fn an_answer_that_is_no_turn_is_an_error_and_records_nothing() {
     let dir = scratch("garbage");
     let trace = dir.join("run.trace.jsonl");
     let answers = serve(
-        &[
-            "--person-endpoint",
-            &endpoint.url,
-            "--person-model",
-            "fake-person",
-        ],
+        &person(&endpoint.url),
         &[("sandbox/person_turn", json!({}))],
         &trace,
     );
@@ -194,12 +189,7 @@ fn the_harness_tool_gives_the_persons_turn() {
     });
     let dir = scratch("harness-tool");
     let answers = serve(
-        &[
-            "--person-endpoint",
-            &endpoint.url,
-            "--person-model",
-            "fake-person",
-        ],
+        &person(&endpoint.url),
         &[
             (
                 "initialize",
