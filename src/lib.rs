@@ -45,26 +45,25 @@
 // contributors, with `cargo doc --document-private-items`.
 #![allow(rustdoc::private_intra_doc_links)]
 
-mod capped_lines;
 pub mod check;
-pub mod diag;
 pub mod driver;
-pub mod fmt;
 pub mod import;
 pub mod judge;
-pub mod leaks;
 pub mod load;
-pub mod lower;
 pub mod lsp;
-pub mod model;
-mod parallel;
 pub mod resolve;
 pub mod runtime;
 pub mod scope;
-pub mod source;
-pub mod syntax;
-mod temp_files;
-mod unicode;
+
+// The layers below the compiler are crates of their own (`crates/`), so that the
+// compiler enforces their independence; they keep their module names here.
+use casec_base::{capped_lines, parallel, temp_files, unicode};
+pub use casec_base::{diag, source};
+pub use casec_fmt as fmt;
+pub use casec_leaks as leaks;
+pub use casec_lower as lower;
+pub use casec_model as model;
+pub use casec_syntax as syntax;
 
 use std::path::Path;
 use std::sync::Arc;

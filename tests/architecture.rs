@@ -1,5 +1,12 @@
-//! The top-level modules of `src/` form a DAG, and ARCHITECTURE.md's module table lists,
+//! The top-level modules of casec form a DAG, and ARCHITECTURE.md's module table lists,
 //! for each of them, exactly the modules it depends on directly (its "uses" column).
+//!
+//! The modules are those of `src/` and of the layer crates under `crates/`: a crate is
+//! one module, named after its folder, unless its `lib.rs` only declares modules (the
+//! foundations, `crates/base`), whose top-level files are then modules of their own. A
+//! crate names the crates below it under their module names (`use casec_model as
+//! model;`), so its code says `crate::model` as the compiler's modules do: one reading
+//! for all.
 //!
 //! A module depends on another when its non-test code or its documentation names
 //! `crate::OTHER` (in a path, a doc link or a `use crate::{…}` group). Plain comments,
@@ -25,12 +32,53 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The top-level module a file of `src/` belongs to (`None` for lib.rs and main.rs).
+/// The source folders of casec's layers: `src/` and each layer crate's `src/` (not the
+/// test corpus generator, which no layer uses).
+fn source_dirs() -> Vec<PathBuf> {
+    let mut dirs = vec![root().join("src")];
+    for entry in fs::read_dir(root().join("crates")).expect("crates is readable") {
+        let crate_dir = entry.expect("entry").path();
+        if crate_dir.ends_with("corpus") {
+            continue;
+        }
+        dirs.push(crate_dir.join("src"));
+    }
+    dirs.sort();
+    dirs
+}
+
+/// Whether the crate whose `src/` is `dir` only declares modules in its `lib.rs`: a crate
+/// of several top-level modules.
+fn holds_several_modules(dir: &Path) -> bool {
+    let lib = fs::read_to_string(dir.join("lib.rs")).unwrap_or_default();
+    production_code(&lib)
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("//!") && !line.starts_with("#!"))
+        .all(|line| line.starts_with("pub mod ") && line.ends_with(';'))
+}
+
+/// The top-level module a file belongs to (`None` for the compiler's lib.rs and
+/// main.rs, and a several-module crate's lib.rs).
 fn module_of(file: &Path) -> Option<String> {
-    let relative = file.strip_prefix(root().join("src")).ok()?;
-    let first = relative.components().next()?.as_os_str().to_string_lossy();
-    let name = first.trim_end_matches(".rs").to_string();
-    (name != "lib" && name != "main").then_some(name)
+    if let Ok(relative) = file.strip_prefix(root().join("src")) {
+        let first = relative.components().next()?.as_os_str().to_string_lossy();
+        let name = first.trim_end_matches(".rs").to_string();
+        return (name != "lib" && name != "main").then_some(name);
+    }
+    let in_crates = file.strip_prefix(root().join("crates")).ok()?;
+    let crate_name = in_crates.components().next()?.as_os_str().to_string_lossy();
+    let src = root().join("crates").join(&*crate_name).join("src");
+    if !holds_several_modules(&src) {
+        return Some(crate_name.to_string());
+    }
+    let first = file.strip_prefix(&src).ok()?.components().next()?;
+    let name = first
+        .as_os_str()
+        .to_string_lossy()
+        .trim_end_matches(".rs")
+        .to_string();
+    (name != "lib").then_some(name)
 }
 
 /// The code of a file without comments and without `#[cfg(test)]` items.
@@ -136,7 +184,9 @@ fn test_module_files(file: &Path, text: &str) -> Vec<PathBuf> {
 /// module → (module it names → the first file that names it).
 fn dependencies() -> BTreeMap<String, BTreeMap<String, PathBuf>> {
     let mut files = Vec::new();
-    rust_files(&root().join("src"), &mut files);
+    for dir in source_dirs() {
+        rust_files(&dir, &mut files);
+    }
     files.sort();
     let texts: BTreeMap<&PathBuf, String> = files
         .iter()
@@ -213,8 +263,8 @@ fn the_top_level_modules_form_a_dag() {
 }
 
 /// The rows of ARCHITECTURE.md's module table, in order: each row's module (its first
-/// cell, `src/NAME/` or `src/NAME.rs`) and the modules its last cell, "uses", lists
-/// (`—` for none).
+/// cell, `src/NAME/`, `src/NAME.rs`, `crates/NAME/` or `crates/CRATE/src/NAME.rs`) and
+/// the modules its last cell, "uses", lists (`—` for none).
 fn documented_uses(map: &str) -> Vec<(String, BTreeSet<String>)> {
     map.lines()
         .filter_map(|line| {
@@ -223,12 +273,8 @@ fn documented_uses(map: &str) -> Vec<(String, BTreeSet<String>)> {
                 .strip_suffix('|')?
                 .split('|')
                 .collect();
-            let path = cells
-                .first()?
-                .trim()
-                .strip_prefix("`src/")?
-                .strip_suffix('`')?;
-            let module = path.trim_end_matches('/').trim_end_matches(".rs");
+            let path = cells.first()?.trim().strip_prefix('`')?.strip_suffix('`')?;
+            let module = module_named_by(path)?;
             let uses = match cells.last()?.trim() {
                 "—" => BTreeSet::new(),
                 listed => listed.split(',').map(|m| m.trim().to_string()).collect(),
@@ -236,6 +282,19 @@ fn documented_uses(map: &str) -> Vec<(String, BTreeSet<String>)> {
             Some((module.to_string(), uses))
         })
         .collect()
+}
+
+/// The module a path cell of the table names.
+fn module_named_by(path: &str) -> Option<&str> {
+    let path = path.trim_end_matches('/').trim_end_matches(".rs");
+    if let Some(module) = path.strip_prefix("src/") {
+        return Some(module);
+    }
+    let in_crates = path.strip_prefix("crates/")?;
+    match in_crates.split_once("/src/") {
+        Some((_, module)) => Some(module),
+        None => Some(in_crates),
+    }
 }
 
 fn architecture_md() -> String {
@@ -253,7 +312,9 @@ fn architecture_md_uses_column_is_each_modules_direct_dependencies() {
     let mut wrong = Vec::new();
     for (module, edges) in dependencies() {
         let Some(listed) = documented.remove(&module) else {
-            wrong.push(format!("{module}: no row (`src/{module}…`) in the table"));
+            wrong.push(format!(
+                "{module}: no row (`src/{module}…` or `crates/…`) in the table"
+            ));
             continue;
         };
         let add: Vec<String> = edges
@@ -283,11 +344,11 @@ fn architecture_md_uses_column_is_each_modules_direct_dependencies() {
         }
     }
     for module in documented.keys() {
-        wrong.push(format!("{module}: a row for a module src/ does not have"));
+        wrong.push(format!("{module}: a row for a module casec does not have"));
     }
     assert!(
         wrong.is_empty(),
-        "ARCHITECTURE.md's \"uses\" column is not the direct dependencies in src/:\n{}",
+        "ARCHITECTURE.md's \"uses\" column is not the direct dependencies in the code:\n{}",
         wrong.join("\n")
     );
 }
@@ -319,8 +380,8 @@ fn architecture_md_lists_the_modules_in_dependency_order() {
 fn the_table_reader_takes_the_first_and_last_cells() {
     let rows = documented_uses(
         "| module | what it does | uses |\n|---|---|---|\n\
-         | `src/source.rs` | files, a | b | — |\n| `src/diag/` | diagnostics | source, unicode |\n\
-         | a change | `src/x.rs` |\n",
+         | `crates/base/src/source.rs` | files, a | b | — |\n| `src/diag/` | diagnostics | source, unicode |\n\
+         | `crates/lower/` | outputs | diag |\n| a change | `src/x.rs` |\n",
     );
     let rows: Vec<(&str, Vec<&str>)> = rows
         .iter()
@@ -328,7 +389,11 @@ fn the_table_reader_takes_the_first_and_last_cells() {
         .collect();
     assert_eq!(
         rows,
-        [("source", vec![]), ("diag", vec!["source", "unicode"])]
+        [
+            ("source", vec![]),
+            ("diag", vec!["source", "unicode"]),
+            ("lower", vec!["diag"])
+        ]
     );
 }
 

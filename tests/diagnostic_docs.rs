@@ -1,6 +1,6 @@
 //! Every diagnostic code is documented in `docs/diagnostics.md` and shown by a UI test.
 //!
-//! A code's docs entry is generated from its declaration in `src/diag/codes.rs` (its
+//! A code's docs entry is generated from its declaration in `crates/base/src/diag/codes.rs` (its
 //! doc comment, [`codes::Code::docs_entry`]): the page's `## Codes` section past the
 //! generated-entries mark must be exactly those entries, with a failing example (a
 //! fenced block) and a **Fix.** paragraph each; `UPDATE_GOLDEN=1` rewrites it. A code's
@@ -18,7 +18,7 @@ fn root() -> &'static Path {
 }
 
 /// The line after which docs/diagnostics.md holds the generated entries.
-const GENERATED: &str = "<!-- The entries below are generated from the declarations in src/diag/codes.rs: edit them there, then run `UPDATE_GOLDEN=1 cargo test --test integration diagnostic_docs`. -->\n";
+const GENERATED: &str = "<!-- The entries below are generated from the declarations in crates/base/src/diag/codes.rs: edit them there, then run `UPDATE_GOLDEN=1 cargo test --test integration diagnostic_docs`. -->\n";
 
 /// The generated part of docs/diagnostics.md: every code's entry, in declaration order.
 fn generated_entries() -> String {
@@ -41,7 +41,7 @@ fn the_docs_entries_are_generated_from_the_declarations() {
     if entries != expected {
         let diff = similar::TextDiff::from_lines(entries, &expected);
         panic!(
-            "docs/diagnostics.md is not generated from src/diag/codes.rs (rerun with UPDATE_GOLDEN=1):\n{}",
+            "docs/diagnostics.md is not generated from crates/base/src/diag/codes.rs (rerun with UPDATE_GOLDEN=1):\n{}",
             diff.unified_diff().header("docs/diagnostics.md", "generated")
         );
     }
@@ -63,7 +63,10 @@ fn every_code_has_a_docs_entry_with_an_example_and_a_fix() {
             problems.push(format!("`{code}` has no fix"));
         }
     }
-    assert!(problems.is_empty(), "src/diag/codes.rs: {problems:#?}");
+    assert!(
+        problems.is_empty(),
+        "crates/base/src/diag/codes.rs: {problems:#?}"
+    );
 }
 
 /// Codes shown by the UI snapshots.

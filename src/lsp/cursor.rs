@@ -1,33 +1,13 @@
 //! What the cursor is on, read from the text alone.
 //!
 //! Completion runs while a file is half-typed, when the parser often has no tree to
-//! give (an unclosed string or block). So the position is read by a small lexer that
-//! never fails: it knows tokens, statement ends and braces, which is enough to tell the
-//! enclosing blocks (`case TUJ-1 { override note_add "…" { … } }`), the statement
+//! give (an unclosed string or block). So the position is read from the tokens of the
+//! syntax's lexer that never fails ([`crate::syntax::tokens`]): tokens, statement ends
+//! and braces are enough to tell the enclosing blocks (`case TUJ-1 { override note_add "…" { … } }`), the statement
 //! under the cursor and which of its values is being written. Meaning is then given by
 //! the schema tables, as for the resolver.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TokenKind {
-    Word,
-    Str,
-    Open,
-    Close,
-    ListOpen,
-    ListClose,
-    End,
-    Comment,
-    Other,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Token {
-    kind: TokenKind,
-    start: usize,
-    end: usize,
-    /// A string whose closing quote is missing: the cursor at its end is still inside.
-    open: bool,
-}
+use crate::syntax::tokens::{tokens, Token, TokenKind};
 
 /// A name (or the empty place for one) and its byte range.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,16 +58,16 @@ pub fn context(text: &str, offset: usize) -> Context {
     // Open blocks when the cursor was found: the walk goes on to the end of the
     // cursor's block, to learn the keys written after the cursor too.
     let mut depth = 0;
-    for token in &tokens(text) {
+    for token in tokens(text) {
         if found.is_none() {
-            if contains(token, offset) {
-                found = Some(walk.snapshot(text, Some(token), offset));
+            if contains(&token, offset) {
+                found = Some(walk.snapshot(text, Some(&token), offset));
             } else if token.start >= offset {
                 found = Some(walk.snapshot(text, None, offset));
             }
             depth = walk.frames.len();
         }
-        walk.step(text, token);
+        walk.step(text, &token);
         if found.is_some() && walk.frames.len() < depth {
             break;
         }
@@ -269,86 +249,6 @@ fn id_around(text: &str, offset: usize) -> Word {
         start,
         end,
     }
-}
-
-fn is_name_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
-}
-
-/// Every token of `text`. Never fails: what the grammar would reject is still a token
-/// (`Other`), and an unclosed string runs to the end of its line.
-fn tokens(text: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut chars = text.char_indices().peekable();
-    while let Some((start, c)) = chars.next() {
-        let token = |kind, end| Token {
-            kind,
-            start,
-            end,
-            open: false,
-        };
-        match c {
-            ' ' | '\t' | '\r' => {}
-            '\n' | ';' => out.push(token(TokenKind::End, start + 1)),
-            '{' => out.push(token(TokenKind::Open, start + 1)),
-            '}' => out.push(token(TokenKind::Close, start + 1)),
-            '[' => out.push(token(TokenKind::ListOpen, start + 1)),
-            ']' => out.push(token(TokenKind::ListClose, start + 1)),
-            '#' => {
-                let end = text[start..].find('\n').map_or(text.len(), |n| start + n);
-                out.push(token(TokenKind::Comment, end));
-            }
-            '"' if text[start..].starts_with("\"\"\"") => {
-                let body = start + 3;
-                let (end, open) = match text[body..].find("\"\"\"") {
-                    Some(n) => (body + n + 3, false),
-                    None => (text.len(), true),
-                };
-                out.push(Token {
-                    kind: TokenKind::Str,
-                    start,
-                    end,
-                    open,
-                });
-            }
-            '"' => {
-                let (end, open) = string_end(text, start + 1);
-                out.push(Token {
-                    kind: TokenKind::Str,
-                    start,
-                    end,
-                    open,
-                });
-            }
-            c if is_name_char(c) => {
-                let end = text[start..]
-                    .find(|c: char| !is_name_char(c))
-                    .map_or(text.len(), |n| start + n);
-                out.push(token(TokenKind::Word, end));
-            }
-            c => out.push(token(TokenKind::Other, start + c.len_utf8())),
-        }
-        let end = out.last().map_or(0, |t| t.end);
-        while chars.peek().is_some_and(|(i, _)| *i < end) {
-            chars.next();
-        }
-    }
-    out
-}
-
-/// The end of a one-line string whose body starts at `body`, and whether it is left
-/// open (no closing quote before the line ends).
-fn string_end(text: &str, body: usize) -> (usize, bool) {
-    let mut escaped = false;
-    for (i, c) in text[body..].char_indices() {
-        match c {
-            '\n' | '\r' => return (body + i, true),
-            '\\' if !escaped => escaped = true,
-            '"' if !escaped => return (body + i + 1, false),
-            _ => escaped = false,
-        }
-    }
-    (text.len(), true)
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use serde_json::Value as Json;
 use strum::{EnumString, IntoStaticStr, VariantArray};
 
-use crate::model::{Name, Text};
 use crate::source::Span;
+use crate::{Name, Text};
 
 use super::expr::{Aggregate, Expr};
 use super::value::FieldValue;

@@ -10,12 +10,20 @@
 //! nests deeper than every consumer of the tree can safely walk is refused before pest
 //! reads it ([`nesting`]; the direct parser stops at the same depth).
 
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::{diag, parallel, source, unicode};
+
 pub mod ast;
 mod cache;
 mod direct;
 mod errors;
 pub mod nesting;
 pub mod strings;
+pub mod tokens;
 
 use compact_str::CompactString;
 use pest::iterators::Pair;
@@ -27,7 +35,7 @@ use ast::*;
 pub use cache::ParseCache;
 
 #[derive(pest_derive::Parser)]
-#[grammar = "../grammar/case.pest"]
+#[grammar = "../../../grammar/case.pest"]
 pub(crate) struct CaseParser;
 
 /// The tree of one file (absent after a syntax error) and the diagnostics found.

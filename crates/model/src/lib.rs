@@ -4,6 +4,13 @@
 //! the span it was written at (in a case, a profile, the suite or the stdlib), so later
 //! phases can point back at the source of any value.
 
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::source;
+
 pub mod expect;
 pub mod expr;
 pub mod shape;

@@ -12,11 +12,11 @@ use std::time::Duration;
 
 use strum::{EnumString, IntoStaticStr, VariantArray};
 
-use crate::model::expect::Condition;
-use crate::model::value::FieldValue;
-use crate::model::world::FieldType;
-use crate::model::{Name, Text};
+use crate::expect::Condition;
 use crate::source::Span;
+use crate::value::FieldValue;
+use crate::world::FieldType;
+use crate::{Name, Text};
 
 #[derive(Clone, Debug)]
 pub struct Tool {
@@ -185,8 +185,8 @@ pub enum Service {
 
 /// The file store the tools' `files.*` services work on, when they agree on one:
 /// `Some(Err(..))` names two that differ.
-pub fn file_store(tools: &[Tool]) -> Option<Result<crate::model::expect::FileStore, (Name, Name)>> {
-    let mut found: Option<(&Tool, crate::model::expect::FileStore)> = None;
+pub fn file_store(tools: &[Tool]) -> Option<Result<crate::expect::FileStore, (Name, Name)>> {
+    let mut found: Option<(&Tool, crate::expect::FileStore)> = None;
     for tool in tools {
         let Binding::Service(bound) = &tool.binding else {
             continue;
@@ -194,13 +194,13 @@ pub fn file_store(tools: &[Tool]) -> Option<Result<crate::model::expect::FileSto
         let Service::Files(f) = &bound.service else {
             continue;
         };
-        let store = crate::model::expect::FileStore {
+        let store = crate::expect::FileStore {
             collection: f.files.clone(),
             path_field: f.path_field.clone(),
             content_field: f.content_field.clone(),
         };
         // The same store written in several tools: names compare by their text.
-        let same = |a: &crate::model::expect::FileStore, b: &crate::model::expect::FileStore| {
+        let same = |a: &crate::expect::FileStore, b: &crate::expect::FileStore| {
             a.collection.as_str() == b.collection.as_str()
                 && a.path_field.as_str() == b.path_field.as_str()
                 && a.content_field.as_str() == b.content_field.as_str()
@@ -529,7 +529,7 @@ pub struct Read {
 #[derive(Clone, Debug)]
 pub struct Filter {
     pub field: Name,
-    pub op: crate::model::expect::Op,
+    pub op: crate::expect::Op,
     pub argument: Name,
 }
 
@@ -588,7 +588,7 @@ pub enum SetValue {
     Now,
     /// `set FIELD "EXPR"`: a value computed from the call's arguments and the records
     /// they reach (`"payment.balance - amount"`).
-    Computed(crate::model::expr::Expr),
+    Computed(crate::expr::Expr),
 }
 
 /// `respond { when { … }; after N; data { … } }` or `… record COLLECTION { where … }`:

@@ -15,13 +15,13 @@ use std::time::Duration;
 const TEMP_MARK: &str = ".casec-tmp-";
 
 /// The hidden temporary name of `stem` for this process: `.STEM.casec-tmp-PID`.
-pub(crate) fn temp_name(stem: &str) -> String {
+pub fn temp_name(stem: &str) -> String {
     format!(".{stem}{TEMP_MARK}{}", std::process::id())
 }
 
 /// Removes, once per folder and run, the temporary files and folders of casec
 /// processes that are gone (killed before they could clean up).
-pub(crate) fn remove_stale_temps(dir: &Path) {
+pub fn remove_stale_temps(dir: &Path) {
     static CLEANED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
     let first_time = CLEANED
         .lock()

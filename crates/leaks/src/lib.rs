@@ -27,6 +27,14 @@
 //! stream is walked once, each position looking up the few unit lengths there are, and
 //! a hit is confirmed word by word before it is reported.
 
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::unicode;
+use casec_model as model;
+
 pub mod tokens;
 
 use std::borrow::Borrow;

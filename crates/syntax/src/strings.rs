@@ -11,12 +11,7 @@ use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, Span};
 use crate::unicode::joins_lines_without_space;
 
-pub(crate) fn unescape(
-    raw: &str,
-    file: FileId,
-    offset: usize,
-    diags: &mut Vec<Diagnostic>,
-) -> String {
+pub fn unescape(raw: &str, file: FileId, offset: usize, diags: &mut Vec<Diagnostic>) -> String {
     if !raw.contains('\\') {
         return raw.to_string();
     }
@@ -82,7 +77,7 @@ fn unicode_escape(rest: &str) -> Option<(char, usize)> {
     Some((ch, close + 2))
 }
 
-pub(crate) fn fold_text_block(
+pub fn fold_text_block(
     raw: &str,
     file: FileId,
     start: usize,

@@ -12,7 +12,16 @@
 //! Lowering only runs on a model without errors. The master cannot fail; bundles fail
 //! with diagnostics when they would leak or could not be written as distinct files.
 
-pub(crate) mod blinding;
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::{diag, parallel, source};
+use casec_leaks as leaks;
+use casec_model as model;
+
+pub mod blinding;
 pub mod bundle;
 pub mod compose;
 pub mod export;

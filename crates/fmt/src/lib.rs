@@ -33,13 +33,20 @@
 //! several lines put each item on its own line, followed by a comma. The file ends
 //! with one newline. `docs/formatting.md` is the reference with examples.
 
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::{diag, source};
+use casec_syntax as syntax;
+
 mod printer;
 mod text_block;
 mod trivia;
 
 use crate::diag::Diagnostic;
 use crate::source::FileId;
-use crate::syntax;
 
 /// The canonical text of `text` (the file `id`), or the diagnostics that stop it
 /// from being formatted.

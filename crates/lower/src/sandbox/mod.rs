@@ -12,7 +12,7 @@ mod assertions;
 
 pub use assertions::machine_override;
 
-pub(crate) use assertions::assertion as assertion_json;
+pub use assertions::assertion as assertion_json;
 pub(crate) use assertions::behavior as behavior_json;
 
 use serde_json::{json, Map, Value as Json};

@@ -517,7 +517,7 @@ impl<W: io::Write, F: Formatter> ser::Serializer for MapKey<'_, W, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lower::json_style::MasterFormatter;
+    use crate::json_style::MasterFormatter;
     use proptest::prelude::*;
     use serde_json::Value;
 
@@ -590,7 +590,7 @@ mod tests {
         list: Vec<Variants>,
         keys: std::collections::BTreeMap<i32, bool>,
         flags: std::collections::BTreeMap<bool, f32>,
-        bytes: crate::lower::json_style::Rendered,
+        bytes: crate::json_style::Rendered,
     }
 
     #[test]
@@ -606,7 +606,7 @@ mod tests {
             ],
             keys: [(-1, true), (2, false)].into_iter().collect(),
             flags: [(true, f32::NAN)].into_iter().collect(),
-            bytes: crate::lower::json_style::Rendered(b"[ 1 ]".to_vec()),
+            bytes: crate::json_style::Rendered(b"[ 1 ]".to_vec()),
         };
         assert_eq!(ours(&record).unwrap(), serde_jsons(&record).unwrap());
     }

@@ -4,7 +4,7 @@
 
 use strum::{EnumString, IntoStaticStr};
 
-use crate::model::{Name, Text};
+use crate::{Name, Text};
 
 use super::time::ZonedDateTime;
 use super::value::FieldValue;

@@ -12,8 +12,8 @@
 
 use strum::{EnumString, IntoStaticStr, VariantArray};
 
-use crate::model::{Name, Text};
 use crate::source::Span;
+use crate::{Name, Text};
 
 #[derive(Clone, Debug)]
 pub struct Shape {

@@ -9,56 +9,31 @@
 //! before anything is built. Real suites nest a handful of levels; [`MAX_DEPTH`] leaves
 //! room for imported masters, whose free-form data serde_json reads 128 levels deep.
 //!
-//! The scan mirrors the grammar's lexical rules: brackets inside comments, strings and
-//! text blocks do not count. Where it could disagree with the grammar (an unterminated
+//! The scan reads the grammar's tokens ([`crate::tokens`]): brackets inside comments,
+//! strings and text blocks do not count. Where it could disagree with the grammar (an unterminated
 //! string) the grammar stops at that point anyway, so no deeper text is ever parsed.
 
 use crate::diag::{codes, Diagnostic};
 use crate::source::{FileId, Span};
+use crate::tokens::{tokens, TokenKind};
 
 /// The deepest nesting of blocks and lists a file may have.
 pub const MAX_DEPTH: usize = 256;
 
 /// The structural brackets of a text (`{`, `}`, `[`, `]` outside comments, strings and
-/// text blocks) with their byte offsets.
+/// text blocks) with their byte offsets, from the tokens the grammar's lexical rules
+/// read ([`crate::tokens`]).
 pub(super) fn brackets(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        while i < bytes.len() {
-            let at = i;
-            match bytes[i] {
-                b'#' => i = line_end(text, i),
-                b'"' => i = string_end(text, i),
-                b @ (b'{' | b'}' | b'[' | b']') => {
-                    i += 1;
-                    return Some((at, b));
-                }
-                _ => i += 1,
-            }
-        }
-        None
+    tokens(text).filter_map(|token| {
+        let bracket = match token.kind {
+            TokenKind::Open => b'{',
+            TokenKind::Close => b'}',
+            TokenKind::ListOpen => b'[',
+            TokenKind::ListClose => b']',
+            _ => return None,
+        };
+        Some((token.start, bracket))
     })
-}
-
-fn line_end(text: &str, from: usize) -> usize {
-    text[from..].find('\n').map_or(text.len(), |i| from + i)
-}
-
-/// Where the string or text block opening at `open` ends. A text block runs to the
-/// next `"""`; without one the grammar reads `"""` as strings, and so does this.
-fn string_end(text: &str, open: usize) -> usize {
-    if text[open..].starts_with("\"\"\"") {
-        if let Some(close) = text[open + 3..].find("\"\"\"") {
-            return open + 3 + close + 3;
-        }
-    }
-    let bytes = text.as_bytes();
-    let mut i = open + 1;
-    while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-        i += if bytes[i] == b'\\' { 2 } else { 1 };
-    }
-    (i + 1).min(bytes.len())
 }
 
 /// The diagnostic for a file whose blocks and lists nest deeper than [`MAX_DEPTH`],
