@@ -84,7 +84,11 @@ fn https_endpoints(suite: &Suite, sandbox: &Sandbox, diags: &mut Vec<Diagnostic>
     let Some(http) = http else {
         return;
     };
-    for (name, url) in texts_of(sandbox, http.endpoints.as_str(), http.url_field.as_str()) {
+    for (name, url) in texts_of(
+        sandbox,
+        http.endpoints_collection.as_str(),
+        http.url_field.as_str(),
+    ) {
         {
             if url.starts_with("https://") {
                 diags.push(

@@ -21,6 +21,13 @@ pub struct KeySpec<'a> {
     pub doc: &'a str,
 }
 
+/// A key is shown as it is written (`{param}` in a message names the statement).
+impl Display for KeySpec<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key)
+    }
+}
+
 impl KeySpec<'static> {
     /// A statement the block must hold, once.
     pub const fn required(key: &'static str, doc: &'static str) -> KeySpec<'static> {

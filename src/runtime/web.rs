@@ -98,7 +98,7 @@ impl Web {
             _ => None,
         };
         let endpoints = state
-            .in_collection(h.endpoints.as_str())
+            .in_collection(h.endpoints_collection.as_str())
             .map(|r| Endpoint {
                 id: r.id.clone(),
                 url: text(r, Some(&h.url_field)).unwrap_or_default(),

@@ -195,7 +195,7 @@ pub fn file_store(tools: &[Tool]) -> Option<Result<crate::expect::FileStore, (Na
             continue;
         };
         let store = crate::expect::FileStore {
-            collection: f.files.clone(),
+            collection: f.files_collection.clone(),
             path_field: f.path_field.clone(),
             content_field: f.content_field.clone(),
         };
@@ -219,10 +219,12 @@ pub fn file_store(tools: &[Tool]) -> Option<Result<crate::expect::FileStore, (Na
 impl Service {
     fn managed_collections(&self) -> Vec<&str> {
         match self {
-            Service::Booking(b) => vec![b.slots.as_str(), b.bookings.as_str()],
-            Service::Tracker(t) => vec![t.trackers.as_str()],
-            Service::Files(f) => vec![f.files.as_str()],
-            Service::Http(h) => vec![h.endpoints.as_str()],
+            Service::Booking(b) => {
+                vec![b.slots_collection.as_str(), b.bookings_collection.as_str()]
+            }
+            Service::Tracker(t) => vec![t.trackers_collection.as_str()],
+            Service::Files(f) => vec![f.files_collection.as_str()],
+            Service::Http(h) => vec![h.endpoints_collection.as_str()],
             Service::Commands(_)
             | Service::Clock
             | Service::Search(_)
@@ -233,10 +235,12 @@ impl Service {
 
     fn worked_collections(&self) -> Vec<&str> {
         match self {
-            Service::Booking(b) => vec![b.slots.as_str(), b.bookings.as_str()],
-            Service::Tracker(t) => vec![t.trackers.as_str()],
-            Service::Files(f) => vec![f.files.as_str()],
-            Service::Http(h) => vec![h.endpoints.as_str()],
+            Service::Booking(b) => {
+                vec![b.slots_collection.as_str(), b.bookings_collection.as_str()]
+            }
+            Service::Tracker(t) => vec![t.trackers_collection.as_str()],
+            Service::Files(f) => vec![f.files_collection.as_str()],
+            Service::Http(h) => vec![h.endpoints_collection.as_str()],
             Service::Commands(_)
             | Service::Clock
             | Service::Search(_)
@@ -250,28 +254,28 @@ impl Service {
 #[derive(Clone, Debug)]
 pub struct Search {
     /// The argument naming the collection (absent: every collection).
-    pub collection: Option<Name>,
+    pub collection_argument: Option<Name>,
     /// The argument holding the query (absent or empty: every record).
-    pub query: Option<Name>,
+    pub query_argument: Option<Name>,
 }
 
 /// `records.get`: one record by its id, or by the request id it was written under.
 #[derive(Clone, Debug)]
 pub struct Get {
-    pub collection: Option<Name>,
-    pub id: Name,
+    pub collection_argument: Option<Name>,
+    pub id_argument: Name,
 }
 
 /// `records.write`: create, update, delete or skip an occurrence of a record of the
 /// collection a call names, with typed fields.
 #[derive(Clone, Debug)]
 pub struct Write {
-    pub collection: Name,
+    pub collection_argument: Name,
     /// The enum argument whose value picks the operation.
-    pub operation: Name,
-    pub record: Option<Name>,
-    pub fields: Name,
-    pub request: Option<Name>,
+    pub operation_argument: Name,
+    pub record_argument: Option<Name>,
+    pub fields_argument: Name,
+    pub request_argument: Option<Name>,
 }
 
 /// The operations of `records.write`, named by the values of its operation argument
@@ -288,14 +292,14 @@ pub enum WriteOp {
 /// `booking`: book offered slots, reschedule atomically, cancel, look bookings up.
 #[derive(Clone, Debug)]
 pub struct Booking {
-    pub slots: Name,
-    pub bookings: Name,
-    pub operation: Name,
+    pub slots_collection: Name,
+    pub bookings_collection: Name,
+    pub operation_argument: Name,
     /// The argument naming a booking (reschedule, cancel, lookup) or a provider.
-    pub target: Name,
+    pub target_argument: Name,
     /// The argument naming the slot: its id, or a time equal to its start.
-    pub slot: Name,
-    pub request: Option<Name>,
+    pub slot_argument: Name,
+    pub request_argument: Option<Name>,
     /// The bookings' reference to their slot.
     pub slot_field: Name,
     /// The provider reference slots and bookings share.
@@ -304,10 +308,10 @@ pub struct Booking {
     pub start_field: Name,
     /// The bookings' status enum and its two values.
     pub status_field: Name,
-    pub confirmed: String,
-    pub cancelled: String,
+    pub confirmed_value: String,
+    pub cancelled_value: String,
     /// Fields a booking takes from its slot.
-    pub copy: Vec<Name>,
+    pub copied_fields: Vec<Name>,
 }
 
 /// The operations of `booking`, named by the values of its operation argument.
@@ -323,16 +327,16 @@ pub enum BookingOp {
 /// `tracker`: locate or ring an item tracker of the world.
 #[derive(Clone, Debug)]
 pub struct Tracker {
-    pub trackers: Name,
-    pub operation: Name,
-    pub id: Name,
+    pub trackers_collection: Name,
+    pub operation_argument: Name,
+    pub id_argument: Name,
     /// The trackers' status enum and the value that means offline.
     pub status_field: Name,
-    pub offline: String,
+    pub offline_value: String,
     /// A list of the operations a tracker supports (absent: every one).
     pub supports_field: Option<Name>,
     /// Fields a locate reports.
-    pub report: Vec<Name>,
+    pub reported_fields: Vec<Name>,
 }
 
 /// The operations of `tracker`, named by the values of its operation argument.
@@ -347,12 +351,12 @@ pub enum TrackerOp {
 #[derive(Clone, Debug)]
 pub struct Files {
     pub op: FileOp,
-    pub files: Name,
+    pub files_collection: Name,
     pub path_field: Name,
     pub content_field: Name,
     /// The argument with the path (read, write) or the folder prefix (list).
-    pub path: Option<Name>,
-    pub content: Option<Name>,
+    pub path_argument: Option<Name>,
+    pub content_argument: Option<Name>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -365,13 +369,13 @@ pub enum FileOp {
 /// `http`: requests answered from endpoint records of the world.
 #[derive(Clone, Debug)]
 pub struct Http {
-    pub endpoints: Name,
+    pub endpoints_collection: Name,
     pub url_field: Name,
     pub method_field: Option<Name>,
     pub status_field: Name,
     pub body_field: Name,
-    pub url: Name,
-    pub method: Option<Name>,
+    pub url_argument: Name,
+    pub method_argument: Option<Name>,
     /// The endpoints' declared faults (docs/tools.md): how many first requests fail,
     /// how (an enum of `reset`, `timeout`, `status`), with which status, and a latency
     /// in milliseconds before every answer.
@@ -387,9 +391,9 @@ pub struct Http {
 #[derive(Clone, Debug)]
 pub struct Commands {
     /// The argument holding the command line.
-    pub command: Name,
+    pub command_argument: Name,
     /// The argument holding the working directory.
-    pub directory: Option<Name>,
+    pub directory_argument: Option<Name>,
     pub limits: CommandLimits,
     /// The container image a containerised sandbox runs the commands in.
     pub image: String,

@@ -5,6 +5,11 @@
 //! field of one of those collections, an enum value of such a field). The reader checks
 //! each name against the tool and the schema, so a binding that reads clean can run:
 //! the runtime trusts it. The services' behaviour is documented in docs/tools.md.
+//!
+//! A service's parameters are declared once, in its module, by [`parameters!`]: each is
+//! a constant named by its word in the language, which the reader passes to the
+//! [`Binder`] and which names the model's field that holds what it was bound to
+//! (`booking`'s `slots_collection` is `Booking::slots_collection`).
 
 use strum::VariantArray;
 
@@ -25,10 +30,28 @@ use super::ToolCx;
 pub struct ServiceSpec {
     pub name: &'static str,
     pub doc: &'static str,
-    pub params: &'static [KeySpec<'static>],
+    pub params: &'static [Param],
     /// Whether the service works over collections of a world schema.
     pub needs_schema: bool,
     read: fn(&mut Binder) -> Option<Service>,
+}
+
+/// A parameter of a service: its word in the language, whether it must be written, and
+/// what it names. Each is declared once, by [`parameters!`], as a constant named by its
+/// word, which the service's reader reads and the model's field of the same name holds.
+type Param = KeySpec<'static>;
+
+/// Declares the parameters of one service: a constant per parameter, named by its word
+/// (`slots_collection`), and `ALL`, every one in the order written (the order
+/// `check_keys` lists them and the sandbox JSON writes them).
+macro_rules! parameters {
+    ($($word:ident: $presence:ident $doc:literal,)*) => {
+        $(
+            #[allow(non_upper_case_globals)]
+            pub const $word: Param = Param::$presence(stringify!($word), $doc);
+        )*
+        pub const ALL: &[Param] = &[$($word),*];
+    };
 }
 
 /// Every built-in service.
@@ -43,308 +66,326 @@ pub const SERVICES: &[ServiceSpec] = &[
     ServiceSpec {
         name: "records.search",
         doc: "Records whose text matches a free-text query, in one collection or all.",
-        params: &[
-            KeySpec::optional("collection_argument", "The argument naming the collection (absent: every collection)."),
-            KeySpec::optional("query_argument", "The argument holding the query (absent or empty: every record)."),
-        ],
+        params: search::ALL,
         needs_schema: true,
-        read: |b| {
-            Some(Service::Search(Search {
-                collection: b.argument("collection_argument", collection_argument)?,
-                query: b.argument("query_argument", text_argument)?,
-            }))
-        },
+        read: search::read,
     },
     ServiceSpec {
         name: "records.get",
         doc: "One record by its id, or by the request id a write was made under.",
-        params: &[
-            KeySpec::optional("collection_argument", "The argument naming the collection the record must be in."),
-            KeySpec::required("id_argument", "The argument holding the record id or request id."),
-        ],
+        params: get::ALL,
         needs_schema: true,
-        read: |b| {
-            Some(Service::Get(Get {
-                collection: b.argument("collection_argument", collection_argument)?,
-                id: b.required_argument("id_argument", id_argument)?,
-            }))
-        },
+        read: get::read,
     },
     ServiceSpec {
         name: "records.write",
         doc: "Create, update, delete or skip an occurrence of a record, with typed fields and audit history.",
-        params: &[
-            KeySpec::required("collection_argument", "The argument naming the collection."),
-            KeySpec::required("operation_argument", "The enum argument whose values name the operations: create, update, delete, skip_occurrence."),
-            KeySpec::optional("record_argument", "The argument holding the id of the record to change."),
-            KeySpec::required("fields_argument", "The argument holding the record's fields (type `fields COLLECTION_ARGUMENT`)."),
-            KeySpec::optional("request_argument", "The argument holding a request id: a repeated one writes nothing."),
-        ],
+        params: write::ALL,
         needs_schema: true,
-        read: |b| {
-            let collection = b.required_argument("collection_argument", collection_argument)?;
-            let operation = b.operation("operation_argument", &words::<WriteOp>())?;
-            let record = b.argument("record_argument", id_argument)?;
-            let fields = b.required_argument("fields_argument", |ty| matches!(ty, ArgType::Fields(_)))?;
-            let request = b.argument("request_argument", text_argument)?;
-            b.fields_follow(&fields, &collection)?;
-            Some(Service::Write(Write {
-                collection,
-                operation,
-                record,
-                fields,
-                request,
-            }))
-        },
+        read: write::read,
     },
     ServiceSpec {
         name: "booking",
         doc: "Book explicitly offered slots, reschedule atomically, cancel, look bookings up.",
-        params: &[
-            KeySpec::required("slots_collection", "The collection of offered slots."),
-            KeySpec::required("bookings_collection", "The collection of confirmed bookings."),
-            KeySpec::required("operation_argument", "The enum argument whose values name the operations: create, reschedule, cancel, lookup."),
-            KeySpec::required("target_argument", "The argument naming a booking (reschedule, cancel, lookup) or a provider."),
-            KeySpec::required("slot_argument", "The argument naming the slot: its id, or a time equal to its start."),
-            KeySpec::optional("request_argument", "The argument holding a request id."),
-            KeySpec::required("slot_field", "The bookings' reference to their slot."),
-            KeySpec::required("provider_field", "The provider reference of slots and bookings."),
-            KeySpec::required("start_field", "The slots' start datetime."),
-            KeySpec::required("status_field", "The bookings' status enum."),
-            KeySpec::required("confirmed_value", "The status value of a confirmed booking."),
-            KeySpec::required("cancelled_value", "The status value of a cancelled booking."),
-            KeySpec::optional("copied_fields", "Fields a new booking takes from its slot."),
-        ],
+        params: booking::ALL,
         needs_schema: true,
-        read: read_booking,
+        read: booking::read,
     },
     ServiceSpec {
         name: "device_tracker",
         doc: "Locate or ring an item tracker the world supplies; offline trackers report their last sighting.",
-        params: &[
-            KeySpec::required("trackers_collection", "The collection of trackers."),
-            KeySpec::required("operation_argument", "The enum argument whose values name the operations: locate, ring."),
-            KeySpec::required("id_argument", "The argument naming the tracker."),
-            KeySpec::required("status_field", "The trackers' status enum."),
-            KeySpec::required("offline_value", "The status value of an offline tracker."),
-            KeySpec::optional("supports_field", "A list of the operations a tracker supports."),
-            KeySpec::optional("reported_fields", "Fields a locate (or an offline answer) reports."),
-        ],
+        params: tracker::ALL,
         needs_schema: true,
-        read: read_tracker,
+        read: tracker::read,
     },
     ServiceSpec {
         name: "files.read",
         doc: "The content of the file at a path.",
-        params: FILE_PARAMS,
+        params: files::ALL,
         needs_schema: true,
-        read: |b| read_files(b, FileOp::Read),
+        read: |b| files::read(b, FileOp::Read),
     },
     ServiceSpec {
         name: "files.write",
         doc: "Write a file at a path: create it, or overwrite it keeping its history.",
-        params: FILE_PARAMS,
+        params: files::ALL,
         needs_schema: true,
-        read: |b| read_files(b, FileOp::Write),
+        read: |b| files::read(b, FileOp::Write),
     },
     ServiceSpec {
         name: "files.list",
         doc: "The paths of the files under a folder, sorted.",
-        params: FILE_PARAMS,
+        params: files::ALL,
         needs_schema: true,
-        read: |b| read_files(b, FileOp::List),
+        read: |b| files::read(b, FileOp::List),
     },
     ServiceSpec {
         name: "commands.run",
         doc: "Run a shell command in the case's workspace: a real folder seeded with the file store's files, isolated; the files it leaves become the store's, and its programs reach the world's endpoints over HTTP.",
-        params: &[
-            KeySpec::required("command_argument", "The argument holding the shell command line (run by `/bin/sh -c`)."),
-            KeySpec::optional("directory_argument", "The argument holding the working directory (absent or empty: `/`)."),
-            KeySpec::optional("timeout_seconds", "How long a command may run before it is killed (default 60, at most 3600)."),
-            KeySpec::optional("memory_mib", "The address space a command's processes may use, in MiB (default 2048)."),
-            KeySpec::optional("output_kib", "How much of each of stdout and stderr the result keeps, in KiB (default 64)."),
-            KeySpec::optional("image", "The container image a containerised sandbox (Inspect's docker or Kubernetes) runs commands in (default \"python:3.12-slim\"): glibc-based, with what the tasks' commands need."),
-        ],
+        params: commands::ALL,
         needs_schema: true,
-        read: read_commands,
+        read: commands::read,
     },
     ServiceSpec {
         name: "http",
         doc: "HTTP requests answered from the world's endpoint records; an unknown URL answers 404.",
-        params: &[
-            KeySpec::required("endpoints_collection", "The collection of endpoints."),
-            KeySpec::required("url_field", "The endpoints' URL."),
-            KeySpec::optional("method_field", "The endpoints' method (absent: any method)."),
-            KeySpec::required("status_field", "The endpoints' status code (a number)."),
-            KeySpec::required("body_field", "The endpoints' response body."),
-            KeySpec::required("url_argument", "The argument holding the URL."),
-            KeySpec::optional("method_argument", "The argument holding the method (absent: GET)."),
-            KeySpec::optional("failures_field", "The endpoints' count of first requests that fail (a number; absent: none fails)."),
-            KeySpec::optional("fault_field", "How an endpoint's failing requests fail: an enum of `reset`, `timeout`, `status` (absent: reset)."),
-            KeySpec::optional("failure_status_field", "The status a `status` fault answers (a number; absent: 503)."),
-            KeySpec::optional("latency_field", "Milliseconds an endpoint waits before each answer (a number)."),
-        ],
+        params: http::ALL,
         needs_schema: true,
-        read: read_http,
+        read: http::read,
     },
 ];
 
-const FILE_PARAMS: &[KeySpec<'static>] = &[
-    KeySpec::required("files_collection", "The collection of files."),
-    KeySpec::required(
-        "path_field",
-        "The files' path (text): the key of the store.",
-    ),
-    KeySpec::required("content_field", "The files' content (`bytes`, or `text`)."),
-    KeySpec::optional(
-        "path_argument",
-        "The argument holding the path (read, write) or the folder (list).",
-    ),
-    KeySpec::optional(
-        "content_argument",
-        "The argument holding the content to write.",
-    ),
-];
+mod search {
+    use super::*;
 
-fn read_booking(b: &mut Binder) -> Option<Service> {
-    let slots = b.collection("slots_collection")?;
-    let bookings = b.collection("bookings_collection")?;
-    let operation = b.operation("operation_argument", &words::<BookingOp>())?;
-    let target = b.required_argument("target_argument", id_argument)?;
-    let slot = b.required_argument("slot_argument", |ty| {
-        id_argument(ty) || datetime_argument(ty)
-    })?;
-    let request = b.argument("request_argument", text_argument)?;
-    let slot_field = b.field("slot_field", bookings, |ty| refers_to(ty, slots))?;
-    let provider_field = b.field("provider_field", slots, |ty| {
-        matches!(ty, FieldType::Ref(_))
-    })?;
-    b.same_field(&provider_field, "provider_field", slots, bookings)?;
-    let start_field = b.field("start_field", slots, |ty| *ty == FieldType::DateTime)?;
-    let status_field = b.field("status_field", bookings, |ty| {
-        matches!(ty, FieldType::Enum(_))
-    })?;
-    let confirmed = b.enum_value("confirmed_value", bookings, &status_field)?;
-    let cancelled = b.enum_value("cancelled_value", bookings, &status_field)?;
-    let copy = b.fields_in_both("copied_fields", slots, bookings)?;
-    Some(Service::Booking(Booking {
-        slots: slots.name.clone(),
-        bookings: bookings.name.clone(),
-        operation,
-        target,
-        slot,
-        request,
-        slot_field,
-        provider_field,
-        start_field,
-        status_field,
-        confirmed,
-        cancelled,
-        copy,
-    }))
+    parameters! {
+        collection_argument: optional "The argument naming the collection (absent: every collection).",
+        query_argument: optional "The argument holding the query (absent or empty: every record).",
+    }
+
+    pub fn read(b: &mut Binder) -> Option<Service> {
+        Some(Service::Search(Search {
+            collection_argument: b.argument(&collection_argument, is_collection)?,
+            query_argument: b.argument(&query_argument, is_text)?,
+        }))
+    }
 }
 
-fn read_tracker(b: &mut Binder) -> Option<Service> {
-    let trackers = b.collection("trackers_collection")?;
-    let operation = b.operation("operation_argument", &words::<TrackerOp>())?;
-    let id = b.required_argument("id_argument", id_argument)?;
-    let status_field = b.field("status_field", trackers, |ty| {
-        matches!(ty, FieldType::Enum(_))
-    })?;
-    let offline = b.enum_value("offline_value", trackers, &status_field)?;
-    let supports_field = match b.has("supports_field") {
-        true => Some(b.field(
-            "supports_field",
-            trackers,
-            |ty| matches!(ty, FieldType::List(item) if matches!(**item, FieldType::Enum(_))),
-        )?),
-        false => None,
-    };
-    let report = b.fields_of("reported_fields", trackers)?;
-    Some(Service::Tracker(Tracker {
-        trackers: trackers.name.clone(),
-        operation,
-        id,
-        status_field,
-        offline,
-        supports_field,
-        report,
-    }))
+mod get {
+    use super::*;
+
+    parameters! {
+        collection_argument: optional "The argument naming the collection the record must be in.",
+        id_argument: required "The argument holding the record id or request id.",
+    }
+
+    pub fn read(b: &mut Binder) -> Option<Service> {
+        Some(Service::Get(Get {
+            collection_argument: b.argument(&collection_argument, is_collection)?,
+            id_argument: b.required_argument(&id_argument, is_id)?,
+        }))
+    }
 }
 
-fn read_files(b: &mut Binder, op: FileOp) -> Option<Service> {
-    let files = b.collection("files_collection")?;
-    let path_field = b.field("path_field", files, |ty| *ty == FieldType::Text)?;
-    let content_field = b.field("content_field", files, |ty| {
-        matches!(ty, FieldType::Bytes | FieldType::Text)
-    })?;
-    let path = match op {
-        FileOp::List => b.argument("path_argument", text_argument)?,
-        FileOp::Read | FileOp::Write => Some(b.required_argument("path_argument", text_argument)?),
-    };
-    let content = match op {
-        FileOp::Write => Some(b.required_argument("content_argument", text_argument)?),
-        FileOp::Read | FileOp::List => b.unused("content_argument")?,
-    };
-    Some(Service::Files(Files {
-        op,
-        files: files.name.clone(),
-        path_field,
-        content_field,
-        path,
-        content,
-    }))
+mod write {
+    use super::*;
+
+    parameters! {
+        collection_argument: required "The argument naming the collection.",
+        operation_argument: required "The enum argument whose values name the operations: create, update, delete, skip_occurrence.",
+        record_argument: optional "The argument holding the id of the record to change.",
+        fields_argument: required "The argument holding the record's fields (type `fields COLLECTION_ARGUMENT`).",
+        request_argument: optional "The argument holding a request id: a repeated one writes nothing.",
+    }
+
+    pub fn read(b: &mut Binder) -> Option<Service> {
+        let write = Write {
+            collection_argument: b.required_argument(&collection_argument, is_collection)?,
+            operation_argument: b.operation(&operation_argument, &words::<WriteOp>())?,
+            record_argument: b.argument(&record_argument, is_id)?,
+            fields_argument: b
+                .required_argument(&fields_argument, |ty| matches!(ty, ArgType::Fields(_)))?,
+            request_argument: b.argument(&request_argument, is_text)?,
+        };
+        b.fields_follow(&write.fields_argument, &write.collection_argument)?;
+        Some(Service::Write(write))
+    }
 }
 
-fn read_commands(b: &mut Binder) -> Option<Service> {
-    let defaults = CommandLimits::default();
-    Some(Service::Commands(Commands {
-        command: b.required_argument("command_argument", text_argument)?,
-        directory: b.argument("directory_argument", text_argument)?,
-        limits: CommandLimits {
-            timeout_seconds: b.limit("timeout_seconds", defaults.timeout_seconds, 1..=3600)?,
-            memory_mib: b.limit("memory_mib", defaults.memory_mib, 64..=1 << 20)?,
-            output_kib: b.limit("output_kib", defaults.output_kib, 1..=1 << 16)?,
-        },
-        image: b
-            .text("image")?
-            .map_or_else(|| DEFAULT_IMAGE.to_string(), |t| t.as_str().to_string()),
-    }))
+mod booking {
+    use super::*;
+
+    parameters! {
+        slots_collection: required "The collection of offered slots.",
+        bookings_collection: required "The collection of confirmed bookings.",
+        operation_argument: required "The enum argument whose values name the operations: create, reschedule, cancel, lookup.",
+        target_argument: required "The argument naming a booking (reschedule, cancel, lookup) or a provider.",
+        slot_argument: required "The argument naming the slot: its id, or a time equal to its start.",
+        request_argument: optional "The argument holding a request id.",
+        slot_field: required "The bookings' reference to their slot.",
+        provider_field: required "The provider reference of slots and bookings.",
+        start_field: required "The slots' start datetime.",
+        status_field: required "The bookings' status enum.",
+        confirmed_value: required "The status value of a confirmed booking.",
+        cancelled_value: required "The status value of a cancelled booking.",
+        copied_fields: optional "Fields a new booking takes from its slot.",
+    }
+
+    pub fn read(b: &mut Binder) -> Option<Service> {
+        let slots = b.collection(&slots_collection)?;
+        let bookings = b.collection(&bookings_collection)?;
+        let operation = b.operation(&operation_argument, &words::<BookingOp>())?;
+        let target = b.required_argument(&target_argument, is_id)?;
+        let slot = b.required_argument(&slot_argument, |ty| is_id(ty) || is_datetime(ty))?;
+        let request = b.argument(&request_argument, is_text)?;
+        let slot_reference = b.field(&slot_field, bookings, |ty| refers_to(ty, slots))?;
+        let provider = b.field(&provider_field, slots, |ty| matches!(ty, FieldType::Ref(_)))?;
+        b.same_field(&provider, &provider_field, slots, bookings)?;
+        let start = b.field(&start_field, slots, |ty| *ty == FieldType::DateTime)?;
+        let status = b.field(&status_field, bookings, |ty| {
+            matches!(ty, FieldType::Enum(_))
+        })?;
+        Some(Service::Booking(Booking {
+            slots_collection: slots.name.clone(),
+            bookings_collection: bookings.name.clone(),
+            operation_argument: operation,
+            target_argument: target,
+            slot_argument: slot,
+            request_argument: request,
+            slot_field: slot_reference,
+            provider_field: provider,
+            start_field: start,
+            confirmed_value: b.enum_value(&confirmed_value, bookings, &status)?,
+            cancelled_value: b.enum_value(&cancelled_value, bookings, &status)?,
+            status_field: status,
+            copied_fields: b.fields_in_both(&copied_fields, slots, bookings)?,
+        }))
+    }
 }
 
-fn read_http(b: &mut Binder) -> Option<Service> {
-    let endpoints = b.collection("endpoints_collection")?;
-    let url_field = b.field("url_field", endpoints, |ty| *ty == FieldType::Text)?;
-    let method_field = match b.has("method_field") {
-        true => Some(b.field("method_field", endpoints, |ty| {
-            matches!(ty, FieldType::Text | FieldType::Enum(_))
-        })?),
-        false => None,
-    };
-    let status_field = b.field("status_field", endpoints, |ty| {
-        matches!(ty, FieldType::Number | FieldType::Integer)
-    })?;
-    let body_field = b.field("body_field", endpoints, |ty| *ty == FieldType::Text)?;
-    Some(Service::Http(Http {
-        endpoints: endpoints.name.clone(),
-        url_field,
-        method_field,
-        status_field,
-        body_field,
-        url: b.required_argument("url_argument", text_argument)?,
-        method: b.argument("method_argument", |ty| {
-            text_argument(ty) || matches!(ty, ArgType::Field(FieldType::Enum(_)))
-        })?,
-        failures_field: b.optional_field("failures_field", endpoints, number_field)?,
-        fault_field: b.optional_field("fault_field", endpoints, |ty| {
-            matches!(ty, FieldType::Enum(values) if values.iter().all(|v| words::<Fault>().contains(&v.as_str())))
-        })?,
-        failure_status_field: b.optional_field("failure_status_field", endpoints, number_field)?,
-        latency_field: b.optional_field("latency_field", endpoints, number_field)?,
-    }))
+mod tracker {
+    use super::*;
+
+    parameters! {
+        trackers_collection: required "The collection of trackers.",
+        operation_argument: required "The enum argument whose values name the operations: locate, ring.",
+        id_argument: required "The argument naming the tracker.",
+        status_field: required "The trackers' status enum.",
+        offline_value: required "The status value of an offline tracker.",
+        supports_field: optional "A list of the operations a tracker supports.",
+        reported_fields: optional "Fields a locate (or an offline answer) reports.",
+    }
+
+    pub fn read(b: &mut Binder) -> Option<Service> {
+        let trackers = b.collection(&trackers_collection)?;
+        let operation = b.operation(&operation_argument, &words::<TrackerOp>())?;
+        let id = b.required_argument(&id_argument, is_id)?;
+        let status = b.field(&status_field, trackers, |ty| {
+            matches!(ty, FieldType::Enum(_))
+        })?;
+        Some(Service::Tracker(Tracker {
+            trackers_collection: trackers.name.clone(),
+            operation_argument: operation,
+            id_argument: id,
+            offline_value: b.enum_value(&offline_value, trackers, &status)?,
+            status_field: status,
+            supports_field: b.optional_field(
+                &supports_field,
+                trackers,
+                |ty| matches!(ty, FieldType::List(item) if matches!(**item, FieldType::Enum(_))),
+            )?,
+            reported_fields: b.fields_of(&reported_fields, trackers)?,
+        }))
+    }
 }
 
-fn number_field(ty: &FieldType) -> bool {
+mod files {
+    use super::*;
+
+    parameters! {
+        files_collection: required "The collection of files.",
+        path_field: required "The files' path (text): the key of the store.",
+        content_field: required "The files' content (`bytes`, or `text`).",
+        path_argument: optional "The argument holding the path (read, write) or the folder (list).",
+        content_argument: optional "The argument holding the content to write.",
+    }
+
+    pub fn read(b: &mut Binder, op: FileOp) -> Option<Service> {
+        let files = b.collection(&files_collection)?;
+        let path = b.field(&path_field, files, |ty| *ty == FieldType::Text)?;
+        let content = b.field(&content_field, files, |ty| {
+            matches!(ty, FieldType::Bytes | FieldType::Text)
+        })?;
+        let path_given = match op {
+            FileOp::List => b.argument(&path_argument, is_text)?,
+            FileOp::Read | FileOp::Write => Some(b.required_argument(&path_argument, is_text)?),
+        };
+        let content_given = match op {
+            FileOp::Write => Some(b.required_argument(&content_argument, is_text)?),
+            FileOp::Read | FileOp::List => b.unused(&content_argument)?,
+        };
+        Some(Service::Files(Files {
+            op,
+            files_collection: files.name.clone(),
+            path_field: path,
+            content_field: content,
+            path_argument: path_given,
+            content_argument: content_given,
+        }))
+    }
+}
+
+mod commands {
+    use super::*;
+
+    parameters! {
+        command_argument: required "The argument holding the shell command line (run by `/bin/sh -c`).",
+        directory_argument: optional "The argument holding the working directory (absent or empty: `/`).",
+        timeout_seconds: optional "How long a command may run before it is killed (default 60, at most 3600).",
+        memory_mib: optional "The address space a command's processes may use, in MiB (default 2048).",
+        output_kib: optional "How much of each of stdout and stderr the result keeps, in KiB (default 64).",
+        image: optional "The container image a containerised sandbox (Inspect's docker or Kubernetes) runs commands in (default \"python:3.12-slim\"): glibc-based, with what the tasks' commands need.",
+    }
+
+    pub fn read(b: &mut Binder) -> Option<Service> {
+        let defaults = CommandLimits::default();
+        Some(Service::Commands(Commands {
+            command_argument: b.required_argument(&command_argument, is_text)?,
+            directory_argument: b.argument(&directory_argument, is_text)?,
+            limits: CommandLimits {
+                timeout_seconds: b.limit(&timeout_seconds, defaults.timeout_seconds, 1..=3600)?,
+                memory_mib: b.limit(&memory_mib, defaults.memory_mib, 64..=1 << 20)?,
+                output_kib: b.limit(&output_kib, defaults.output_kib, 1..=1 << 16)?,
+            },
+            image: b
+                .text(&image)?
+                .map_or_else(|| DEFAULT_IMAGE.to_string(), |t| t.as_str().to_string()),
+        }))
+    }
+}
+
+mod http {
+    use super::*;
+
+    parameters! {
+        endpoints_collection: required "The collection of endpoints.",
+        url_field: required "The endpoints' URL.",
+        method_field: optional "The endpoints' method (absent: any method).",
+        status_field: required "The endpoints' status code (a number).",
+        body_field: required "The endpoints' response body.",
+        url_argument: required "The argument holding the URL.",
+        method_argument: optional "The argument holding the method (absent: GET).",
+        failures_field: optional "The endpoints' count of first requests that fail (a number; absent: none fails).",
+        fault_field: optional "How an endpoint's failing requests fail: an enum of `reset`, `timeout`, `status` (absent: reset).",
+        failure_status_field: optional "The status a `status` fault answers (a number; absent: 503).",
+        latency_field: optional "Milliseconds an endpoint waits before each answer (a number).",
+    }
+
+    pub fn read(b: &mut Binder) -> Option<Service> {
+        let endpoints = b.collection(&endpoints_collection)?;
+        Some(Service::Http(Http {
+            endpoints_collection: endpoints.name.clone(),
+            url_field: b.field(&url_field, endpoints, |ty| *ty == FieldType::Text)?,
+            method_field: b.optional_field(&method_field, endpoints, |ty| {
+                matches!(ty, FieldType::Text | FieldType::Enum(_))
+            })?,
+            status_field: b.field(&status_field, endpoints, is_number)?,
+            body_field: b.field(&body_field, endpoints, |ty| *ty == FieldType::Text)?,
+            url_argument: b.required_argument(&url_argument, is_text)?,
+            method_argument: b.argument(&method_argument, |ty| {
+                is_text(ty) || matches!(ty, ArgType::Field(FieldType::Enum(_)))
+            })?,
+            failures_field: b.optional_field(&failures_field, endpoints, is_number)?,
+            fault_field: b.optional_field(&fault_field, endpoints, |ty| {
+                matches!(ty, FieldType::Enum(values) if values.iter().all(|v| words::<Fault>().contains(&v.as_str())))
+            })?,
+            failure_status_field: b.optional_field(&failure_status_field, endpoints, is_number)?,
+            latency_field: b.optional_field(&latency_field, endpoints, is_number)?,
+        }))
+    }
+}
+
+fn is_number(ty: &FieldType) -> bool {
     matches!(ty, FieldType::Number | FieldType::Integer)
 }
 
@@ -354,23 +395,23 @@ fn words<Op: VariantArray + Copy + Into<&'static str>>() -> Vec<&'static str> {
     Op::VARIANTS.iter().map(|&op| op.into()).collect()
 }
 
-fn collection_argument(ty: &ArgType) -> bool {
+fn is_collection(ty: &ArgType) -> bool {
     *ty == ArgType::Collection
 }
 
-fn text_argument(ty: &ArgType) -> bool {
+fn is_text(ty: &ArgType) -> bool {
     *ty == ArgType::Field(FieldType::Text)
 }
 
 /// Arguments that can hold a record id.
-fn id_argument(ty: &ArgType) -> bool {
+fn is_id(ty: &ArgType) -> bool {
     matches!(
         ty,
         ArgType::Id | ArgType::Field(FieldType::Text | FieldType::Ref(_))
     )
 }
 
-fn datetime_argument(ty: &ArgType) -> bool {
+fn is_datetime(ty: &ArgType) -> bool {
     *ty == ArgType::Field(FieldType::DateTime)
 }
 
@@ -485,24 +526,24 @@ struct Binder<'a, 'd> {
 }
 
 impl<'a> Binder<'a, '_> {
-    fn has(&self, param: &str) -> bool {
-        first(self.statements, param).is_some()
+    fn has(&self, param: &Param) -> bool {
+        first(self.statements, param.key).is_some()
     }
 
     /// The names a parameter is given (`None` when absent or not names).
-    fn names(&mut self, param: &str) -> Option<Vec<Name>> {
-        let statement = first(self.statements, param)?;
+    fn names(&mut self, param: &Param) -> Option<Vec<Name>> {
+        let statement = first(self.statements, param.key)?;
         let names = values::names(statement, self.diags)?;
         self.bound
-            .push((param.to_string(), Bound::Names(names.clone())));
+            .push((param.key.to_string(), Bound::Names(names.clone())));
         Some(names)
     }
 
-    fn one_name(&mut self, param: &str) -> Option<Name> {
-        let statement = first(self.statements, param)?;
+    fn one_name(&mut self, param: &Param) -> Option<Name> {
+        let statement = first(self.statements, param.key)?;
         let name = values::name(statement, self.diags)?;
         self.bound
-            .push((param.to_string(), Bound::Name(name.clone())));
+            .push((param.key.to_string(), Bound::Name(name.clone())));
         Some(name)
     }
 
@@ -516,7 +557,7 @@ impl<'a> Binder<'a, '_> {
 
     /// An optional parameter naming an argument whose type `fits`: `Some(None)` when the
     /// parameter is absent, `None` after an error.
-    fn argument(&mut self, param: &str, fits: fn(&ArgType) -> bool) -> Option<Option<Name>> {
+    fn argument(&mut self, param: &Param, fits: fn(&ArgType) -> bool) -> Option<Option<Name>> {
         if !self.has(param) {
             return Some(None);
         }
@@ -561,7 +602,7 @@ impl<'a> Binder<'a, '_> {
         Some(Some(name))
     }
 
-    fn required_argument(&mut self, param: &str, fits: fn(&ArgType) -> bool) -> Option<Name> {
+    fn required_argument(&mut self, param: &Param, fits: fn(&ArgType) -> bool) -> Option<Name> {
         self.argument(param, fits)?
     }
 
@@ -569,11 +610,11 @@ impl<'a> Binder<'a, '_> {
     /// `None` after an error.
     fn limit(
         &mut self,
-        param: &str,
+        param: &Param,
         default: u64,
         range: std::ops::RangeInclusive<u64>,
     ) -> Option<u64> {
-        let Some(statement) = first(self.statements, param) else {
+        let Some(statement) = first(self.statements, param.key) else {
             return Some(default);
         };
         let number = values::number(statement, self.diags)?;
@@ -595,24 +636,25 @@ impl<'a> Binder<'a, '_> {
             );
             return None;
         };
-        self.bound.push((param.to_string(), Bound::Number(value)));
+        self.bound
+            .push((param.key.to_string(), Bound::Number(value)));
         Some(value)
     }
 
     /// A text parameter (`image "…"`): `Some(None)` when it is not written, `None`
     /// after an error.
-    fn text(&mut self, param: &str) -> Option<Option<crate::model::Text>> {
-        let Some(statement) = first(self.statements, param) else {
+    fn text(&mut self, param: &Param) -> Option<Option<crate::model::Text>> {
+        let Some(statement) = first(self.statements, param.key) else {
             return Some(None);
         };
         let text = values::text(statement, self.diags)?;
         self.bound
-            .push((param.to_string(), Bound::Text(text.clone())));
+            .push((param.key.to_string(), Bound::Text(text.clone())));
         Some(Some(text))
     }
 
     /// A parameter this operation of the service does not use.
-    fn unused(&mut self, param: &str) -> Option<Option<Name>> {
+    fn unused(&mut self, param: &Param) -> Option<Option<Name>> {
         if let Some(name) = self.one_name(param) {
             self.error(
                 &name,
@@ -625,7 +667,7 @@ impl<'a> Binder<'a, '_> {
     }
 
     /// The enum argument whose values name the service's operations.
-    fn operation(&mut self, param: &str, operations: &[&str]) -> Option<Name> {
+    fn operation(&mut self, param: &Param, operations: &[&str]) -> Option<Name> {
         let name =
             self.required_argument(param, |ty| matches!(ty, ArgType::Field(FieldType::Enum(_))))?;
         let Some(ArgType::Field(FieldType::Enum(values))) =
@@ -655,7 +697,7 @@ impl<'a> Binder<'a, '_> {
     }
 
     /// The collection a parameter names.
-    fn collection(&mut self, param: &str) -> Option<&'a Collection> {
+    fn collection(&mut self, param: &Param) -> Option<&'a Collection> {
         let name = self.one_name(param)?;
         known_collection(&name, self.schema, self.diags)
     }
@@ -663,7 +705,7 @@ impl<'a> Binder<'a, '_> {
     /// A field for an optional parameter: `Some(None)` when it is not written.
     fn optional_field(
         &mut self,
-        param: &str,
+        param: &Param,
         collection: &Collection,
         fits: impl Fn(&FieldType) -> bool,
     ) -> Option<Option<Name>> {
@@ -676,7 +718,7 @@ impl<'a> Binder<'a, '_> {
     /// A field of `collection` whose type `fits`.
     fn field(
         &mut self,
-        param: &str,
+        param: &Param,
         collection: &Collection,
         fits: impl Fn(&FieldType) -> bool,
     ) -> Option<Name> {
@@ -687,7 +729,7 @@ impl<'a> Binder<'a, '_> {
     fn field_of(
         &mut self,
         name: &Name,
-        param: &str,
+        param: &Param,
         collection: &Collection,
         fits: &dyn Fn(&FieldType) -> bool,
     ) -> Option<Name> {
@@ -729,13 +771,13 @@ impl<'a> Binder<'a, '_> {
     }
 
     /// Fields of `collection`, any type (absent: none).
-    fn fields_of(&mut self, param: &str, collection: &Collection) -> Option<Vec<Name>> {
+    fn fields_of(&mut self, param: &Param, collection: &Collection) -> Option<Vec<Name>> {
         let Some(names) = self.names(param) else {
             // Not written: bound to no fields.
             let absent = !self.has(param);
             if absent {
                 self.bound
-                    .push((param.to_string(), Bound::Names(Vec::new())));
+                    .push((param.key.to_string(), Bound::Names(Vec::new())));
             }
             return absent.then(Vec::new);
         };
@@ -747,7 +789,12 @@ impl<'a> Binder<'a, '_> {
     }
 
     /// Fields that `a` and `b` both have, with the same type.
-    fn fields_in_both(&mut self, param: &str, a: &Collection, b: &Collection) -> Option<Vec<Name>> {
+    fn fields_in_both(
+        &mut self,
+        param: &Param,
+        a: &Collection,
+        b: &Collection,
+    ) -> Option<Vec<Name>> {
         let names = self.fields_of(param, a)?;
         let before = self.diags.len();
         for name in &names {
@@ -760,7 +807,7 @@ impl<'a> Binder<'a, '_> {
     fn same_field(
         &mut self,
         name: &Name,
-        param: &str,
+        param: &Param,
         a: &Collection,
         b: &Collection,
     ) -> Option<()> {
@@ -769,7 +816,12 @@ impl<'a> Binder<'a, '_> {
     }
 
     /// A value of the enum field `field` of `collection`.
-    fn enum_value(&mut self, param: &str, collection: &Collection, field: &Name) -> Option<String> {
+    fn enum_value(
+        &mut self,
+        param: &Param,
+        collection: &Collection,
+        field: &Name,
+    ) -> Option<String> {
         let value = self.one_name(param)?;
         let Some(FieldType::Enum(values)) = collection.field(field.as_str()).map(|f| &f.ty) else {
             return None;

@@ -76,10 +76,10 @@ impl Executor for Workspace {
 }
 
 pub fn run(rt: &mut Runtime, c: &Commands, arguments: &Json) -> CallResult {
-    let command = argument(arguments, Some(&c.command))
+    let command = argument(arguments, Some(&c.command_argument))
         .unwrap_or_default()
         .to_string();
-    let directory = argument(arguments, c.directory.as_ref())
+    let directory = argument(arguments, c.directory_argument.as_ref())
         .unwrap_or("/")
         .to_string();
     let Some(Ok(store)) = file_store(&rt.suite.tools) else {
@@ -260,8 +260,8 @@ fn record_requests(
                 (true, Some(code.to_string()), vec![endpoint.clone()])
             }
         };
-        let mut arguments = json!({ h.url.as_str(): request.url });
-        if let Some(method) = &h.method {
+        let mut arguments = json!({ h.url_argument.as_str(): request.url });
+        if let Some(method) = &h.method_argument {
             arguments[method.as_str()] = json!(request.method);
         }
         rt.command_requests.push(CallRecord {

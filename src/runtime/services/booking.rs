@@ -18,8 +18,8 @@ use super::super::{CallResult, Runtime};
 use super::argument;
 
 pub fn run(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
-    let operation = argument(arguments, Some(&b.operation)).unwrap_or_default();
-    let request = argument(arguments, b.request.as_ref()).map(str::to_string);
+    let operation = argument(arguments, Some(&b.operation_argument)).unwrap_or_default();
+    let request = argument(arguments, b.request_argument.as_ref()).map(str::to_string);
     match operation.parse::<BookingOp>().ok() {
         Some(BookingOp::Create) => rt.idempotent(request.as_deref(), |rt| create(rt, b, arguments)),
         Some(BookingOp::Reschedule) => {
@@ -37,17 +37,17 @@ pub fn run(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
 
 /// The offered slot a call names, if it can be booked.
 fn bookable_slot(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<Rec, CallResult> {
-    let wanted = argument(arguments, Some(&b.slot)).unwrap_or_default();
+    let wanted = argument(arguments, Some(&b.slot_argument)).unwrap_or_default();
     let at = from_json(&json!(wanted), &FieldType::DateTime, rt.zone).ok();
     let start = b.start_field.as_str();
-    let slot = rt.state.in_collection(b.slots.as_str()).find(|s| {
+    let slot = rt.state.in_collection(b.slots_collection.as_str()).find(|s| {
         s.id == wanted
             || matches!((s.field(start), &at), (Some(FieldValue::DateTime(a)), Some(FieldValue::DateTime(b))) if a.instant == b.instant)
     });
     let Some(slot) = slot else {
         let offered: Vec<String> = rt
             .state
-            .in_collection(b.slots.as_str())
+            .in_collection(b.slots_collection.as_str())
             .map(|s| {
                 let when = s
                     .field(start)
@@ -69,7 +69,7 @@ fn bookable_slot(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<Rec, Cal
     // A provider named by id must be the slot's: a slot is offered by one provider.
     let provider = b.provider_field.as_str();
     let providers = provider_collections(rt, b);
-    let named = argument(arguments, Some(&b.target)).filter(|id| {
+    let named = argument(arguments, Some(&b.target_argument)).filter(|id| {
         rt.state
             .get(id)
             .is_some_and(|r| providers.contains(&r.collection.as_str()))
@@ -82,10 +82,13 @@ fn bookable_slot(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<Rec, Cal
             format!("{} is not offered by {named}", slot.id),
         ));
     }
-    let taken = rt.state.in_collection(b.bookings.as_str()).any(|booking| {
-        booking.field(b.slot_field.as_str()) == Some(&FieldValue::Ref(slot.id.clone()))
-            && is_status(booking, b, &b.confirmed)
-    });
+    let taken = rt
+        .state
+        .in_collection(b.bookings_collection.as_str())
+        .any(|booking| {
+            booking.field(b.slot_field.as_str()) == Some(&FieldValue::Ref(slot.id.clone()))
+                && is_status(booking, b, &b.confirmed_value)
+        });
     if taken {
         return Err(CallResult::error(
             "SLOT_NO_LONGER_AVAILABLE",
@@ -100,7 +103,7 @@ fn provider_collections<'r>(rt: &'r Runtime, b: &Booking) -> Vec<&'r str> {
     let field = rt
         .sandbox
         .schema
-        .collection(b.slots.as_str())
+        .collection(b.slots_collection.as_str())
         .and_then(|c| c.field(b.provider_field.as_str()));
     match field.map(|f| &f.ty) {
         Some(FieldType::Ref(targets)) => targets.iter().map(String::as_str).collect(),
@@ -119,7 +122,7 @@ fn slot_updates(slot: &Rec, b: &Booking) -> Vec<(String, Option<FieldValue>)> {
         b.slot_field.as_str().to_string(),
         Some(FieldValue::Ref(slot.id.clone())),
     )];
-    fields.extend(b.copy.iter().map(|name| {
+    fields.extend(b.copied_fields.iter().map(|name| {
         (
             name.as_str().to_string(),
             slot.field(name.as_str()).cloned(),
@@ -134,7 +137,7 @@ fn create(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
         Err(refusal) => return refusal,
     };
     let schema = rt.sandbox.schema.clone();
-    let Some(collection) = schema.collection(b.bookings.as_str()) else {
+    let Some(collection) = schema.collection(b.bookings_collection.as_str()) else {
         return CallResult::error("UNAVAILABLE", "this sandbox holds no bookings");
     };
     let mut fields: Vec<(String, FieldValue)> = slot_updates(&slot, b)
@@ -143,12 +146,12 @@ fn create(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
         .collect();
     fields.push((
         b.status_field.as_str().to_string(),
-        FieldValue::Enum(b.confirmed.clone()),
+        FieldValue::Enum(b.confirmed_value.clone()),
     ));
     sort_like_schema(&mut fields, collection);
     let id = rt.state.next_id(collection);
     let booking = Rec {
-        collection: b.bookings.as_str().to_string(),
+        collection: b.bookings_collection.as_str().to_string(),
         id: id.clone(),
         fields,
         history: Vec::new(),
@@ -164,10 +167,11 @@ fn confirmed(booking: &Rec) -> Json {
 
 /// The confirmed booking a call names by id.
 fn named_booking(rt: &Runtime, b: &Booking, arguments: &Json) -> Result<String, CallResult> {
-    let id = argument(arguments, Some(&b.target)).unwrap_or_default();
+    let id = argument(arguments, Some(&b.target_argument)).unwrap_or_default();
     match rt.state.get(id) {
         Some(booking)
-            if booking.collection == b.bookings.as_str() && is_status(booking, b, &b.confirmed) =>
+            if booking.collection == b.bookings_collection.as_str()
+                && is_status(booking, b, &b.confirmed_value) =>
         {
             Ok(booking.id.clone())
         }
@@ -195,7 +199,7 @@ fn cancel(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
         Ok(id) => {
             let status = (
                 b.status_field.as_str().to_string(),
-                Some(FieldValue::Enum(b.cancelled.clone())),
+                Some(FieldValue::Enum(b.cancelled_value.clone())),
             );
             change_booking(rt, b, &id, vec![status], "cancel")
         }
@@ -212,9 +216,10 @@ fn change_booking(
 ) -> CallResult {
     let schema = rt.sandbox.schema.clone();
     let now = rt.now_text().to_string();
-    let (Some(collection), Some(booking)) =
-        (schema.collection(b.bookings.as_str()), rt.state.get_mut(id))
-    else {
+    let (Some(collection), Some(booking)) = (
+        schema.collection(b.bookings_collection.as_str()),
+        rt.state.get_mut(id),
+    ) else {
         return CallResult::not_found(id);
     };
     booking.apply(fields, &now, Some(reason), collection);
@@ -224,20 +229,24 @@ fn change_booking(
 
 /// By request id (the write made under it), booking id, or provider id; none: all.
 fn lookup(rt: &mut Runtime, b: &Booking, arguments: &Json) -> CallResult {
-    let key = argument(arguments, b.request.as_ref()).or(argument(arguments, Some(&b.target)));
+    let key = argument(arguments, b.request_argument.as_ref())
+        .or(argument(arguments, Some(&b.target_argument)));
     let provider = b.provider_field.as_str();
     let found: Vec<&Rec> = match key {
         Some(key) => {
             let id = rt.request_record(key).unwrap_or(key).to_string();
             rt.state
-                .in_collection(b.bookings.as_str())
+                .in_collection(b.bookings_collection.as_str())
                 .filter(|r| r.id == id || r.field(provider) == Some(&FieldValue::Ref(id.clone())))
                 .collect()
         }
-        None => rt.state.in_collection(b.bookings.as_str()).collect(),
+        None => rt
+            .state
+            .in_collection(b.bookings_collection.as_str())
+            .collect(),
     };
     if found.is_empty() {
-        return CallResult::not_found(key.unwrap_or(b.bookings.as_str()));
+        return CallResult::not_found(key.unwrap_or(b.bookings_collection.as_str()));
     }
     let ids = found.iter().map(|r| r.id.clone()).collect();
     let bookings: Vec<Json> = found.iter().map(|r| r.to_json()).collect();

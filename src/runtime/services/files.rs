@@ -21,14 +21,14 @@ use super::argument;
 use super::records::create_record;
 
 pub fn run(rt: &mut Runtime, f: &Files, arguments: &Json) -> CallResult {
-    let path = argument(arguments, f.path.as_ref())
+    let path = argument(arguments, f.path_argument.as_ref())
         .unwrap_or_default()
         .to_string();
     match f.op {
         FileOp::Read => read(rt, f, &path),
         FileOp::Write => {
             let content = arguments
-                .get(f.content.as_ref().map_or("", |c| c.as_str()))
+                .get(f.content_argument.as_ref().map_or("", |c| c.as_str()))
                 .and_then(Json::as_str)
                 .unwrap_or_default()
                 .to_string();
@@ -42,7 +42,7 @@ pub fn run(rt: &mut Runtime, f: &Files, arguments: &Json) -> CallResult {
 fn file_at(rt: &Runtime, f: &Files, path: &str) -> Option<String> {
     let wanted = FieldValue::Text(path.to_string());
     rt.state
-        .in_collection(f.files.as_str())
+        .in_collection(f.files_collection.as_str())
         .find(|r| r.field(f.path_field.as_str()) == Some(&wanted))
         .map(|r| r.id.clone())
 }
@@ -66,7 +66,7 @@ fn read(rt: &Runtime, f: &Files, path: &str) -> CallResult {
 
 fn write(rt: &mut Runtime, f: &Files, path: &str, content: String) -> CallResult {
     let schema = rt.sandbox.schema.clone();
-    let Some(collection) = schema.collection(f.files.as_str()) else {
+    let Some(collection) = schema.collection(f.files_collection.as_str()) else {
         return CallResult::error("UNAVAILABLE", "this sandbox holds no files");
     };
     let bytes = content.len();
@@ -118,7 +118,7 @@ fn list(rt: &Runtime, f: &Files, folder: &str) -> CallResult {
     };
     let mut found: Vec<(String, String)> = rt
         .state
-        .in_collection(f.files.as_str())
+        .in_collection(f.files_collection.as_str())
         .filter_map(|r| match r.field(f.path_field.as_str()) {
             Some(FieldValue::Text(p)) if p.starts_with(&prefix) => Some((p.clone(), r.id.clone())),
             _ => None,

@@ -18,8 +18,8 @@ use super::super::{CallResult, Runtime};
 use super::argument;
 
 pub fn run(rt: &mut Runtime, h: &Http, arguments: &Json) -> CallResult {
-    let url = argument(arguments, Some(&h.url)).unwrap_or_default();
-    let method = argument(arguments, h.method.as_ref()).unwrap_or("GET");
+    let url = argument(arguments, Some(&h.url_argument)).unwrap_or_default();
+    let method = argument(arguments, h.method_argument.as_ref()).unwrap_or("GET");
     // The tool does not wait out an endpoint's latency: the sandbox's clock stands still.
     let (answer, _latency) = rt.web(h).answer(method, url);
     match answer {

@@ -23,7 +23,7 @@ pub fn run(rt: &mut Runtime, tool: &Tool, service: &Service, arguments: &Json) -
         Service::Search(s) => records::search(rt, s, arguments),
         Service::Get(g) => records::get(rt, g, arguments),
         Service::Write(w) => {
-            let request = argument(arguments, w.request.as_ref()).map(str::to_string);
+            let request = argument(arguments, w.request_argument.as_ref()).map(str::to_string);
             rt.idempotent(request.as_deref(), |rt| {
                 records::write(rt, tool, w, arguments)
             })
@@ -39,8 +39,8 @@ pub fn run(rt: &mut Runtime, tool: &Tool, service: &Service, arguments: &Json) -
 /// The argument a service reads a request id from, if it has one.
 pub fn request_argument(service: &Service) -> Option<&Name> {
     match service {
-        Service::Write(w) => w.request.as_ref(),
-        Service::Booking(b) => b.request.as_ref(),
+        Service::Write(w) => w.request_argument.as_ref(),
+        Service::Booking(b) => b.request_argument.as_ref(),
         Service::Clock
         | Service::Search(_)
         | Service::Get(_)

@@ -25,8 +25,8 @@ const STOPWORDS: &[&str] = &[
 ];
 
 pub fn search(rt: &mut Runtime, s: &Search, arguments: &Json) -> CallResult {
-    let collection = argument(arguments, s.collection.as_ref());
-    let terms = query_terms(argument(arguments, s.query.as_ref()).unwrap_or_default());
+    let collection = argument(arguments, s.collection_argument.as_ref());
+    let terms = query_terms(argument(arguments, s.query_argument.as_ref()).unwrap_or_default());
     let matching: Vec<&Rec> = rt
         .state
         .records()
@@ -100,11 +100,11 @@ fn value_text(value: &FieldValue) -> String {
 }
 
 pub fn get(rt: &mut Runtime, g: &Get, arguments: &Json) -> CallResult {
-    let Some(wanted) = argument(arguments, Some(&g.id)) else {
+    let Some(wanted) = argument(arguments, Some(&g.id_argument)) else {
         return CallResult::not_found("");
     };
     let id = rt.request_record(wanted).unwrap_or(wanted).to_string();
-    let collection = argument(arguments, g.collection.as_ref());
+    let collection = argument(arguments, g.collection_argument.as_ref());
     match rt
         .state
         .get(&id)
@@ -121,7 +121,7 @@ pub fn get(rt: &mut Runtime, g: &Get, arguments: &Json) -> CallResult {
 
 pub fn write(rt: &mut Runtime, tool: &Tool, w: &Write, arguments: &Json) -> CallResult {
     // Validation has checked that the collection argument names a collection.
-    let name = argument(arguments, Some(&w.collection)).unwrap_or_default();
+    let name = argument(arguments, Some(&w.collection_argument)).unwrap_or_default();
     let schema = rt.sandbox.schema.clone();
     let Some(collection) = schema.collection(name) else {
         return CallResult::error("UNKNOWN_COLLECTION", format!("no collection `{name}`"));
@@ -135,19 +135,19 @@ pub fn write(rt: &mut Runtime, tool: &Tool, w: &Write, arguments: &Json) -> Call
             format!("{name} is changed only through `{}`", manager.name.as_str()),
         );
     }
-    let operation = argument(arguments, Some(&w.operation)).unwrap_or_default();
+    let operation = argument(arguments, Some(&w.operation_argument)).unwrap_or_default();
     let Ok(op) = operation.parse::<WriteOp>() else {
         return CallResult::error(
             "UNKNOWN_OPERATION",
             format!("`{operation}` is not an operation"),
         );
     };
-    let given_fields = arguments.get(w.fields.as_str());
+    let given_fields = arguments.get(w.fields_argument.as_str());
     if op == WriteOp::Create {
         return create(rt, collection, given_fields);
     }
-    let record_name = w.record.as_ref().map_or("", |r| r.as_str());
-    let Some(id) = argument(arguments, w.record.as_ref())
+    let record_name = w.record_argument.as_ref().map_or("", |r| r.as_str());
+    let Some(id) = argument(arguments, w.record_argument.as_ref())
         .filter(|id| rt.state.get(id).is_some_and(|r| r.collection == name))
         .map(str::to_string)
     else {

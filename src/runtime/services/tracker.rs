@@ -13,22 +13,22 @@ use super::super::{CallResult, Runtime};
 use super::argument;
 
 pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> CallResult {
-    let operation = argument(arguments, Some(&t.operation)).unwrap_or_default();
+    let operation = argument(arguments, Some(&t.operation_argument)).unwrap_or_default();
     let Ok(op) = operation.parse::<TrackerOp>() else {
         return CallResult::error(
             "UNKNOWN_OPERATION",
             format!("`{operation}` is not an operation"),
         );
     };
-    let id = argument(arguments, Some(&t.id)).unwrap_or_default();
+    let id = argument(arguments, Some(&t.id_argument)).unwrap_or_default();
     let Some(tracker) = rt
         .state
         .get(id)
-        .filter(|r| r.collection == t.trackers.as_str())
+        .filter(|r| r.collection == t.trackers_collection.as_str())
     else {
         let known: Vec<&str> = rt
             .state
-            .in_collection(t.trackers.as_str())
+            .in_collection(t.trackers_collection.as_str())
             .map(|r| r.id.as_str())
             .collect();
         if known.is_empty() {
@@ -52,11 +52,11 @@ pub fn run(rt: &mut Runtime, t: &Tracker, arguments: &Json) -> CallResult {
     }
     let mut sighting = Map::new();
     sighting.insert("id".into(), json!(tracker.id));
-    for field in &t.report {
+    for field in &t.reported_fields {
         let value = tracker.field(field.as_str()).map(FieldValue::to_json);
         sighting.insert(field.as_str().to_string(), value.unwrap_or(Json::Null));
     }
-    if tracker.field(t.status_field.as_str()) == Some(&FieldValue::Enum(t.offline.clone())) {
+    if tracker.field(t.status_field.as_str()) == Some(&FieldValue::Enum(t.offline_value.clone())) {
         let mut refusal = CallResult::error("OFFLINE", format!("{id} is offline"));
         if let Json::Object(result) = &mut refusal.result {
             result.extend(sighting);

@@ -290,7 +290,7 @@ pub(crate) fn endpoints(suite: &Suite, case: &Case) -> Option<Vec<Json>> {
         .world
         .records
         .iter()
-        .filter(|r| r.collection.as_str() == http.endpoints.as_str())
+        .filter(|r| r.collection.as_str() == http.endpoints_collection.as_str())
         .map(|r| {
             let mut endpoint = json!({
                 "url": field(r, Some(http.url_field.as_str())),
