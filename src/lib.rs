@@ -48,12 +48,12 @@
 pub mod check;
 pub mod driver;
 pub mod import;
+pub mod incremental;
 pub mod judge;
 pub mod load;
 pub mod lsp;
 pub mod resolve;
 pub mod runtime;
-pub mod scope;
 
 // The layers below the compiler are crates of their own (`crates/`), so that the
 // compiler enforces their independence; they keep their module names here.
@@ -69,9 +69,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use diag::Diagnostic;
+use incremental::ParseCache;
 use load::Source;
 use source::{FileId, Role, SourceDb};
-use syntax::ParseCache;
 
 /// The result of compiling one suite: its sources, the resolved model (if the suite
 /// block resolved) and every diagnostic, sorted by file and position.
@@ -313,12 +313,16 @@ fn compile_fresh(
     checked(resolved, db, diagnostics, depth, None)
 }
 
-/// What a re-check of the same suite can reuse from the last run: the trees of
-/// unchanged files, and the resolved cases and the checks of cases whose file and
-/// context ([`scope::Scope`]) are unchanged.
+/// The incremental engine: what a re-check of the same suite reuses from its last run
+/// (the trees of unchanged files, the resolved cases and the checks of cases whose file
+/// and context are unchanged, what the declarations gave), by the one rule of
+/// [`incremental`]: each run's [`incremental::Scope`] is compared with the last run's
+/// once, and every table forgets what the changes invalidate before a phase reads it.
 #[derive(Default)]
 pub struct Recheck {
     pub trees: ParseCache,
+    /// The scope of the last run.
+    last: Option<incremental::Scope>,
     pub cases: resolve::CaseCache,
     pub checks: check::CheckCache,
 }
@@ -351,19 +355,15 @@ impl Recheck {
             })
             .collect();
         let trees = self.trees.parse_all(&files);
-        let names: Vec<&str> = db.files().map(|(_, f)| f.name.as_str()).collect();
-        self.trees.retain(&names);
-        let scope = scope::Scope::new(db, &trees);
+        let scope = incremental::Scope::new(db, &trees);
+        let changes = scope.changes_since(self.last.as_ref());
+        self.cases.enter(&changes);
+        self.checks.enter(&changes);
+        self.last = Some(scope);
         let trees = trees.into_iter().map(|tree| (tree, None)).collect();
         let inputs = resolve_inputs(trees, ids, diagnostics);
-        let resolved = resolve::resolve_reusing(inputs, &mut self.cases, &scope);
-        checked(
-            resolved,
-            db,
-            diagnostics,
-            depth,
-            Some((&mut self.checks, &scope)),
-        )
+        let resolved = resolve::resolve_reusing(inputs, &mut self.cases);
+        checked(resolved, db, diagnostics, depth, Some(&mut self.checks))
     }
 }
 
@@ -399,7 +399,7 @@ fn checked(
     db: &SourceDb,
     diagnostics: &mut Vec<Diagnostic>,
     depth: Depth,
-    reuse: Option<(&mut check::CheckCache, &scope::Scope)>,
+    reuse: Option<&mut check::CheckCache>,
 ) -> Option<model::Suite> {
     let (suite, found) = resolved;
     diagnostics.extend(found);

@@ -43,14 +43,13 @@ mod words;
 mod workspace;
 pub mod world;
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use crate::diag::Diagnostic;
+use crate::incremental::{Changes, ContextMemo, FileMemo};
 use crate::model::shape::{FieldDecl, Visibility};
 use crate::model::texts::{case_texts, suite_texts, Labelled};
 use crate::model::{Case, Suite, Text};
-use crate::scope::Scope;
 use crate::source::{FileId, Origin, SourceDb, Span, SpanSet};
 
 /// Suites from this many cases check their cases on all cores.
@@ -60,27 +59,24 @@ const PARALLEL_FROM_CASES: usize = 256;
 /// Coverage counts are only meaningful when no earlier phase reported an error (every
 /// file parsed and every case resolved). A case with an earlier error lost the checks
 /// that error stopped, so its allows are not reported as allowing nothing.
-/// With `reuse`, the own diagnostics of a case whose file and [`Scope`] are unchanged
-/// since the run that filled the cache are taken from it.
+/// With `reuse`, the own diagnostics of a case it kept (its file and the context are
+/// unchanged since the run that made them: [`crate::incremental`]) are taken from it.
 pub fn check(
     suite: &Suite,
     db: &SourceDb,
     earlier: &[Diagnostic],
-    mut reuse: Option<(&mut CheckCache, &Scope)>,
+    reuse: Option<&mut CheckCache>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    // A cache of another scope is forgotten before anything is taken from it.
-    if let Some((cache, scope)) = reuse.as_mut() {
-        cache.enter(scope);
-    }
     if !earlier.iter().any(Diagnostic::is_error) {
         coverage::check(suite, &mut out);
     }
     tools::check(suite, db, &mut out);
-    let suite_hidden = reuse
-        .as_ref()
-        .and_then(|(cache, _)| cache.suite_hidden.clone())
-        .unwrap_or_else(|| Rc::new(leak::SuiteHidden::of(suite)));
+    let suite_hidden = match &reuse {
+        Some(cache) => cache.suite_hidden.get().cloned(),
+        None => None,
+    }
+    .unwrap_or_else(|| Rc::new(leak::SuiteHidden::of(suite)));
     let cx = Cx {
         suite,
         db,
@@ -88,7 +84,7 @@ pub fn check(
         hidden: suite_hidden.prepare(suite),
     };
     let worth_threads = suite.cases.len() >= PARALLEL_FROM_CASES;
-    if let Some((cache, _)) = reuse {
+    if let Some(cache) = reuse {
         // Only changed cases are checked again, but what cases share needs them all.
         let shared = crate::parallel::map_with(
             &suite.cases,
@@ -98,7 +94,7 @@ pub fn check(
         );
         check_shared(&cx, shared, &mut cache.shared, &mut out);
         cache.check(&cx, &mut out);
-        cache.suite_hidden = Some(Rc::clone(&suite_hidden));
+        cache.suite_hidden.set(Rc::clone(&suite_hidden));
         return out;
     }
     // One pass over the cases, each case's texts listed once for its own checks and
@@ -120,37 +116,30 @@ pub fn check(
 }
 
 /// The own diagnostics of the cases of the last run, by case file and case id, and what
-/// the texts cases inherit reported; valid for one [`Scope`]'s context.
+/// the texts cases inherit reported; kept by the rule of [`crate::incremental`].
 #[derive(Default)]
 pub struct CheckCache {
-    /// The scope of the last run.
-    scope: Option<Scope>,
-    cases: HashMap<CaseKey, Vec<Diagnostic>>,
+    cases: FileMemo<CaseKey, Vec<Diagnostic>>,
     shared: leak::SharedFindings,
-    /// The suite's hidden texts: the suite file is part of the scope.
-    suite_hidden: Option<Rc<leak::SuiteHidden>>,
+    /// The suite's hidden texts: the suite file is part of the context.
+    suite_hidden: ContextMemo<Rc<leak::SuiteHidden>>,
 }
 
 /// A case's file and the case id.
 type CaseKey = (FileId, String);
 
 impl CheckCache {
-    /// Forgets everything when `scope` has another context than the last run's, and
-    /// the cases of files that changed since.
-    fn enter(&mut self, scope: &Scope) {
-        match self
-            .scope
-            .as_ref()
-            .and_then(|last| scope.unchanged_since(last))
-        {
-            Some(unchanged) => self.cases.retain(|(file, _), _| unchanged.contains(*file)),
-            None => *self = CheckCache::default(),
+    /// Forgets what `changes` invalidates.
+    pub fn enter(&mut self, changes: &Changes) {
+        self.cases.enter(changes);
+        self.suite_hidden.enter(changes);
+        if let Changes::Everything = changes {
+            self.shared = leak::SharedFindings::default();
         }
-        self.scope = Some(scope.clone());
     }
 
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
-    /// cases whose file changed; remembers this run's. The cache has entered `scope`.
+    /// cases not kept; remembers this run's.
     fn check(&mut self, cx: &Cx, out: &mut Vec<Diagnostic>) {
         let suite = cx.suite;
         let keys: Vec<CaseKey> = suite
@@ -159,7 +148,7 @@ impl CheckCache {
             .map(|case| (case.extent.file, case.id.as_str().to_string()))
             .collect();
         let changed: Vec<usize> = (0..keys.len())
-            .filter(|&i| !self.cases.contains_key(&keys[i]))
+            .filter(|&i| !self.cases.contains(&keys[i]))
             .collect();
         // A first run checks every case: on all cores, as a run without a cache does.
         let cases: Vec<&Case> = changed.iter().map(|&i| &suite.cases[i]).collect();
@@ -173,19 +162,17 @@ impl CheckCache {
         for (i, own) in changed.into_iter().zip(checked) {
             self.cases.insert(keys[i].clone(), own);
         }
-        let mut fresh = HashMap::with_capacity(keys.len());
+        let mut fresh = Vec::with_capacity(keys.len());
         for key in keys {
-            if let Some(own) = self.cases.remove(&key) {
+            if let Some(own) = self.cases.take(&key) {
                 out.extend(own.iter().cloned());
-                fresh.insert(key, own);
+                fresh.push((key, own));
             }
         }
         // Cases no longer in the suite are forgotten.
-        self.cases = fresh;
+        self.cases.replace(fresh);
     }
-}
 
-impl CheckCache {
     /// The own diagnostics of each case of the last run (those it reports, less those
     /// it allows), with the file the case is in: what `casec check --cache` keeps per
     /// file.

@@ -8,10 +8,10 @@
 
 use std::sync::Arc;
 
+use crate::incremental::ParseCache;
 use crate::model::shape::{Kind, Shape, Visibility};
 use crate::source::{FileId, Origin, SourceDb, Span};
 use crate::syntax::ast::{Statement, ValueKind};
-use crate::syntax::ParseCache;
 
 /// What kind of thing a name names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -27,10 +27,10 @@ use arcstr::ArcStr;
 use foldhash::fast::FixedState;
 
 use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
+use crate::incremental::{Changes, ContextMemo, FileMemo};
 use crate::model::tool::Tool;
 use crate::model::world::WorldSchema;
 use crate::model::{Case, Category, Name, Suite};
-use crate::scope::{Context, Scope, Unchanged};
 use crate::source::{FileId, Span};
 use crate::syntax::ast::{File, Statement};
 use crate::syntax::Parsed;
@@ -127,35 +127,35 @@ pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
     resolve_in_parts(inputs, crate::parallel::part_count(), None)
 }
 
-/// [`resolve`], taking over from `cache` the cases of files unchanged in `scope` instead
-/// of resolving them again, and leaving this run's per-case diagnostics in it.
+/// [`resolve`], taking over from `cache` the cases it kept (of files unchanged since)
+/// instead of resolving them again, and leaving this run's per-case diagnostics in it.
 pub fn resolve_reusing(
     inputs: Vec<Input>,
     cache: &mut CaseCache,
-    scope: &Scope,
 ) -> (Option<Suite>, Vec<Diagnostic>) {
-    resolve_in_parts(inputs, crate::parallel::part_count(), Some((cache, scope)))
+    resolve_in_parts(inputs, crate::parallel::part_count(), Some(cache))
 }
 
 /// Cases resolved by the last run of a re-check ([`crate::Recheck`]), to reuse for the
 /// case statements of files unchanged since: a case reads its own statement and the
-/// context of [`Scope`] only, so in the same scope the same statement resolves to the
-/// same case, with the same diagnostics.
+/// context of [`crate::incremental`] only, so in the same context the same statement
+/// resolves to the same case, with the same diagnostics.
 #[derive(Default)]
 pub struct CaseCache {
-    /// The scope of the last run: its context and its files' texts.
-    scope: Option<Scope>,
     /// The last run's cases, by where their statement starts (given back with
     /// [`CaseCache::keep`]).
-    cases: HashMap<(FileId, u32), Case>,
+    cases: FileMemo<CaseAt, Case>,
     /// What resolving each case statement of the last run reported, by where it starts.
-    diagnostics: HashMap<(FileId, u32), Vec<Diagnostic>>,
+    diagnostics: FileMemo<CaseAt, Vec<Diagnostic>>,
     /// How many cases the last run took over.
     reused: usize,
-    /// The shapes and world schemas the last run read, and the context of its scope:
-    /// in the same context, the same statements declare them.
-    declarations: Option<(Context, Declarations)>,
+    /// The shapes and world schemas the last run read: in the same context, the same
+    /// statements declare them.
+    declarations: ContextMemo<Declarations>,
 }
+
+/// Where a case statement starts: its file and offset (its case's `extent`).
+type CaseAt = (FileId, u32);
 
 /// The shapes and world schemas of a run, with what reading them reported.
 #[derive(Clone)]
@@ -179,14 +179,22 @@ impl Declarations {
 }
 
 impl CaseCache {
+    /// Forgets what `changes` invalidates.
+    pub fn enter(&mut self, changes: &Changes) {
+        self.cases.enter(changes);
+        self.diagnostics.enter(changes);
+        self.declarations.enter(changes);
+    }
+
     /// Takes over the cases of the suite the last run resolved, for the next run to
     /// reuse instead of resolving them again.
     pub fn keep(&mut self, suite: Suite) {
-        self.cases.clear();
-        for case in suite.cases {
-            self.cases
-                .insert((case.extent.file, case.extent.start), case);
-        }
+        self.cases.replace(
+            suite
+                .cases
+                .into_iter()
+                .map(|case| ((case.extent.file, case.extent.start), case)),
+        );
     }
 
     /// How many cases the last run took over instead of resolving them.
@@ -194,31 +202,11 @@ impl CaseCache {
         self.reused
     }
 
-    /// The declarations of a run in `scope`: the last run's when it had the same
-    /// scope, else those `read` gives, remembered.
-    fn declarations(&mut self, scope: &Scope, read: impl FnOnce() -> Declarations) -> Declarations {
-        match &self.declarations {
-            Some((context, last)) if *context == scope.context => last.clone(),
-            _ => {
-                let read = read();
-                self.declarations = Some((scope.context.clone(), read.clone()));
-                read
-            }
-        }
-    }
-
     /// The case of the statement at `at` and what resolving it reported, when the last
-    /// run resolved it from the same file, one of the files `unchanged` since that run.
-    fn take(
-        &mut self,
-        at: (FileId, u32),
-        unchanged: &Unchanged,
-    ) -> Option<(Case, Vec<Diagnostic>)> {
-        if !unchanged.contains(at.0) {
-            return None;
-        }
-        let diagnostics = self.diagnostics.get(&at)?.clone();
-        Some((self.cases.remove(&at)?, diagnostics))
+    /// run resolved it and its file is unchanged since.
+    fn take(&mut self, at: &CaseAt) -> Option<(Case, Vec<Diagnostic>)> {
+        let diagnostics = self.diagnostics.get(at)?.clone();
+        Some((self.cases.take(at)?, diagnostics))
     }
 }
 
@@ -226,7 +214,7 @@ impl CaseCache {
 fn resolve_in_parts(
     inputs: Vec<Input>,
     parts: usize,
-    mut cache: Option<(&mut CaseCache, &Scope)>,
+    mut cache: Option<&mut CaseCache>,
 ) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut profile_statements: Vec<(&Statement, bool)> = Vec::new();
@@ -314,7 +302,7 @@ fn resolve_in_parts(
         declared_shapes,
         diagnostics,
     } = match cache.as_mut() {
-        Some((cache, scope)) => cache.declarations(scope, read),
+        Some(cache) => cache.declarations.get_or_make(read).clone(),
         None => read(),
     };
     diags.extend(diagnostics);
@@ -400,9 +388,7 @@ fn resolve_in_parts(
         profiles: &profiles,
     };
     let mut resolved = match cache {
-        Some((cache, scope)) => {
-            resolve_cases_reusing(jobs, parts, &context, &mut diags, (cache, scope))
-        }
+        Some(cache) => resolve_cases_reusing(jobs, parts, &context, &mut diags, cache),
         None => resolve_cases(jobs, parts, &context, &mut diags),
     };
     shared.report_once(&mut diags);
@@ -687,28 +673,20 @@ fn resolve_cases(
 }
 
 /// [`resolve_cases`], taking the cases of unchanged files from `cache`; remembers in
-/// it what resolving each case reported, and this run's scope.
+/// it what resolving each case reported.
 fn resolve_cases_reusing(
     jobs: Vec<CasePlace>,
     parts: usize,
     context: &CaseContext,
     diags: &mut Vec<Diagnostic>,
-    (cache, scope): (&mut CaseCache, &Scope),
+    cache: &mut CaseCache,
 ) -> Vec<Case> {
-    // A case statement is known by where it starts (its case's `extent`).
     let at = |place: &CasePlace| place.statement().map(|s| (s.span.file, s.span.start));
-    let places: Vec<Option<(FileId, u32)>> = jobs.iter().map(at).collect();
+    let places: Vec<Option<CaseAt>> = jobs.iter().map(at).collect();
     let mut resolved: Vec<Option<(Option<Case>, Vec<Diagnostic>)>> = Vec::new();
     let mut fresh: Vec<(usize, CasePlace)> = Vec::new();
-    let unchanged = cache
-        .scope
-        .as_ref()
-        .and_then(|last| scope.unchanged_since(last));
     for (i, place) in jobs.into_iter().enumerate() {
-        let taken = match (places[i], &unchanged) {
-            (Some(at), Some(unchanged)) => cache.take(at, unchanged),
-            _ => None,
-        };
+        let taken = places[i].as_ref().and_then(|at| cache.take(at));
         if taken.is_none() {
             fresh.push((i, place));
         }
@@ -732,20 +710,21 @@ fn resolve_cases_reusing(
     for (i, done) in resolved_parts.into_iter().flatten() {
         resolved[i] = Some(done);
     }
-    cache.cases.clear();
-    cache.diagnostics.clear();
     let mut cases = Vec::with_capacity(resolved.len());
+    let mut found_by_case = Vec::with_capacity(resolved.len());
     for (at, done) in places.into_iter().zip(resolved) {
         let Some((case, found)) = done else {
             continue;
         };
         diags.extend(found.iter().cloned());
         if let Some(at) = at {
-            cache.diagnostics.insert(at, found);
+            found_by_case.push((at, found));
         }
         cases.extend(case);
     }
-    cache.scope = Some(scope.clone());
+    // The cases come back with `keep`, once the compilation is done with them.
+    cache.cases.replace([]);
+    cache.diagnostics.replace(found_by_case);
     cases
 }
 
@@ -920,7 +899,8 @@ pub fn stdlib_schema(name: &str) -> Option<WorldSchema> {
 
 #[cfg(test)]
 mod tests {
-    use super::{resolve_in_parts, CaseCache, Input, Scope};
+    use super::{resolve_in_parts, CaseCache, Input};
+    use crate::incremental::Scope;
     use crate::source::{Role, SourceDb};
     use std::sync::Arc;
 
@@ -977,7 +957,10 @@ mod tests {
                     outlined: None,
                 })
                 .collect();
-            let reusing = reuse.then_some((&mut *cache, &scope));
+            if reuse {
+                cache.enter(&scope.changes_since(Some(&scope)));
+            }
+            let reusing = reuse.then_some(&mut *cache);
             let (suite, diagnostics) = resolve_in_parts(inputs, parts, reusing);
             let cases = suite.as_ref().map_or(0, |s| s.cases.len());
             let text = format!("{suite:#?}\n{diagnostics:#?}");

@@ -18,7 +18,6 @@
 use casec_base::{diag, parallel, source, unicode};
 
 pub mod ast;
-mod cache;
 mod direct;
 mod errors;
 pub mod nesting;
@@ -32,7 +31,6 @@ use pest::Parser;
 use crate::diag::Diagnostic;
 use crate::source::{FileId, Span};
 use ast::*;
-pub use cache::ParseCache;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "../../../grammar/case.pest"]
@@ -48,7 +46,8 @@ pub struct Parsed {
 impl Parsed {
     /// Whether the file declares nothing but cases (a file that did not parse declares
     /// nothing): then no other file's cases depend on it, so it is not part of the
-    /// context that re-checks key their reuse on (`scope::Scope`, the check cache).
+    /// context that re-checks key their reuse on (the compiler's `incremental::Scope`,
+    /// the check cache).
     pub fn declares_only_cases(&self) -> bool {
         self.file
             .as_ref()
