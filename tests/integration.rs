@@ -53,6 +53,7 @@ mod paths;
 mod person_endpoint;
 mod quick_fixes;
 mod quotable_texts;
+mod record_schemas;
 mod refusal_times;
 mod replay_cli;
 mod reply_checks;

@@ -37,7 +37,7 @@ pub use self::export::export_suite;
 pub use self::fmt::{fmt_paths, fmt_stdin, FmtMode};
 pub use self::judge::{calibrate, judge_results, JudgeArgs, JudgeInputs};
 pub use self::output::{write_atomically, write_atomically_with, write_folder_atomically};
-pub use self::replay::{replay, verify, ReplayArgs};
+pub use self::replay::{replay, verify, CounterExampleRecord, ReplayArgs, VerifyRecord};
 pub use self::report::{record_schema, report_results};
 pub use self::sandbox::{sandbox, stats};
 pub use self::serve::{serve, ServeOutputs};

@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use crate::diag::{codes, Diagnostic};
 use crate::load;
@@ -239,7 +240,7 @@ pub fn verify(suite: &Path, trust: Trust, isolation: Isolation, reporter: &Repor
     let text = match reporter.options.format {
         Format::Json => reports
             .iter()
-            .map(|r| format!("{}\n", report_json(r)))
+            .map(|r| serde_json::to_string(&r.record()).unwrap_or_default() + "\n")
             .collect(),
         _ => human(&reports, model.cases.len()),
     };
@@ -509,14 +510,63 @@ fn failed_calls(rt: &crate::runtime::Runtime) -> Vec<String> {
     notes
 }
 
-fn report_json(r: &CaseReport) -> serde_json::Value {
-    let counters: Vec<serde_json::Value> = r
-        .counters
-        .iter()
-        .map(|c| json!({ "label": c.label, "caught": c.caught(), "fails": c.fails, "triggers": c.triggers, "violates": c.violates }))
-        .collect();
-    let misses: Vec<serde_json::Value> = r.misses.iter().map(Miss::to_json).collect();
-    json!({ "case_id": r.id, "golden_outcome": r.golden, "errors": r.errors, "warnings": r.warnings, "failed_assertions": misses, "failed_calls": r.failed_calls, "counter_examples": counters })
+/// One line of `casec verify --format json`, one per case in case order: what replaying
+/// its golden trace, its counter-examples and the do-nothing trace showed. Its contract
+/// is `schemas/verify.schema.json`, which the derived schema is held to
+/// (`tests/record_schemas.rs`).
+#[derive(Serialize, JsonSchema)]
+pub struct VerifyRecord<'a> {
+    pub case_id: &'a str,
+    /// The outcome the golden trace reaches, or null (no golden trace, or it does not
+    /// parse).
+    pub golden_outcome: Option<&'a str>,
+    /// Why the case does not verify; empty when it verifies.
+    pub errors: &'a [String],
+    /// What verifies but deserves a look.
+    pub warnings: &'a [String],
+    /// When the golden trace fails: the assertions of its failed machine checks that
+    /// do not hold.
+    pub failed_assertions: &'a [Miss],
+    /// When the golden trace fails: its calls that failed.
+    pub failed_calls: &'a [String],
+    /// Each counter-example beside the case, in label order.
+    pub counter_examples: Vec<CounterExampleRecord<'a>>,
+}
+
+/// A counter-example replayed.
+#[derive(Serialize, JsonSchema)]
+pub struct CounterExampleRecord<'a> {
+    pub label: &'a str,
+    /// It fails a machine check or triggers a critical failure.
+    pub caught: bool,
+    pub fails: &'a [String],
+    pub triggers: &'a [String],
+    /// The review items its `violates` labels name.
+    pub violates: &'a [String],
+}
+
+impl CaseReport {
+    fn record(&self) -> VerifyRecord<'_> {
+        VerifyRecord {
+            case_id: &self.id,
+            golden_outcome: self.golden.as_deref(),
+            errors: &self.errors,
+            warnings: &self.warnings,
+            failed_assertions: &self.misses,
+            failed_calls: &self.failed_calls,
+            counter_examples: self
+                .counters
+                .iter()
+                .map(|c| CounterExampleRecord {
+                    label: &c.label,
+                    caught: c.caught(),
+                    fails: &c.fails,
+                    triggers: &c.triggers,
+                    violates: &c.violates,
+                })
+                .collect(),
+        }
+    }
 }
 
 fn human(reports: &[CaseReport], cases: usize) -> String {

@@ -40,11 +40,15 @@ impl Status {
 }
 
 /// An assertion of a machine check that does not hold after a run: the check, the
-/// assertion in its sandbox form and what the run left instead.
-#[derive(Clone, Debug)]
+/// assertion in its sandbox form and what the run left instead. The form result records
+/// and `verify --format json` carry.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
 pub struct Miss {
+    /// The check the assertion decides.
     pub check: String,
+    /// The assertion as the sandbox file writes it (sandbox.schema.json).
     pub assertion: Json,
+    /// What the run left where the assertion expected otherwise, in words.
     pub found: String,
 }
 
@@ -52,11 +56,6 @@ impl Miss {
     /// The form `verify` prints: `G1: found`.
     pub fn line(&self) -> String {
         format!("{}: {}", self.check, self.found)
-    }
-
-    /// The form result records and `verify --format json` carry.
-    pub fn to_json(&self) -> Json {
-        json!({ "check": self.check, "assertion": self.assertion, "found": self.found })
     }
 }
 
@@ -222,7 +221,11 @@ pub fn result_record(suite: &Suite, rt: &Runtime, findings: &Findings) -> Json {
             _ => None,
         })
         .collect();
-    let misses: Vec<Json> = findings.misses.iter().map(Miss::to_json).collect();
+    let misses: Vec<Json> = findings
+        .misses
+        .iter()
+        .map(|miss| serde_json::to_value(miss).unwrap_or_default())
+        .collect();
     let run = Run {
         outcome: findings.outcome(suite),
         checks: &checks,

@@ -8,6 +8,7 @@
 //! `docs/diagnostics.md` is generated.
 
 pub mod codes;
+pub mod record;
 pub mod render;
 
 use strum::IntoStaticStr;

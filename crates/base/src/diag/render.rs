@@ -17,8 +17,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode, SourceSpan};
-use serde_json::json;
 
+use super::record::{DiagnosticRecord, Summary, SummaryRecord};
 use super::{Diagnostic, Label, Severity};
 use crate::source::{lexical, FileId, Origin, SourceDb};
 
@@ -96,7 +96,7 @@ pub fn cap(text: &str) -> Cow<'_, str> {
 }
 
 /// The diagnostic with its texts capped, when any is too long.
-fn capped(d: &Diagnostic) -> Option<Diagnostic> {
+pub(super) fn capped(d: &Diagnostic) -> Option<Diagnostic> {
     let too_long = |t: &str| t.len() > MAX_TEXT_CHARS;
     let long = too_long(&d.message)
         || d.help.as_deref().is_some_and(too_long)
@@ -389,70 +389,24 @@ impl miette::Diagnostic for MietteReport {
     }
 }
 
-/// One diagnostic as a JSON object (serialized on one line).
+/// One diagnostic as a JSON object: its [`DiagnosticRecord`].
 pub fn json_value(d: &Diagnostic, db: &SourceDb) -> serde_json::Value {
-    let capped = capped(d);
-    let d = capped.as_ref().unwrap_or(d);
-    let location = |span: crate::source::Span| {
-        let start = db.line_col(span.file, span.start as usize);
-        let end = db.line_col(span.file, span.end as usize);
-        json!({
-            "file": db.file(span.file).name,
-            "start": span.start,
-            "end": span.end,
-            "line": start.line,
-            "column": start.column,
-            "end_line": end.line,
-            "end_column": end.column,
-        })
-    };
-    let labels: Vec<_> = d
-        .labels
-        .iter()
-        .map(|l| {
-            let mut v = location(l.span);
-            v["message"] = json!(l.message);
-            v["primary"] = json!(l.primary);
-            v
-        })
-        .collect();
-    let mut value = json!({
-        "code": d.code.name,
-        "severity": d.severity().as_str(),
-        "message": d.message,
-    });
-    match d.primary_span() {
-        Some(span) => {
-            for (k, v) in location(span).as_object().into_iter().flatten() {
-                value[k] = v.clone();
-            }
-        }
-        None => {
-            value["file"] = json!(d.path);
-        }
-    }
-    value["labels"] = json!(labels);
-    value["help"] = json!(d.help);
-    value["fix"] = match &d.fix {
-        Some(fix) => {
-            let mut v = location(fix.span);
-            v["replacement"] = json!(fix.replacement);
-            v["message"] = json!(fix.message);
-            v
-        }
-        None => serde_json::Value::Null,
-    };
-    value["rendered"] = json!(human(d, db, HumanStyle::PLAIN));
-    value
+    serde_json::to_value(DiagnosticRecord::of(d, db)).unwrap_or_default()
 }
 
+/// One diagnostic as a line of `--format json`.
 pub fn json_line(d: &Diagnostic, db: &SourceDb) -> String {
-    json_value(d, db).to_string()
+    serde_json::to_string(&DiagnosticRecord::of(d, db)).unwrap_or_default()
 }
 
 /// The closing line of `--format json`.
 pub fn json_summary(errors: usize, warnings: usize, files: usize) -> String {
-    json!({ "summary": { "errors": errors, "warnings": warnings, "files": files } }).to_string()
+    let summary = Summary {
+        errors,
+        warnings,
+        files,
+    };
+    serde_json::to_string(&SummaryRecord { summary }).unwrap_or_default()
 }
 
 /// `::error file=…,line=…,col=…,endLine=…,endColumn=…,title=…::message`
