@@ -49,20 +49,20 @@ pub mod check;
 pub mod driver;
 pub mod import;
 pub mod incremental;
-pub mod judge;
-pub mod load;
 pub mod lsp;
 pub mod resolve;
-pub mod runtime;
 
 // The layers below the compiler are crates of their own (`crates/`), so that the
 // compiler enforces their independence; they keep their module names here.
-use casec_base::{capped_lines, parallel, temp_files, unicode};
+use casec_base::{capped_lines, parallel, temp_files};
 pub use casec_base::{diag, source};
 pub use casec_fmt as fmt;
+pub use casec_judge as judge;
 pub use casec_leaks as leaks;
+pub use casec_load as load;
 pub use casec_lower as lower;
 pub use casec_model as model;
+pub use casec_runtime as runtime;
 pub use casec_syntax as syntax;
 
 use std::path::Path;

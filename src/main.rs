@@ -237,7 +237,7 @@ enum Command {
     },
     /// The isolated side of a workspace command: reads a job (JSON) on standard input,
     /// runs it, writes its outcome (JSON) on standard output. casec starts it inside
-    /// the isolation (src/runtime/commands); not for people.
+    /// the isolation (crates/runtime/src/commands); not for people.
     #[command(hide = true)]
     WorkspaceJob,
     /// Serve a case's sandbox over stdio JSON-RPC (MCP tools) to drive a live model.

@@ -134,7 +134,10 @@ fn both<T: JsonSchema>(
 
 fn assert_same<T: JsonSchema>(name: &str, pointer: &str) {
     let (from_type, from_file) = both::<T>(name, pointer);
-    assert!(!from_type.is_empty(), "{name}: the type describes no object");
+    assert!(
+        !from_type.is_empty(),
+        "{name}: the type describes no object"
+    );
     let mut differences = Vec::new();
     let from_type: BTreeMap<String, Object> = from_type
         .into_iter()

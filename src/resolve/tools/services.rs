@@ -6,7 +6,7 @@
 //! each name against the tool and the schema, so a binding that reads clean can run:
 //! the runtime trusts it. The services' behaviour is documented in docs/tools.md.
 //!
-//! A service's parameters are declared once, in its module, by [`parameters!`]: each is
+//! A service's parameters are declared once, in its module, by `parameters!`: each is
 //! a constant named by its word in the language, which the reader passes to the
 //! [`Binder`] and which names the model's field that holds what it was bound to
 //! (`booking`'s `slots_collection` is `Booking::slots_collection`).
@@ -37,7 +37,7 @@ pub struct ServiceSpec {
 }
 
 /// A parameter of a service: its word in the language, whether it must be written, and
-/// what it names. Each is declared once, by [`parameters!`], as a constant named by its
+/// what it names. Each is declared once, by `parameters!`, as a constant named by its
 /// word, which the service's reader reads and the model's field of the same name holds.
 type Param = KeySpec<'static>;
 

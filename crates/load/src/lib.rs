@@ -9,6 +9,14 @@
 //! a suite"). Read failures and refusals become `io` (or `limit`) diagnostics naming
 //! the path.
 
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::{diag, parallel, source};
+use casec_syntax as syntax;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -20,25 +28,28 @@ use crate::source::{DiskId, Origin, SourceDb};
 
 /// The stdlib, embedded so that casec works from any directory.
 pub const STDLIB: &[(&str, &str)] = &[
-    ("casec.case", include_str!("../stdlib/casec.case")),
+    ("casec.case", include_str!("../../../stdlib/casec.case")),
     (
         "everyday_assistance.case",
-        include_str!("../stdlib/everyday_assistance.case"),
+        include_str!("../../../stdlib/everyday_assistance.case"),
     ),
     (
         "everyday_world.case",
-        include_str!("../stdlib/everyday_world.case"),
+        include_str!("../../../stdlib/everyday_world.case"),
     ),
-    ("tujora.case", include_str!("../stdlib/tujora.case")),
-    ("donnabench.case", include_str!("../stdlib/donnabench.case")),
-    ("dumate.case", include_str!("../stdlib/dumate.case")),
+    ("tujora.case", include_str!("../../../stdlib/tujora.case")),
+    (
+        "donnabench.case",
+        include_str!("../../../stdlib/donnabench.case"),
+    ),
+    ("dumate.case", include_str!("../../../stdlib/dumate.case")),
     (
         "personal_world.case",
-        include_str!("../stdlib/personal_world.case"),
+        include_str!("../../../stdlib/personal_world.case"),
     ),
     (
         "workspace_world.case",
-        include_str!("../stdlib/workspace_world.case"),
+        include_str!("../../../stdlib/workspace_world.case"),
     ),
 ];
 

@@ -25,7 +25,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::job::{self, Job, Outcome};
-use crate::runtime::process;
+use crate::process;
 
 /// How commands are kept from the machine.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

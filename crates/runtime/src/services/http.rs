@@ -4,7 +4,7 @@
 //! method equals it, when endpoints declare methods; a call without a method is a
 //! GET), with the record's status code and body. A URL no endpoint serves answers 404
 //! with an empty body: an HTTP answer, not a failure of the tool. What an endpoint
-//! answers, with its declared faults, is decided by [`crate::runtime::web`], for this
+//! answers, with its declared faults, is decided by [`crate::web`], for this
 //! tool and for the programs a command runs alike: a dropped connection is the error
 //! `NETWORK_ERROR`, one held without an answer `TIMEOUT`. Failures are also injected by
 //! a case's overrides (`override http_get "…" { times 1; error … }`).

@@ -4,8 +4,8 @@
 //! folder, isolated). Before each command the file store is written to it (the
 //! store holds what the world seeded and what tools wrote; a file the store no longer
 //! holds is removed), the command runs ([`job`]) with the run's endpoints served to it
-//! ([`crate::runtime::web`]), and then the folder's files become the store's
-//! ([`crate::runtime::workspace::overlay_files`]): what the command wrote is what
+//! ([`crate::web`]), and then the folder's files become the store's
+//! ([`crate::workspace::overlay_files`]): what the command wrote is what
 //! `file` expectations grade, and what a `read_file` tool reads next. Each request its
 //! programs made goes into the trace as a call of the suite's tool bound to the
 //! endpoints' `http` service, marked as made by the command, so a recovery check reads

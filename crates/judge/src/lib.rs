@@ -14,6 +14,17 @@
 //! on. Nothing here knows a suite's item ids or record keys:
 //! they come from the shape.
 
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::{diag, source, temp_files};
+use casec_load as load;
+use casec_lower as lower;
+use casec_model as model;
+use casec_runtime as runtime;
+
 pub mod cache;
 pub mod calibrate;
 pub mod endpoint;

@@ -4,7 +4,7 @@
 //!
 //! A [`Job`] comes in as JSON on standard input and its [`Outcome`] goes out as JSON on
 //! standard output. The job serves the run's endpoints on a loopback port
-//! ([`crate::runtime::web::serve`]) and runs the command with `/bin/sh -c` in a process
+//! ([`crate::web::serve`]) and runs the command with `/bin/sh -c` in a process
 //! group of its own, under the memory limit, with an environment of its own (`PATH`,
 //! `HOME=/tmp`, `LANG=C.UTF-8`, and `http_proxy` pointing at the endpoints); it keeps
 //! the first bytes of each output stream and kills the group at the time limit.
@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::model::tool::CommandLimits;
-use crate::runtime::process;
-use crate::runtime::web::{self, Request, Web};
+use crate::process;
+use crate::web::{self, Request, Web};
 
 /// A command to run, with what it may use and the endpoints it may reach.
 #[derive(Clone, Debug, Serialize, Deserialize)]

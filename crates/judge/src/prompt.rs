@@ -303,17 +303,17 @@ mod tests {
 
     use serde_json::Value as Json;
 
-    use crate::judge::{review_items, Settings};
     use crate::model::shape::Visibility;
     use crate::model::texts::{case_texts, suite_texts};
     use crate::runtime::replay::replay_text;
-    use crate::{Compilation, Sources};
+    use crate::{review_items, Settings};
+    use casec::{Compilation, Sources};
 
     /// A judge request holds what the assistant read (the system prompt, besides the
     /// conversation) and what it was not shown (the facts), each under its heading.
     #[test]
     fn the_judge_reads_what_the_assistant_read_and_what_was_hidden() {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases/tujora");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/tujora");
         let compilation = Compilation::new(Sources::Folder(&root));
         let suite = compilation.suite.as_ref().expect("the Tujora suite");
         let case = &suite.cases[0];

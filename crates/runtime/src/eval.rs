@@ -677,7 +677,7 @@ fn aggregate_unmet(aggregate: &AggregateExpectation, state: &State, cx: Cx) -> O
 
 #[cfg(test)]
 mod tests {
-    use crate::runtime::values::numbers_in;
+    use crate::values::numbers_in;
 
     #[test]
     fn numbers_are_read_as_written_in_prose() {

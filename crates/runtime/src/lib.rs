@@ -18,6 +18,16 @@
 //! aggregates result records into the suite's required reporting. The rules are
 //! documented in docs/traces.md and docs/tools.md.
 
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::{capped_lines, diag, source, unicode};
+use casec_load as load;
+use casec_lower as lower;
+use casec_model as model;
+
 pub mod adapter;
 pub mod arguments;
 pub mod artifacts;
