@@ -2,8 +2,9 @@
 //! for each of them, exactly the modules it depends on directly (its "uses" column).
 //!
 //! The modules are those of `src/` and of the layer crates under `crates/`: a crate is
-//! one module, named after its folder, unless its `lib.rs` only declares modules (the
-//! foundations, `crates/base`), whose top-level files are then modules of their own. A
+//! one module, named after its folder, unless the table lists its files one by one
+//! (`crates/base/src/source.rs`: the foundations; the compiler's `resolve/`, `check/`,
+//! …), whose top-level files are then modules of their own. A
 //! crate names the crates below it under their module names (`use casec_model as
 //! model;`), so its code says `crate::model` as the compiler's modules do: one reading
 //! for all.
@@ -47,19 +48,19 @@ fn source_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-/// Whether the crate whose `src/` is `dir` only declares modules in its `lib.rs`: a crate
-/// of several top-level modules.
-fn holds_several_modules(dir: &Path) -> bool {
-    let lib = fs::read_to_string(dir.join("lib.rs")).unwrap_or_default();
-    production_code(&lib)
+/// The crates whose top-level files are modules of their own: those the table of
+/// ARCHITECTURE.md lists by file (`crates/base/src/source.rs`), not as a whole
+/// (`crates/lower/`).
+fn split_crates() -> BTreeSet<String> {
+    architecture_md()
         .lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with("//!") && !line.starts_with("#!"))
-        .all(|line| line.starts_with("pub mod ") && line.ends_with(';'))
+        .filter_map(|line| line.strip_prefix("| `crates/")?.split_once("/src/"))
+        .map(|(name, _)| name.to_string())
+        .collect()
 }
 
-/// The top-level module a file belongs to (`None` for the compiler's lib.rs and
-/// main.rs, and a several-module crate's lib.rs).
+/// The top-level module a file belongs to (`None` for the root's lib.rs and main.rs,
+/// and the `lib.rs` of a crate of several modules).
 fn module_of(file: &Path) -> Option<String> {
     if let Ok(relative) = file.strip_prefix(root().join("src")) {
         let first = relative.components().next()?.as_os_str().to_string_lossy();
@@ -69,7 +70,7 @@ fn module_of(file: &Path) -> Option<String> {
     let in_crates = file.strip_prefix(root().join("crates")).ok()?;
     let crate_name = in_crates.components().next()?.as_os_str().to_string_lossy();
     let src = root().join("crates").join(&*crate_name).join("src");
-    if !holds_several_modules(&src) {
+    if !split_crates().contains(&*crate_name) {
         return Some(crate_name.to_string());
     }
     let first = file.strip_prefix(&src).ok()?.components().next()?;

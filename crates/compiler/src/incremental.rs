@@ -1,7 +1,7 @@
 //! The incremental engine's tables and its one rule of what a change invalidates.
 //!
 //! A re-check (the language server after an edit, `casec check --cache` and
-//! `--staged`, through `Recheck` in `lib.rs`) keeps what a run found, and the next run
+//! `--staged`, through [`crate::Recheck`]) keeps what a run found, and the next run
 //! takes it over wherever its inputs are unchanged, so an edit costs the work of the
 //! files it changed. What a result depends on is stated here, once:
 //!

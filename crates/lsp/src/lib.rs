@@ -13,6 +13,18 @@
 //! Positions are exchanged in UTF-16 code units, the protocol's default encoding
 //! ([`convert`]).
 
+// Module headers link to the private items of their crate: they are read by
+// contributors, with `cargo doc --document-private-items`.
+#![allow(rustdoc::private_intra_doc_links)]
+
+// The layers below, under the names the modules of this crate use for them.
+use casec_base::{capped_lines, diag, source};
+use casec_compiler::{incremental, resolve, Compilation, Config, Depth, Recheck, Sources};
+use casec_fmt as fmt;
+use casec_load as load;
+use casec_model as model;
+use casec_syntax as syntax;
+
 mod completion;
 mod convert;
 mod cursor;

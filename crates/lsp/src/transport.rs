@@ -183,7 +183,7 @@ fn rpc_error(id: Value, code: ErrorCode, message: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lsp::Options;
+    use crate::Options;
 
     fn frame(body: &str) -> String {
         format!("Content-Length: {}\r\n\r\n{body}", body.len())
