@@ -85,14 +85,12 @@ impl Context {
             .map(|(tree, (_, _, _, role))| resolve::Input {
                 tree: Arc::clone(tree),
                 role: *role,
-                outlined: None,
             })
             .collect();
         if parsed.file.is_some() {
             inputs.push(resolve::Input {
                 tree: Arc::new(parsed),
                 role: Role::Member,
-                outlined: None,
             });
         }
         let (suite, more) = resolve::resolve(inputs);

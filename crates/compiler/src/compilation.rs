@@ -221,9 +221,8 @@ fn read_files(paths: &[&Path], diagnostics: &mut Vec<Diagnostic>) -> Vec<Source>
         .collect()
 }
 
-/// Compiles the files `ids` of `db` from scratch: they parse in parallel, each member
-/// file's tree reduced to its [`resolve::outline`] and given with its text, from which
-/// resolution parses its cases again.
+/// Compiles the files `ids` of `db` from scratch: they parse in parallel, and
+/// resolution takes the trees (dropping each member file's once its cases are resolved).
 fn compile_fresh(
     db: &SourceDb,
     ids: &[(FileId, Role)],
@@ -234,18 +233,11 @@ fn compile_fresh(
         .iter()
         .map(|(id, _)| (*id, &*db.file(*id).text))
         .collect();
-    let parsed = syntax::parse_all_keeping(&texts, |i, mut parsed| {
-        let (id, role) = ids[i];
-        let outlined = match (&mut parsed.file, role) {
-            (Some(file), Role::Member) => {
-                resolve::outline(file);
-                Some(Arc::clone(&db.file(id).text))
-            }
-            _ => None,
-        };
-        (Arc::new(parsed), outlined)
-    });
-    let inputs = resolve_inputs(parsed, ids, diagnostics);
+    let trees = syntax::parse_all(&texts)
+        .into_iter()
+        .map(Arc::new)
+        .collect();
+    let inputs = resolve_inputs(trees, ids, diagnostics);
     let resolved = resolve::resolve(inputs);
     checked(resolved, db, diagnostics, depth, None)
 }
@@ -275,8 +267,7 @@ impl Recheck {
     }
 
     /// Compiles the files `ids` of `db` as [`compile_fresh`] does, with the same
-    /// result, reusing what this cache holds and leaving this run's in it. Trees are
-    /// kept whole (no outlines): the next run reuses them.
+    /// result, reusing what this cache holds and leaving this run's in it.
     fn compile(
         &mut self,
         db: &SourceDb,
@@ -297,34 +288,28 @@ impl Recheck {
         self.cases.enter(&changes);
         self.checks.enter(&changes);
         self.last = Some(scope);
-        let trees = trees.into_iter().map(|tree| (tree, None)).collect();
         let inputs = resolve_inputs(trees, ids, diagnostics);
         let resolved = resolve::resolve_reusing(inputs, &mut self.cases);
         checked(resolved, db, diagnostics, depth, Some(&mut self.checks))
     }
 }
 
-/// The parsed files `ids`, each tree with its text when it is an outline, as
-/// resolution's inputs; their syntax errors go to `diagnostics`, and a file with a
-/// syntax error is left out. Resolution takes the trees and drops them as it goes; the
-/// checks read the model and the source text only.
+/// The parsed files `ids` as resolution's inputs; their syntax errors go to
+/// `diagnostics`, and a file with a syntax error is left out. Resolution takes the
+/// trees and drops them as it goes; the checks read the model and the source text only.
 fn resolve_inputs(
-    parsed: Vec<(Arc<syntax::Parsed>, Option<Arc<str>>)>,
+    trees: Vec<Arc<syntax::Parsed>>,
     ids: &[(FileId, Role)],
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<resolve::Input> {
-    for (tree, _) in &parsed {
+    for tree in &trees {
         diagnostics.extend(tree.diagnostics.iter().cloned());
     }
-    parsed
+    trees
         .into_iter()
         .zip(ids)
-        .filter(|((tree, _), _)| tree.file.is_some())
-        .map(|((tree, outlined), (_, role))| resolve::Input {
-            tree,
-            role: *role,
-            outlined,
-        })
+        .filter(|(tree, _)| tree.file.is_some())
+        .map(|(tree, (_, role))| resolve::Input { tree, role: *role })
         .collect()
 }
 

@@ -110,20 +110,9 @@ const PARALLEL_FROM_BYTES: usize = 1 << 20;
 /// Parses several files, spread over the machine's cores when there is enough text;
 /// results in the order of `files`.
 pub fn parse_all(files: &[(FileId, &str)]) -> Vec<Parsed> {
-    parse_all_keeping(files, |_, parsed| parsed)
-}
-
-/// [`parse_all`], each tree handed to `keep` with its file's index in `files`, on the
-/// thread that parsed it: for a caller that keeps only part of some trees, so that the
-/// whole trees of a large suite are never all alive at once.
-pub fn parse_all_keeping<R: Send>(
-    files: &[(FileId, &str)],
-    keep: impl Fn(usize, Parsed) -> R + Sync,
-) -> Vec<R> {
     let total: usize = files.iter().map(|(_, text)| text.len()).sum();
-    let indexed: Vec<(usize, &(FileId, &str))> = files.iter().enumerate().collect();
-    crate::parallel::map(&indexed, total >= PARALLEL_FROM_BYTES, |(i, (id, text))| {
-        keep(*i, parse(*id, text))
+    crate::parallel::map(files, total >= PARALLEL_FROM_BYTES, |(id, text)| {
+        parse(*id, text)
     })
 }
 

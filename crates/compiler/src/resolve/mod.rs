@@ -32,7 +32,7 @@ use crate::model::tool::Tool;
 use crate::model::world::WorldSchema;
 use crate::model::{Case, Category, Name, Suite};
 use crate::source::{FileId, Span};
-use crate::syntax::ast::{File, Statement};
+use crate::syntax::ast::Statement;
 use crate::syntax::Parsed;
 
 use crate::source::Role;
@@ -42,79 +42,25 @@ use order::order_cases;
 
 /// A parsed file and what it is to the suite. Resolution takes the trees: a member
 /// file's tree is dropped as soon as its cases are resolved, so the trees of a large
-/// suite and its model are never all in memory at once.
+/// suite and its model are not all in memory at the end.
 pub struct Input {
     pub tree: Arc<Parsed>,
     pub role: Role,
-    /// The file's text, when `tree` is the file's [`outline`]: each of its cases is
-    /// parsed again from it when it is resolved.
-    pub outlined: Option<Arc<str>>,
-}
-
-/// Reduces a member file's tree to what resolution reads of it before it resolves its
-/// cases: every statement, but of each `case` block only its header and its `profile`
-/// lines (the profiles the cases apply are resolved before the cases). A large suite's
-/// parse then holds one outline per file instead of every tree at once: the model
-/// takes the place of the trees as its cases are parsed again, one file at a time
-/// ([`Input::outlined`]), instead of being added to them.
-pub fn outline(file: &mut File) {
-    for statement in &mut file.statements {
-        if statement.name() != "case" {
-            continue;
-        }
-        if let Some(block) = &mut statement.block {
-            block.statements.retain(|s| s.name() == "profile");
-            block.statements.shrink_to_fit();
-        }
-    }
-    file.comments = Vec::new();
 }
 
 /// Where a case statement is: borrowed from a file kept to the end, or the `index`th
-/// statement of a member file, whose tree goes when its last case is resolved (and
-/// whose text, `outlined` when the tree is an outline, is parsed again for the full
-/// statement).
+/// statement of a member file, whose tree goes when its last case is resolved.
 enum CasePlace<'a> {
     Kept(&'a Statement),
-    Member {
-        tree: Arc<Parsed>,
-        index: usize,
-        outlined: Option<Arc<str>>,
-    },
+    Member { tree: Arc<Parsed>, index: usize },
 }
 
-/// The last member file a worker parsed again for its cases: a file's cases come one
-/// after another, so each outlined file is parsed once more, not once a case.
-type Reparsed = Option<(FileId, Parsed)>;
-
 impl CasePlace<'_> {
-    /// The statement as far as the place's tree holds it: an outline's case has only
-    /// its header and `profile` lines.
     fn statement(&self) -> Option<&Statement> {
         match self {
             CasePlace::Kept(statement) => Some(statement),
-            CasePlace::Member { tree, index, .. } => tree.file.as_ref()?.statements.get(*index),
+            CasePlace::Member { tree, index } => tree.file.as_ref()?.statements.get(*index),
         }
-    }
-
-    /// `f` of the full case statement: an outlined file's, parsed again from its text
-    /// unless `last` already holds that file. Its diagnostics were reported by the
-    /// first parse, and the same text parses to the same tree.
-    fn with_full<R>(&self, last: &mut Reparsed, f: impl FnOnce(&Statement) -> R) -> Option<R> {
-        let CasePlace::Member {
-            tree,
-            index,
-            outlined: Some(text),
-        } = self
-        else {
-            return self.statement().map(f);
-        };
-        let id = tree.file.as_ref()?.id;
-        if last.as_ref().map(|(file, _)| *file) != Some(id) {
-            *last = Some((id, crate::syntax::parse(id, text)));
-        }
-        let (_, parsed) = last.as_ref()?;
-        parsed.file.as_ref()?.statements.get(*index).map(f)
     }
 }
 
@@ -278,7 +224,6 @@ fn resolve_in_parts(
                         None => CasePlace::Member {
                             tree: Arc::clone(&input.tree),
                             index,
-                            outlined: input.outlined.clone(),
                         },
                     });
                 }
@@ -645,13 +590,10 @@ fn resolve_cases(
     let resolved_parts = crate::parallel::map_batches(jobs, parts, |jobs| {
         let mut cases = Vec::with_capacity(jobs.len());
         let mut found = Vec::new();
-        let mut last = None;
         for place in jobs {
             let case = place
-                .with_full(&mut last, |statement| {
-                    context.resolve(statement, &mut found)
-                })
-                .flatten();
+                .statement()
+                .and_then(|statement| context.resolve(statement, &mut found));
             cases.extend(case);
         }
         (cases, found)
@@ -694,15 +636,12 @@ fn resolve_cases_reusing(
     }
     cache.reused = resolved.len() - fresh.len();
     let resolved_parts = crate::parallel::map_batches(fresh, parts, |jobs| {
-        let mut last = None;
         jobs.into_iter()
             .map(|(i, place)| {
                 let mut found = Vec::new();
                 let case = place
-                    .with_full(&mut last, |statement| {
-                        context.resolve(statement, &mut found)
-                    })
-                    .flatten();
+                    .statement()
+                    .and_then(|statement| context.resolve(statement, &mut found));
                 (i, (case, found))
             })
             .collect::<Vec<_>>()
@@ -901,7 +840,7 @@ pub fn stdlib_schema(name: &str) -> Option<WorldSchema> {
 mod tests {
     use super::{resolve_in_parts, CaseCache, Input};
     use crate::incremental::Scope;
-    use crate::source::{Role, SourceDb};
+    use crate::source::SourceDb;
     use std::sync::Arc;
 
     /// A large rule-breaking suite resolves to the same model and diagnostics however
@@ -933,19 +872,6 @@ mod tests {
             .map(|&(id, _)| Arc::new(crate::syntax::parse(id, &db.file(id).text)))
             .collect();
         let scope = Scope::new(&db, &trees);
-        // The member files as a build gives them: outlines, with their texts.
-        let outlines: Vec<Option<(Arc<crate::syntax::Parsed>, Arc<str>)>> = ids
-            .iter()
-            .map(|&(id, role)| {
-                if role != Role::Member {
-                    return None;
-                }
-                let text = Arc::clone(&db.file(id).text);
-                let mut parsed = crate::syntax::parse(id, &text);
-                super::outline(parsed.file.as_mut()?);
-                Some((Arc::new(parsed), text))
-            })
-            .collect();
         let mut cache = CaseCache::default();
         let resolve = |parts, reuse: bool, cache: &mut CaseCache| {
             let inputs = ids
@@ -954,7 +880,6 @@ mod tests {
                 .map(|(&(_, role), tree)| Input {
                     tree: Arc::clone(tree),
                     role,
-                    outlined: None,
                 })
                 .collect();
             if reuse {
@@ -980,44 +905,6 @@ mod tests {
                 "{parts} parts"
             );
         }
-        // From outlines, each file parsed again for its cases: the same.
-        for parts in [1, 2, 7] {
-            let inputs = ids
-                .iter()
-                .zip(&trees)
-                .zip(&outlines)
-                .map(|((&(_, role), tree), outline)| match outline {
-                    Some((outline, text)) => Input {
-                        tree: Arc::clone(outline),
-                        role,
-                        outlined: Some(Arc::clone(text)),
-                    },
-                    None => Input {
-                        tree: Arc::clone(tree),
-                        role,
-                        outlined: None,
-                    },
-                })
-                .collect();
-            let (suite, diagnostics) = resolve_in_parts(inputs, parts, None);
-            let cases = suite.as_ref().map_or(0, |s| s.cases.len());
-            let text = format!("{suite:#?}\n{diagnostics:#?}");
-            assert!(
-                (text, cases, diagnostics.len()) == at_once,
-                "{parts} parts, outlined"
-            );
-        }
-        let outlined_cases = |(outline, _): &(Arc<crate::syntax::Parsed>, Arc<str>)| {
-            let file = outline.file.as_ref().expect("the member files parse");
-            file.statements
-                .iter()
-                .filter(|s| s.name() == "case")
-                .count()
-        };
-        assert!(
-            outlines.iter().flatten().any(|o| outlined_cases(o) > 1),
-            "a file with several cases, parsed once more for all of them"
-        );
         // Through a cache: the first run resolves every case, the next take them over
         // (with the diagnostics resolving them gave), on any number of parts.
         for (parts, reused) in [(1, 0), (2, at_once.1), (3, at_once.1)] {
