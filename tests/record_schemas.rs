@@ -1,4 +1,5 @@
-//! The output records that are serde types against their committed JSON Schemas: the
+//! The output records that are serde types (a diagnostic line, a `verify` line, the
+//! bundle index, a report) against their committed JSON Schemas: the
 //! schema schemars derives from each type describes the same objects as the one in
 //! `schemas/` (the same properties, the same required ones, the same JSON types), so a
 //! field added to a type, or to a schema, without the other fails here. The committed
@@ -9,6 +10,8 @@ use std::path::Path;
 
 use casec::diag::record::{DiagnosticRecord, SummaryRecord};
 use casec::driver::VerifyRecord;
+use casec::lower::bundle::BundleIndex;
+use casec::runtime::report::ReportRecord;
 use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::Value;
@@ -56,6 +59,9 @@ fn objects(doc: &Value, node: &Value, at: &str, out: &mut BTreeMap<String, Objec
     }
     if let Some(items) = node.get("items") {
         objects(doc, items, &format!("{at}[]"), out);
+    }
+    if let Some(values) = node.get("additionalProperties").filter(|v| v.is_object()) {
+        objects(doc, values, &format!("{at}.*"), out);
     }
 }
 
@@ -200,6 +206,16 @@ fn a_diagnostic_line_is_its_committed_schema() {
 #[test]
 fn a_verify_line_is_its_committed_schema() {
     assert_same::<VerifyRecord>("verify.schema.json", "");
+}
+
+#[test]
+fn the_bundle_index_is_its_committed_schema() {
+    assert_same::<BundleIndex>("bundle-index.schema.json", "");
+}
+
+#[test]
+fn a_report_is_its_committed_schema() {
+    assert_same::<ReportRecord>("report.schema.json", "");
 }
 
 #[test]

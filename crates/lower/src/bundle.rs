@@ -9,7 +9,9 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::diag::{codes, Diagnostic};
 use crate::model::tool::Tool;
@@ -82,7 +84,7 @@ pub fn bundles(suite: &Suite) -> Result<BundleSet, Vec<Diagnostic>> {
             json: to_master_string(value),
         })
         .collect::<Vec<_>>();
-    let index_json = to_master_string(&index_value(&bundles));
+    let index_json = to_master_string(&index(&bundles));
     Ok(BundleSet {
         bundles,
         index_json,
@@ -280,17 +282,29 @@ fn file_name_clashes(suite: &Suite) -> Vec<Diagnostic> {
         .collect()
 }
 
-fn index_value(bundles: &[Bundle]) -> Value {
-    let entries = bundles
-        .iter()
-        .map(|b| {
-            let mut entry = Map::new();
-            entry.insert("case_id".into(), Value::String(b.case_id.clone()));
-            entry.insert("file".into(), Value::String(b.file_name.clone()));
-            Value::Object(entry)
-        })
-        .collect();
-    let mut index = Map::new();
-    index.insert("bundles".into(), Value::Array(entries));
-    Value::Object(index)
+/// `index.json` of `casec bundle`: the bundles in case order, by case id and file name
+/// only (no titles, categories or tags, which can hint at answers). Its contract is
+/// `schemas/bundle-index.schema.json`, which the derived schema is held to.
+#[derive(Serialize, JsonSchema)]
+pub struct BundleIndex<'a> {
+    pub bundles: Vec<IndexEntry<'a>>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct IndexEntry<'a> {
+    pub case_id: &'a str,
+    /// The bundle's file name in the same folder: `<case_id>.json`.
+    pub file: &'a str,
+}
+
+fn index(bundles: &[Bundle]) -> BundleIndex<'_> {
+    BundleIndex {
+        bundles: bundles
+            .iter()
+            .map(|b| IndexEntry {
+                case_id: &b.case_id,
+                file: &b.file_name,
+            })
+            .collect(),
+    }
 }

@@ -11,6 +11,8 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
+use serde::Serialize;
 use serde_json::{json, Map, Value as Json};
 use strum::VariantArray;
 
@@ -187,38 +189,106 @@ impl Tally {
         }
     }
 
-    fn to_json(&self, suite: &Suite) -> Json {
+    fn record(&self, suite: &Suite) -> TallyRecord {
         let attempted: usize = self.counts.iter().sum();
         let passed = self.counts[slot(Verdict::Passed)];
-        let rate = |n: usize, d: usize| {
-            if d == 0 {
-                Json::Null
-            } else {
-                json!((1000.0 * n as f64 / d as f64).round() / 10.0)
-            }
-        };
-        let mut m = Map::new();
-        m.insert("cases".into(), json!(self.total));
-        m.insert("attempted".into(), json!(attempted));
-        for &verdict in Verdict::VARIANTS {
-            m.insert(
-                suite.outcome(verdict).into(),
-                json!(self.counts[slot(verdict)]),
-            );
-        }
-        m.insert("not_run".into(), json!(self.total - attempted));
-        m.insert(
-            "coverage".into(),
-            json!(format!("{attempted}/{}", self.total)),
-        );
-        m.insert("pass_rate".into(), rate(passed, self.total));
         let undecided = self.counts[slot(Verdict::Undecided)];
-        m.insert(
-            "complete".into(),
-            json!(attempted == self.total && undecided == 0),
-        );
-        Json::Object(m)
+        TallyRecord {
+            cases: self.total,
+            attempted,
+            by_outcome: Verdict::VARIANTS
+                .iter()
+                .map(|&verdict| {
+                    (
+                        suite.outcome(verdict).into(),
+                        json!(self.counts[slot(verdict)]),
+                    )
+                })
+                .collect(),
+            not_run: self.total - attempted,
+            coverage: format!("{attempted}/{}", self.total),
+            pass_rate: (self.total > 0)
+                .then(|| (1000.0 * passed as f64 / self.total as f64).round() / 10.0),
+            complete: attempted == self.total && undecided == 0,
+        }
     }
+}
+
+/// What `casec report` writes (`schemas/report.schema.json`, which the derived schema
+/// is held to): the suite's outcomes overall and per category, and its required
+/// reporting lines.
+#[derive(Serialize, JsonSchema)]
+pub struct ReportRecord<'a> {
+    /// The suite's name.
+    pub suite: &'a str,
+    /// The suite's outcome names, in its order; each is a key of every tally.
+    pub outcomes: Vec<&'a str>,
+    pub overall: TallyRecord,
+    /// A tally per category of the suite, by category name, in the suite's order.
+    #[schemars(with = "BTreeMap<String, TallyRecord>")]
+    pub categories: Map<String, Json>,
+    /// One entry per `report` line of the suite, in order.
+    pub required_reporting: Vec<ReportLine<'a>>,
+}
+
+/// Cases counted by outcome (one key per outcome name), with coverage.
+#[derive(Serialize, JsonSchema)]
+pub struct TallyRecord {
+    pub cases: usize,
+    pub attempted: usize,
+    /// The count of each outcome, by the suite's name for it.
+    #[serde(flatten)]
+    #[schemars(with = "BTreeMap<String, usize>")]
+    pub by_outcome: Map<String, Json>,
+    pub not_run: usize,
+    pub coverage: String,
+    /// The percentage of the counted cases that passed, to one decimal; null when there
+    /// are none.
+    pub pass_rate: Option<f64>,
+    pub complete: bool,
+}
+
+/// A `report` line of the suite: its text, and the figures its aggregation gives.
+#[derive(Serialize, JsonSchema)]
+pub struct ReportLine<'a> {
+    pub line: &'a str,
+    // Each of the rest is there for its aggregation only (absent, never null).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "TallyRecord")]
+    pub overall: Option<TallyRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "BTreeMap<String, TallyRecord>")]
+    pub categories: Option<Map<String, Json>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub tag: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "TallyRecord")]
+    pub outcomes: Option<TallyRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
+    pub dimension: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "CheckCounts")]
+    pub checks: Option<CheckCounts>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Triggered")]
+    pub critical_failures: Option<Triggered>,
+}
+
+/// How many checks of a dimension passed, failed or await review.
+#[derive(Default, Serialize, JsonSchema)]
+pub struct CheckCounts {
+    pub pass: usize,
+    pub fail: usize,
+    pub needs_review: usize,
+}
+
+/// The critical failures triggered: their number and their ids (`CASE:F1`).
+#[derive(Serialize, JsonSchema)]
+pub struct Triggered {
+    pub count: usize,
+    pub ids: Vec<String>,
 }
 
 /// The records of each case given more than one (a run reports each case once), in
@@ -348,6 +418,11 @@ fn count_word(n: usize) -> String {
 
 /// The required reporting over `records` (at most one per case).
 pub fn report(suite: &Suite, records: &[ResultRecord]) -> Json {
+    serde_json::to_value(report_record(suite, records)).unwrap_or_default()
+}
+
+/// [`report`] as its record.
+pub fn report_record<'a>(suite: &'a Suite, records: &[ResultRecord]) -> ReportRecord<'a> {
     let verdicts: BTreeMap<&str, Verdict> = records
         .iter()
         .map(|r| (r.case_id.as_str(), r.verdict))
@@ -357,7 +432,7 @@ pub fn report(suite: &Suite, records: &[ResultRecord]) -> Json {
         for case in cases {
             t.add(verdicts.get(case.id.as_str()).copied());
         }
-        t.to_json(suite)
+        t.record(suite)
     };
     let categories: Map<String, Json> = suite
         .categories
@@ -368,61 +443,67 @@ pub fn report(suite: &Suite, records: &[ResultRecord]) -> Json {
                     .as_ref()
                     .is_some_and(|n| n.as_str() == c.name.as_str())
             };
+            let tally = tally(&mut suite.cases.iter().filter(of));
             (
                 c.name.as_str().to_string(),
-                tally(&mut suite.cases.iter().filter(of)),
+                serde_json::to_value(tally).unwrap_or_default(),
             )
         })
         .collect();
-    let lines: Vec<Json> = suite
+    let required_reporting = suite
         .reports
         .iter()
         .map(|line| {
-            let mut m = Map::new();
-            m.insert("line".into(), json!(line.text.as_str()));
+            let mut out = ReportLine {
+                line: line.text.as_str(),
+                overall: None,
+                categories: None,
+                tag: None,
+                outcomes: None,
+                dimension: None,
+                checks: None,
+                critical_failures: None,
+            };
             match &line.aggregation {
                 Some(Aggregation::Outcomes) => {
-                    m.insert("overall".into(), tally(&mut suite.cases.iter()));
-                    m.insert("categories".into(), Json::Object(categories.clone()));
+                    out.overall = Some(tally(&mut suite.cases.iter()));
+                    out.categories = Some(categories.clone());
                 }
                 Some(Aggregation::OutcomesTagged(tag)) => {
                     let tagged = |c: &&Case| c.tags.iter().any(|t| t.as_str() == tag.as_str());
-                    m.insert("tag".into(), json!(tag.as_str()));
-                    m.insert(
-                        "outcomes".into(),
-                        tally(&mut suite.cases.iter().filter(tagged)),
-                    );
+                    out.tag = Some(tag.as_str());
+                    out.outcomes = Some(tally(&mut suite.cases.iter().filter(tagged)));
                 }
                 Some(Aggregation::Checks(dimension)) => {
-                    m.insert("dimension".into(), json!(dimension.as_str()));
-                    m.insert(
-                        "checks".into(),
-                        check_results(suite, records, dimension.as_str()),
-                    );
+                    out.dimension = Some(dimension.as_str());
+                    out.checks = Some(check_results(suite, records, dimension.as_str()));
                 }
                 Some(Aggregation::CriticalFailures) => {
-                    m.insert("critical_failures".into(), triggered(records));
+                    out.critical_failures = Some(triggered(records));
                 }
                 None => {}
             }
-            Json::Object(m)
+            out
         })
         .collect();
-    json!({
-        "suite": suite.name.as_str(),
-        "outcomes": suite.outcome_names(),
-        "overall": tally(&mut suite.cases.iter()),
-        "categories": categories,
-        "required_reporting": lines,
-    })
+    ReportRecord {
+        suite: suite.name.as_str(),
+        outcomes: suite.outcome_names(),
+        overall: tally(&mut suite.cases.iter()),
+        categories,
+        required_reporting,
+    }
 }
 
 /// The critical failures triggered: `count` and `ids` (`CASE:F1`).
-fn triggered(records: &[ResultRecord]) -> Json {
+fn triggered(records: &[ResultRecord]) -> Triggered {
     let ids: Vec<String> = triggered_failures(records)
         .map(|(case, f)| format!("{case}:{f}"))
         .collect();
-    json!({ "count": ids.len(), "ids": ids })
+    Triggered {
+        count: ids.len(),
+        ids,
+    }
 }
 
 /// Each critical failure triggered, as (case id, failure id), in record order: what
@@ -437,7 +518,7 @@ pub fn triggered_failures(records: &[ResultRecord]) -> impl Iterator<Item = (&st
 
 /// Every dimension of the suite's grading, in its order, with what `checks DIMENSION`
 /// computes for it (`pass`, `fail`, `needs_review` over the records' checks).
-pub fn dimensions(suite: &Suite, records: &[ResultRecord]) -> Vec<(String, Json)> {
+pub fn dimensions(suite: &Suite, records: &[ResultRecord]) -> Vec<(String, CheckCounts)> {
     suite
         .shape
         .grading
@@ -451,8 +532,9 @@ pub fn dimensions(suite: &Suite, records: &[ResultRecord]) -> Vec<(String, Json)
 }
 
 /// How many checks of a dimension passed, failed or await review.
-fn check_results(suite: &Suite, records: &[ResultRecord], dimension: &str) -> Json {
+fn check_results(suite: &Suite, records: &[ResultRecord], dimension: &str) -> CheckCounts {
     let grading = &suite.shape.grading;
+    let mut counts = CheckCounts::default();
     let statuses = records
         .iter()
         .flat_map(|r| r.checks.iter())
@@ -461,17 +543,13 @@ fn check_results(suite: &Suite, records: &[ResultRecord], dimension: &str) -> Js
                 .dimension_of_id(id)
                 .is_some_and(|d| d.name.as_str() == dimension)
         })
-        .map(|(_, s)| s.as_str());
-    let mut counts: Map<String, Json> = Map::new();
-    let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
+        .filter_map(|(_, s)| Status::VARIANTS.iter().find(|v| v.as_str() == s));
     for status in statuses {
-        *tally.entry(status).or_default() += 1;
+        match status {
+            Status::Pass => counts.pass += 1,
+            Status::Fail => counts.fail += 1,
+            Status::NeedsReview => counts.needs_review += 1,
+        }
     }
-    for status in Status::VARIANTS.iter().map(|s| s.as_str()) {
-        counts.insert(
-            status.into(),
-            json!(tally.get(status).copied().unwrap_or(0)),
-        );
-    }
-    Json::Object(counts)
+    counts
 }

@@ -28,7 +28,7 @@ use crate::lower::record_schema::JUDGEMENTS;
 use crate::model::shape::{Builtin, Verdict};
 use crate::model::{Case, Suite};
 use crate::runtime::replay::Status;
-use crate::runtime::report::{dimensions, triggered_failures, ResultRecord};
+use crate::runtime::report::{dimensions, triggered_failures, CheckCounts, ResultRecord};
 
 /// One record to show: as read, its JSON, and the file it was read from.
 pub(super) struct Run<'a> {
@@ -233,7 +233,7 @@ impl View<'_> {
         }
     }
 
-    fn dimensions(&self, dimensions: &[(String, Json)]) -> Markup {
+    fn dimensions(&self, dimensions: &[(String, CheckCounts)]) -> Markup {
         let statuses = [Status::Pass, Status::Fail, Status::NeedsReview];
         let names = statuses.map(|s| s.as_str().replace('_', " "));
         html! {
@@ -250,7 +250,7 @@ impl View<'_> {
                         } }
                         tbody {
                             @for (name, counts) in dimensions {
-                                @let n = statuses.map(|s| counts.get(s.as_str()).and_then(Json::as_u64).unwrap_or(0));
+                                @let n = [counts.pass, counts.fail, counts.needs_review].map(|n| n as u64);
                                 tr {
                                     th scope="row" { (name.replace('_', " ")) }
                                     td.barcell { (bar(name, &n, &names, 14)) }
