@@ -169,7 +169,7 @@ impl<V> ContextMemo<V> {
     }
 
     /// The kept result, or the one `make` gives, kept.
-    pub fn get_or_make(&mut self, make: impl FnOnce() -> V) -> &V {
+    pub fn get_or_make(&mut self, make: impl FnOnce() -> V) -> &mut V {
         self.value.get_or_insert_with(make)
     }
 

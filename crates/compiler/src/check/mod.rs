@@ -92,7 +92,8 @@ pub fn check(
             SharedSeen::default,
             |seen, case| seen.shared_part(case, &case_texts(suite, case)),
         );
-        check_shared(&cx, shared, &mut cache.shared, &mut out);
+        let found = cache.shared.get_or_make(leak::SharedFindings::default);
+        check_shared(&cx, shared, found, &mut out);
         cache.check(&cx, &mut out);
         cache.suite_hidden.set(Rc::clone(&suite_hidden));
         return out;
@@ -120,7 +121,8 @@ pub fn check(
 #[derive(Default)]
 pub struct CheckCache {
     cases: FileMemo<CaseKey, Vec<Diagnostic>>,
-    shared: leak::SharedFindings,
+    /// What the texts cases inherit reported.
+    shared: ContextMemo<leak::SharedFindings>,
     /// The suite's hidden texts: the suite file is part of the context.
     suite_hidden: ContextMemo<Rc<leak::SuiteHidden>>,
 }
@@ -132,10 +134,8 @@ impl CheckCache {
     /// Forgets what `changes` invalidates.
     pub fn enter(&mut self, changes: &Changes) {
         self.cases.enter(changes);
+        self.shared.enter(changes);
         self.suite_hidden.enter(changes);
-        if let Changes::Everything = changes {
-            self.shared = leak::SharedFindings::default();
-        }
     }
 
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
