@@ -129,7 +129,7 @@ fn named_modules(code: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let ident = |s: &str| -> String {
         s.chars()
-            .take_while(|c| c.is_ascii_lowercase() || *c == '_' || c.is_ascii_digit())
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect()
     };
     for (i, _) in code.match_indices("crate::") {
@@ -162,7 +162,7 @@ fn named_modules(code: &str) -> BTreeSet<String> {
 /// The files of the modules that `text` (the text of `file`) declares under
 /// `#[cfg(test)]` without a body (`mod tests;`): test code kept in a file of its own.
 fn test_module_files(file: &Path, text: &str) -> Vec<PathBuf> {
-    let dir = if file.ends_with("mod.rs") {
+    let dir = if file.ends_with("mod.rs") || file.ends_with("lib.rs") {
         file.parent().unwrap_or(file).to_path_buf()
     } else {
         file.with_extension("")
@@ -198,6 +198,7 @@ fn dependencies() -> BTreeMap<String, BTreeMap<String, PathBuf>> {
         .flat_map(|(file, text)| test_module_files(file, text))
         .collect();
     let modules: BTreeSet<String> = files.iter().filter_map(|f| module_of(f)).collect();
+    let reexported = reexported_items(&files, &modules);
     let mut graph: BTreeMap<String, BTreeMap<String, PathBuf>> = BTreeMap::new();
     for (file, text) in &texts {
         let Some(module) = module_of(file) else {
@@ -209,12 +210,43 @@ fn dependencies() -> BTreeMap<String, BTreeMap<String, PathBuf>> {
         }
         let code = production_code(text);
         for named in named_modules(&code) {
+            let named = match reexported.get(&named) {
+                Some(owner) => owner.clone(),
+                None => named,
+            };
             if named != module && modules.contains(&named) {
                 edges.entry(named).or_insert_with(|| (*file).clone());
             }
         }
     }
     graph
+}
+
+/// The items a crate's `lib.rs` re-exports from one of its modules (`pub use
+/// compilation::{Compilation, Recheck};`), by name → that module: code that names
+/// `crate::Compilation` depends on `compilation`.
+fn reexported_items(files: &[PathBuf], modules: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for lib in files.iter().filter(|f| f.ends_with("lib.rs")) {
+        let text = fs::read_to_string(lib).expect("readable");
+        for line in text.lines().map(str::trim) {
+            let Some((module, items)) = line
+                .strip_prefix("pub use ")
+                .and_then(|rest| rest.strip_suffix(';'))
+                .and_then(|rest| rest.split_once("::"))
+            else {
+                continue;
+            };
+            if !modules.contains(module) {
+                continue;
+            }
+            let items = items.trim_start_matches('{').trim_end_matches('}');
+            for item in items.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                out.insert(item.to_string(), module.to_string());
+            }
+        }
+    }
+    out
 }
 
 /// A cycle through `start`, if any: the modules in order.
@@ -423,4 +455,27 @@ fn a_test_module_in_a_file_of_its_own_is_test_code() {
         test_module_files(Path::new("src/lsp/view.rs"), "#[cfg(test)]\nmod tests;")[0],
         Path::new("src/lsp/view/tests.rs")
     );
+}
+
+#[test]
+fn an_item_a_lib_rs_reexports_names_its_module() {
+    let dir = std::env::temp_dir().join(format!("casec-architecture-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("a temporary folder");
+    let lib = dir.join("lib.rs");
+    fs::write(
+        &lib,
+        "pub mod compilation;\npub use compilation::{Compilation, Recheck};\npub use other::Thing;\n",
+    )
+    .expect("written");
+    let modules = BTreeSet::from(["compilation".to_string()]);
+    let found = reexported_items(std::slice::from_ref(&lib), &modules);
+    fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        found.into_iter().collect::<Vec<_>>(),
+        [
+            ("Compilation".to_string(), "compilation".to_string()),
+            ("Recheck".to_string(), "compilation".to_string())
+        ]
+    );
+    assert!(named_modules("use crate::{Compilation, model::Case};").contains("Compilation"));
 }

@@ -1,9 +1,11 @@
 //! The output records that are serde types (a diagnostic line, a `verify` line, the
 //! bundle index, a report) against their committed JSON Schemas: the
 //! schema schemars derives from each type describes the same objects as the one in
-//! `schemas/` (the same properties, the same required ones, the same JSON types), so a
-//! field added to a type, or to a schema, without the other fails here. The committed
-//! schemas stay the contract: they say more than a type can (patterns, descriptions).
+//! `schemas/` (the same properties, the same required ones, the same JSON types of each
+//! property, of its array items and of its map values), so a field added to a type, or
+//! to a schema, without the other fails here. The committed schemas stay the contract:
+//! they say more than a type can (patterns, descriptions, `additionalProperties:
+//! false`), which these tests do not compare; the outputs' bytes are the golden tests'.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -43,6 +45,31 @@ fn objects(doc: &Value, node: &Value, at: &str, out: &mut BTreeMap<String, Objec
                 .entry(name.clone())
                 .or_default()
                 .extend(types);
+            // The types of its array items and of its map values, as pseudo-properties.
+            for (key, suffix) in [("items", "[]"), ("additionalProperties", ".*")] {
+                let types: BTreeSet<String> = beneath(doc, property, key)
+                    .into_iter()
+                    .flat_map(|sub| json_types(doc, sub))
+                    .collect();
+                if !types.is_empty() {
+                    object
+                        .properties
+                        .entry(format!("{name}{suffix}"))
+                        .or_default()
+                        .extend(types);
+                }
+            }
+        }
+        let values: BTreeSet<String> = beneath(doc, node, "additionalProperties")
+            .into_iter()
+            .flat_map(|sub| json_types(doc, sub))
+            .collect();
+        if !values.is_empty() {
+            object
+                .properties
+                .entry("*".into())
+                .or_default()
+                .extend(values);
         }
         let required = node["required"].as_array().into_iter().flatten();
         object
@@ -63,6 +90,23 @@ fn objects(doc: &Value, node: &Value, at: &str, out: &mut BTreeMap<String, Objec
     if let Some(values) = node.get("additionalProperties").filter(|v| v.is_object()) {
         objects(doc, values, &format!("{at}.*"), out);
     }
+}
+
+/// The subschemas under `key` (`items`, `additionalProperties`) of `node` and of its
+/// `oneOf`/`anyOf` alternatives (an `Option` is an alternative with `null`).
+fn beneath<'a>(doc: &'a Value, node: &'a Value, key: &str) -> Vec<&'a Value> {
+    let node = resolve(doc, node);
+    let mut out: Vec<&Value> = node
+        .get(key)
+        .filter(|v| v.is_object())
+        .into_iter()
+        .collect();
+    for alternatives in ["oneOf", "anyOf"] {
+        for alternative in node[alternatives].as_array().into_iter().flatten() {
+            out.extend(beneath(doc, alternative, key));
+        }
+    }
+    out
 }
 
 /// The schema a local `$ref` names, or `node` itself.
@@ -243,4 +287,8 @@ fn the_comparison_sees_a_missing_property_a_type_and_a_requirement() {
         BTreeSet::from(["null".to_string(), "string".to_string()])
     );
     assert!(found["list[]"].properties.contains_key("x"));
+    assert_eq!(
+        found[""].properties["list[]"],
+        BTreeSet::from(["object".to_string()])
+    );
 }

@@ -1,9 +1,11 @@
 //! The incremental engine's tables and its one rule of what a change invalidates.
 //!
-//! A re-check (the language server after an edit, `casec check --cache` and
-//! `--staged`, through [`crate::Recheck`]) keeps what a run found, and the next run
-//! takes it over wherever its inputs are unchanged, so an edit costs the work of the
-//! files it changed. What a result depends on is stated here, once:
+//! A re-check (the language server after an edit, through `Recheck`) keeps
+//! what a run found, and the next run takes it over wherever its inputs are unchanged,
+//! so an edit costs the work of the files it changed. (`casec check --cache` keeps its
+//! results on disk by content digest, in the command line's `driver/cache`, and
+//! compiles what changed through a fresh `Recheck` to read the checks' results per
+//! file.) What a result depends on is stated here, once:
 //!
 //! * a file's tree: its text and its file id (spans name files by position), in
 //!   [`ParseCache`];
@@ -219,7 +221,12 @@ impl ParseCache {
         }
         let names: HashSet<&str> = files.iter().map(|(_, name, _)| *name).collect();
         self.entries.retain(|name, _| names.contains(name.as_str()));
-        files.iter().filter_map(|file| kept(self, file)).collect()
+        // One tree per file, even for two files of one name (the second's entry took
+        // the first's place): a file without its entry is parsed on its own.
+        files
+            .iter()
+            .map(|file| kept(self, file).unwrap_or_else(|| Arc::new(syntax::parse(file.0, file.2))))
+            .collect()
     }
 
     /// The last tree parsed for the file `name`.
@@ -273,6 +280,24 @@ mod tests {
         cache.parse_all(&files(&[(FileId(0), "b.case", a)]));
         assert!(cache.parsed("a.case").is_none());
         assert!(cache.parsed("b.case").is_some());
+    }
+
+    #[test]
+    fn two_files_of_one_name_get_a_tree_each() {
+        let mut cache = ParseCache::default();
+        let (a, b): (Arc<str>, Arc<str>) = (
+            Arc::from("case A \"t\" {}\n"),
+            Arc::from("case B \"t\" {}\n"),
+        );
+        let trees = cache.parse_all(&files(&[
+            (FileId(0), "x.case", a),
+            (FileId(1), "x.case", b),
+        ]));
+        let ids: Vec<Option<FileId>> = trees
+            .iter()
+            .map(|t| t.file.as_ref().map(|f| f.id))
+            .collect();
+        assert_eq!(ids, [Some(FileId(0)), Some(FileId(1))]);
     }
 
     /// A scope of files `(name, text)`, parsed.

@@ -2,12 +2,12 @@
 //!
 //! Completion runs while a file is half-typed, when the parser often has no tree to
 //! give (an unclosed string or block). So the position is read from the tokens of the
-//! syntax's lexer that never fails ([`crate::syntax::tokens`]): tokens, statement ends
+//! syntax's lexer that never fails ([`crate::syntax::lexer`]): tokens, statement ends
 //! and braces are enough to tell the enclosing blocks (`case TUJ-1 { override note_add "…" { … } }`), the statement
 //! under the cursor and which of its values is being written. Meaning is then given by
 //! the schema tables, as for the resolver.
 
-use crate::syntax::tokens::{tokens, Token, TokenKind};
+use crate::syntax::lexer::{tokens, Token, TokenKind};
 
 /// A name (or the empty place for one) and its byte range.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -329,6 +329,13 @@ mod tests {
         let c = at("suite \"s\" {\n  reference_data {\n    pages [1,\n      |2]\n  }\n}");
         assert_eq!(c.at, At::Nothing);
         assert_eq!(c.path(), ["suite", "reference_data"]);
+    }
+
+    #[test]
+    fn a_text_block_still_being_typed_holds_the_cursor() {
+        let c = at("suite \"s\" {\n  purpose \"\"\"\n    Read {M1\n    then |");
+        assert!(matches!(c.at, At::Text { ref key, .. } if key == "purpose"));
+        assert_eq!(c.path(), ["suite"]);
     }
 
     #[test]

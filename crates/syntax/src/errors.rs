@@ -9,6 +9,7 @@ use pest::error::{Error, ErrorVariant, InputLocation};
 
 use super::{strings, Rule};
 use crate::diag::{codes, Diagnostic};
+use crate::lexer::{tokens, TokenKind};
 use crate::source::{FileId, Span};
 
 pub(super) fn syntax_error(file: FileId, text: &str, error: &Error<Rule>) -> Diagnostic {
@@ -96,24 +97,17 @@ fn line_end(text: &str, from: usize) -> usize {
     text[from..].find('\n').map_or(text.len(), |i| from + i)
 }
 
-/// The opening quote of a string left open on the line containing `pos`.
+/// The opening quote of a one-line string left open on the line containing `pos`,
+/// before `pos`.
 fn unterminated_string(text: &str, pos: usize) -> Option<usize> {
     let line_start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
-    let mut open = None;
-    let mut chars = text[line_start..line_end(text, pos)].char_indices();
-    while let Some((i, c)) = chars.next() {
-        match (c, open) {
-            ('#', None) => break,
-            ('"', None) => open = Some(line_start + i),
-            ('"', Some(_)) => open = None,
-            ('\\', Some(_)) => {
-                chars.next();
-            }
-            _ => {}
-        }
-    }
-    // A text block's quotes are not a string left open.
-    open.filter(|&o| !text[o..].starts_with("\"\"\"") && o <= pos)
+    tokens(text)
+        .take_while(|t| t.start <= pos)
+        .filter(|t| t.kind == TokenKind::Str && t.open && t.start >= line_start)
+        // A text block's quotes are not a string left open.
+        .filter(|t| !text[t.start..].starts_with("\"\"\""))
+        .map(|t| t.start)
+        .last()
 }
 
 /// The last `{` without its `}`, skipping strings, text blocks and comments.

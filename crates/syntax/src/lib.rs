@@ -20,9 +20,9 @@ use casec_base::{diag, parallel, source, unicode};
 pub mod ast;
 mod direct;
 mod errors;
+pub mod lexer;
 pub mod nesting;
 pub mod strings;
-pub mod tokens;
 
 use compact_str::CompactString;
 use pest::iterators::Pair;

@@ -23,7 +23,7 @@
 //! reported once, at the place it was written, and cannot be allowed by any one case.
 //!
 //! Guarantee: the phase reads the model and the source text only (but `suite_files`,
-//! which [`crate::Compilation::new`] runs apart, asks whether files exist), never panics, and is
+//! which `Compilation::new` runs apart, asks whether files exist), never panics, and is
 //! linear in the size of the suite: every rule works case by case, and text shared by
 //! many cases is checked once (remembered by span). A case's own diagnostics depend on
 //! that case alone, so a large suite checks its cases on all cores with the same result.
@@ -61,7 +61,7 @@ const PARALLEL_FROM_CASES: usize = 256;
 /// that error stopped, so its allows are not reported as allowing nothing.
 /// With `reuse`, the own diagnostics of a case it kept (its file and the context are
 /// unchanged since the run that made them: [`crate::incremental`]) are taken from it.
-pub fn check(
+pub(crate) fn check(
     suite: &Suite,
     db: &SourceDb,
     earlier: &[Diagnostic],
@@ -132,7 +132,7 @@ type CaseKey = (FileId, String);
 
 impl CheckCache {
     /// Forgets what `changes` invalidates.
-    pub fn enter(&mut self, changes: &Changes) {
+    pub(crate) fn enter(&mut self, changes: &Changes) {
         self.cases.enter(changes);
         self.shared.enter(changes);
         self.suite_hidden.enter(changes);

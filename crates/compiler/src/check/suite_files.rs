@@ -1,7 +1,7 @@
 //! The files a suite names inside its folder: the programs and scripts of its adapters
 //! must be there, and the files its worlds include (`content from "seed/sales.xlsx"`)
 //! are read into the model. The one module that reads the file system rather than the
-//! model, run by [`crate::Compilation::new`] for a suite read from a folder (never
+//! model, run by `Compilation::new` for a suite read from a folder (never
 //! cached: the files may change while the sources do not). Nothing is run, and nothing
 //! outside the suite folder is read: a path that leads out of it is refused.
 

@@ -75,14 +75,14 @@ pub fn resolve(inputs: Vec<Input>) -> (Option<Suite>, Vec<Diagnostic>) {
 
 /// [`resolve`], taking over from `cache` the cases it kept (of files unchanged since)
 /// instead of resolving them again, and leaving this run's per-case diagnostics in it.
-pub fn resolve_reusing(
+pub(crate) fn resolve_reusing(
     inputs: Vec<Input>,
     cache: &mut CaseCache,
 ) -> (Option<Suite>, Vec<Diagnostic>) {
     resolve_in_parts(inputs, crate::parallel::part_count(), Some(cache))
 }
 
-/// Cases resolved by the last run of a re-check ([`crate::Recheck`]), to reuse for the
+/// Cases resolved by the last run of a re-check (`Recheck`, the incremental engine), to reuse for the
 /// case statements of files unchanged since: a case reads its own statement and the
 /// context of [`crate::incremental`] only, so in the same context the same statement
 /// resolves to the same case, with the same diagnostics.
@@ -126,7 +126,7 @@ impl Declarations {
 
 impl CaseCache {
     /// Forgets what `changes` invalidates.
-    pub fn enter(&mut self, changes: &Changes) {
+    pub(crate) fn enter(&mut self, changes: &Changes) {
         self.cases.enter(changes);
         self.diagnostics.enter(changes);
         self.declarations.enter(changes);

@@ -2,12 +2,18 @@
 //! never fails: for the places that read a file the parsers have no tree for.
 //!
 //! The nesting scan ([`crate::nesting`]) reads the brackets of a file before pest
-//! recurses into it, a syntax error's help looks for the block left open, and the
-//! language server reads what the cursor is on while a file is half typed (an unclosed
-//! string or block). What the grammar would reject is still a token ([`TokenKind::Other`]
-//! for a character no rule starts with, an open string for one whose closing quote is
-//! missing), so all of them read the same tokens of any text; the parsers
-//! (`direct.rs`, pest) read the files that parse.
+//! recurses into it, a syntax error's help looks for the string or block left open,
+//! and the language server reads what the cursor is on while a file is half typed.
+//! What the grammar would reject is still a token ([`TokenKind::Other`] for a character
+//! no rule starts with, an open string for one whose closing quote is missing), so all
+//! of them read the same tokens of any text; the parsers (`direct.rs`, pest) read the
+//! files that parse.
+//!
+//! One reading differs from the grammar's, where the grammar stops anyway: a text
+//! block whose closing `"""` is missing is one open string to the end of the text (the
+//! text an author is still typing), where the grammar reads an empty string and a
+//! string left open on that line, and fails there. No bracket after that point is ever
+//! parsed, so the nesting scan may skip them too.
 
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,9 +49,8 @@ pub struct Token {
     pub open: bool,
 }
 
-/// Every token of `text`, in order. A text block (`"""` … `"""`) is one token; `"""`
-/// without closing quotes is read as the grammar reads it, an empty string and a string
-/// left open to the end of its line.
+/// Every token of `text`, in order. A text block (`"""` … `"""`) is one token, and so is
+/// one left open (to the end of the text).
 pub fn tokens(text: &str) -> impl Iterator<Item = Token> + '_ {
     let mut at = 0;
     std::iter::from_fn(move || {
@@ -95,14 +100,10 @@ fn line_end(text: &str, from: usize) -> usize {
 /// The string or text block whose opening quote is at `open`.
 fn string(text: &str, open: usize) -> Token {
     if text[open..].starts_with("\"\"\"") {
-        if let Some(close) = text[open + 3..].find("\"\"\"") {
-            return Token {
-                kind: TokenKind::Str,
-                start: open,
-                end: open + 3 + close + 3,
-                open: false,
-            };
-        }
+        return match text[open + 3..].find("\"\"\"") {
+            Some(close) => closed_string(open, open + 3 + close + 3),
+            None => open_string(open, text.len()),
+        };
     }
     // A one-line string: a backslash escapes the next character, but not a line break.
     let mut chars = text[open + 1..].char_indices();
@@ -175,7 +176,7 @@ mod tests {
     }
 
     #[test]
-    fn a_text_block_is_one_token_and_an_unclosed_one_reads_as_the_grammar_does() {
+    fn a_text_block_is_one_token_and_an_unclosed_one_runs_to_the_end() {
         use TokenKind::*;
         assert_eq!(
             kinds("p \"\"\"\n { [\n\"\"\" x"),
@@ -186,14 +187,8 @@ mod tests {
             ]
         );
         assert_eq!(
-            kinds("p \"\"\" x\n{"),
-            [
-                (Word, "p", false),
-                (Str, "\"\"", false),
-                (Str, "\" x", true),
-                (End, "\n", false),
-                (Open, "{", false),
-            ]
+            kinds("p \"\"\" x\n{ q [\n"),
+            [(Word, "p", false), (Str, "\"\"\" x\n{ q [\n", true)]
         );
     }
 
