@@ -278,12 +278,6 @@ pub fn check(
     code
 }
 
-/// Groups paths into suites (by the nearest folder holding suite.case) and loose files,
-/// and compiles each group once.
-pub fn compile_paths(paths: &[PathBuf]) -> Vec<Compilation> {
-    Groups::of(paths).compile()
-}
-
 /// The paths of a command, grouped: suite folders, loose files, and paths that do
 /// not exist.
 struct Groups {
@@ -338,17 +332,6 @@ impl Groups {
             loose,
             missing,
         }
-    }
-
-    /// Every group compiled.
-    fn compile(self) -> Vec<Compilation> {
-        let mut out: Vec<Compilation> = self
-            .roots
-            .iter()
-            .map(|r| Compilation::new(Sources::Folder(r)))
-            .collect();
-        out.extend(self.rest());
-        out
     }
 
     /// The groups other than suite folders, compiled from git's index: loose files as
