@@ -78,7 +78,8 @@ impl Tool {
     /// for the tool to have anything to work on.
     pub fn worked_collections(&self) -> Vec<&str> {
         match &self.binding {
-            Binding::Service(bound) => bound.service.worked_collections(),
+            // A service shows and changes the same collections.
+            Binding::Service(bound) => bound.service.managed_collections(),
             Binding::Declared(behavior) => behavior
                 .effects
                 .iter()
@@ -217,23 +218,8 @@ pub fn file_store(tools: &[Tool]) -> Option<Result<crate::expect::FileStore, (Na
 }
 
 impl Service {
+    /// The collections the service works on (it both shows and changes them).
     fn managed_collections(&self) -> Vec<&str> {
-        match self {
-            Service::Booking(b) => {
-                vec![b.slots_collection.as_str(), b.bookings_collection.as_str()]
-            }
-            Service::Tracker(t) => vec![t.trackers_collection.as_str()],
-            Service::Files(f) => vec![f.files_collection.as_str()],
-            Service::Http(h) => vec![h.endpoints_collection.as_str()],
-            Service::Commands(_)
-            | Service::Clock
-            | Service::Search(_)
-            | Service::Get(_)
-            | Service::Write(_) => Vec::new(),
-        }
-    }
-
-    fn worked_collections(&self) -> Vec<&str> {
         match self {
             Service::Booking(b) => {
                 vec![b.slots_collection.as_str(), b.bookings_collection.as_str()]
