@@ -16,6 +16,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value as Json;
 
 use crate::model::expect::MachineOverride;
+use crate::model::plain::Form;
 use crate::model::shape::{Builtin, FieldDecl, Kind, Layout, LayoutSource, Part, Slot};
 use crate::model::tool::Tool;
 use crate::model::{
@@ -236,18 +237,14 @@ fn names<S: Serializer>(names: &[Text], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(names.iter().map(Text::as_str))
 }
 
-/// A plain field's value; an absent list is empty, any other absent value `null`.
+/// A field's value; an absent list is empty, any other absent value `null`.
 fn plain<S: Serializer>(decl: &FieldDecl, value: Option<&Value>, s: S) -> Result<S::Ok, S::Error> {
     match value {
-        None if matches!(decl.kind, Kind::Texts | Kind::Names | Kind::Objects) => {
+        Some(value) => value.serialize(s),
+        None if decl.kind.form().is_some_and(Form::is_list) => {
             s.collect_seq(std::iter::empty::<&str>())
         }
         None => s.serialize_none(),
-        Some(Value::Text(t)) => s.serialize_str(t.as_str()),
-        Some(Value::Texts(ts) | Value::Names(ts)) => names(ts, s),
-        Some(Value::Number(n)) => n.value.serialize(s),
-        Some(Value::Data(d)) => d.value.serialize(s),
-        Some(Value::Objects(blocks)) => s.collect_seq(blocks.iter().map(|d| &d.value)),
     }
 }
 
@@ -319,14 +316,7 @@ fn case_field<'a, S: Serializer>(
     s: S,
 ) -> Result<S::Ok, S::Error> {
     match decl.kind {
-        Kind::Text
-        | Kind::Texts
-        | Kind::Names
-        | Kind::Number
-        | Kind::Data
-        | Kind::Objects
-        | Kind::StepLimit
-        | Kind::ClockStep => plain(decl, case.value(id), s),
+        crate::model::kinds_with_a_value!() => plain(decl, case.value(id), s),
         Kind::Category => text_or_null(case.category.as_ref(), s),
         Kind::Tags => names(&case.tags, s),
         Kind::Tools => match items {

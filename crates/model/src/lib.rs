@@ -13,6 +13,7 @@ use casec_base::source;
 
 pub mod expect;
 pub mod expr;
+pub mod plain;
 pub mod shape;
 pub mod texts;
 pub mod time;
@@ -25,6 +26,8 @@ use std::sync::Arc;
 use arcstr::ArcStr;
 
 use crate::source::Span;
+
+pub use plain::Value;
 
 /// A string value and where it was written. Cloning shares the string.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,34 +70,6 @@ pub struct Data {
 pub struct Number {
     pub value: serde_json::Number,
     pub span: Span,
-}
-
-/// The value of a field of a plain kind (`text`, `texts`, `names`, `number`, `data`,
-/// `objects`).
-///
-/// A case keeps one for each plain field it sets ([`Case::value`]): `Data` is boxed so
-/// that a value takes the size of a list (32 bytes as an `Option`), not of a JSON value
-/// (88), which was an eighth of a case's model.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Text(Text),
-    Texts(Vec<Text>),
-    Names(Vec<Name>),
-    Number(Number),
-    Data(Box<Data>),
-    /// A list of data blocks (the `objects` kind).
-    Objects(Vec<Data>),
-}
-
-impl Value {
-    /// Every text the value holds (none for numbers and data).
-    pub fn texts(&self) -> Vec<&Text> {
-        match self {
-            Value::Text(t) => vec![t],
-            Value::Texts(ts) | Value::Names(ts) => ts.iter().collect(),
-            Value::Number(_) | Value::Data(_) | Value::Objects(_) => Vec::new(),
-        }
-    }
 }
 
 #[derive(Clone, Debug)]

@@ -12,6 +12,7 @@
 
 use strum::{EnumString, IntoStaticStr, VariantArray};
 
+use crate::plain::Form;
 use crate::source::Span;
 use crate::{Name, Text};
 
@@ -215,6 +216,30 @@ pub enum Kind {
     Outcomes,
 }
 
+/// The plain kinds, as a pattern (`match kind { plain_kinds!() => … }`), so that a
+/// match over every kind lists them in one place.
+#[macro_export]
+macro_rules! plain_kinds {
+    () => {
+        $crate::shape::Kind::Text
+            | $crate::shape::Kind::Texts
+            | $crate::shape::Kind::Names
+            | $crate::shape::Kind::Number
+            | $crate::shape::Kind::Data
+            | $crate::shape::Kind::Objects
+    };
+}
+
+/// The kinds whose field holds a [`crate::Value`] ([`crate::Case::value`]), as a
+/// pattern: the plain kinds, and the semantic kinds whose meaning is a value's
+/// (`step_limit`, `clock_step`). Each has a [`Kind::form`].
+#[macro_export]
+macro_rules! kinds_with_a_value {
+    () => {
+        $crate::plain_kinds!() | $crate::shape::Kind::StepLimit | $crate::shape::Kind::ClockStep
+    };
+}
+
 /// Where a kind may be declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
@@ -231,9 +256,7 @@ impl Kind {
     /// Where the kind may be declared.
     pub fn level(self) -> Level {
         match self {
-            Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data | Kind::Objects => {
-                Level::Both
-            }
+            crate::plain_kinds!() => Level::Both,
             Kind::SystemPrompt
             | Kind::CaseCount
             | Kind::Revisions
@@ -278,10 +301,21 @@ impl Kind {
 
     /// Plain kinds carry values only; a shape may declare any number of them.
     pub fn plain(self) -> bool {
-        matches!(
-            self,
-            Kind::Text | Kind::Texts | Kind::Names | Kind::Number | Kind::Data | Kind::Objects
-        )
+        matches!(self, crate::plain_kinds!())
+    }
+
+    /// The form of the [`crate::Value`] a field of this kind holds: every kind of
+    /// [`crate::kinds_with_a_value`], none other.
+    pub fn form(self) -> Option<Form> {
+        Some(match self {
+            Kind::Text | Kind::ClockStep => Form::Text,
+            Kind::Texts => Form::Texts,
+            Kind::Names => Form::Names,
+            Kind::Number | Kind::StepLimit => Form::Number,
+            Kind::Data => Form::Data,
+            Kind::Objects => Form::Objects,
+            _ => return None,
+        })
     }
 
     /// Kinds whose values are identifiers, never compared as prose by the blinding
@@ -828,6 +862,15 @@ mod tests {
     use strum::VariantArray;
 
     use super::*;
+
+    /// The pattern of the kinds that hold a value and [`Kind::form`] name the same kinds.
+    #[test]
+    fn kinds_with_a_value_have_a_form() {
+        for &kind in Kind::VARIANTS {
+            let with_a_value = matches!(kind, crate::kinds_with_a_value!());
+            assert_eq!(with_a_value, kind.form().is_some(), "{kind:?}");
+        }
+    }
 
     /// The variants' words in their order (the order of the lists in messages), each
     /// read back as its variant.

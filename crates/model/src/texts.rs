@@ -8,6 +8,7 @@
 
 use std::borrow::Cow;
 
+use super::plain::Piece;
 use super::shape::{FieldDecl, Kind, Visibility};
 use super::{Case, Data, Suite, Text, Value};
 
@@ -80,17 +81,12 @@ impl<'a> Collect<'a> {
     }
 
     fn value(&mut self, field: &'a FieldDecl, value: &'a Value) {
-        match value {
-            Value::Data(data) => self.data(field, data),
-            Value::Objects(blocks) => {
-                for data in blocks {
-                    self.data(field, data);
-                }
-            }
-            other => {
-                for text in other.texts() {
-                    self.push(field, None, text);
-                }
+        for piece in value.pieces() {
+            match piece {
+                Piece::Text(text) => self.push(field, None, text),
+                Piece::Names(names) => names.iter().for_each(|n| self.push(field, None, n)),
+                Piece::Number(_) => {}
+                Piece::Data(data) => self.data(field, data),
             }
         }
     }
@@ -128,14 +124,7 @@ pub fn case_texts<'a>(suite: &'a Suite, case: &'a Case) -> Vec<Labelled<'a>> {
     });
     for (id, field) in shape.case_fields.iter().enumerate() {
         match field.kind {
-            Kind::Text
-            | Kind::Texts
-            | Kind::Names
-            | Kind::Number
-            | Kind::Data
-            | Kind::Objects
-            | Kind::StepLimit
-            | Kind::ClockStep => {
+            crate::kinds_with_a_value!() => {
                 if let Some(value) = case.value(id) {
                     c.value(field, value);
                 }

@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value as Json};
 
 use crate::model::shape::{Kind, Reward, RewardValue, Verdict};
-use crate::model::{Case, Suite, Value};
+use crate::model::{Case, Suite};
 
 use super::replay::Status;
 use super::report::ResultRecord;
@@ -74,9 +74,6 @@ fn holds_word(suite: &Suite, case: &Case, field: &str, word: &str) -> bool {
     if fields[id].kind == Kind::Category {
         return case.category.as_ref().is_some_and(|c| c.as_str() == word);
     }
-    match case.value(id) {
-        Some(Value::Text(t)) => t.as_str() == word,
-        Some(Value::Names(names) | Value::Texts(names)) => names.iter().any(|n| n.as_str() == word),
-        _ => false,
-    }
+    case.value(id)
+        .is_some_and(|v| v.texts().iter().any(|t| t.as_str() == word))
 }

@@ -91,11 +91,7 @@ pub fn check_counts(case: &Case, shape: &Shape, out: &mut Vec<Diagnostic>) {
             Kind::Override => case.overrides.len(),
             Kind::Followup => case.followups.len(),
             Kind::Checks => case.checks.iter().filter(|c| c.source == Some(id)).count(),
-            Kind::Texts => case.value(id).map_or(0, |v| v.texts().len()),
-            Kind::Objects => match case.value(id) {
-                Some(crate::model::Value::Objects(blocks)) => blocks.len(),
-                _ => 0,
-            },
+            crate::model::plain_kinds!() => case.value(id).map_or(0, |v| v.pieces().len()),
             _ => continue,
         };
         if count >= field.at_least || (count == 0 && counted_by_dimension(shape, id)) {

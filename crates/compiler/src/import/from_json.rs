@@ -19,6 +19,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::diag::{codes, Diagnostic};
+use crate::model::plain::Form;
 use crate::model::shape::{Builtin, FieldDecl, Kind, Layout, LayoutSource, Part, Shape, Slot};
 use crate::model::tool::{ArgType, Argument, Binding, Tool};
 use crate::model::world::FieldType;
@@ -375,17 +376,18 @@ impl Reader {
         path: &str,
     ) -> Option<crate::model::Value> {
         use crate::model::Value as V;
-        let list = matches!(field.kind, Kind::Texts | Kind::Names | Kind::Objects);
-        if value.is_null() && !list && !field.required {
+        // Only the kinds with a value come here; were another to, it reads as a text.
+        let form = field.kind.form().unwrap_or(Form::Text);
+        if value.is_null() && !form.is_list() && !field.required {
             return None;
         }
-        match field.kind {
-            Kind::Texts => self.texts(value, path).map(V::Texts),
-            Kind::Names => self.texts(value, path).map(V::Names),
-            Kind::Number | Kind::StepLimit => self.number(value, path).map(V::Number),
-            Kind::Data => self.data(value, path).map(|d| V::Data(Box::new(d))),
-            Kind::Objects => self.objects(value, path).map(V::Objects),
-            _ => self.text(value, path).map(V::Text),
+        match form {
+            Form::Text => self.text(value, path).map(V::Text),
+            Form::Texts => self.texts(value, path).map(V::Texts),
+            Form::Names => self.texts(value, path).map(V::Names),
+            Form::Number => self.number(value, path).map(V::Number),
+            Form::Data => self.data(value, path).map(|d| V::Data(Box::new(d))),
+            Form::Objects => self.objects(value, path).map(V::Objects),
         }
     }
 

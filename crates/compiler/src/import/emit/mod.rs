@@ -13,6 +13,7 @@ mod writer;
 use serde_json::Value;
 
 use crate::lower::tools::argument_list;
+use crate::model::plain::{Form, Piece};
 use crate::model::shape::{FieldDecl, Kind, Shape};
 use crate::model::tool::Tool;
 use crate::model::{Case, Check, Suite, Text};
@@ -59,16 +60,10 @@ fn suite_file(suite: &Suite, plan: &Plan) -> String {
         // At the top of the block, one-line fields (the metadata) are written together
         // and every other field is set apart by a blank line; inside a nested block,
         // fields follow each other.
-        let one_line = matches!(
-            field.kind,
-            Kind::Text
-                | Kind::Number
-                | Kind::StepLimit
-                | Kind::ClockStep
-                | Kind::Names
-                | Kind::CaseCount
-                | Kind::Outcomes
-        );
+        let one_line = match field.kind.form() {
+            Some(form) => matches!(form, Form::Text | Form::Number | Form::Names),
+            None => matches!(field.kind, Kind::CaseCount | Kind::Outcomes),
+        };
         let mark = w.out.len();
         if open.is_empty() && !(one_line && previous_one_line) {
             w.blank();
@@ -198,23 +193,14 @@ fn suite_field(w: &mut Writer, suite: &Suite, id: usize, field: &FieldDecl, key:
     }
 }
 
-/// A value of a plain kind as statements.
+/// A field's value as statements.
 fn plain(w: &mut Writer, key: &str, value: &crate::model::Value) {
-    use crate::model::Value as V;
-    match value {
-        V::Text(t) => w.text(key, t.as_str()),
-        V::Texts(ts) => {
-            for t in ts {
-                w.text(key, t.as_str());
-            }
-        }
-        V::Names(ns) => names_line(w, key, ns.iter().map(Text::as_str)),
-        V::Number(n) => w.line(&format!("{key} {}", n.value)),
-        V::Data(d) => data_block(w, key, &d.value),
-        V::Objects(blocks) => {
-            for block in blocks {
-                data_block(w, key, &block.value);
-            }
+    for piece in value.pieces() {
+        match piece {
+            Piece::Text(t) => w.text(key, t.as_str()),
+            Piece::Names(ns) => names_line(w, key, ns.iter().map(Text::as_str)),
+            Piece::Number(n) => w.line(&format!("{key} {}", n.value)),
+            Piece::Data(d) => data_block(w, key, &d.value),
         }
     }
 }

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 
+use crate::model::plain::{Form, Piece};
 use crate::model::shape::{FieldId, Kind, Shape};
 use crate::model::{Case, Suite, Text, Value};
 use crate::resolve::defaults::Defaults;
@@ -37,10 +38,10 @@ pub(super) fn case_value(case: &Case, shape: &Shape, slot: &Slot) -> Option<Writ
         Kind::Tools => Some(names(&case.tools)),
         Kind::Tags => Some(names(&case.tags)),
         Kind::Evidence => uniform_evidence(case, slot.dimension.as_deref()?),
-        _ => match case.value(slot.field)? {
-            Value::Text(t) => Some(t.as_str().to_string()),
-            Value::Names(ns) => Some(names(ns)),
-            Value::Texts(_) | Value::Number(_) | Value::Data(_) | Value::Objects(_) => None,
+        _ => match case.value(slot.field)?.pieces().as_slice() {
+            [Piece::Text(t)] => Some(t.as_str().to_string()),
+            [Piece::Names(ns)] => Some(names(ns)),
+            _ => None,
         },
     }
 }
@@ -141,12 +142,12 @@ fn slots(suite: &Suite, known: &[bool]) -> Vec<Slot> {
                 field,
                 dimension: Some(d.clone()),
             })),
-            Kind::Category
-            | Kind::Texts
-            | Kind::Number
-            | Kind::StepLimit
-            | Kind::Data
-            | Kind::Objects => {}
+            Kind::Category => {}
+            // A slot is written as a text or a line of names (`slot_statement`); other
+            // values stay each case's own.
+            kind if kind
+                .form()
+                .is_some_and(|f| !matches!(f, Form::Text | Form::Names)) => {}
             _ => out.push(Slot {
                 field,
                 dimension: None,
