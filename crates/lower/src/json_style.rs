@@ -6,14 +6,11 @@
 //! serde's bytes are this formatter's pre-rendered JSON, since the master holds no
 //! byte arrays.
 
-mod serializer;
-
 use std::io;
 
 use serde::Serialize;
 use serde_json::ser::Formatter;
-
-use serializer::Serializer;
+use serde_json::Serializer;
 
 /// A serde_json formatter writing the master style.
 #[derive(Default)]
