@@ -435,7 +435,7 @@ fn the_records_an_adapter_shows_are_retrieved() {
     assert_eq!(status(&added), "ok", "{added}");
     let listed = rt.call("note_list", &json!({}));
     assert_eq!(status(&listed), "ok", "{listed}");
-    let n1 = casec::model::Text::new("N1", casec::source::Span::new(FileId(0), 0..0));
+    let n1 = casec::model::Name::new("N1", casec::source::Span::new(FileId(0), 0..0));
     let retrieved = casec::model::expect::Assertion::Retrieved(vec![n1]);
     assert!(
         casec::runtime::eval::holds(&retrieved, &rt),

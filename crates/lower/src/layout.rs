@@ -226,15 +226,15 @@ fn source_value<S: Serializer>(
     }
 }
 
-fn text_or_null<S: Serializer>(text: Option<&Text>, s: S) -> Result<S::Ok, S::Error> {
+fn text_or_null<S: Serializer>(text: Option<&impl AsRef<str>>, s: S) -> Result<S::Ok, S::Error> {
     match text {
-        Some(t) => s.serialize_str(t.as_str()),
+        Some(t) => s.serialize_str(t.as_ref()),
         None => s.serialize_none(),
     }
 }
 
-fn names<S: Serializer>(names: &[Text], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(names.iter().map(Text::as_str))
+fn names<S: Serializer>(names: &[impl AsRef<str>], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(names.iter().map(AsRef::as_ref))
 }
 
 /// A field's value; an absent list is empty, any other absent value `null`.

@@ -350,7 +350,7 @@ fn service_json(bound: &BoundService) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Text;
+    use crate::model::{Name, Text};
     use crate::source::{FileId, Span};
 
     const NOWHERE: Span = Span {
@@ -365,7 +365,7 @@ mod tests {
 
     fn argument(name: &str, ty: ArgType, doc: Option<&str>) -> Argument {
         Argument {
-            name: Text::new(name, NOWHERE),
+            name: Name::new(name, NOWHERE),
             ty,
             required: true,
             doc: doc.map(|d| Text::new(d, NOWHERE)),
@@ -493,7 +493,7 @@ mod tests {
     fn every_property_of_a_schema_is_described() {
         let members = vec![argument("lift", ArgType::Field(FieldType::Bool), None)];
         let tool = Tool {
-            name: Text::new("t", NOWHERE),
+            name: Name::new("t", NOWHERE),
             behavior: Text::new("Do it.", NOWHERE),
             arguments: vec![
                 argument("home", ArgType::Object(members), None),

@@ -55,8 +55,65 @@ impl std::fmt::Display for Text {
     }
 }
 
-/// A name (case id, category, tag, tool, profile) and where it was written.
-pub type Name = Text;
+/// A name (a case id, category, tag, tool, profile, field or record id) and where it
+/// was written: an identifier, not prose. It reads as the text it is written as (its
+/// span and its words, for a message); a text becomes a name only by [`Name::new`] or
+/// [`Name::from`], so a reader says which one it read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Name(Text);
+
+impl Name {
+    pub fn new(value: impl Into<ArcStr>, span: Span) -> Name {
+        Name(Text::new(value, span))
+    }
+
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The name as the text it was written as.
+    pub fn text(&self) -> &Text {
+        &self.0
+    }
+}
+
+impl From<Text> for Name {
+    fn from(text: Text) -> Name {
+        Name(text)
+    }
+}
+
+impl From<Name> for Text {
+    fn from(name: Name) -> Text {
+        name.0
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = Text;
+
+    fn deref(&self) -> &Text {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for Text {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
 
 /// Free-form JSON written as a data block (design reference, result template).
 #[derive(Clone, Debug, PartialEq)]

@@ -73,7 +73,7 @@ impl Value {
         for piece in self.pieces() {
             match piece {
                 Piece::Text(t) => out.push(t),
-                Piece::Names(ns) => out.extend(ns),
+                Piece::Names(ns) => out.extend(ns.iter().map(Name::text)),
                 Piece::Number(_) | Piece::Data(_) => {}
             }
         }
@@ -84,10 +84,10 @@ impl Value {
 /// The value's JSON in a layout: a string, a number, an object, or a list of them.
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let texts = |ts: &[Text], s: S| s.collect_seq(ts.iter().map(Text::as_str));
         match self {
             Value::Text(t) => s.serialize_str(t.as_str()),
-            Value::Texts(ts) | Value::Names(ts) => texts(ts, s),
+            Value::Texts(ts) => s.collect_seq(ts.iter().map(Text::as_str)),
+            Value::Names(ns) => s.collect_seq(ns.iter().map(|n| n.as_str())),
             Value::Number(n) => n.value.serialize(s),
             Value::Data(d) => d.value.serialize(s),
             Value::Objects(blocks) => s.collect_seq(blocks.iter().map(|d| &d.value)),

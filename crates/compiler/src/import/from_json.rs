@@ -88,6 +88,16 @@ impl Reader {
             .collect()
     }
 
+    /// A string read as a name (an id, a category, a tag).
+    fn name(&mut self, value: &Value, path: &str) -> Option<Name> {
+        self.text(value, path).map(Name::from)
+    }
+
+    fn names(&mut self, value: &Value, path: &str) -> Option<Vec<Name>> {
+        self.texts(value, path)
+            .map(|texts| texts.into_iter().map(Name::from).collect())
+    }
+
     fn array<'v>(&mut self, value: &'v Value, path: &str) -> Option<&'v Vec<Value>> {
         let found = value.as_array();
         if found.is_none() {
@@ -285,7 +295,7 @@ impl Reader {
                         .and_then(|v| self.number(v, &format!("{at}.count")));
                     if let Some(count) = count {
                         suite.categories.push(Category {
-                            name: Text::new(name.as_str(), self.span),
+                            name: Name::new(name.as_str(), self.span),
                             count,
                         });
                     }
@@ -356,7 +366,7 @@ impl Reader {
                     let Some(parts) = self.item(items, item, &at, Part::Change) else {
                         continue;
                     };
-                    let case_id = self.part_text(&parts, Part::Case, &at);
+                    let case_id = self.part_name(&parts, Part::Case, &at);
                     let change = self.part_text(&parts, Part::Change, &at);
                     if let (Some(case_id), Some(change)) = (case_id, change) {
                         suite.revision_notes.push(RevisionNote { case_id, change });
@@ -384,7 +394,7 @@ impl Reader {
         match form {
             Form::Text => self.text(value, path).map(V::Text),
             Form::Texts => self.texts(value, path).map(V::Texts),
-            Form::Names => self.texts(value, path).map(V::Names),
+            Form::Names => self.names(value, path).map(V::Names),
             Form::Number => self.number(value, path).map(V::Number),
             Form::Data => self.data(value, path).map(|d| V::Data(Box::new(d))),
             Form::Objects => self.objects(value, path).map(V::Objects),
@@ -393,7 +403,7 @@ impl Reader {
 
     /// The suite's names for the verdicts: one each, all different.
     fn outcome_names(&mut self, value: &Value, path: &str) -> Option<Vec<Name>> {
-        let names = self.texts(value, path)?;
+        let names = self.names(value, path)?;
         let verdicts = self.shape.grading.outcomes.len();
         let distinct = names
             .iter()
@@ -423,7 +433,7 @@ impl Reader {
             None => Vec::new(),
         };
         Some(Tool {
-            name: Text::new(name, self.span),
+            name: Name::new(name, self.span),
             behavior,
             arguments: arguments.iter().map(contract_argument).collect(),
             binding: Binding::None,
@@ -474,6 +484,10 @@ impl Reader {
         }
     }
 
+    fn part_name(&mut self, parts: &Parts, part: Part, path: &str) -> Option<Name> {
+        self.part_text(parts, part, path).map(Name::from)
+    }
+
     fn optional_part(&mut self, parts: &Parts, part: Part, path: &str) -> Option<Option<Text>> {
         match parts.get(&part) {
             Some(v) => self.optional_text(v, &format!("{path}.{}", part.as_str())),
@@ -484,7 +498,7 @@ impl Reader {
     /// One case laid out by `layout` (a master's case layout, an export's line).
     pub fn case(&mut self, layout: &Layout, value: &Value, path: &str) -> Option<Case> {
         let mut case = Case::empty(
-            Text::new("", self.span),
+            Name::new("", self.span),
             Text::new("", self.span),
             self.span,
             self.span,
@@ -510,7 +524,7 @@ impl Reader {
                 self.case_field(&shape.case_fields[*id], *id, items, value, path, case)
             }
             LayoutSource::Builtin(Builtin::CaseId) => {
-                if let Some(t) = self.text(value, path) {
+                if let Some(t) = self.name(value, path) {
                     case.id = t;
                 }
             }
@@ -543,16 +557,16 @@ impl Reader {
             false => r.optional_text(value, path).flatten(),
         };
         match field.kind {
-            Kind::Category => case.category = text(self),
-            Kind::Tags => case.tags = self.texts(value, path).unwrap_or_default(),
+            Kind::Category => case.category = text(self).map(Name::from),
+            Kind::Tags => case.tags = self.names(value, path).unwrap_or_default(),
             Kind::Tools => {
                 case.tools = match value {
                     // Laid out as contracts: the names are the keys.
                     Value::Object(map) => map
                         .keys()
-                        .map(|k| Text::new(k.as_str(), self.span))
+                        .map(|k| Name::new(k.as_str(), self.span))
                         .collect(),
-                    other => self.texts(other, path).unwrap_or_default(),
+                    other => self.names(other, path).unwrap_or_default(),
                 }
             }
             Kind::Clock => case.clock = text(self),
@@ -572,8 +586,8 @@ impl Reader {
                         continue;
                     };
                     let role = match parts.get(&Part::Role) {
-                        Some(_) => self.part_text(&parts, Part::Role, &at),
-                        None => Some(Text::new("user", self.span)),
+                        Some(_) => self.part_name(&parts, Part::Role, &at),
+                        None => Some(Name::new("user", self.span)),
                     };
                     let content = self.part_text(&parts, Part::Content, &at);
                     if let (Some(role), Some(content)) = (role, content) {
@@ -643,7 +657,7 @@ impl Reader {
     }
 
     fn tool_override(&mut self, parts: &Parts, path: &str) -> Option<ToolOverride> {
-        let tool = self.part_text(parts, Part::Tool, path);
+        let tool = self.part_name(parts, Part::Tool, path);
         let matches = self.part_text(parts, Part::Match, path);
         let result = self.part_text(parts, Part::Result, path);
         let side_effect = self.optional_part(parts, Part::SideEffect, path);
@@ -680,18 +694,18 @@ impl Reader {
                 continue;
             };
             let id = match (parts.contains_key(&Part::Id), dimension) {
-                (false, Some(d)) => Some(Text::new(
+                (false, Some(d)) => Some(Name::new(
                     format!("{}{}", d.letter.as_str(), i + 1),
                     self.span,
                 )),
-                _ => self.part_text(&parts, Part::Id, &at),
+                _ => self.part_name(&parts, Part::Id, &at),
             };
             let requirement = self.part_text(&parts, Part::Requirement, &at);
             let dimension = match parts.get(&Part::Dimension) {
-                Some(_) => self.part_text(&parts, Part::Dimension, &at),
+                Some(_) => self.part_name(&parts, Part::Dimension, &at),
                 None => id.as_ref().and_then(|id| {
                     let d = self.shape.grading.dimension_of_id(id.as_str())?;
-                    Some(Text::new(d.name.value.clone(), self.span))
+                    Some(Name::new(d.name.value.clone(), self.span))
                 }),
             };
             let evidence = self.optional_part(&parts, Part::Evidence, &at);
@@ -856,7 +870,7 @@ fn contract_argument(contract: &Text) -> Argument {
         None => (contract.as_str(), ArgType::Field(FieldType::Text)),
     };
     Argument {
-        name: Text::new(name, contract.span),
+        name: Name::new(name, contract.span),
         ty,
         required: true,
         doc: None,

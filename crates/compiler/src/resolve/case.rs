@@ -130,7 +130,7 @@ pub fn header(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(Nam
         diags,
     )?;
     let span = statement.key.span.to(v[1].span);
-    Some((values::text_of(&v[0]), values::text_of(&v[1]), span))
+    Some((values::name_of(&v[0]), values::text_of(&v[1]), span))
 }
 
 /// A field's value for a case, and whether the case inherits it rather than writes it.
@@ -238,7 +238,7 @@ pub fn case(
     if !conversation_given {
         if let Some(user) = &case.user {
             case.conversation = vec![Turn {
-                role: Text::new(arcstr::literal!("user"), user.span),
+                role: Name::new(arcstr::literal!("user"), user.span),
                 content: user.clone(),
             }];
         }
@@ -481,10 +481,7 @@ impl Builder<'_> {
     }
 
     fn name(&self, name: &str, span: Span) -> Name {
-        Text {
-            value: self.cx.shared(name),
-            span,
-        }
+        Name::new(self.cx.shared(name), span)
     }
 
     /// Checks with their own ids, in the order written.

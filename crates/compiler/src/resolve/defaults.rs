@@ -337,9 +337,9 @@ impl Profiles {
 /// The name of `profile NAME { … }` (`std.` prefixed for the stdlib).
 fn header(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> Option<Name> {
     let v = values::args_with_block(statement, &[ValueType::Ident], "profile NAME { … }", diags)?;
-    let mut name = values::text_of(&v[0]);
+    let mut name = values::name_of(&v[0]);
     if stdlib {
-        name.value = format!("std.{}", name.as_str()).into();
+        name = Name::new(format!("std.{}", name.as_str()), name.span);
     } else if name.as_str().starts_with("std.") {
         diags.push(
             Diagnostic::new(

@@ -361,7 +361,7 @@ fn read_statements(
 fn one_word(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> {
     let words = values::words(statement, diags)?;
     match words.as_slice() {
-        [one] => Some(one.clone()),
+        [one] => Some(one.text().clone()),
         _ => {
             diags.push(
                 Diagnostic::new(
@@ -426,7 +426,7 @@ fn conversation(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Ve
         .iter()
         .filter_map(|s| {
             values::text(s, diags).map(|content| Turn {
-                role: Text::new(s.name(), s.key.span),
+                role: Name::new(s.name(), s.key.span),
                 content,
             })
         })
@@ -451,7 +451,7 @@ fn tool_override(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<T
     };
     let result = text("result", diags);
     Some(ToolOverride {
-        tool: values::text_of(&v[0]),
+        tool: values::name_of(&v[0]),
         matches: values::text_of(&v[1]),
         result: result?,
         side_effect: text("side_effect", diags),
@@ -494,7 +494,7 @@ fn written_check(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<W
                 usage,
                 diags,
             )?;
-            (Some(values::text_of(&v[0])), values::text_of(&v[1]))
+            (Some(values::name_of(&v[0])), values::text_of(&v[1]))
         }
     };
     let statements = body(statement);
@@ -552,7 +552,7 @@ fn revision(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Revisi
         diags,
     )?;
     Some(RevisionNote {
-        case_id: values::text_of(&v[0]),
+        case_id: values::name_of(&v[0]),
         change: values::text_of(&v[1]),
     })
 }
@@ -591,7 +591,7 @@ fn aggregation(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Agg
         .values
         .iter()
         .filter(|v| v.as_ident().is_some())
-        .map(values::text_of)
+        .map(values::name_of)
         .collect();
     let fits = statement.block.is_none() && names.len() == statement.values.len();
     match (statement.name(), names.as_slice()) {

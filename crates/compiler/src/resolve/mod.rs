@@ -30,7 +30,7 @@ use crate::diag::{codes, did_you_mean, suggest, Diagnostic};
 use crate::incremental::{Changes, ContextMemo, FileMemo};
 use crate::model::tool::Tool;
 use crate::model::world::WorldSchema;
-use crate::model::{Case, Category, Name, Suite};
+use crate::model::{Case, Category, Name, Suite, Text};
 use crate::source::{FileId, Span};
 use crate::syntax::ast::Statement;
 use crate::syntax::Parsed;
@@ -531,7 +531,7 @@ fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<
                 continue;
             }
             check_file_name(&id, &mut folded, diags);
-            seen.insert(id.value, id.span);
+            seen.insert(id.value.clone(), id.span);
         }
         out.push(place);
     }
@@ -746,7 +746,7 @@ fn one_suite<'a>(
 }
 
 /// `name` (a tool, category, schema, collection…) declared again after `first`.
-pub(crate) fn duplicate(what: &str, name: &Name, first: Span) -> Diagnostic {
+pub(crate) fn duplicate(what: &str, name: &Text, first: Span) -> Diagnostic {
     Diagnostic::new(
         codes::DUPLICATE_DEFINITION,
         format!("{what} `{}` is defined twice", name.as_str()),
@@ -822,7 +822,7 @@ pub fn stdlib_defaults(name: &str, shape: &Arc<crate::model::shape::Shape>) -> O
     let span = Span::new(crate::source::FileId(0), 0..0);
     let layer = defaults::Layer {
         own: Defaults::default(),
-        applies: vec![crate::model::Text::new(name, span)],
+        applies: vec![Name::new(name, span)],
     };
     let out = profiles.apply(&Defaults::default(), &layer, &mut diags);
     diags.is_empty().then_some(out)

@@ -207,9 +207,9 @@ fn read_shape(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) 
         "shape NAME { field … }",
         diags,
     )?;
-    let mut name = values::text_of(&header[0]);
+    let mut name = values::name_of(&header[0]);
     if stdlib {
-        name.value = format!("std.{}", name.as_str()).into();
+        name = Name::new(format!("std.{}", name.as_str()), name.span);
     }
     let statements = body(statement);
     keys::check_keys(
@@ -402,7 +402,7 @@ fn read_field(
     let words: Option<Vec<Name>> = statement
         .values
         .iter()
-        .map(|v| v.as_ident().map(|_| values::text_of(v)))
+        .map(|v| v.as_ident().map(|_| values::name_of(v)))
         .collect();
     let Some([key, kind, flags @ ..]) = words.as_deref() else {
         diags.push(
@@ -615,7 +615,7 @@ fn read_grading(
         ) else {
             continue;
         };
-        let (dimension, field) = (values::text_of(&v[0]), values::text_of(&v[1]));
+        let (dimension, field) = (values::name_of(&v[0]), values::name_of(&v[1]));
         if grading.dimension(dimension.as_str()).is_none() {
             diags.push(unknown(
                 &dimension,
@@ -648,7 +648,7 @@ fn read_grading(
         ) else {
             continue;
         };
-        let (verdict, name) = (values::text_of(&v[0]), values::text_of(&v[1]));
+        let (verdict, name) = (values::name_of(&v[0]), values::name_of(&v[1]));
         let Ok(verdict) = verdict.as_str().parse::<Verdict>() else {
             diags.push(unknown(
                 &verdict,
@@ -691,7 +691,7 @@ fn read_grading(
         ) else {
             continue;
         };
-        let (tag, field) = (values::text_of(&v[0]), values::text_of(&v[1]));
+        let (tag, field) = (values::name_of(&v[0]), values::name_of(&v[1]));
         if let Some(id) = field_id(&field, fields, diags) {
             grading.feature_tags.push(FeatureTag { tag, field: id });
         }
@@ -738,7 +738,7 @@ fn read_judged_on(
     let dimension = if *target == CRITICAL {
         None
     } else {
-        let name = values::text_of(target_value);
+        let name = values::name_of(target_value);
         if grading.dimension(name.as_str()).is_none() {
             diags.push(unknown(
                 &name,
@@ -828,7 +828,7 @@ fn read_dimension(
             return None;
         }
     };
-    let (name, letter) = (values::text_of(name), values::text_of(letter));
+    let (name, letter) = (values::name_of(name), values::name_of(letter));
     if !letter.as_str().chars().all(|c| c.is_ascii_uppercase()) || letter.as_str().is_empty() {
         diags.push(
             shape_error(
@@ -1007,7 +1007,7 @@ fn read_layout(
                 .extend(include(statement, context, cx, depth, diags));
             continue;
         }
-        let key = Text::new(statement.name(), statement.key.span);
+        let key = Name::new(statement.name(), statement.key.span);
         if let Some(first) = layout
             .entries
             .iter()
@@ -1067,7 +1067,7 @@ fn slot(
                 diags,
             )))
         }
-        [value] if value.as_ident().is_some() => values::text_of(value),
+        [value] if value.as_ident().is_some() => values::name_of(value),
         _ => {
             diags.push(
                 Diagnostic::new(
@@ -1168,7 +1168,7 @@ fn source(
     {
         let Some(id) = cx.suite.iter().position(|f| f.key.as_str() == key) else {
             diags.push(unknown(
-                &Text::new(key, name.span),
+                &Name::new(key, name.span),
                 "suite field",
                 cx.suite.iter().map(|f| f.key.as_str()),
             ));
@@ -1264,7 +1264,7 @@ fn read_export(
         "export NAME jsonl|folders { … }",
         diags,
     )?;
-    let name = values::text_of(&v[0]);
+    let name = values::name_of(&v[0]);
     let case = Context {
         level: Level::Case,
         model: false,
@@ -1338,7 +1338,7 @@ fn turn_entry(statement: &Statement, key: Text, diags: &mut Vec<Diagnostic>) -> 
     let words: Vec<Name> = statement
         .values
         .iter()
-        .map(|v| v.as_ident().map(|_| values::text_of(v)))
+        .map(|v| v.as_ident().map(|_| values::name_of(v)))
         .collect::<Option<_>>()
         .unwrap_or_default();
     let (source, json_text) = match words.as_slice() {
@@ -1458,7 +1458,7 @@ fn read_rewards(
         let words: Option<Vec<Name>> = statement
             .values
             .iter()
-            .map(|v| v.as_ident().map(|_| values::text_of(v)))
+            .map(|v| v.as_ident().map(|_| values::name_of(v)))
             .collect();
         let (key, value, only_if) = match words.as_deref() {
             Some([key, value]) => (key, value, None),
@@ -1551,7 +1551,7 @@ fn export_file(
     let names: Vec<Name> = rest
         .iter()
         .filter(|v| v.as_ident().is_some())
-        .map(values::text_of)
+        .map(values::name_of)
         .collect();
     if names.len() != rest.len() {
         bad(diags);

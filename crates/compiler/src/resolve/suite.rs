@@ -241,7 +241,7 @@ pub fn category(
         usage,
         diags,
     )?;
-    let name = values::text_of(&header[0]);
+    let name = values::name_of(&header[0]);
     let count = values::parse_number(&header[1], statement, usage, diags)?;
     let statements = body(statement);
     let specs = defaults::layer_keys(shape);

@@ -113,7 +113,7 @@ pub fn args_with_block<'a>(
 /// A `KEY NAME TYPE… [optional] { … }` statement's words (a collection's `field`, a
 /// tool's `argument`): its name, its type's words and whether it is required.
 pub struct Declared<'a> {
-    pub name: Text,
+    pub name: Name,
     pub type_words: Vec<&'a Value>,
     pub required: bool,
 }
@@ -152,7 +152,7 @@ pub fn declared<'a>(
         return None;
     }
     Some(Declared {
-        name: text_of(words[0]),
+        name: name_of(words[0]),
         type_words: words.split_off(1),
         required,
     })
@@ -163,6 +163,11 @@ pub fn text_of(value: &Value) -> Text {
         value.as_str().or(value.as_ident()).unwrap_or_default(),
         value.span,
     )
+}
+
+/// A value read as a name (an identifier, or a string where the syntax allows one).
+pub fn name_of(value: &Value) -> Name {
+    Name::from(text_of(value))
 }
 
 /// [`args`] for a statement whose usage is its own key followed by `rest`. The usage
@@ -195,7 +200,7 @@ pub fn text(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Text> 
 
 /// `key name`
 pub fn name(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Name> {
-    keyed_args(statement, &[ValueType::Ident], " NAME", diags).map(|v| text_of(&v[0]))
+    keyed_args(statement, &[ValueType::Ident], " NAME", diags).map(|v| name_of(&v[0]))
 }
 
 /// `key 100`
@@ -236,8 +241,8 @@ pub fn names(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<N
     list_of(statement, ValueType::Ident, "NAME", diags)
 }
 
-/// `key a "b" c`: names or strings, read as text.
-pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Text>> {
+/// `key a "b" c`: names, each written bare or quoted.
+pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<Name>> {
     let usage = || format!("{} NAME \"text\" …", statement.name());
     for value in &statement.values {
         if !(ValueType::Ident.accepts(value) || ValueType::Str.accepts(value)) {
@@ -247,7 +252,7 @@ pub fn words(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Vec<T
         }
     }
     no_block(statement, usage, diags)?;
-    Some(statement.values.iter().map(text_of).collect())
+    Some(statement.values.iter().map(name_of).collect())
 }
 
 fn list_of(
@@ -255,7 +260,7 @@ fn list_of(
     kind: ValueType,
     item: &str,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Vec<Text>> {
+) -> Option<Vec<Name>> {
     let usage = || format!("{} {item} {item} …", statement.name());
     for value in &statement.values {
         if !kind.accepts(value) {
@@ -265,7 +270,7 @@ fn list_of(
         }
     }
     no_block(statement, usage, diags)?;
-    Some(statement.values.iter().map(text_of).collect())
+    Some(statement.values.iter().map(name_of).collect())
 }
 
 fn no_block(

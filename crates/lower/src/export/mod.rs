@@ -27,7 +27,7 @@ use crate::model::shape::{
     Entry, ExportFile, ExportFormat, FileContent, Layout, LayoutSource, Slot,
 };
 use crate::model::value::FieldValue;
-use crate::model::{Case, Suite, Text};
+use crate::model::{Case, Name, Suite, Text};
 
 use super::json_style::to_master_string;
 use super::layout::{Cx, View};
@@ -173,7 +173,7 @@ fn folders(
 fn source_value(suite: &Suite, case: &Case, source: &LayoutSource) -> Json {
     let layout = Layout {
         entries: vec![Entry {
-            key: Text::new("value", case.span),
+            key: Name::new("value", case.span),
             value: Slot::Source {
                 source: source.clone(),
                 items: None,

@@ -22,7 +22,7 @@ use crate::model::expect::Sandbox;
 use crate::model::value::FieldValue;
 use crate::model::world::Record;
 use crate::model::world::{Collection, FieldType};
-use crate::model::{Case, Suite, Text};
+use crate::model::{Case, Name, Suite};
 
 /// The format version written into every file; bumped when the shape changes.
 pub const FORMAT: &str = "casec-sandbox/2";
@@ -99,8 +99,8 @@ pub fn sandbox_value(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
     Json::Object(m)
 }
 
-fn text(t: &Text) -> Json {
-    Json::String(t.as_str().to_string())
+fn text(t: &impl AsRef<str>) -> Json {
+    Json::String(t.as_ref().to_string())
 }
 
 fn tools(suite: &Suite, case: &Case, sandbox: &Sandbox) -> Json {
@@ -171,7 +171,7 @@ pub(crate) fn field_type(ty: &FieldType) -> Json {
     }
 }
 
-fn fields_json(fields: &[(Text, FieldValue)]) -> Json {
+fn fields_json(fields: &[(Name, FieldValue)]) -> Json {
     Json::Object(
         fields
             .iter()

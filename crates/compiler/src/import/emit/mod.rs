@@ -198,7 +198,7 @@ fn plain(w: &mut Writer, key: &str, value: &crate::model::Value) {
     for piece in value.pieces() {
         match piece {
             Piece::Text(t) => w.text(key, t.as_str()),
-            Piece::Names(ns) => names_line(w, key, ns.iter().map(Text::as_str)),
+            Piece::Names(ns) => names_line(w, key, ns.iter().map(|t| t.as_str())),
             Piece::Number(n) => w.line(&format!("{key} {}", n.value)),
             Piece::Data(d) => data_block(w, key, &d.value),
         }
@@ -350,9 +350,9 @@ fn case_file(case: &Case, shape: &Shape, plan: &Plan, known: &[bool]) -> String 
                 }
             }
             Kind::Tags if !case.tags.is_empty() => {
-                names_line(&mut w, key, case.tags.iter().map(Text::as_str))
+                names_line(&mut w, key, case.tags.iter().map(|t| t.as_str()))
             }
-            Kind::Tools => names_line(&mut w, key, case.tools.iter().map(Text::as_str)),
+            Kind::Tools => names_line(&mut w, key, case.tools.iter().map(|t| t.as_str())),
             Kind::Clock | Kind::Timezone | Kind::UserMessage | Kind::UnscriptedReply => {
                 let text = match field.kind {
                     Kind::Clock => &case.clock,
@@ -524,7 +524,7 @@ fn check_statement(
     dimension_differs: bool,
     evidence: Option<&str>,
 ) {
-    let evidence_differs = evidence != check.evidence.as_ref().map(Text::as_str);
+    let evidence_differs = evidence != check.evidence.as_ref().map(|t| t.as_str());
     if !dimension_differs && !evidence_differs {
         w.text(header, check.requirement.as_str());
         return;

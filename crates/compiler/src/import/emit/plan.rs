@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use crate::model::plain::{Form, Piece};
 use crate::model::shape::{FieldId, Kind, Shape};
-use crate::model::{Case, Suite, Text, Value};
+use crate::model::{Case, Name, Suite, Text, Value};
 use crate::resolve::defaults::Defaults;
 use crate::resolve::fields::Given;
 
@@ -29,7 +29,7 @@ pub(super) type Written = String;
 pub(super) fn case_value(case: &Case, shape: &Shape, slot: &Slot) -> Option<Written> {
     let field = &shape.case_fields[slot.field];
     let text = |t: &Option<Text>| t.as_ref().map(|t| t.as_str().to_string());
-    let names = |ns: &[Text]| ns.iter().map(Text::as_str).collect::<Vec<_>>().join(" ");
+    let names = |ns: &[Name]| ns.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ");
     match field.kind {
         Kind::Clock => text(&case.clock),
         Kind::Timezone => text(&case.timezone),
@@ -52,18 +52,17 @@ fn uniform_evidence(case: &Case, dimension: &str) -> Option<Written> {
         .checks
         .iter()
         .filter(|c| c.dimension.as_str() == dimension)
-        .map(|c| c.evidence.as_ref().map(Text::as_str));
+        .map(|c| c.evidence.as_ref().map(|t| t.as_str()));
     let first = values.next()??;
     values.all(|v| v == Some(first)).then(|| first.to_string())
 }
 
 /// The value the stdlib profile gives `slot`.
 fn profile_value(profile: Option<&Defaults>, slot: &Slot) -> Option<Written> {
-    let names = |ns: &[Text]| ns.iter().map(Text::as_str).collect::<Vec<_>>().join(" ");
+    let names = |ns: &[Name]| ns.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ");
     match profile?.get(slot.field)? {
-        Given::Plain(Value::Text(t)) | Given::Text(t) | Given::Name(t) => {
-            Some(t.as_str().to_string())
-        }
+        Given::Plain(Value::Text(t)) | Given::Text(t) => Some(t.as_str().to_string()),
+        Given::Name(n) => Some(n.as_str().to_string()),
         Given::Plain(Value::Names(ns)) | Given::Names(ns) => Some(names(ns)),
         Given::Evidence(all) => {
             let dimension = slot.dimension.as_deref()?;
@@ -108,8 +107,8 @@ pub(super) struct Plan {
 
 impl Plan {
     /// The value a case of `category` inherits for `slot`.
-    pub(super) fn inherited(&self, category: Option<&Text>, slot: usize) -> Option<&Written> {
-        let key = category.map_or("", Text::as_str);
+    pub(super) fn inherited(&self, category: Option<&Name>, slot: usize) -> Option<&Written> {
+        let key = category.map_or("", |t| t.as_str());
         self.inherited.get(key)?.get(slot)?.as_ref()
     }
 }
@@ -160,7 +159,7 @@ fn slots(suite: &Suite, known: &[bool]) -> Vec<Slot> {
 pub(super) fn plan(suite: &Suite, profile: Option<&Defaults>, known: &[bool]) -> Plan {
     let shape = &suite.shape;
     let slots = slots(suite, known);
-    let category = |c: &Case| c.category.as_ref().map_or("", Text::as_str).to_string();
+    let category = |c: &Case| c.category.as_ref().map_or("", |t| t.as_str()).to_string();
     let values: Vec<Vec<Option<Written>>> = suite
         .cases
         .iter()

@@ -169,7 +169,7 @@ impl Reader<'_> {
         diags: &mut Vec<Diagnostic>,
     ) -> Option<&Collection> {
         let v = values::args_with_block(statement, &[ValueType::Ident], usage, diags)?;
-        known_collection(&values::text_of(&v[0]), Some(self.schema), diags)
+        known_collection(&values::name_of(&v[0]), Some(self.schema), diags)
     }
 
     /// `refuse CODE "message" { condition… }`
@@ -199,7 +199,7 @@ impl Reader<'_> {
             return None;
         }
         Some(Refusal {
-            code: values::text_of(&v[0]),
+            code: values::name_of(&v[0]),
             message: values::text_of(&v[1]),
             conditions,
         })
@@ -329,7 +329,7 @@ impl Reader<'_> {
             .values
             .iter()
             .filter(|v| matches!(v.kind, ValueKind::Ident(_)))
-            .map(values::text_of)
+            .map(values::name_of)
             .collect();
         let (field, op, argument) = match words.as_slice() {
             [field, argument] if statement.values.len() == 2 => (field, Op::Eq, argument),
@@ -541,7 +541,7 @@ impl Reader<'_> {
             _ => None,
         };
         if let (Some(_), [v]) = (fixed, record.values.as_slice()) {
-            return Some(RecordRef::Fixed(values::text_of(v)));
+            return Some(RecordRef::Fixed(values::name_of(v)));
         }
         self.argument_of(
             record,
@@ -592,7 +592,7 @@ impl Reader<'_> {
         let usage = "set FIELD from ARG [unless_empty]` or `set FIELD VALUE";
         let (field, rest) = match statement.values.split_first() {
             Some((f, rest)) if f.as_ident().is_some() && statement.block.is_none() => {
-                (values::text_of(f), rest)
+                (values::name_of(f), rest)
             }
             _ => {
                 diags.push(bad(statement, usage));
@@ -609,7 +609,7 @@ impl Reader<'_> {
                         .get(2)
                         .is_none_or(|w| w.as_ident() == Some("unless_empty")) =>
             {
-                let name = values::text_of(argument);
+                let name = values::name_of(argument);
                 let arg = self.argument(&name, diags)?;
                 if !fits(&arg.ty, &spec.ty, Op::Eq) {
                     diags.push(mismatch(&name, &arg.ty, &field, &spec.ty));

@@ -98,7 +98,7 @@ pub fn read_tool(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>)
         "tool NAME { argument …; service … }",
         diags,
     )?;
-    let name = values::text_of(&header[0]);
+    let name = values::name_of(&header[0]);
     let statements = body(statement);
     keys::check_keys(
         statements,
@@ -214,9 +214,11 @@ fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) 
     let reads = collections("reads", diags);
     let writes = collections("writes", diags).unwrap_or_default();
     let before = diags.len();
-    let env = first(statements, "env")
+    let env: Vec<Text> = first(statements, "env")
         .and_then(|s| values::words(s, diags))
-        .unwrap_or_default();
+        .map_or_else(Vec::new, |words| {
+            words.into_iter().map(Text::from).collect()
+        });
     for name in &env {
         check_variable(name, diags);
     }

@@ -436,7 +436,7 @@ pub fn read_service(
         );
         return None;
     };
-    let name = values::text_of(value);
+    let name = values::name_of(value);
     let Some(spec) = SERVICES.iter().find(|s| s.name == name.as_str()) else {
         let d = Diagnostic::new(
             codes::TOOL_DEFINITION,

@@ -286,7 +286,7 @@ fn record(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> 
         "record ID { field value }",
         diags,
     )?;
-    let id = values::text_of(&v[0]);
+    let id = values::name_of(&v[0]);
     let collection = known_record(&id, cx, diags)?;
     let conditions = filters::record_conditions(body(statement), collection, &cx.filters, diags);
     Some(Assertion::Record { id, conditions })
@@ -358,7 +358,7 @@ fn aggregate(
     let parsed = match (by_record, statement.values.as_slice()) {
         (true, [c, f, id]) => id
             .as_ident()
-            .map(|_| (c, f, AggregateValue::Record(values::text_of(id)))),
+            .map(|_| (c, f, AggregateValue::Record(values::name_of(id)))),
         (false, [c, f, n]) => {
             number(n).map(|value| (c, f, AggregateValue::Number { value, within: 0.0 }))
         }
@@ -385,8 +385,8 @@ fn aggregate(
         );
         return None;
     };
-    let name = values::text_of(c);
-    let field = values::text_of(f);
+    let name = values::name_of(c);
+    let field = values::name_of(f);
     let collection = known_collection(&name, cx.filters.schema, diags)?;
     let Some(spec) = collection.field(field.as_str()) else {
         diags.push(crate::resolve::world::records::unknown_field(
@@ -462,7 +462,7 @@ fn count(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
         );
         return None;
     };
-    let name = values::text_of(first);
+    let name = values::name_of(first);
     let count = count_of(rest, statement, usage, diags)?;
     let Some(count) = count else {
         diags.push(
@@ -493,7 +493,7 @@ fn called(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> 
     };
     let (outcome, rest) = call_outcome(rest);
     let count = count_of(rest, statement, usage, diags)?.unwrap_or(Count::AtLeast(1));
-    let (tool, conditions) = call(&values::text_of(first), body(statement), cx, diags)?;
+    let (tool, conditions) = call(&values::name_of(first), body(statement), cx, diags)?;
     Some(Assertion::Called {
         tool,
         outcome,
@@ -540,7 +540,7 @@ fn verified(
         "verified ID` or `verified COLLECTION { … }",
         diags,
     )?;
-    let name = values::text_of(&v[0]);
+    let name = values::name_of(&v[0]);
     if id_letters(name.as_str()).is_some() {
         known_record(&name, cx, diags)?;
         return Some(Assertion::VerifiedRecord(name));
@@ -580,7 +580,7 @@ fn steps(statement: &Statement, cx: &ExpectCx, diags: &mut Vec<Diagnostic>) -> O
                     );
                     return None;
                 }
-                let tool = Text::new(s.name(), s.key.span);
+                let tool = Name::new(s.name(), s.key.span);
                 call(&tool, body(s), cx, diags).map(|(tool, conditions)| Step::Call {
                     tool,
                     outcome,
@@ -1061,7 +1061,7 @@ fn cell(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<CellExpect
         [r, v, w, t] if w.as_ident() == Some("within") => (r, v, Some(t)),
         _ => return bad(diags, "expected a cell reference and a value"),
     };
-    let reference = values::text_of(reference);
+    let reference = values::name_of(reference);
     if cell_position(reference.as_str()).is_none() {
         return bad(
             diags,
@@ -1256,7 +1256,7 @@ fn row(
             bad(diags, "a tolerance compares numbers: the value must be one");
             continue;
         }
-        let column = Text::new(cell.name(), cell.key.span);
+        let column = Name::new(cell.name(), cell.key.span);
         if !columns.is_empty() && !columns.iter().any(|c| c.as_str() == column.as_str()) {
             let d = Diagnostic::new(
                 codes::BAD_ARGUMENTS,

@@ -9,7 +9,7 @@
 
 use crate::diag::{codes, suggest, Diagnostic};
 use crate::model::tool::{ArgType, Argument, Tool};
-use crate::model::{Name, Text};
+use crate::model::Name;
 use crate::source::Span;
 use crate::syntax::ast::{Statement, Value, ValueKind};
 
@@ -574,7 +574,7 @@ pub fn path_type(
     let mut segments = path.split('.');
     let first = segments.next().unwrap_or_default();
     let Some(spec) = collection.field(first) else {
-        diags.push(unknown_field(&Text::new(first, span), collection));
+        diags.push(unknown_field(&Name::new(first, span), collection));
         return None;
     };
     let rest: Vec<&str> = segments.collect();
@@ -650,7 +650,7 @@ fn ref_field_type(
         }
         None => {
             let target = targets.first().and_then(|t| schema.collection(t))?;
-            diags.push(unknown_field(&Text::new(field, span), target));
+            diags.push(unknown_field(&Name::new(field, span), target));
             None
         }
     }
@@ -800,7 +800,7 @@ fn call_test(
             let text = plain_text(value, statement, diags)?;
             let mut found = Vec::new();
             let known =
-                known_collection(&Text::new(text.as_str(), value.span), cx.schema, &mut found);
+                known_collection(&Name::new(text.as_str(), value.span), cx.schema, &mut found);
             diags.extend(found.into_iter().map(|d| recode(d, place)));
             known?;
             Operand::Plain(text)
@@ -962,7 +962,7 @@ fn named_collection<'a>(
     };
     let name = value.as_ident().or(value.as_str())?;
     // An unknown name is reported by the condition that names it.
-    known_collection(&Text::new(name, value.span), cx.schema, &mut Vec::new())
+    known_collection(&Name::new(name, value.span), cx.schema, &mut Vec::new())
 }
 
 fn unknown_argument(tool: &Tool, argument: &str, span: Span) -> Diagnostic {

@@ -246,7 +246,7 @@ fn grouped(
     let ids: Option<Vec<Name>> = statement
         .values
         .iter()
-        .map(|v| v.as_ident().map(|_| values::text_of(v)))
+        .map(|v| v.as_ident().map(|_| values::name_of(v)))
         .collect();
     let (Some(ids), Some(block)) = (ids.filter(|ids| !ids.is_empty()), statement.block.as_ref())
     else {
@@ -290,7 +290,7 @@ fn review(
         );
         return None;
     }
-    let ids: Vec<Name> = names.iter().map(values::text_of).collect();
+    let ids: Vec<Name> = names.iter().map(values::name_of).collect();
     check_ids(&ids, checks, criticals, true, true, diags).then_some(Review { ids, reason })
 }
 

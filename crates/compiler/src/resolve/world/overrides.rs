@@ -78,7 +78,7 @@ pub fn read_override(
     let tool = statement
         .values
         .first()
-        .and_then(|v| v.as_ident().map(|_| values::text_of(v)))?;
+        .and_then(|v| v.as_ident().map(|_| values::name_of(v)))?;
     let statements = body(statement);
     let before = diags.len();
     // A tool the case does not offer is `override_tool_unavailable` (or `unknown_tool`),
@@ -179,5 +179,5 @@ fn error(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<(Name, Op
         .block
         .as_ref()
         .map(|b| values::data_object(b, diags));
-    Some((values::text_of(&v[0]), details))
+    Some((values::name_of(&v[0]), details))
 }

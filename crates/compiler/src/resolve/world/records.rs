@@ -17,7 +17,7 @@ use arcstr::ArcStr;
 use foldhash::fast::FixedState;
 
 use crate::diag::{codes, suggest, Diagnostic};
-use crate::model::{Name, Text};
+use crate::model::Name;
 use crate::resolve::keys::body;
 use crate::resolve::values::{self, ValueType};
 use crate::source::Span;
@@ -227,11 +227,11 @@ fn record_head<'a>(
     schema: &'a WorldSchema,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(Option<&'a Collection>, Name)> {
-    let key = Text::new(statement.name(), statement.key.span);
+    let key = Name::new(statement.name(), statement.key.span);
     let collection = known_collection(&key, schema, diags);
     let usage = format_args!("{} ID {{ field value; … }}", key.as_str());
     let v = values::args_with_block(statement, &[ValueType::Ident], usage, diags)?;
-    Some((collection, values::text_of(&v[0])))
+    Some((collection, values::name_of(&v[0])))
 }
 
 /// The collection `name` names, or an `unknown_collection` diagnostic.
@@ -415,7 +415,7 @@ pub fn read_field(
     cx: &TypeCx,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(Name, FieldValue)> {
-    let name = Text::new(statement.name(), statement.key.span);
+    let name = Name::new(statement.name(), statement.key.span);
     let Some(spec) = collection.field(name.as_str()) else {
         diags.push(unknown_field(&name, collection));
         return None;

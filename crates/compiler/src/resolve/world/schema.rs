@@ -140,9 +140,9 @@ fn read_schema(
         "schema NAME { collection … }",
         diags,
     )?;
-    let mut name = values::text_of(&header[0]);
+    let mut name = values::name_of(&header[0]);
     if stdlib {
-        name.value = format!("std.{}", name.as_str()).into();
+        name = Name::new(format!("std.{}", name.as_str()), name.span);
     }
     let statements = body(statement);
     let context = format!("schema `{}`", name.as_str());
@@ -200,7 +200,7 @@ pub(crate) fn read_tools<'a>(
     for statement in statements {
         let Some(tool) = read_tool(statement, cx, diags) else {
             let name = statement.values.first().filter(|v| v.as_ident().is_some());
-            broken.extend(name.map(values::text_of));
+            broken.extend(name.map(values::name_of));
             continue;
         };
         if let Some(earlier) = tools.iter().find(|t| t.name.as_str() == tool.name.as_str()) {
@@ -215,7 +215,7 @@ pub(crate) fn read_tools<'a>(
 fn read_collection(statement: &Statement, diags: &mut Vec<Diagnostic>) -> Option<Collection> {
     let usage = "collection NAME { id_prefix X; field NAME TYPE }";
     let header = values::args_with_block(statement, &[ValueType::Ident], usage, diags)?;
-    let name = values::text_of(&header[0]);
+    let name = values::name_of(&header[0]);
     if RESERVED_COLLECTIONS.contains(&name.as_str()) {
         diags.push(reserved(
             &name,

@@ -46,7 +46,7 @@ impl<'a> SharedWorlds<'a> {
             let usage = "world NAME { COLLECTION ID { … } … }";
             let Some(name) =
                 values::args_with_block(statement, &[values::ValueType::Ident], usage, diags)
-                    .map(|v| values::text_of(&v[0]))
+                    .map(|v| values::name_of(&v[0]))
             else {
                 continue;
             };
@@ -147,7 +147,7 @@ impl<'a> SharedWorlds<'a> {
     ) -> Option<&'a Statement> {
         let usage = "from NAME";
         let name = values::args(statement, &[values::ValueType::Ident], usage, diags)
-            .map(|v| values::text_of(&v[0]))?;
+            .map(|v| values::name_of(&v[0]))?;
         if again {
             diags.push(
                 Diagnostic::new(codes::BAD_ARGUMENTS, "a world starts from one shared world")
