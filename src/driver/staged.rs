@@ -84,6 +84,21 @@ impl ObjectId {
     }
 }
 
+/// An id is stored as its bytes (a check cache's index keeps the blobs of staged files).
+impl serde::Serialize for ObjectId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.as_bytes())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ObjectId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ObjectId, D::Error> {
+        let bytes = <&[u8]>::deserialize(d)?;
+        ObjectId::from_bytes(bytes)
+            .ok_or_else(|| serde::de::Error::invalid_length(bytes.len(), &"20 or 32 bytes"))
+    }
+}
+
 /// One staged file of the suite.
 pub struct StagedFile<'a> {
     /// Its path below the suite root, `/`-separated, as git spells it.

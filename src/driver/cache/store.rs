@@ -13,19 +13,27 @@
 //! wrote for the same casec: a bad magic, another identity, a truncated or altered
 //! file (its closing blake3 checksum) gives `None`, and the caller checks afresh.
 //! Diagnostics are stored with file names, not file ids, since ids change between runs.
+//!
+//! The records are serde types in postcard's binary form, after a magic and before the
+//! checksum; an index is read borrowing from its bytes (names, encoded diagnostics).
 
-use crate::diag::codes::{self, Code};
+use std::cell::RefCell;
+use std::io::{self, BufWriter, Write};
+
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::diag::codes;
 use crate::diag::{Diagnostic, Fix, Label};
 use crate::driver::staged::ObjectId;
 use crate::source::{FileId, SourceDb, Span};
 
 /// The first bytes of an index; the last byte is the format's version.
-const MAGIC: &[u8; 8] = b"CASECIX\x03";
+const MAGIC: &[u8; 8] = b"CASECIX\x04";
 
 pub type Digest = [u8; 32];
 
 /// What tells a file unchanged since its digest was taken, without reading it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Stamp {
     /// What `stat` says of a file of the working tree: unchanged, unless it is racily
     /// clean (see `cache`).
@@ -45,7 +53,7 @@ impl Stamp {
 }
 
 /// The `stat` fields of a file that change when it is written.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatStamp {
     pub size: u64,
     pub mtime_ns: i64,
@@ -55,7 +63,7 @@ pub struct StatStamp {
 }
 
 /// One case file's record (or a context file's: only its digest is then used).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Serialize, Deserialize)]
 pub struct Entry<'a> {
     pub name: &'a str,
     pub stamp: Stamp,
@@ -74,6 +82,7 @@ pub struct Index<'a> {
 }
 
 /// Everything an index holds but its entries.
+#[derive(Serialize, Deserialize)]
 pub struct Head<'a> {
     pub identity: Digest,
     pub root: &'a str,
@@ -84,92 +93,73 @@ pub struct Head<'a> {
     /// The suite's diagnostics that belong to no case file, encoded.
     pub shared: &'a [u8],
     /// For an index of staged files: the tree their listing was made against.
+    #[serde(borrow)]
     pub staged: Option<StagedBase<'a>>,
 }
 
 /// What an index of staged files keeps of the tree their listing was made against:
 /// its id, and its blob at every path (below the suite root) where the index differed
 /// from it, sorted by path; at every other path, the tree holds what the entries record.
+#[derive(Serialize, Deserialize)]
 pub struct StagedBase<'a> {
     pub base: ObjectId,
+    #[serde(borrow)]
     pub changes: Vec<(&'a str, Option<ObjectId>)>,
 }
 
-/// Bytes encoded before they are hashed and written out.
+/// Bytes buffered before they are checksummed and written out.
 const CHUNK: usize = 1 << 16;
 
+/// A writer that checksums what it writes.
+struct Checksummed<W: Write> {
+    sum: blake3::Hasher,
+    sink: W,
+}
+
+impl<W: Write> Write for Checksummed<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let written = self.sink.write(bytes)?;
+        self.sum.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.sink.flush()
+    }
+}
+
+/// The entries of an index being written, serialized as they are made.
+struct Entries<I>(RefCell<Option<I>>);
+
+impl<'e, I: ExactSizeIterator<Item = Entry<'e>>> Serialize for Entries<I> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.borrow_mut().take() {
+            Some(entries) => s.collect_seq(entries),
+            None => s.collect_seq(std::iter::empty::<Entry>()),
+        }
+    }
+}
+
 impl Head<'_> {
-    /// Writes the index of this head and `entries` to `sink`, encoded a chunk at a
-    /// time: a run's entries are written as they are made, never whole in memory.
+    /// Writes the index of this head and `entries` to `sink`: a run's entries are
+    /// written as they are made, never whole in memory.
     pub fn write_to<'e>(
         &self,
         entries: impl ExactSizeIterator<Item = Entry<'e>>,
-        sink: &mut dyn std::io::Write,
-    ) -> std::io::Result<()> {
-        let mut sum = blake3::Hasher::new();
-        let mut out = Vec::with_capacity(CHUNK + 4096);
-        let mut flush = |out: &mut Vec<u8>| -> std::io::Result<()> {
-            sum.update(out);
-            sink.write_all(out)?;
-            out.clear();
-            Ok(())
+        sink: &mut dyn Write,
+    ) -> io::Result<()> {
+        let checksummed = Checksummed {
+            sum: blake3::Hasher::new(),
+            sink,
         };
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&self.identity);
-        put_str(&mut out, self.root);
-        out.extend_from_slice(&self.scanned_ns.to_le_bytes());
-        out.extend_from_slice(&self.context);
-        out.extend_from_slice(&self.aggregate);
-        put_bytes(&mut out, self.shared);
-        match &self.staged {
-            None => out.push(0),
-            Some(staged) => {
-                out.push(1);
-                put_id(&mut out, staged.base);
-                out.extend_from_slice(&(staged.changes.len() as u64).to_le_bytes());
-                for (below, old) in &staged.changes {
-                    put_str(&mut out, below);
-                    match old {
-                        Some(id) => {
-                            out.push(1);
-                            put_id(&mut out, *id);
-                        }
-                        None => out.push(0),
-                    }
-                }
-            }
-        }
-        out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
-        for e in entries {
-            put_str(&mut out, e.name);
-            match e.stamp {
-                Stamp::Stat(s) => {
-                    out.push(0);
-                    for n in [
-                        s.size,
-                        s.mtime_ns as u64,
-                        s.ctime_ns as u64,
-                        s.inode,
-                        s.device,
-                    ] {
-                        out.extend_from_slice(&n.to_le_bytes());
-                    }
-                }
-                Stamp::Blob(id) => {
-                    out.push(1);
-                    put_id(&mut out, id);
-                }
-            }
-            out.extend_from_slice(&e.digest);
-            out.push(u8::from(e.only_cases));
-            out.extend_from_slice(&e.facts);
-            put_bytes(&mut out, e.diagnostics);
-            if out.len() >= CHUNK {
-                flush(&mut out)?;
-            }
-        }
-        flush(&mut out)?;
-        sink.write_all(sum.finalize().as_bytes())
+        // Buffered before the checksum: postcard writes a field at a time.
+        let mut out = BufWriter::with_capacity(CHUNK, checksummed);
+        out.write_all(MAGIC)?;
+        let body = (self, Entries(RefCell::new(Some(entries))));
+        let out = postcard::to_io(&body, out).map_err(io::Error::other)?;
+        let Checksummed { sum, sink } = out.into_inner().map_err(|e| e.into_error())?;
+        sink.write_all(sum.finalize().as_bytes())?;
+        sink.flush()
     }
 }
 
@@ -191,127 +181,10 @@ impl<'a> Index<'a> {
         if blake3::hash(body).as_bytes() != sum {
             return None;
         }
-        let mut r = Reader { bytes: body };
-        if r.take(MAGIC.len())? != MAGIC || r.digest()? != *identity {
-            return None;
-        }
-        let root = r.str()?;
-        let scanned_ns = r.u64()? as i64;
-        let context = r.digest()?;
-        let aggregate = r.digest()?;
-        let shared = r.bytes()?;
-        let staged = match r.take(1)?[0] {
-            0 => None,
-            _ => {
-                let base = r.id()?;
-                let count = usize::try_from(r.u64()?).ok()?;
-                let mut changes = Vec::with_capacity(count.min(r.bytes.len() / 9));
-                for _ in 0..count {
-                    let below = r.str()?;
-                    let old = match r.take(1)?[0] {
-                        0 => None,
-                        _ => Some(r.id()?),
-                    };
-                    changes.push((below, old));
-                }
-                Some(StagedBase { base, changes })
-            }
-        };
-        let count = usize::try_from(r.u64()?).ok()?;
-        // Each entry takes more than 64 bytes: a count beyond that is corrupt.
-        let mut entries = Vec::with_capacity(count.min(body.len() / 64));
-        for _ in 0..count {
-            let name = r.str()?;
-            let stamp = match r.take(1)?[0] {
-                0 => Stamp::Stat(StatStamp {
-                    size: r.u64()?,
-                    mtime_ns: r.u64()? as i64,
-                    ctime_ns: r.u64()? as i64,
-                    inode: r.u64()?,
-                    device: r.u64()?,
-                }),
-                1 => Stamp::Blob(r.id()?),
-                _ => return None,
-            };
-            entries.push(Entry {
-                name,
-                stamp,
-                digest: r.digest()?,
-                only_cases: r.take(1)?[0] != 0,
-                facts: r.digest()?,
-                diagnostics: r.bytes()?,
-            });
-        }
-        let head = Head {
-            identity: *identity,
-            root,
-            scanned_ns,
-            context,
-            aggregate,
-            shared,
-            staged,
-        };
-        r.bytes.is_empty().then_some(Index { head, entries })
-    }
-}
-
-fn put_id(out: &mut Vec<u8>, id: ObjectId) {
-    put_bytes(out, id.as_bytes());
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_bytes(out, s.as_bytes());
-}
-
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
-    out.extend_from_slice(&(b.len() as u64).to_le_bytes());
-    out.extend_from_slice(b);
-}
-
-struct Reader<'a> {
-    bytes: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if n > self.bytes.len() {
-            return None;
-        }
-        let (head, rest) = self.bytes.split_at(n);
-        self.bytes = rest;
-        Some(head)
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-
-    fn digest(&mut self) -> Option<Digest> {
-        self.take(32)?.try_into().ok()
-    }
-
-    fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = usize::try_from(self.u64()?).ok()?;
-        self.take(n)
-    }
-
-    fn id(&mut self) -> Option<ObjectId> {
-        ObjectId::from_bytes(self.bytes()?)
-    }
-
-    fn str(&mut self) -> Option<&'a str> {
-        std::str::from_utf8(self.bytes()?).ok()
-    }
-
-    fn opt_str(&mut self) -> Option<Option<&'a str>> {
-        match self.take(1)?[0] {
-            0 => Some(None),
-            _ => Some(Some(self.str()?)),
-        }
+        let body = body.strip_prefix(MAGIC.as_slice())?;
+        let ((head, entries), rest): ((Head, Vec<Entry>), _) =
+            postcard::take_from_bytes(body).ok()?;
+        (rest.is_empty() && head.identity == *identity).then_some(Index { head, entries })
     }
 }
 
@@ -319,8 +192,10 @@ impl<'a> Reader<'a> {
 pub type Place = (String, u32, u32);
 
 /// A diagnostic as stored: its spans name files.
+#[derive(Serialize, Deserialize)]
 pub struct Stored {
-    code: &'static Code,
+    /// The code's name (the code gives the severity).
+    code: String,
     message: String,
     labels: Vec<(Place, String, bool)>,
     help: Option<String>,
@@ -361,7 +236,7 @@ impl Stored {
             None => None,
         };
         Some(Diagnostic {
-            code: self.code,
+            code: codes::declared(&self.code)?,
             message: self.message,
             labels,
             help: self.help,
@@ -373,71 +248,37 @@ impl Stored {
 
 /// Appends one diagnostic of a run over `db` to `out`.
 pub fn encode_diagnostic(d: &Diagnostic, db: &SourceDb, out: &mut Vec<u8>) {
-    let place = |out: &mut Vec<u8>, span: Span| {
-        put_str(out, &db.file(span.file).name);
-        out.extend_from_slice(&span.start.to_le_bytes());
-        out.extend_from_slice(&span.end.to_le_bytes());
+    let place = |span: Span| (db.file(span.file).name.clone(), span.start, span.end);
+    let stored = Stored {
+        code: d.code.name.to_string(),
+        message: d.message.clone(),
+        labels: d
+            .labels
+            .iter()
+            .map(|l| (place(l.span), l.message.clone(), l.primary))
+            .collect(),
+        help: d.help.clone(),
+        path: d.path.as_deref().map(str::to_string),
+        fix: d
+            .fix
+            .as_ref()
+            .map(|f| (place(f.span), f.replacement.clone(), f.message.clone())),
     };
-    let opt_str = |out: &mut Vec<u8>, s: Option<&str>| match s {
-        Some(s) => {
-            out.push(1);
-            put_str(out, s);
-        }
-        None => out.push(0),
-    };
-    // The code gives the severity.
-    put_str(out, d.code.name);
-    put_str(out, &d.message);
-    out.extend_from_slice(&(d.labels.len() as u32).to_le_bytes());
-    for label in &d.labels {
-        place(out, label.span);
-        put_str(out, &label.message);
-        out.push(u8::from(label.primary));
-    }
-    opt_str(out, d.help.as_deref());
-    opt_str(out, d.path.as_deref());
-    match &d.fix {
-        Some(fix) => {
-            out.push(1);
-            place(out, fix.span);
-            put_str(out, &fix.replacement);
-            put_str(out, &fix.message);
-        }
-        None => out.push(0),
+    // Serializing into memory does not fail: the types hold nothing postcard refuses.
+    if let Ok(bytes) = postcard::to_extend(&stored, std::mem::take(out)) {
+        *out = bytes;
     }
 }
 
-/// The diagnostics encoded back to back in `bytes`; `None` if they do not decode (an
-/// unknown code: the index was written by another casec).
-pub fn decode_diagnostics(bytes: &[u8]) -> Option<Vec<Stored>> {
-    let mut r = Reader { bytes };
+/// The diagnostics encoded back to back in `bytes`; `None` if they do not decode (or
+/// name an unknown code: the index was written by another casec).
+pub fn decode_diagnostics(mut bytes: &[u8]) -> Option<Vec<Stored>> {
     let mut out = Vec::new();
-    while !r.bytes.is_empty() {
-        let code = codes::declared(r.str()?)?;
-        let message = r.str()?.to_string();
-        let count = r.u32()?;
-        let mut labels = Vec::new();
-        for _ in 0..count {
-            let place = (r.str()?.to_string(), r.u32()?, r.u32()?);
-            labels.push((place, r.str()?.to_string(), r.take(1)?[0] != 0));
-        }
-        let help = r.opt_str()?.map(str::to_string);
-        let path = r.opt_str()?.map(str::to_string);
-        let fix = match r.take(1)?[0] {
-            0 => None,
-            _ => {
-                let place = (r.str()?.to_string(), r.u32()?, r.u32()?);
-                Some((place, r.str()?.to_string(), r.str()?.to_string()))
-            }
-        };
-        out.push(Stored {
-            code,
-            message,
-            labels,
-            help,
-            path,
-            fix,
-        });
+    while !bytes.is_empty() {
+        let (stored, rest): (Stored, _) = postcard::take_from_bytes(bytes).ok()?;
+        codes::declared(&stored.code)?;
+        out.push(stored);
+        bytes = rest;
     }
     Some(out)
 }
