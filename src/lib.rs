@@ -5,7 +5,7 @@
 //! bundles and to sandbox initialisation, and runs a reference sandbox over them.
 //!
 //! The phases, one module each: [`syntax`] (parse) → [`resolve`] (shapes, defaults,
-//! names, tools and each case's typed world, into the [`model`]) → [`check`] (semantic
+//! names, tools and each case's typed world, into the [`model`]) → [`rules`] (semantic
 //! rules) → [`lower`] (outputs), with [`diag`] carrying diagnostics out of every phase.
 //! Beside them: [`fmt`] (the formatter), [`import`] (master JSON to sources),
 //! [`runtime`] (the reference sandbox), [`judge`] (verdicts on the items a run leaves
@@ -51,7 +51,7 @@ pub mod driver;
 // enforces their independence; they keep their module names here.
 use casec_base::{capped_lines, parallel, temp_files};
 pub use casec_base::{diag, source};
-pub use casec_compiler::{check, compilation, import, incremental, resolve};
+pub use casec_compiler::{compilation, import, incremental, resolve, rules};
 pub use casec_compiler::{Compilation, Config, Depth, Recheck, Sources};
 pub use casec_fmt as fmt;
 pub use casec_judge as judge;

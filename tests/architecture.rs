@@ -3,7 +3,7 @@
 //!
 //! The modules are those of `src/` and of the layer crates under `crates/`: a crate is
 //! one module, named after its folder, unless the table lists its files one by one
-//! (`crates/base/src/source.rs`: the foundations; the compiler's `resolve/`, `check/`,
+//! (`crates/base/src/source.rs`: the foundations; the compiler's `resolve/`, `rules/`,
 //! …), whose top-level files are then modules of their own. A
 //! crate names the crates below it under their module names (`use casec_model as
 //! model;`), so its code says `crate::model` as the compiler's modules do: one reading

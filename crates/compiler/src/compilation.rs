@@ -8,7 +8,7 @@ use crate::diag::Diagnostic;
 use crate::incremental::{self, ParseCache};
 use crate::load::{self, Source};
 use crate::source::{FileId, Role, SourceDb};
-use crate::{check, diag, lower, model, resolve, syntax};
+use crate::{diag, lower, model, resolve, rules, syntax};
 
 /// The result of compiling one suite: its sources, the resolved model (if the suite
 /// block resolved) and every diagnostic, sorted by file and position.
@@ -101,9 +101,9 @@ impl Compilation {
         if let (Some(suite), Some(root)) = (&mut compilation.suite, root) {
             suite.root = Some(root.to_path_buf());
             // Outputs carry the bytes of included files, so they are read at any depth.
-            let mut found = check::suite_files::read_includes(suite, root);
+            let mut found = rules::suite_files::read_includes(suite, root);
             if depth == Depth::Check {
-                found.extend(check::suite_files::missing_adapter_programs(suite, root));
+                found.extend(rules::suite_files::missing_adapter_programs(suite, root));
             }
             if !found.is_empty() {
                 compilation.diagnostics.extend(found);
@@ -253,7 +253,7 @@ pub struct Recheck {
     /// The scope of the last run.
     last: Option<incremental::Scope>,
     pub cases: resolve::CaseCache,
-    pub checks: check::CheckCache,
+    pub rules: rules::RuleCache,
 }
 
 impl Recheck {
@@ -286,11 +286,11 @@ impl Recheck {
         let scope = incremental::Scope::new(db, &trees);
         let changes = scope.changes_since(self.last.as_ref());
         self.cases.enter(&changes);
-        self.checks.enter(&changes);
+        self.rules.enter(&changes);
         self.last = Some(scope);
         let inputs = resolve_inputs(trees, ids, diagnostics);
         let resolved = resolve::resolve_reusing(inputs, &mut self.cases);
-        checked(resolved, db, diagnostics, depth, Some(&mut self.checks))
+        checked(resolved, db, diagnostics, depth, Some(&mut self.rules))
     }
 }
 
@@ -321,12 +321,12 @@ fn checked(
     db: &SourceDb,
     diagnostics: &mut Vec<Diagnostic>,
     depth: Depth,
-    reuse: Option<&mut check::CheckCache>,
+    reuse: Option<&mut rules::RuleCache>,
 ) -> Option<model::Suite> {
     let (suite, found) = resolved;
     diagnostics.extend(found);
     if let (Some(suite), Depth::Check) = (&suite, depth) {
-        let found = check::check(suite, db, diagnostics, reuse);
+        let found = rules::run(suite, db, diagnostics, reuse);
         diagnostics.extend(found);
     }
     suite

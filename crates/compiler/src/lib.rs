@@ -5,7 +5,7 @@
 //! * [`compilation`]: `Compilation`, made from a `Config`, runs the phases.
 //! * [`incremental`]: the one rule of what a change invalidates, and its tables.
 //! * [`resolve`]: trees to the model.
-//! * [`check`]: semantic rules on the model.
+//! * [`rules`]: the semantic rules on the model.
 //! * [`import`]: master JSON (or a `turns` export) to `.case` sources.
 //!
 //! **Architecture Invariant:** the compiler neither prints nor renders: diagnostics
@@ -16,11 +16,11 @@
 // contributors, with `cargo doc --document-private-items`.
 #![allow(rustdoc::private_intra_doc_links)]
 
-pub mod check;
 pub mod compilation;
 pub mod import;
 pub mod incremental;
 pub mod resolve;
+pub mod rules;
 
 pub use compilation::{Compilation, Config, Depth, Recheck, Sources};
 

@@ -1,5 +1,5 @@
 //! The typed world of a case: world schemas (collections of typed fields) and the
-//! records a world holds. Readers are in `resolve::world`, checks in `check::world`,
+//! records a world holds. Readers are in `resolve::world`, rules in `rules::world`,
 //! the sandbox JSON in `lower::sandbox`.
 
 use strum::{EnumString, IntoStaticStr};

@@ -967,7 +967,7 @@ fn results(
     };
     // Own diagnostics, by their encoding, with the files whose cases gave them.
     let mut own: HashMap<Vec<u8>, Vec<FileId>> = HashMap::new();
-    for (file, diagnostics) in recheck.checks.own() {
+    for (file, diagnostics) in recheck.rules.own() {
         for d in diagnostics {
             own.entry(encode(d)).or_default().push(file);
         }

@@ -1,4 +1,5 @@
-//! Semantic checks: the rules a resolved suite must meet beyond grammar and names.
+//! Semantic rules: what a resolved suite must meet beyond grammar and names (the phase
+//! `casec check` runs; not the checks of a case, which are grading items).
 //!
 //! Resolution already reports what makes a suite impossible to build (unknown names,
 //! duplicate or missing fields, duplicate case ids). This phase reports what makes a
@@ -61,11 +62,11 @@ const PARALLEL_FROM_CASES: usize = 256;
 /// that error stopped, so its allows are not reported as allowing nothing.
 /// With `reuse`, the own diagnostics of a case it kept (its file and the context are
 /// unchanged since the run that made them: [`crate::incremental`]) are taken from it.
-pub(crate) fn check(
+pub(crate) fn run(
     suite: &Suite,
     db: &SourceDb,
     earlier: &[Diagnostic],
-    reuse: Option<&mut CheckCache>,
+    reuse: Option<&mut RuleCache>,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if !earlier.iter().any(Diagnostic::is_error) {
@@ -119,7 +120,7 @@ pub(crate) fn check(
 /// The own diagnostics of the cases of the last run, by case file and case id, and what
 /// the texts cases inherit reported; kept by the rule of [`crate::incremental`].
 #[derive(Default)]
-pub struct CheckCache {
+pub struct RuleCache {
     cases: FileMemo<CaseKey, Vec<Diagnostic>>,
     /// What the texts cases inherit reported.
     shared: ContextMemo<leak::SharedFindings>,
@@ -130,7 +131,7 @@ pub struct CheckCache {
 /// A case's file and the case id.
 type CaseKey = (FileId, String);
 
-impl CheckCache {
+impl RuleCache {
     /// Forgets what `changes` invalidates.
     pub(crate) fn enter(&mut self, changes: &Changes) {
         self.cases.enter(changes);
