@@ -48,18 +48,117 @@ pub struct Input {
     pub role: Role,
 }
 
-/// Where a case statement is: borrowed from a file kept to the end, or the `index`th
-/// statement of a member file, whose tree goes when its last case is resolved.
-enum CasePlace<'a> {
-    Kept(&'a Statement),
-    Member { tree: Arc<Parsed>, index: usize },
+/// Where a case statement is: the `index`th statement of its file, whose tree the place
+/// holds, so that a file of cases only goes once its last case is resolved.
+struct CasePlace {
+    tree: Arc<Parsed>,
+    index: usize,
 }
 
-impl CasePlace<'_> {
+impl CasePlace {
     fn statement(&self) -> Option<&Statement> {
-        match self {
-            CasePlace::Kept(statement) => Some(statement),
-            CasePlace::Member { tree, index } => tree.file.as_ref()?.statements.get(*index),
+        self.tree.file.as_ref()?.statements.get(self.index)
+    }
+
+    /// Where its statement starts, which a re-check keys the case's reuse on.
+    fn at(&self) -> Option<CaseAt> {
+        self.statement().map(|s| (s.span.file, s.span.start))
+    }
+}
+
+/// The top-level statements of a suite's files by what they declare, borrowed from the
+/// trees of the files that declare more than cases; the cases by their places.
+#[derive(Default)]
+struct Gathered<'t> {
+    profiles: Vec<(&'t Statement, bool)>,
+    suites: Vec<&'t Statement>,
+    tools: Vec<&'t Statement>,
+    categories: Vec<&'t Statement>,
+    shared_worlds: Vec<&'t Statement>,
+    /// World schemas and shapes, each with whether the stdlib declares it.
+    schemas: Vec<(&'t Statement, bool)>,
+    shapes: Vec<(&'t Statement, bool)>,
+    cases: Vec<CasePlace>,
+    first_case: Option<Span>,
+    /// Every profile a suite, category or case block applies: the stdlib profiles among
+    /// them are checked against the suite's shape (other stdlib profiles may be written
+    /// for other shapes).
+    applied: HashSet<String>,
+}
+
+impl<'t> Gathered<'t> {
+    /// The statements of `inputs`, whose files that declare more than cases are
+    /// `declaring` (by input, `None` for a file of cases only).
+    fn read(
+        inputs: &[Input],
+        declaring: &'t [Option<Arc<Parsed>>],
+        diags: &mut Vec<Diagnostic>,
+    ) -> Gathered<'t> {
+        let mut out = Gathered::default();
+        for (input, kept) in inputs.iter().zip(declaring) {
+            let Some(file) = input.tree.file.as_ref() else {
+                continue;
+            };
+            keys::check_keys(
+                &file.statements,
+                &[keys::TOP_LEVEL],
+                "a .case file",
+                Span::new(file.id, 0..0),
+                diags,
+            );
+            for (index, statement) in file.statements.iter().enumerate() {
+                if statement.name() == "case" {
+                    out.case(input, index, statement, diags);
+                    continue;
+                }
+                // A statement other than a case: its file declares more than cases.
+                let Some(statement) = kept.as_ref().and_then(|t| t.file.as_ref()) else {
+                    continue;
+                };
+                out.declaration(&statement.statements[index], input.role, diags);
+            }
+        }
+        out
+    }
+
+    fn case(
+        &mut self,
+        input: &Input,
+        index: usize,
+        statement: &Statement,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        if !matches!(input.role, Role::SuiteFile | Role::Member) {
+            diags.push(misplaced(statement, "case", input.role));
+            return;
+        }
+        self.first_case.get_or_insert(statement.key.span);
+        self.applied.extend(applied_profiles(statement));
+        self.cases.push(CasePlace {
+            tree: Arc::clone(&input.tree),
+            index,
+        });
+    }
+
+    fn declaration(&mut self, statement: &'t Statement, role: Role, diags: &mut Vec<Diagnostic>) {
+        let stdlib = role == Role::Stdlib;
+        match (statement.name(), role) {
+            ("profile", _) => self.profiles.push((statement, stdlib)),
+            ("schema", _) => self.schemas.push((statement, stdlib)),
+            ("shape", _) => self.shapes.push((statement, stdlib)),
+            (key @ ("suite" | "tool" | "category" | "world"), Role::SuiteFile) => {
+                self.applied.extend(applied_profiles(statement));
+                match key {
+                    "suite" => self.suites.push(statement),
+                    "tool" => self.tools.push(statement),
+                    "world" => self.shared_worlds.push(statement),
+                    _ => self.categories.push(statement),
+                }
+            }
+            (key @ ("suite" | "tool" | "category" | "world"), role) => {
+                diags.push(misplaced(statement, key, role))
+            }
+            _ => {}
         }
     }
 }
@@ -163,84 +262,23 @@ fn resolve_in_parts(
     mut cache: Option<&mut CaseCache>,
 ) -> (Option<Suite>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let mut profile_statements: Vec<(&Statement, bool)> = Vec::new();
-    let mut suites: Vec<&Statement> = Vec::new();
-    let mut tools: Vec<&Statement> = Vec::new();
-    let mut categories: Vec<&Statement> = Vec::new();
-    let mut shared_worlds: Vec<&Statement> = Vec::new();
-    let mut cases: Vec<CasePlace> = Vec::new();
-    let mut first_case: Option<Span> = None;
-    let mut schemas: Vec<(&Statement, bool)> = Vec::new();
-    let mut shapes: Vec<(&Statement, bool)> = Vec::new();
-    // Every profile a suite, category or case block applies: the stdlib profiles among
-    // them are checked against the suite's shape (other stdlib profiles may be written
-    // for other shapes).
-    let mut applied: HashSet<String> = HashSet::new();
-
-    // Statements used after the cases are resolved are borrowed from kept files; a
-    // member file's tree lives as long as the places of its cases.
-    let kept: Vec<Option<Arc<Parsed>>> = inputs
+    // The trees of the files that declare more than cases live through resolution; a
+    // file of cases only is held by its cases' places from here on.
+    let declaring: Vec<Option<Arc<Parsed>>> = inputs
         .iter()
-        .map(|input| (input.role != Role::Member).then(|| Arc::clone(&input.tree)))
+        .map(|input| (!input.tree.declares_only_cases()).then(|| Arc::clone(&input.tree)))
         .collect();
     let suite_file = inputs
         .iter()
         .find(|i| i.role == Role::SuiteFile)
         .map(|i| i.tree.file.as_ref().map(|f| f.id));
-
-    for (at, input) in inputs.iter().enumerate() {
-        let role = input.role;
-        let kept_file = kept[at].as_deref().and_then(|t| t.file.as_ref());
-        let Some(file) = input.tree.file.as_ref() else {
-            continue;
-        };
-        keys::check_keys(
-            &file.statements,
-            &[keys::TOP_LEVEL],
-            "a .case file",
-            Span::new(file.id, 0..0),
-            &mut diags,
-        );
-        for (index, statement) in file.statements.iter().enumerate() {
-            match (statement.name(), role) {
-                ("profile", role) => profile_statements.push((statement, role == Role::Stdlib)),
-                ("suite" | "tool" | "category" | "world", Role::SuiteFile) => {
-                    let Some(statement) = kept_file.map(|f| &f.statements[index]) else {
-                        continue;
-                    };
-                    applied.extend(applied_profiles(statement));
-                    match statement.name() {
-                        "suite" => suites.push(statement),
-                        "tool" => tools.push(statement),
-                        "world" => shared_worlds.push(statement),
-                        _ => categories.push(statement),
-                    }
-                }
-                ("case", Role::SuiteFile | Role::Member) => {
-                    first_case.get_or_insert(statement.key.span);
-                    applied.extend(applied_profiles(statement));
-                    cases.push(match kept_file {
-                        Some(f) => CasePlace::Kept(&f.statements[index]),
-                        None => CasePlace::Member {
-                            tree: Arc::clone(&input.tree),
-                            index,
-                        },
-                    });
-                }
-                ("schema", role) => schemas.push((statement, role == Role::Stdlib)),
-                ("shape", role) => shapes.push((statement, role == Role::Stdlib)),
-                (key @ ("suite" | "tool" | "category" | "case" | "world"), role) => {
-                    diags.push(misplaced(statement, key, role))
-                }
-                _ => {}
-            }
-        }
-    }
-    if let Some(past) = cases.get(MAX_CASES).and_then(CasePlace::statement) {
-        diags.push(too_many_cases(cases.len(), past));
+    let gathered = Gathered::read(&inputs, &declaring, &mut diags);
+    drop(inputs);
+    if let Some(past) = gathered.cases.get(MAX_CASES).and_then(CasePlace::statement) {
+        diags.push(too_many_cases(gathered.cases.len(), past));
         return (None, diags);
     }
-    let read = || Declarations::read(&schemas, &shapes);
+    let read = || Declarations::read(&gathered.schemas, &gathered.shapes);
     let Declarations {
         schemas: world_schemas,
         shapes: shape_table,
@@ -251,27 +289,28 @@ fn resolve_in_parts(
         None => read(),
     };
     diags.extend(diagnostics);
-    let suite_statement = one_suite(&suites, first_case, suite_file, &mut diags);
+    let suite_statement = one_suite(
+        &gathered.suites,
+        gathered.first_case,
+        suite_file,
+        &mut diags,
+    );
     let chosen = match suite_statement {
         Some(s) => chosen_shape(s, &shape_table, &declared_shapes, &mut diags),
-        None => fitting_shape(&profile_statements, &shape_table),
+        None => fitting_shape(&gathered.profiles, &shape_table),
     };
     let mut profiles = match &chosen {
-        Some(shape) => Profiles::read(&profile_statements, shape, &mut diags),
+        Some(shape) => Profiles::read(&gathered.profiles, shape, &mut diags),
         None => Profiles::default(),
     };
-    // From here on, a member file's tree is held only by the places of its cases.
-    drop(schemas);
-    drop(shapes);
-    drop(profile_statements);
-    drop(inputs);
-    profiles.resolve_all(&applied, &mut diags);
+    profiles.resolve_all(&gathered.applied, &mut diags);
 
     let (Some(suite_statement), Some(shape)) = (suite_statement, chosen) else {
         return (None, diags);
     };
     let header = suite::suite(suite_statement, &shape, &mut diags);
-    let categories: Vec<(Category, defaults::Layer)> = categories
+    let categories: Vec<(Category, defaults::Layer)> = gathered
+        .categories
         .iter()
         .filter_map(|s| suite::category(s, &shape, &mut diags))
         .collect();
@@ -279,24 +318,13 @@ fn resolve_in_parts(
         return (None, diags);
     };
     let suite_defaults = profiles.apply(&Defaults::default(), &header.layer, &mut diags);
-    let mut category_defaults: Vec<(Name, Defaults)> = Vec::new();
-    for (category, layer) in &categories {
-        if let Some((first, _)) = category_defaults
-            .iter()
-            .find(|(n, _)| n.as_str() == category.name.as_str())
-        {
-            diags.push(duplicate("category", &category.name, first.span));
-            continue;
-        }
-        let defaults = profiles.apply(&suite_defaults, layer, &mut diags);
-        category_defaults.push((category.name.clone(), defaults));
-    }
+    let category_defaults = category_defaults(&categories, &suite_defaults, &profiles, &mut diags);
     let schema = world::chosen_schema(&world_schemas, suite_statement, &mut diags);
     let world_schema = schema.schema().cloned();
     let mut broken_tools = Vec::new();
     let tools = suite_tools(
         world_schema.as_deref(),
-        &tools,
+        &gathered.tools,
         &mut broken_tools,
         &mut diags,
     );
@@ -306,7 +334,7 @@ fn resolve_in_parts(
         .chain(broken_tools)
         .collect();
     let tools_known = !schema.reported();
-    let shared = world::SharedWorlds::read(&shared_worlds, &mut diags);
+    let shared = world::SharedWorlds::read(&gathered.shared_worlds, &mut diags);
     let worlds = world::SuiteWorld::new(
         schema,
         &tools,
@@ -321,7 +349,7 @@ fn resolve_in_parts(
         &tool_names,
     );
     cx.tools_known = tools_known;
-    let jobs = new_cases(cases, &mut diags);
+    let jobs = new_cases(gathered.cases, &mut diags);
     let parts = if jobs.len() >= PARALLEL_FROM_CASES {
         parts
     } else {
@@ -332,10 +360,7 @@ fn resolve_in_parts(
         worlds: &worlds,
         profiles: &profiles,
     };
-    let mut resolved = match cache {
-        Some(cache) => resolve_cases_reusing(jobs, parts, &context, &mut diags, cache),
-        None => resolve_cases(jobs, parts, &context, &mut diags),
-    };
+    let mut resolved = resolve_cases(jobs, parts, &context, &mut diags, cache);
     shared.report_once(&mut diags);
     order_cases(&mut resolved, header.order.as_deref(), &mut diags);
     let suite = Suite {
@@ -358,6 +383,29 @@ fn resolve_in_parts(
         root: None,
     };
     (Some(suite), diags)
+}
+
+/// Each category's defaults: the suite's, then the profiles and fields of its block; a
+/// category declared twice is reported and its second block left out.
+fn category_defaults(
+    categories: &[(Category, defaults::Layer)],
+    suite_defaults: &Defaults,
+    profiles: &Profiles,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(Name, Defaults)> {
+    let mut out: Vec<(Name, Defaults)> = Vec::new();
+    for (category, layer) in categories {
+        if let Some((first, _)) = out
+            .iter()
+            .find(|(n, _)| n.as_str() == category.name.as_str())
+        {
+            diags.push(duplicate("category", &category.name, first.span));
+            continue;
+        }
+        let defaults = profiles.apply(suite_defaults, layer, diags);
+        out.push((category.name.clone(), defaults));
+    }
+    out
 }
 
 /// The most cases a suite may hold: 500,000, five times the largest suite the
@@ -507,7 +555,7 @@ pub const MAX_CASE_ID_BYTES: usize = 200;
 /// and left out. An id too long to name a file, or equal to an earlier one but for
 /// letter case (their files would be one on a case-insensitive file system), is
 /// reported too.
-fn new_cases<'a>(cases: Vec<CasePlace<'a>>, diags: &mut Vec<Diagnostic>) -> Vec<CasePlace<'a>> {
+fn new_cases(cases: Vec<CasePlace>, diags: &mut Vec<Diagnostic>) -> Vec<CasePlace> {
     let mut seen: HashMap<ArcStr, Span, FixedState> =
         HashMap::with_capacity_and_hasher(cases.len(), FixedState::default());
     let mut folded: HashMap<String, Name, FixedState> =
@@ -578,92 +626,60 @@ fn check_file_name(
     }
 }
 
-/// Resolves every case against its defaults and world, in batches on up to `parts`
-/// threads; cases come back in the order of `jobs`, diagnostics in that order
-/// too. Each place is dropped once resolved, and with a file's last case its tree.
+/// The cases of `jobs`, in order, each with what resolving it reported: with `cache`,
+/// the cases it kept are taken over and only the others resolved (on up to `parts`
+/// threads), and this run's per-case diagnostics are left in it. Each place is dropped
+/// once resolved, and with a file's last case its tree.
 fn resolve_cases(
     jobs: Vec<CasePlace>,
     parts: usize,
     context: &CaseContext,
     diags: &mut Vec<Diagnostic>,
+    mut cache: Option<&mut CaseCache>,
 ) -> Vec<Case> {
-    let resolved_parts = crate::parallel::map_batches(jobs, parts, |jobs| {
-        let mut cases = Vec::with_capacity(jobs.len());
-        let mut found = Vec::new();
-        for place in jobs {
-            let case = place
-                .statement()
-                .and_then(|statement| context.resolve(statement, &mut found));
-            cases.extend(case);
-        }
-        (cases, found)
-    });
-    // Appending to the first part's buffer grows it in place where the allocator can:
-    // all the cases are never held twice.
-    let total: usize = resolved_parts.iter().map(|(cases, _)| cases.len()).sum();
-    let mut resolved: Vec<Case> = Vec::new();
-    for (cases, found) in resolved_parts {
-        if resolved.is_empty() {
-            resolved = cases;
-            resolved.reserve_exact(total - resolved.len());
-        } else {
-            resolved.extend(cases);
-        }
-        diags.extend(found);
-    }
-    resolved
-}
-
-/// [`resolve_cases`], taking the cases of unchanged files from `cache`; remembers in
-/// it what resolving each case reported.
-fn resolve_cases_reusing(
-    jobs: Vec<CasePlace>,
-    parts: usize,
-    context: &CaseContext,
-    diags: &mut Vec<Diagnostic>,
-    cache: &mut CaseCache,
-) -> Vec<Case> {
-    let at = |place: &CasePlace| place.statement().map(|s| (s.span.file, s.span.start));
-    let places: Vec<Option<CaseAt>> = jobs.iter().map(at).collect();
-    let mut resolved: Vec<Option<(Option<Case>, Vec<Diagnostic>)>> = Vec::new();
-    let mut fresh: Vec<(usize, CasePlace)> = Vec::new();
+    let places: Vec<Option<CaseAt>> = jobs.iter().map(CasePlace::at).collect();
+    let mut reused: Vec<(usize, (Case, Vec<Diagnostic>))> = Vec::new();
+    let mut fresh: Vec<CasePlace> = Vec::with_capacity(jobs.len());
     for (i, place) in jobs.into_iter().enumerate() {
-        let taken = places[i].as_ref().and_then(|at| cache.take(at));
-        if taken.is_none() {
-            fresh.push((i, place));
+        let kept = cache.as_deref_mut().zip(places[i].as_ref());
+        match kept.and_then(|(cache, at)| cache.take(at)) {
+            Some(done) => reused.push((i, done)),
+            None => fresh.push(place),
         }
-        resolved.push(taken.map(|(case, found)| (Some(case), found)));
     }
-    cache.reused = resolved.len() - fresh.len();
     let resolved_parts = crate::parallel::map_batches(fresh, parts, |jobs| {
         jobs.into_iter()
-            .map(|(i, place)| {
+            .map(|place| {
                 let mut found = Vec::new();
                 let case = place
                     .statement()
                     .and_then(|statement| context.resolve(statement, &mut found));
-                (i, (case, found))
+                (case, found)
             })
             .collect::<Vec<_>>()
     });
-    for (i, done) in resolved_parts.into_iter().flatten() {
-        resolved[i] = Some(done);
-    }
-    let mut cases = Vec::with_capacity(resolved.len());
-    let mut found_by_case = Vec::with_capacity(resolved.len());
-    for (at, done) in places.into_iter().zip(resolved) {
-        let Some((case, found)) = done else {
-            continue;
+    let reused_count = reused.len();
+    let mut reused = reused.into_iter().peekable();
+    let mut fresh = resolved_parts.into_iter().flatten();
+    let mut cases = Vec::with_capacity(places.len());
+    let mut found_by_case = Vec::new();
+    for (i, at) in places.into_iter().enumerate() {
+        let (case, found) = match reused.next_if(|(j, _)| *j == i) {
+            Some((_, (case, found))) => (Some(case), found),
+            None => fresh.next().unwrap_or_default(),
         };
-        diags.extend(found.iter().cloned());
-        if let Some(at) = at {
-            found_by_case.push((at, found));
+        if let Some(at) = at.filter(|_| cache.is_some()) {
+            found_by_case.push((at, found.clone()));
         }
+        diags.extend(found);
         cases.extend(case);
     }
-    // The cases come back with `keep`, once the compilation is done with them.
-    cache.cases.replace([]);
-    cache.diagnostics.replace(found_by_case);
+    if let Some(cache) = cache {
+        cache.reused = reused_count;
+        // The cases come back with `keep`, once the compilation is done with them.
+        cache.cases.replace([]);
+        cache.diagnostics.replace(found_by_case);
+    }
     cases
 }
 
