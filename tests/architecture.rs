@@ -336,7 +336,7 @@ fn architecture_md() -> String {
 
 /// Each module's row lists exactly the modules it depends on directly, `driver`'s too: a
 /// rule such as "driver may use everything" would hide which modules it reaches only
-/// through `lib.rs` (`Compilation` runs resolve and check), so its row is a list like the
+/// through `lib.rs` (`Compilation` runs resolve and the rules), so its row is a list like the
 /// others.
 #[test]
 fn architecture_md_uses_column_is_each_modules_direct_dependencies() {
@@ -435,7 +435,7 @@ fn the_dependency_reader_sees_through_comments_and_tests() {
     let code = production_code(
         "use crate::{diag::X, model::{A, B}, unicode};\n// crate::lower is a comment\n\
          //! see [`crate::leaks`]\n\
-         #[cfg(test)]\nmod tests { use crate::check; }\nfn f() { crate::syntax::parse(); }",
+         #[cfg(test)]\nmod tests { use crate::rules; }\nfn f() { crate::syntax::parse(); }",
     );
     let named: Vec<String> = named_modules(&code).into_iter().collect();
     assert_eq!(named, ["diag", "leaks", "model", "syntax", "unicode"]);

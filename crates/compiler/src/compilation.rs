@@ -1,4 +1,4 @@
-//! `Compilation`: a suite's sources compiled through the phases (parse, resolve, check),
+//! `Compilation`: a suite's sources compiled through the phases (parse, resolve, the rules),
 //! from scratch or through the incremental engine (`Recheck`).
 
 use std::path::Path;
@@ -54,7 +54,7 @@ pub struct Config<'a> {
     pub sources: Sources<'a>,
     pub depth: Depth,
     /// What the last run of a re-check of the same suite left (the trees of unchanged
-    /// files, the resolved cases and the checks of unchanged cases), reused and replaced
+    /// files, the resolved cases and what the rules found in unchanged cases), reused and replaced
     /// by this run's: an edit costs the work of the files it changed. For the language
     /// server and `casec check --cache`.
     pub recheck: Option<&'a mut Recheck>,
@@ -73,7 +73,7 @@ impl<'a> From<Sources<'a>> for Config<'a> {
 impl Compilation {
     /// Compiles as `config` says: parses every source (a file with a syntax error is
     /// left out, the others go on), resolves the suite and, at [`Depth::Check`], runs
-    /// the semantic checks on it.
+    /// the semantic rules on it.
     pub fn new<'a>(config: impl Into<Config<'a>>) -> Compilation {
         let Config {
             sources,
@@ -183,7 +183,7 @@ pub enum Depth {
     /// Parse and resolve: enough to lower the suite exactly as its sources say, even
     /// when it breaks a semantic rule (a suite imported from a flawed master).
     Resolve,
-    /// Also run the semantic checks.
+    /// Also run the semantic rules (what `casec check` does).
     Check,
 }
 
@@ -222,7 +222,7 @@ fn read_files(paths: &[&Path], diagnostics: &mut Vec<Diagnostic>) -> Vec<Source>
 }
 
 /// Compiles the files `ids` of `db` from scratch: they parse in parallel, and
-/// resolution takes the trees (dropping each member file's once its cases are resolved).
+/// resolution takes the trees (dropping a file of cases only once its cases are resolved).
 fn compile_fresh(
     db: &SourceDb,
     ids: &[(FileId, Role)],
@@ -243,7 +243,7 @@ fn compile_fresh(
 }
 
 /// The incremental engine: what a re-check of the same suite reuses from its last run
-/// (the trees of unchanged files, the resolved cases and the checks of cases whose file
+/// (the trees of unchanged files, the resolved cases and what the rules found in cases whose file
 /// and context are unchanged, what the declarations gave), by the one rule of
 /// [`incremental`]: each run's [`incremental::Scope`] is compared with the last run's
 /// once, and every table forgets what the changes invalidate before a phase reads it.
@@ -296,7 +296,7 @@ impl Recheck {
 
 /// The parsed files `ids` as resolution's inputs; their syntax errors go to
 /// `diagnostics`, and a file with a syntax error is left out. Resolution takes the
-/// trees and drops them as it goes; the checks read the model and the source text only.
+/// trees and drops them as it goes; the rules read the model and the source text only.
 fn resolve_inputs(
     trees: Vec<Arc<syntax::Parsed>>,
     ids: &[(FileId, Role)],
@@ -314,7 +314,7 @@ fn resolve_inputs(
 }
 
 /// The suite `resolved` gives, its diagnostics added to `diagnostics` and, at
-/// [`Depth::Check`], what the checks find in it (reusing `reuse`'s for unchanged
+/// [`Depth::Check`], what the rules find in it (reusing `reuse`'s for unchanged
 /// cases).
 fn checked(
     resolved: (Option<model::Suite>, Vec<Diagnostic>),

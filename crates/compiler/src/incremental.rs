@@ -4,7 +4,7 @@
 //! what a run found, and the next run takes it over wherever its inputs are unchanged,
 //! so an edit costs the work of the files it changed. (`casec check --cache` keeps its
 //! results on disk by content digest, in the command line's `driver/cache`, and
-//! compiles what changed through a fresh `Recheck` to read the checks' results per
+//! compiles what changed through a fresh `Recheck` to read the rules' results per
 //! file.) What a result depends on is stated here, once:
 //!
 //! * a file's tree: its text and its file id (spans name files by position), in

@@ -1,4 +1,4 @@
-//! The compiler: a suite's sources through resolution and the semantic checks into the
+//! The compiler: a suite's sources through resolution and the semantic rules into the
 //! model, from scratch or re-checked through the incremental engine; and the importer,
 //! which writes sources back from a master or a `turns` export.
 //!

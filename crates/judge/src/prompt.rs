@@ -203,7 +203,7 @@ fn case_section(suite: &Suite, case: &Case) -> String {
     }
     let context: Vec<String> = texts
         .into_iter()
-        .filter(|t| t.visibility.hidden() && !t.name)
+        .filter(|t| t.visibility.hidden() && t.prose)
         .filter(|t| {
             kind_of(t.field).is_some_and(|kind| {
                 !matches!(kind, Kind::Checks | Kind::CriticalFailures | Kind::Evidence)

@@ -5,7 +5,7 @@
 //! unsaved text of every open document of the suite laid over them. A document in no
 //! suite is checked on its own. Each such unit keeps the trees of its files between
 //! checks ([`Recheck`]), so a re-check after an edit parses only the edited file and
-//! re-runs the semantic checks of its cases only.
+//! re-runs the semantic rules on its cases only.
 //!
 //! After a check, diagnostics are published for every file of the unit whose list
 //! changed since the last publication (a file that became clean gets an empty list),

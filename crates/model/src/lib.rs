@@ -56,9 +56,10 @@ impl std::fmt::Display for Text {
 }
 
 /// A name (a case id, category, tag, tool, profile, field or record id) and where it
-/// was written: an identifier, not prose. It reads as the text it is written as (its
-/// span and its words, for a message); a text becomes a name only by [`Name::new`] or
-/// [`Name::from`], so a reader says which one it read.
+/// was written: an identifier, not prose. A field typed `Name` takes no [`Text`]: a
+/// reader makes one with [`Name::new`] or [`Name::from`], saying that it read a name.
+/// The other way is open: a name reads as the text it was written as (its span and its
+/// words, for a message), by `Deref`, so code that takes any text takes a name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Name(Text);
 

@@ -2,11 +2,13 @@
 //! it was read from: the pieces it is written as, the texts it holds, and its JSON in a
 //! layout.
 //!
-//! A plain value means nothing to casec beyond itself, so whatever handles one goes
-//! through this module rather than matching on it: a new [`Form`] of value is written
-//! here, and its readers (the statements' in `resolve/fields.rs`, a master's in
-//! `import/from_json.rs`). A new field kind holding a value of a form that exists is a
-//! line in [`crate::shape::Kind::form`].
+//! A plain value means nothing to casec beyond itself, so code that handles any plain
+//! value goes through this module (its pieces, texts and JSON) rather than matching on
+//! it; a new [`Form`] of value is written here, and its readers (the statements' in
+//! `resolve/fields.rs`, a master's in `import/from_json.rs`). A new field kind holding a
+//! value of a form that exists is a line in [`crate::shape::Kind::form`]. What matches
+//! one form on purpose does so with a catch-all (the importer writes a vocabulary's
+//! word bare, and plans the values one line can write).
 
 use serde::ser::{Serialize, Serializer};
 use strum::EnumDiscriminants;

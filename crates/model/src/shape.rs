@@ -121,7 +121,7 @@ impl FieldDecl {
             Kind::Number | Kind::CaseCount => format!("{key} 1"),
             Kind::StepLimit => format!("{key} 30"),
             Kind::ClockStep => format!("{key} \"5m\""),
-            kind if kind.names() && !matches!(kind, Kind::Clock | Kind::Timezone) => {
+            kind if kind.holds_words() && !matches!(kind, Kind::Clock | Kind::Timezone) => {
                 format!("{key} NAME")
             }
             _ => format!("{key} \"…\""),
@@ -318,9 +318,10 @@ impl Kind {
         })
     }
 
-    /// Kinds whose values are identifiers, never compared as prose by the blinding
-    /// proof (a tag is not a secret sentence).
-    pub fn names(self) -> bool {
+    /// Kinds whose values are words, not prose: identifiers or a vocabulary's (a tag, a
+    /// tool, a clock or a time zone), never compared as prose by the leak rule and the
+    /// blinding proof (a tag is not a secret sentence).
+    pub fn holds_words(self) -> bool {
         matches!(
             self,
             Kind::Names
@@ -749,13 +750,13 @@ pub enum ExportFormat {
 /// `KEY SOURCE [json_text] [{ KEY PART … }]`: a key of a turn's row and what it holds.
 #[derive(Clone, Debug)]
 pub struct TurnEntry {
-    pub key: Text,
+    pub key: Name,
     pub source: TurnSource,
     /// The value written as a JSON text (a string holding JSON), as a dataset keeps a
     /// list whose items differ in shape.
     pub json_text: bool,
     /// For `calls`: each call's keys and what they hold, in order.
-    pub call_parts: Vec<(Text, CallPart)>,
+    pub call_parts: Vec<(Name, CallPart)>,
 }
 
 /// What a key of a turn's row holds. A turn begins at a `user` event of the trace and

@@ -21,9 +21,9 @@ pub struct Labelled<'a> {
     pub part: Option<&'static str>,
     pub text: Cow<'a, Text>,
     pub visibility: Visibility,
-    /// An identifier or a word from a vocabulary (a tag, a clock): checked for hygiene,
-    /// never compared as prose.
-    pub name: bool,
+    /// Prose, which the leak rule compares; else an identifier or a vocabulary's word (a
+    /// tag, a clock), checked for hygiene only.
+    pub prose: bool,
 }
 
 impl<'a> Labelled<'a> {
@@ -76,7 +76,7 @@ impl<'a> Collect<'a> {
             part,
             text: Cow::Borrowed(text),
             visibility: field.visibility,
-            name: field.kind.names(),
+            prose: !field.kind.holds_words(),
         });
     }
 
@@ -101,7 +101,7 @@ impl<'a> Collect<'a> {
                 part: None,
                 text: Cow::Owned(Text::new(s, data.span)),
                 visibility: field.visibility,
-                name: false,
+                prose: true,
             });
         }
     }
@@ -120,7 +120,7 @@ pub fn case_texts<'a>(suite: &'a Suite, case: &'a Case) -> Vec<Labelled<'a>> {
         part: None,
         text: Cow::Borrowed(&case.title),
         visibility: Visibility::Evaluator,
-        name: false,
+        prose: true,
     });
     for (id, field) in shape.case_fields.iter().enumerate() {
         match field.kind {
@@ -204,7 +204,7 @@ fn name<'a>(field: &'a FieldDecl, text: &'a Text) -> Labelled<'a> {
         part: None,
         text: Cow::Borrowed(text),
         visibility: field.visibility,
-        name: true,
+        prose: false,
     }
 }
 
@@ -216,7 +216,7 @@ pub fn suite_texts(suite: &Suite) -> Vec<Labelled<'_>> {
         part: None,
         text: Cow::Borrowed(&suite.name),
         visibility: Visibility::Public,
-        name: false,
+        prose: true,
     });
     for (id, field) in suite.shape.suite_fields.iter().enumerate() {
         match field.kind {
@@ -259,7 +259,7 @@ pub fn suite_texts(suite: &Suite) -> Vec<Labelled<'_>> {
             part: Some("behavior"),
             text: Cow::Borrowed(&tool.behavior),
             visibility: Visibility::Model,
-            name: false,
+            prose: true,
         });
         for doc in tool.arguments.iter().filter_map(|a| a.doc.as_ref()) {
             c.out.push(Labelled {
@@ -267,7 +267,7 @@ pub fn suite_texts(suite: &Suite) -> Vec<Labelled<'_>> {
                 part: Some("argument"),
                 text: Cow::Borrowed(doc),
                 visibility: Visibility::Model,
-                name: false,
+                prose: true,
             });
         }
     }

@@ -614,7 +614,7 @@ pub struct Adapter {
     pub writes: Vec<Name>,
     /// The environment variables passed to the program besides `PATH` (none of them
     /// [`secret_variable`]).
-    pub env: Vec<Text>,
+    pub env: Vec<Name>,
     /// How long casec waits for the answer to one call (`timeout_seconds`).
     pub timeout: Duration,
     /// The `adapter` statement.

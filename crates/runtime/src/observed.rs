@@ -13,7 +13,7 @@
 use serde_json::{Map, Value as Json};
 
 use crate::model::shape::{CallPart, TurnEntry, TurnSource};
-use crate::model::Text;
+use crate::model::Name;
 
 use super::person::Ending;
 use super::trace::{Episode, ObservedResult, TraceEvent};
@@ -153,7 +153,7 @@ fn source_value(entry: &TurnEntry, episode: &Episode, turn: &Turn) -> Json {
     }
 }
 
-fn call(parts: &[(Text, CallPart)], call: &Call) -> Json {
+fn call(parts: &[(Name, CallPart)], call: &Call) -> Json {
     let observed = call.observed;
     Json::Object(
         parts
@@ -213,7 +213,7 @@ struct Reading {
 }
 
 /// A row's value of each source, with the call parts of `calls` (JSON texts decoded).
-type RowValues<'l> = Vec<(TurnSource, &'l [(Text, CallPart)], Json)>;
+type RowValues<'l> = Vec<(TurnSource, &'l [(Name, CallPart)], Json)>;
 
 /// A row's values by source, every key of `entries` present.
 fn values_by_source<'l>(entries: &'l [TurnEntry], row: &Json) -> Result<RowValues<'l>, String> {
@@ -371,7 +371,7 @@ fn turn_events(
     Ok(events)
 }
 
-fn read_call(parts: &[(Text, CallPart)], call: &Json) -> Result<TraceEvent, String> {
+fn read_call(parts: &[(Name, CallPart)], call: &Json) -> Result<TraceEvent, String> {
     let Json::Object(object) = call else {
         return Err("not an object".into());
     };

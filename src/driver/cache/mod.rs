@@ -13,7 +13,7 @@
 //!   stdlib, and every file of the suite that declares anything but cases (suite.case,
 //!   profiles), [`Survey::context`].
 //!
-//! What a case file gives is its own diagnostics: the semantic checks of its cases
+//! What a case file gives is its own diagnostics: what the semantic rules find in its cases
 //! (wherever they point) and whatever else is located in the file. The other
 //! diagnostics (counts, `order`, shared texts, tools, …) span cases; they depend on a
 //! case file only through its *facts*: the structure of its syntax tree without the
@@ -941,7 +941,7 @@ fn same_base(a: Option<&StagedBase>, b: Option<&StagedBase>) -> bool {
 }
 
 /// Every case file's result, by name, and the suite-wide diagnostics (those of no case
-/// file), encoded. A case file's diagnostics are its cases' own (the semantic checks,
+/// file), encoded. A case file's diagnostics are its cases' own (the semantic rules',
 /// wherever they point) and every other diagnostic located in it, in the order of the
 /// run; its facts digest its tree without string contents, its resolved case ids and
 /// those other diagnostics.

@@ -17,7 +17,7 @@
 //! The records are serde types in postcard's binary form, after a magic and before the
 //! checksum; an index is read borrowing from its bytes (names, encoded diagnostics).
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::io::{self, BufWriter, Write};
 
 use serde::{Deserialize, Serialize, Serializer};
@@ -129,11 +129,11 @@ impl<W: Write> Write for Checksummed<W> {
 }
 
 /// The entries of an index being written, serialized as they are made.
-struct Entries<I>(RefCell<Option<I>>);
+struct Entries<I>(Cell<Option<I>>);
 
 impl<'e, I: ExactSizeIterator<Item = Entry<'e>>> Serialize for Entries<I> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0.borrow_mut().take() {
+        match self.0.take() {
             Some(entries) => s.collect_seq(entries),
             None => s.collect_seq(std::iter::empty::<Entry>()),
         }
@@ -155,7 +155,7 @@ impl Head<'_> {
         // Buffered before the checksum: postcard writes a field at a time.
         let mut out = BufWriter::with_capacity(CHUNK, checksummed);
         out.write_all(MAGIC)?;
-        let body = (self, Entries(RefCell::new(Some(entries))));
+        let body = (self, Entries(Cell::new(Some(entries))));
         let out = postcard::to_io(&body, out).map_err(io::Error::other)?;
         let Checksummed { sum, sink } = out.into_inner().map_err(|e| e.into_error())?;
         sink.write_all(sum.finalize().as_bytes())?;
@@ -364,6 +364,43 @@ mod tests {
             assert!(
                 Index::parse(&bytes[..cut], &[7; 32]).is_none(),
                 "cut at {cut}"
+            );
+        }
+    }
+
+    /// An index is a file anyone who can write the cache folder can make, checksum and
+    /// all: whatever its body holds, reading it refuses it or reads it, without a panic.
+    #[test]
+    fn a_crafted_index_with_a_valid_checksum_is_read_or_refused() {
+        let entry = Entry {
+            name: "a.case",
+            stamp: Stamp::Stat(StatStamp::default()),
+            digest: [3; 32],
+            only_cases: true,
+            facts: [4; 32],
+            diagnostics: b"xyz",
+        };
+        let bytes = index(vec![entry; 3]).encode();
+        let body = &bytes[..bytes.len() - 32];
+        let sealed = |body: &[u8]| {
+            let mut bytes = body.to_vec();
+            bytes.extend_from_slice(blake3::hash(body).as_bytes());
+            bytes
+        };
+        for at in MAGIC.len()..body.len() {
+            for value in [0x00, 0x01, 0x7f, 0x80, 0xff] {
+                let mut crafted = body.to_vec();
+                crafted[at] = value;
+                let crafted = sealed(&crafted);
+                if let Some(index) = Index::parse(&crafted, &[7; 32]) {
+                    for entry in &index.entries {
+                        let _ = decode_diagnostics(entry.diagnostics);
+                    }
+                }
+            }
+            assert!(
+                Index::parse(&sealed(&body[..at]), &[7; 32]).is_none(),
+                "cut at {at}"
             );
         }
     }

@@ -225,7 +225,7 @@ pub fn case(
     let plain = found
         .iter()
         .enumerate()
-        .filter(|(f, v)| v.is_some() && shape.case_fields[*f].kind.plain())
+        .filter(|(f, v)| v.is_some() && shape.case_fields[*f].kind.form().is_some())
         .count();
     case.reserve_values(plain);
     for (field_id, value) in found.iter_mut().enumerate() {

@@ -40,9 +40,9 @@ use defaults::{Defaults, Profiles};
 pub use order::natural_cmp;
 use order::order_cases;
 
-/// A parsed file and what it is to the suite. Resolution takes the trees: a member
-/// file's tree is dropped as soon as its cases are resolved, so the trees of a large
-/// suite and its model are not all in memory at the end.
+/// A parsed file and what it is to the suite. Resolution takes the trees: the tree of a
+/// file of cases only is dropped as soon as its cases are resolved, so the trees of a
+/// large suite and its model are not all in memory at the end.
 pub struct Input {
     pub tree: Arc<Parsed>,
     pub role: Role,
@@ -111,11 +111,12 @@ impl<'t> Gathered<'t> {
                     out.case(input, index, statement, diags);
                     continue;
                 }
-                // A statement other than a case: its file declares more than cases.
-                let Some(statement) = kept.as_ref().and_then(|t| t.file.as_ref()) else {
+                // A statement other than a case: its file declares more than cases, so
+                // its tree is kept, and the statement is read from there.
+                let Some(kept_file) = kept.as_ref().and_then(|t| t.file.as_ref()) else {
                     continue;
                 };
-                out.declaration(&statement.statements[index], input.role, diags);
+                out.declaration(&kept_file.statements[index], input.role, diags);
             }
         }
         out
@@ -318,7 +319,7 @@ fn resolve_in_parts(
         return (None, diags);
     };
     let suite_defaults = profiles.apply(&Defaults::default(), &header.layer, &mut diags);
-    let category_defaults = category_defaults(&categories, &suite_defaults, &profiles, &mut diags);
+    let by_category = category_defaults(&categories, &suite_defaults, &profiles, &mut diags);
     let schema = world::chosen_schema(&world_schemas, suite_statement, &mut diags);
     let world_schema = schema.schema().cloned();
     let mut broken_tools = Vec::new();
@@ -344,7 +345,7 @@ fn resolve_in_parts(
     let mut cx = case::Context::new(
         &shape,
         &suite_defaults,
-        &category_defaults,
+        &by_category,
         &header.tags,
         &tool_names,
     );
@@ -626,10 +627,14 @@ fn check_file_name(
     }
 }
 
+/// A case statement resolved: its case (none when it has errors) and what resolving it
+/// reported.
+type Resolved = (Option<Case>, Vec<Diagnostic>);
+
 /// The cases of `jobs`, in order, each with what resolving it reported: with `cache`,
 /// the cases it kept are taken over and only the others resolved (on up to `parts`
 /// threads), and this run's per-case diagnostics are left in it. Each place is dropped
-/// once resolved, and with a file's last case its tree.
+/// once resolved, and a file of cases only with its last case.
 fn resolve_cases(
     jobs: Vec<CasePlace>,
     parts: usize,
@@ -638,35 +643,37 @@ fn resolve_cases(
     mut cache: Option<&mut CaseCache>,
 ) -> Vec<Case> {
     let places: Vec<Option<CaseAt>> = jobs.iter().map(CasePlace::at).collect();
-    let mut reused: Vec<(usize, (Case, Vec<Diagnostic>))> = Vec::new();
-    let mut fresh: Vec<CasePlace> = Vec::with_capacity(jobs.len());
+    // By position in `jobs`: the cases the cache kept, and the places to resolve.
+    let mut taken: Vec<(usize, Resolved)> = Vec::new();
+    let mut fresh: Vec<(usize, CasePlace)> = Vec::with_capacity(jobs.len());
     for (i, place) in jobs.into_iter().enumerate() {
         let kept = cache.as_deref_mut().zip(places[i].as_ref());
         match kept.and_then(|(cache, at)| cache.take(at)) {
-            Some(done) => reused.push((i, done)),
-            None => fresh.push(place),
+            Some((case, found)) => taken.push((i, (Some(case), found))),
+            None => fresh.push((i, place)),
         }
     }
+    let reused = taken.len();
     let resolved_parts = crate::parallel::map_batches(fresh, parts, |jobs| {
         jobs.into_iter()
-            .map(|place| {
+            .map(|(i, place)| {
                 let mut found = Vec::new();
                 let case = place
                     .statement()
                     .and_then(|statement| context.resolve(statement, &mut found));
-                (case, found)
+                (i, (case, found))
             })
             .collect::<Vec<_>>()
     });
-    let reused_count = reused.len();
-    let mut reused = reused.into_iter().peekable();
-    let mut fresh = resolved_parts.into_iter().flatten();
+    let mut taken = taken.into_iter().peekable();
+    let mut resolved = resolved_parts.into_iter().flatten().peekable();
     let mut cases = Vec::with_capacity(places.len());
     let mut found_by_case = Vec::new();
     for (i, at) in places.into_iter().enumerate() {
-        let (case, found) = match reused.next_if(|(j, _)| *j == i) {
-            Some((_, (case, found))) => (Some(case), found),
-            None => fresh.next().unwrap_or_default(),
+        let at_i = |(j, _): &(usize, _)| *j == i;
+        let Some((_, (case, found))) = taken.next_if(at_i).or_else(|| resolved.next_if(at_i))
+        else {
+            continue;
         };
         if let Some(at) = at.filter(|_| cache.is_some()) {
             found_by_case.push((at, found.clone()));
@@ -675,7 +682,7 @@ fn resolve_cases(
         cases.extend(case);
     }
     if let Some(cache) = cache {
-        cache.reused = reused_count;
+        cache.reused = reused;
         // The cases come back with `keep`, once the compilation is done with them.
         cache.cases.replace([]);
         cache.diagnostics.replace(found_by_case);

@@ -19,7 +19,7 @@ use crate::model::shape::{
     Kind, Layout, LayoutSource, Level, Outcome, Part, Reward, RewardValue, Shape, Slot, TurnEntry,
     TurnSource, Verdict, Visibility,
 };
-use crate::model::{Name, Text};
+use crate::model::Name;
 use crate::source::Span;
 use crate::syntax::ast::{Statement, ValueKind};
 
@@ -1303,7 +1303,7 @@ fn turn_entries(
 ) -> Vec<TurnEntry> {
     let mut entries: Vec<TurnEntry> = Vec::new();
     for statement in statements {
-        let key = Text::new(statement.name(), statement.key.span);
+        let key = Name::new(statement.name(), statement.key.span);
         if let Some(first) = entries.iter().find(|e| e.key.as_str() == key.as_str()) {
             diags.push(super::duplicate("turn key", &key, first.key.span));
             continue;
@@ -1333,7 +1333,7 @@ fn turn_entries(
     entries
 }
 
-fn turn_entry(statement: &Statement, key: Text, diags: &mut Vec<Diagnostic>) -> Option<TurnEntry> {
+fn turn_entry(statement: &Statement, key: Name, diags: &mut Vec<Diagnostic>) -> Option<TurnEntry> {
     let usage = "KEY SOURCE [json_text] [{ KEY PART … }]";
     let words: Vec<Name> = statement
         .values
@@ -1403,14 +1403,14 @@ fn call_parts(
     statements: &[Statement],
     calls: Span,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Vec<(Text, CallPart)>> {
+) -> Option<Vec<(Name, CallPart)>> {
     let before = diags.len();
-    let mut parts: Vec<(Text, CallPart)> = Vec::new();
+    let mut parts: Vec<(Name, CallPart)> = Vec::new();
     for statement in statements {
         let Some(part) = values::name(statement, diags) else {
             continue;
         };
-        let key = Text::new(statement.name(), statement.key.span);
+        let key = Name::new(statement.name(), statement.key.span);
         let first = parts.iter().find(|(k, _)| k.as_str() == key.as_str());
         match (part.as_str().parse::<CallPart>(), first) {
             (Ok(_), Some((first, _))) => diags.push(super::duplicate("call key", &key, first.span)),

@@ -137,7 +137,7 @@ pub(super) type Inherits<'a> = (Vec<TextKey>, Vec<&'a str>);
 pub(super) fn inherits<'a>(case: &'a Case, texts: &[Labelled<'a>]) -> Inherits<'a> {
     let inherited: Vec<TextKey> = texts
         .iter()
-        .filter(|t| !t.name && !written_in(case, t.text.span) && lives_in_model(&t.text))
+        .filter(|t| t.prose && !written_in(case, t.text.span) && lives_in_model(&t.text))
         .map(|t| key_of(&t.text))
         .chain(
             case.conversation
@@ -171,7 +171,7 @@ impl<'a> Sides<'a> {
             HashSet::with_capacity_and_hasher(texts.len(), FixedState::default());
         let mut hidden: Vec<Described> = texts
             .iter()
-            .filter(|t| t.visibility.hidden() && !t.name)
+            .filter(|t| t.visibility.hidden() && t.prose)
             .map(|t| (t.what(), t.text.clone()))
             .filter(|(_, t)| seen.insert(key_of(t)))
             .collect();
@@ -506,7 +506,7 @@ pub fn check_person(
     use crate::model::shape::Visibility;
     let person: Vec<&Labelled> = texts
         .iter()
-        .filter(|t| t.visibility == Visibility::Person && !t.name)
+        .filter(|t| t.visibility == Visibility::Person && t.prose)
         .collect();
     if person.is_empty() {
         return;
@@ -515,7 +515,7 @@ pub fn check_person(
     let evaluator: Vec<&Labelled> = texts
         .iter()
         .chain(&suite_texts)
-        .filter(|t| t.visibility == Visibility::Evaluator && !t.name)
+        .filter(|t| t.visibility == Visibility::Evaluator && t.prose)
         .collect();
     let hidden_tokens: Vec<Tokens> = evaluator
         .iter()

@@ -95,7 +95,7 @@ pub(crate) fn run(
         );
         let found = cache.shared.get_or_make(leak::SharedFindings::default);
         check_shared(&cx, shared, found, &mut out);
-        cache.check(&cx, &mut out);
+        cache.run(&cx, &mut out);
         cache.suite_hidden.set(Rc::clone(&suite_hidden));
         return out;
     }
@@ -141,7 +141,7 @@ impl RuleCache {
 
     /// The own diagnostics of every case into `out`: kept ones, and fresh ones for the
     /// cases not kept; remembers this run's.
-    fn check(&mut self, cx: &Cx, out: &mut Vec<Diagnostic>) {
+    fn run(&mut self, cx: &Cx, out: &mut Vec<Diagnostic>) {
         let suite = cx.suite;
         let keys: Vec<CaseKey> = suite
             .cases
@@ -328,15 +328,15 @@ fn check_case(
     scenario::check_override_tool(case, own);
     grading::check_ids(case, &suite.shape, own);
     grading::check_counts(case, &suite.shape, own);
-    let prose = written_texts(case, texts, |t| !t.name);
+    let prose = written_texts(case, texts, |t| t.prose);
     weekday::check(case, &prose, db, own);
     let answers = written_texts(case, texts, |t| {
-        t.visibility == Visibility::Evaluator && !t.name
+        t.visibility == Visibility::Evaluator && t.prose
     });
     // The case's world is what its own harness texts say, not the defaults it inherits.
     let fixtures: Vec<&Labelled> = texts
         .iter()
-        .filter(|t| t.visibility == Visibility::Harness && !t.name && written_in(case, t.text.span))
+        .filter(|t| t.visibility == Visibility::Harness && t.prose && written_in(case, t.text.span))
         .collect();
     records::check(case, &answers, &fixtures, db, own);
 }

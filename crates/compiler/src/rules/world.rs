@@ -87,7 +87,7 @@ fn unmodelled_records(
     let mut reported: Vec<&str> = Vec::new();
     let prose = texts
         .iter()
-        .filter(|t| t.visibility.hidden() && !t.name && sandbox.is_own(t.text.span));
+        .filter(|t| t.visibility.hidden() && t.prose && sandbox.is_own(t.text.span));
     for text in prose.map(|t| t.text.as_ref()) {
         for (_, word) in id_mentions(text.as_str(), &sandbox.schema) {
             if known.contains_key(word) || requests.contains(&word) || reported.contains(&word) {

@@ -89,7 +89,7 @@ pub fn hidden_texts(suite: &Suite) -> Vec<Hidden> {
     for (i, case) in suite.cases.iter().enumerate() {
         let owner = Some((i, &case.id.value));
         for labelled in case_texts(suite, case) {
-            if labelled.visibility.hidden() && !labelled.name {
+            if labelled.visibility.hidden() && labelled.prose {
                 c.add(&labelled.text, labelled.describe(), owner);
             }
         }
@@ -106,7 +106,7 @@ pub fn suite_hidden_texts(suite: &Suite) -> Vec<(String, Text)> {
 
 fn add_suite_texts(suite: &Suite, c: &mut Collector) {
     for labelled in suite_texts(suite) {
-        if labelled.visibility.hidden() && !labelled.name {
+        if labelled.visibility.hidden() && labelled.prose {
             c.add(&labelled.text, labelled.describe(), None);
         }
     }

@@ -216,7 +216,7 @@ fn slot_statement(w: &mut Writer, shape: &Shape, slot: &Slot, value: &str) {
     let key = field.key.as_str();
     match (&slot.dimension, field.kind) {
         (Some(dimension), _) => w.text(&format!("{key} {dimension}"), value),
-        (None, kind) if kind.names() && kind != Kind::Clock && kind != Kind::Timezone => {
+        (None, kind) if kind.holds_words() && kind != Kind::Clock && kind != Kind::Timezone => {
             names_line(w, key, value.split(' ').filter(|n| !n.is_empty()))
         }
         (None, _) => w.text(key, value),

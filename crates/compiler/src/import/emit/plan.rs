@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::plain::{Form, Piece};
+use crate::model::plain::Form;
 use crate::model::shape::{FieldId, Kind, Shape};
 use crate::model::{Case, Name, Suite, Text, Value};
 use crate::resolve::defaults::Defaults;
@@ -29,7 +29,6 @@ pub(super) type Written = String;
 pub(super) fn case_value(case: &Case, shape: &Shape, slot: &Slot) -> Option<Written> {
     let field = &shape.case_fields[slot.field];
     let text = |t: &Option<Text>| t.as_ref().map(|t| t.as_str().to_string());
-    let names = |ns: &[Name]| ns.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ");
     match field.kind {
         Kind::Clock => text(&case.clock),
         Kind::Timezone => text(&case.timezone),
@@ -38,12 +37,22 @@ pub(super) fn case_value(case: &Case, shape: &Shape, slot: &Slot) -> Option<Writ
         Kind::Tools => Some(names(&case.tools)),
         Kind::Tags => Some(names(&case.tags)),
         Kind::Evidence => uniform_evidence(case, slot.dimension.as_deref()?),
-        _ => match case.value(slot.field)?.pieces().as_slice() {
-            [Piece::Text(t)] => Some(t.as_str().to_string()),
-            [Piece::Names(ns)] => Some(names(ns)),
-            _ => None,
-        },
+        _ => slot_text(case.value(slot.field)?),
     }
+}
+
+/// A plain value as a slot writes it (`slot_statement`): a text, or names joined by
+/// spaces; any other value is no slot's (the slots of [`slots`] are of these forms).
+fn slot_text(value: &Value) -> Option<Written> {
+    match value {
+        Value::Text(t) => Some(t.as_str().to_string()),
+        Value::Names(ns) => Some(names(ns)),
+        _ => None,
+    }
+}
+
+fn names(ns: &[Name]) -> Written {
+    ns.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(" ")
 }
 
 /// The evidence every check of `dimension` has, when they agree.
@@ -59,11 +68,11 @@ fn uniform_evidence(case: &Case, dimension: &str) -> Option<Written> {
 
 /// The value the stdlib profile gives `slot`.
 fn profile_value(profile: Option<&Defaults>, slot: &Slot) -> Option<Written> {
-    let names = |ns: &[Name]| ns.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(" ");
     match profile?.get(slot.field)? {
-        Given::Plain(Value::Text(t)) | Given::Text(t) => Some(t.as_str().to_string()),
+        Given::Plain(value) => slot_text(value),
+        Given::Text(t) => Some(t.as_str().to_string()),
         Given::Name(n) => Some(n.as_str().to_string()),
-        Given::Plain(Value::Names(ns)) | Given::Names(ns) => Some(names(ns)),
+        Given::Names(ns) => Some(names(ns)),
         Given::Evidence(all) => {
             let dimension = slot.dimension.as_deref()?;
             all.iter()

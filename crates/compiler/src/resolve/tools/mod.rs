@@ -214,11 +214,9 @@ fn read_adapter(statement: &Statement, cx: ToolCx, diags: &mut Vec<Diagnostic>) 
     let reads = collections("reads", diags);
     let writes = collections("writes", diags).unwrap_or_default();
     let before = diags.len();
-    let env: Vec<Text> = first(statements, "env")
+    let env = first(statements, "env")
         .and_then(|s| values::words(s, diags))
-        .map_or_else(Vec::new, |words| {
-            words.into_iter().map(Text::from).collect()
-        });
+        .unwrap_or_default();
     for name in &env {
         check_variable(name, diags);
     }
