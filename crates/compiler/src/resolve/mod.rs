@@ -647,8 +647,8 @@ fn resolve_cases(
     let mut taken: Vec<(usize, Resolved)> = Vec::new();
     let mut fresh: Vec<(usize, CasePlace)> = Vec::with_capacity(jobs.len());
     for (i, place) in jobs.into_iter().enumerate() {
-        let kept = cache.as_deref_mut().zip(places[i].as_ref());
-        match kept.and_then(|(cache, at)| cache.take(at)) {
+        let cached = cache.as_deref_mut().zip(places[i].as_ref());
+        match cached.and_then(|(cache, at)| cache.take(at)) {
             Some((case, found)) => taken.push((i, (Some(case), found))),
             None => fresh.push((i, place)),
         }
