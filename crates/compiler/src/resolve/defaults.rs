@@ -337,10 +337,8 @@ impl Profiles {
 /// The name of `profile NAME { … }` (`std.` prefixed for the stdlib).
 fn header(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) -> Option<Name> {
     let v = values::args_with_block(statement, &[ValueType::Ident], "profile NAME { … }", diags)?;
-    let mut name = values::name_of(&v[0]);
-    if stdlib {
-        name = Name::new(format!("std.{}", name.as_str()), name.span);
-    } else if name.as_str().starts_with("std.") {
+    let name = values::declared_name(&v[0], stdlib);
+    if !stdlib && name.as_str().starts_with("std.") {
         diags.push(
             Diagnostic::new(
                 codes::DUPLICATE_DEFINITION,

@@ -207,10 +207,7 @@ fn read_shape(statement: &Statement, stdlib: bool, diags: &mut Vec<Diagnostic>) 
         "shape NAME { field … }",
         diags,
     )?;
-    let mut name = values::name_of(&header[0]);
-    if stdlib {
-        name = Name::new(format!("std.{}", name.as_str()), name.span);
-    }
+    let name = values::declared_name(&header[0], stdlib);
     let statements = body(statement);
     keys::check_keys(
         statements,

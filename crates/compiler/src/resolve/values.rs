@@ -170,6 +170,16 @@ pub fn name_of(value: &Value) -> Name {
     Name::from(text_of(value))
 }
 
+/// The name in the header of a shape, schema or profile declaration: `std.` prefixed
+/// when the stdlib declares it.
+pub fn declared_name(value: &Value, stdlib: bool) -> Name {
+    let name = name_of(value);
+    match stdlib {
+        true => Name::new(format!("std.{}", name.as_str()), name.span),
+        false => name,
+    }
+}
+
 /// [`args`] for a statement whose usage is its own key followed by `rest`. The usage
 /// is only formatted when a diagnostic needs it: reading a large suite formats none.
 fn keyed_args<'a>(

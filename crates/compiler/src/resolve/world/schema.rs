@@ -140,10 +140,7 @@ fn read_schema(
         "schema NAME { collection … }",
         diags,
     )?;
-    let mut name = values::name_of(&header[0]);
-    if stdlib {
-        name = Name::new(format!("std.{}", name.as_str()), name.span);
-    }
+    let name = values::declared_name(&header[0], stdlib);
     let statements = body(statement);
     let context = format!("schema `{}`", name.as_str());
     keys::check_keys(statements, &[SCHEMA_KEYS], &context, name.span, diags);
